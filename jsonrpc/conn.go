@@ -1,0 +1,575 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A Handler answers the requests and notifications a Conn receives.
+//
+// Handle runs on one of the Conn's request workers for requests, and on the
+// Conn's single notification lane for notifications (so notifications are
+// handled one at a time, in arrival order). For a notification the result is
+// discarded. An error of type *Error is sent as it is; any other error is sent
+// as CodeInternalError. A panic is recovered and answered with
+// CodeInternalError; the connection lives on.
+type Handler interface {
+	Handle(ctx context.Context, m *Message) (result any, err error)
+}
+
+// HandlerFunc adapts a function to the Handler interface.
+type HandlerFunc func(ctx context.Context, m *Message) (any, error)
+
+// Handle calls f(ctx, m).
+func (f HandlerFunc) Handle(ctx context.Context, m *Message) (any, error) { return f(ctx, m) }
+
+// ConnOptions configures a Conn. The zero value is usable: it answers every
+// request with CodeMethodNotFound.
+type ConnOptions struct {
+	// Handler answers incoming messages.
+	Handler Handler
+
+	// MaxConcurrency bounds how many request handlers run at once.
+	// Default 64.
+	MaxConcurrency int
+
+	// MaxQueued bounds how many requests may wait for a free handler slot;
+	// past that a request is answered at once with CodeServerOverloaded.
+	// Default 1024.
+	MaxQueued int
+
+	// CallTimeout, if positive, bounds every outgoing Call that has no
+	// earlier deadline of its own.
+	CallTimeout time.Duration
+
+	// OnCancel, if set, is called when an outgoing Call gives up before its
+	// response arrived (its context ended). MCP uses it to send
+	// notifications/cancelled; JSON-RPC itself has no cancellation.
+	OnCancel func(id ID, cause error)
+
+	// Logger receives diagnostics (handler panics, undeliverable responses).
+	// Default: discard.
+	Logger *slog.Logger
+}
+
+// CodeServerOverloaded answers a request refused because MaxQueued requests
+// are already waiting.
+const CodeServerOverloaded = -32000
+
+// Conn runs one JSON-RPC 2.0 peer over a Stream: it reads and dispatches
+// incoming messages, correlates responses to outgoing calls, and writes
+// replies. It is symmetric: both sides of a connection may call and serve.
+//
+// A Conn owns at most one reader goroutine, one notification goroutine while
+// notifications are pending, and MaxConcurrency request workers while
+// requests are pending; idle connections hold only the reader.
+type Conn struct {
+	stream  Stream
+	handler Handler
+	opts    ConnOptions
+	log     *slog.Logger
+
+	ctx    context.Context // ended when the connection closes
+	cancel context.CancelFunc
+
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	pending  map[int64]chan *Message        // outgoing calls awaiting a response
+	inflight map[ID]context.CancelCauseFunc // incoming requests queued or running
+	queue    []work                         // requests waiting for a worker
+	active   int                            // running request workers
+	lane     []*Message                     // notifications, in arrival order
+	laneBusy bool                           // the lane goroutine is running
+	closing  bool
+	err      error
+
+	readDone chan struct{}
+	done     chan struct{} // closed when the read loop has ended
+	workers  sync.WaitGroup
+}
+
+type work struct {
+	m   *Message
+	ctx context.Context
+	b   *batch
+	i   int
+}
+
+// batch collects the replies to one incoming batch.
+type batch struct {
+	mu        sync.Mutex
+	replies   []*Message
+	remaining int
+}
+
+// errPeerCancelled is the cancellation cause for requests the peer cancelled;
+// such requests get no response.
+var errPeerCancelled = errors.New("jsonrpc: request cancelled by peer")
+
+// NewConn starts a Conn on s. The Conn reads until the stream ends or Close is
+// called.
+func NewConn(s Stream, opts ConnOptions) *Conn {
+	if opts.MaxConcurrency <= 0 {
+		opts.MaxConcurrency = 64
+	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = 1024
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := opts.Handler
+	if h == nil {
+		h = HandlerFunc(func(_ context.Context, m *Message) (any, error) {
+			return nil, Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{
+		stream:   s,
+		handler:  h,
+		opts:     opts,
+		log:      log,
+		ctx:      ctx,
+		cancel:   cancel,
+		pending:  make(map[int64]chan *Message),
+		inflight: make(map[ID]context.CancelCauseFunc),
+		readDone: make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Done returns a channel that is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (nil for a clean close or EOF), or nil
+// while it is still open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close ends the connection: it cancels every running handler's context,
+// fails pending calls with ErrClosed and closes the stream. It returns once
+// the reader has stopped, without waiting for handlers (so a handler may call
+// it); use Wait for that.
+func (c *Conn) Close() error {
+	c.shutdown(nil)
+	err := c.stream.Close()
+	<-c.readDone
+	return err
+}
+
+// Wait blocks until the connection has ended and every handler has returned,
+// and reports why it ended (nil for EOF or Close).
+func (c *Conn) Wait() error {
+	<-c.done
+	c.workers.Wait()
+	return c.Err()
+}
+
+func (c *Conn) shutdown(err error) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.closing = true
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) {
+		c.err = err
+	}
+	c.queue = nil
+	c.mu.Unlock()
+	c.cancel()
+}
+
+func (c *Conn) readLoop() {
+	defer func() {
+		c.shutdown(nil)
+		_ = c.stream.Close()
+		close(c.readDone)
+		close(c.done)
+	}()
+	for {
+		m, err := c.stream.Read(c.ctx)
+		if err != nil {
+			c.shutdown(err)
+			return
+		}
+		c.dispatch(m)
+	}
+}
+
+// dispatch routes one incoming message. It never blocks on handlers.
+func (c *Conn) dispatch(m *Message) {
+	switch {
+	case m.Invalid != nil:
+		c.reply(c.ctx, NewErrorResponse(m.ID, m.Invalid))
+	case m.Batch != nil:
+		c.dispatchBatch(m.Batch)
+	case m.Method == "":
+		c.deliver(m)
+	case m.ID.IsZero():
+		c.enqueueLane(m)
+	default:
+		if r := c.enqueueRequest(m, nil, 0); r != nil {
+			c.reply(c.ctx, r)
+		}
+	}
+}
+
+func (c *Conn) dispatchBatch(elems []*Message) {
+	b := &batch{replies: make([]*Message, len(elems))}
+	b.mu.Lock() // hold until every element is dispatched, so no worker finishes the batch early
+	for i, m := range elems {
+		switch {
+		case m.Invalid != nil:
+			b.replies[i] = NewErrorResponse(m.ID, m.Invalid)
+		case m.Method == "":
+			c.deliver(m)
+		case m.ID.IsZero():
+			c.enqueueLane(m)
+		default:
+			b.remaining++
+			if r := c.enqueueRequest(m, b, i); r != nil {
+				b.replies[i] = r
+				b.remaining--
+			}
+		}
+	}
+	finished := b.remaining == 0
+	b.mu.Unlock()
+	if finished {
+		c.finishBatch(b)
+	}
+}
+
+func (c *Conn) finishBatch(b *batch) {
+	out := b.replies[:0]
+	for _, r := range b.replies {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 0 {
+		c.reply(c.ctx, &Message{Batch: out})
+	}
+}
+
+// enqueueRequest registers m as in flight and hands it to a worker. It returns
+// an immediate error reply when m cannot be accepted.
+func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return nil
+	}
+	if _, dup := c.inflight[m.ID]; dup {
+		return NewErrorResponse(m.ID, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID))
+	}
+	if c.active >= c.opts.MaxConcurrency && len(c.queue) >= c.opts.MaxQueued {
+		return NewErrorResponse(m.ID, NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests"))
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	c.inflight[m.ID] = cancel
+	w := work{m: m, ctx: WithRelatedRequest(ctx, m.ID), b: b, i: i}
+	if c.active < c.opts.MaxConcurrency {
+		c.active++
+		c.workers.Add(1)
+		go c.worker(w)
+	} else {
+		c.queue = append(c.queue, w)
+	}
+	return nil
+}
+
+// worker runs w, then keeps taking queued requests until none are left.
+func (c *Conn) worker(w work) {
+	defer c.workers.Done()
+	for {
+		c.serve(w)
+		c.mu.Lock()
+		if len(c.queue) == 0 || c.closing {
+			c.active--
+			c.mu.Unlock()
+			return
+		}
+		w = c.queue[0]
+		c.queue[0] = work{}
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+	}
+}
+
+func (c *Conn) serve(w work) {
+	m := w.m
+	var reply *Message
+	if context.Cause(w.ctx) != errPeerCancelled {
+		result, err := c.call(w.ctx, m)
+		reply = c.response(m.ID, result, err)
+	}
+	c.mu.Lock()
+	cancel := c.inflight[m.ID]
+	delete(c.inflight, m.ID)
+	c.mu.Unlock()
+	peerCancelled := context.Cause(w.ctx) == errPeerCancelled
+	if cancel != nil {
+		cancel(nil)
+	}
+	if peerCancelled {
+		reply = nil // MCP: a cancelled request gets no response
+	}
+	if w.b == nil {
+		if reply != nil {
+			c.reply(w.ctx, reply)
+		}
+		return
+	}
+	w.b.mu.Lock()
+	w.b.replies[w.i] = reply
+	w.b.remaining--
+	finished := w.b.remaining == 0
+	w.b.mu.Unlock()
+	if finished {
+		c.finishBatch(w.b)
+	}
+}
+
+// call runs the handler, turning a panic into an error.
+func (c *Conn) call(ctx context.Context, m *Message) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("jsonrpc: handler panicked", "method", m.Method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, NewError(CodeInternalError, "internal error")
+		}
+	}()
+	return c.handler.Handle(ctx, m)
+}
+
+// response builds the reply for a finished request.
+func (c *Conn) response(id ID, result any, err error) *Message {
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return NewErrorResponse(id, e)
+		}
+		return NewErrorResponse(id, NewError(CodeInternalError, err.Error()))
+	}
+	raw, err := marshalValue(result)
+	if err != nil {
+		c.log.Error("jsonrpc: cannot encode result", "id", id, "err", err)
+		return NewErrorResponse(id, NewError(CodeInternalError, "internal error: cannot encode result"))
+	}
+	return NewResponse(id, raw)
+}
+
+func marshalValue(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	}
+	return json.Marshal(v)
+}
+
+func (c *Conn) reply(ctx context.Context, m *Message) {
+	if err := c.stream.Write(context.WithoutCancel(ctx), m); err != nil && !errors.Is(err, ErrClosed) {
+		c.log.Debug("jsonrpc: write failed", "err", err)
+	}
+}
+
+// enqueueLane appends a notification to the ordered lane.
+func (c *Conn) enqueueLane(m *Message) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.lane = append(c.lane, m)
+	start := !c.laneBusy
+	c.laneBusy = true
+	if start {
+		c.workers.Add(1)
+	}
+	c.mu.Unlock()
+	if start {
+		go c.runLane()
+	}
+}
+
+// deliver hands a response to the call waiting for it. Responses never wait
+// behind handlers (a notification handler may itself be waiting for one), so
+// a notification sent before a response may still be being handled when the
+// caller sees the result.
+func (c *Conn) deliver(m *Message) { c.resolve(m) }
+
+func (c *Conn) resolve(m *Message) {
+	id, ok := m.ID.Int64()
+	var ch chan *Message
+	if ok {
+		c.mu.Lock()
+		ch = c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	if ch == nil {
+		// Late (cancelled), unknown, or id-less error responses are dropped.
+		if m.Error != nil {
+			c.log.Debug("jsonrpc: error response for no pending call", "id", m.ID, "code", m.Error.Code, "message", m.Error.Message)
+		}
+		return
+	}
+	ch <- m
+}
+
+func (c *Conn) runLane() {
+	defer c.workers.Done()
+	for {
+		c.mu.Lock()
+		if len(c.lane) == 0 || c.closing {
+			c.laneBusy = false
+			c.lane = nil
+			c.mu.Unlock()
+			return
+		}
+		m := c.lane[0]
+		c.lane[0] = nil
+		c.lane = c.lane[1:]
+		c.mu.Unlock()
+		if _, err := c.call(c.ctx, m); err != nil {
+			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
+		}
+	}
+}
+
+// CancelIncoming cancels the context of the incoming request id, queued or
+// running, and suppresses its response. It reports whether such a request was
+// in flight. MCP calls it on notifications/cancelled.
+func (c *Conn) CancelIncoming(id ID) bool {
+	c.mu.Lock()
+	cancel := c.inflight[id]
+	c.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel(errPeerCancelled)
+	return true
+}
+
+var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
+
+// Call sends a request and waits for its response, decoding the result into
+// result (which may be nil to discard it; a *json.RawMessage receives it
+// as is). params may be nil, a json.RawMessage, or any value that encodes to a
+// JSON object or array. An error response is returned as *Error.
+//
+// When ctx ends first, Call returns ctx's error and OnCancel is invoked; a
+// response that arrives later is dropped.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		*r = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the raw result.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := marshalValue(params)
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+	}
+	if c.opts.CallTimeout > 0 {
+		if _, has := ctx.Deadline(); !has {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
+			defer cancel()
+		}
+	}
+	n := c.nextID.Add(1)
+	ch := chanPool.Get().(chan *Message)
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		chanPool.Put(ch)
+		return nil, ErrClosed
+	}
+	c.pending[n] = ch
+	c.mu.Unlock()
+
+	if err := c.stream.Write(ctx, &Message{ID: Int64ID(n), Method: method, Params: p}); err != nil {
+		c.forget(n, ch)
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		chanPool.Put(ch)
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		return resp.Result, nil
+	case <-ctx.Done():
+		if c.forget(n, ch) && c.opts.OnCancel != nil {
+			c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
+		}
+		return nil, ctx.Err()
+	case <-c.done:
+		c.forget(n, ch)
+		return nil, ErrClosed
+	}
+}
+
+// forget removes a pending call. It reports whether the call was still
+// pending; if its response raced in, the channel is drained so it can be
+// reused.
+func (c *Conn) forget(n int64, ch chan *Message) bool {
+	c.mu.Lock()
+	_, ok := c.pending[n]
+	delete(c.pending, n)
+	c.mu.Unlock()
+	if ok {
+		chanPool.Put(ch)
+	}
+	// If !ok, resolve took the channel and will send on it; leave it to the GC.
+	return ok
+}
+
+// Notify sends a notification. ctx is passed to the stream (so a transport
+// can relate it to the request being handled).
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	p, err := marshalValue(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+	}
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return ErrClosed
+	}
+	return c.stream.Write(ctx, &Message{Method: method, Params: p})
+}

@@ -1,0 +1,443 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Message is one decoded JSON-RPC 2.0 message: a request, a notification, a
+// response, or a batch of those. A single struct (rather than an interface per
+// kind) keeps decoding to one allocation-light pass.
+//
+//   - request:      Method != "" and ID set
+//   - notification: Method != "" and ID zero
+//   - response:     Method == "" and exactly one of Result, Error set
+//   - batch:        Batch != nil, every other field zero
+//
+// A message that failed to decode or validate has Invalid set to the error the
+// receiver must answer with (and ID set when it could be read).
+type Message struct {
+	ID      ID
+	Method  string
+	Params  json.RawMessage
+	Result  json.RawMessage
+	Error   *Error
+	Batch   []*Message
+	Invalid *Error
+}
+
+// IsRequest reports whether m is a request (it expects a response).
+func (m *Message) IsRequest() bool { return m.Method != "" && !m.ID.IsZero() }
+
+// IsNotification reports whether m is a notification.
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+
+// IsResponse reports whether m is a response (success or error).
+func (m *Message) IsResponse() bool {
+	return m.Method == "" && m.Batch == nil && (m.Result != nil || m.Error != nil)
+}
+
+// NewRequest returns a request message. params must be a JSON object or
+// array, or nil.
+func NewRequest(id ID, method string, params json.RawMessage) *Message {
+	return &Message{ID: id, Method: method, Params: params}
+}
+
+// NewNotification returns a notification message.
+func NewNotification(method string, params json.RawMessage) *Message {
+	return &Message{Method: method, Params: params}
+}
+
+// NewResponse returns a success response. A nil result is written as {}.
+func NewResponse(id ID, result json.RawMessage) *Message {
+	if result == nil {
+		result = emptyObject
+	}
+	return &Message{ID: id, Result: result}
+}
+
+// NewErrorResponse returns an error response. id may be zero when the
+// request's id could not be read; it is then written as null.
+func NewErrorResponse(id ID, err *Error) *Message {
+	return &Message{ID: id, Error: err}
+}
+
+var emptyObject = json.RawMessage("{}")
+
+var (
+	errParse = &Error{Code: CodeParseError, Message: "parse error"}
+	errUTF8  = &Error{Code: CodeParseError, Message: "parse error: invalid UTF-8"}
+)
+
+// Decode parses one wire message (an object or a batch array). It never
+// fails: a message that cannot be used comes back with Invalid set, ready to
+// be answered. The returned message does not alias data.
+//
+// Member names are matched exactly (JSON-RPC is case-sensitive, unlike
+// encoding/json), and a repeated envelope member makes the message invalid
+// rather than silently taking one of the values.
+func Decode(data []byte) *Message {
+	data = trimSpace(data)
+	if len(data) == 0 {
+		return &Message{Invalid: errParse}
+	}
+	if !utf8.Valid(data) {
+		return &Message{Invalid: errUTF8}
+	}
+	if !json.Valid(data) {
+		return &Message{Invalid: parseError(data)}
+	}
+	// From here on data is known to be valid JSON, so the scanning helpers
+	// below need not check syntax.
+	switch data[0] {
+	case '{':
+		return decodeObject(data)
+	case '[':
+		return decodeBatch(data)
+	}
+	return &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: message must be an object or an array"}}
+}
+
+func decodeBatch(data []byte) *Message {
+	var batch []*Message
+	for i := skipSpace(data, 1); data[i] != ']'; {
+		end := skipValue(data, i)
+		if data[i] == '{' {
+			batch = append(batch, decodeObject(data[i:end]))
+		} else {
+			batch = append(batch, &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: batch element must be an object"}})
+		}
+		if i = skipSpace(data, end); data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	if len(batch) == 0 {
+		return &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}}
+	}
+	return &Message{Batch: batch}
+}
+
+// parseError describes why data is not JSON. It is only called on the
+// failure path, so the cost of a second parse does not matter.
+func parseError(data []byte) *Error {
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if err := json.Unmarshal(data, &v); errors.As(err, &se) {
+		return &Error{Code: CodeParseError, Message: "parse error: " + se.Error()}
+	}
+	return errParse
+}
+
+func invalid(id ID, msg string) *Message {
+	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: " + msg}}
+}
+
+// envelope holds the raw members of a message object, as slices of the
+// decoded input (nil when absent).
+type envelope struct {
+	jsonrpc, id, method, params, result, error []byte
+	dup                                        string // name of a repeated member, if any
+}
+
+func decodeObject(data []byte) *Message {
+	var w envelope
+	forEachMember(data, func(key, val []byte) {
+		var p *[]byte
+		switch string(key) {
+		case "jsonrpc":
+			p = &w.jsonrpc
+		case "id":
+			p = &w.id
+		case "method":
+			p = &w.method
+		case "params":
+			p = &w.params
+		case "result":
+			p = &w.result
+		case "error":
+			p = &w.error
+		default:
+			return
+		}
+		if *p != nil {
+			w.dup = string(key)
+		}
+		*p = val
+	})
+	var id ID
+	idOK := true
+	if w.id != nil {
+		var err error
+		if id, err = parseID(w.id); err != nil {
+			idOK = false
+		}
+	}
+	if w.dup == "id" {
+		id, idOK = ID{}, false
+	}
+	if w.dup != "" {
+		return invalid(id, `duplicate member "`+w.dup+`"`)
+	}
+	if string(w.jsonrpc) != `"2.0"` {
+		return invalid(id, `"jsonrpc" must be "2.0"`)
+	}
+	if w.method != nil {
+		method, ok := unquote(w.method)
+		if !ok || method == "" {
+			return invalid(id, `"method" must be a non-empty string`)
+		}
+		if !idOK {
+			return invalid(ID{}, `"id" must be a string or an integer`)
+		}
+		if w.result != nil || w.error != nil {
+			return invalid(id, "a request cannot carry result or error")
+		}
+		if w.params != nil && w.params[0] != '{' && w.params[0] != '[' {
+			return invalid(id, `"params" must be an object or an array`)
+		}
+		return &Message{ID: id, Method: method, Params: bytes.Clone(w.params)}
+	}
+	// A response. Error responses may carry a null id (the request was unreadable).
+	if (w.result == nil) == (w.error == nil) {
+		return invalid(id, "a response must carry exactly one of result and error")
+	}
+	if w.result != nil {
+		if w.id == nil || !idOK {
+			return invalid(ID{}, `a result response needs a string or integer "id"`)
+		}
+		return &Message{ID: id, Result: bytes.Clone(w.result)}
+	}
+	if w.id == nil {
+		return invalid(ID{}, `an error response needs an "id" member`)
+	}
+	if !idOK && string(w.id) != "null" {
+		return invalid(ID{}, `"id" must be a string, an integer or null`)
+	}
+	e := decodeError(w.error)
+	if e == nil {
+		return invalid(id, `"error" must be an object with an integer "code" and a string "message"`)
+	}
+	return &Message{ID: id, Error: e}
+}
+
+// decodeError decodes an error object, or returns nil if raw is not one.
+func decodeError(raw []byte) *Error {
+	if raw[0] != '{' {
+		return nil
+	}
+	var code, msg, data []byte
+	dup := false
+	forEachMember(raw, func(key, val []byte) {
+		var p *[]byte
+		switch string(key) {
+		case "code":
+			p = &code
+		case "message":
+			p = &msg
+		case "data":
+			p = &data
+		default:
+			return
+		}
+		dup = dup || *p != nil
+		*p = val
+	})
+	if dup || code == nil || msg == nil {
+		return nil
+	}
+	n, err := strconv.ParseInt(string(code), 10, 64)
+	if err != nil {
+		return nil
+	}
+	s, ok := unquote(msg)
+	if !ok {
+		return nil
+	}
+	return &Error{Code: n, Message: s, Data: bytes.Clone(data)}
+}
+
+// The helpers below scan JSON that is already known to be valid (Decode
+// checks it with json.Valid first), so they only find boundaries and never
+// run past the end of well-formed input.
+
+// trimSpace removes the whitespace JSON allows around a value, and no other.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	// A number or a literal: it ends at a delimiter or at the end of input.
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+}
+
+// forEachMember calls f with the (unescaped) name and the raw value of each
+// member of the object obj, in order.
+func forEachMember(obj []byte, f func(key, val []byte)) {
+	for i := skipSpace(obj, 1); obj[i] != '}'; {
+		end := skipString(obj, i)
+		key := obj[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			s, _ := unquote(obj[i:end])
+			key = []byte(s)
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		end = skipValue(obj, i)
+		f(key, obj[i:end])
+		if i = skipSpace(obj, end); obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+}
+
+// unquote decodes the JSON string q (quotes included). It reports false if q
+// is not a string. Strings without escapes, the usual case, cost one copy.
+func unquote(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	if s := q[1 : len(q)-1]; bytes.IndexByte(s, '\\') < 0 {
+		// No escapes; ensure nothing that needs one (when q was not
+		// validated by the caller) before taking the bytes as they are.
+		ok := true
+		for _, c := range s {
+			if c < 0x20 || c == '"' {
+				ok = false
+				break
+			}
+		}
+		if ok && utf8.Valid(s) {
+			return string(s), true
+		}
+	}
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// AppendJSON appends the wire encoding of m to b. Params and Result are
+// copied as they are; they must hold valid JSON.
+func (m *Message) AppendJSON(b []byte) []byte {
+	if m.Batch != nil {
+		b = append(b, '[')
+		for i, e := range m.Batch {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.AppendJSON(b)
+		}
+		return append(b, ']')
+	}
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if !m.ID.IsZero() || m.Error != nil || m.Invalid != nil {
+		b = append(b, `,"id":`...)
+		b = m.ID.AppendJSON(b)
+	}
+	switch {
+	case m.Method != "":
+		b = append(b, `,"method":`...)
+		b = appendString(b, m.Method)
+		if m.Params != nil {
+			b = append(b, `,"params":`...)
+			b = append(b, m.Params...)
+		}
+	case m.Error != nil || m.Invalid != nil:
+		e := m.Error
+		if e == nil {
+			e = m.Invalid
+		}
+		b = append(b, `,"error":{"code":`...)
+		b = strconv.AppendInt(b, e.Code, 10)
+		b = append(b, `,"message":`...)
+		b = appendString(b, e.Message)
+		if e.Data != nil {
+			b = append(b, `,"data":`...)
+			b = append(b, e.Data...)
+		}
+		b = append(b, '}')
+	default:
+		b = append(b, `,"result":`...)
+		if m.Result == nil {
+			b = append(b, "{}"...)
+		} else {
+			b = append(b, m.Result...)
+		}
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m *Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// appendString appends s as a JSON string. The common case (printable ASCII
+// with nothing to escape) is copied straight through.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -1,0 +1,433 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// equalMessage reports whether a and b are the same message. Raw members are
+// compared byte for byte (nil and empty differ: absent vs present).
+func equalMessage(a, b *Message) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.ID != b.ID || a.Method != b.Method ||
+		!equalRaw(a.Params, b.Params) || !equalRaw(a.Result, b.Result) ||
+		!equalError(a.Error, b.Error) || !equalError(a.Invalid, b.Invalid) ||
+		(a.Batch == nil) != (b.Batch == nil) || len(a.Batch) != len(b.Batch) {
+		return false
+	}
+	for i := range a.Batch {
+		if !equalMessage(a.Batch[i], b.Batch[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalRaw(a, b json.RawMessage) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+func equalError(a, b *Error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Code == b.Code && a.Message == b.Message && equalRaw(a.Data, b.Data)
+}
+
+func describe(m *Message) string {
+	if m == nil {
+		return "<nil>"
+	}
+	if m.Batch != nil {
+		parts := make([]string, len(m.Batch))
+		for i, e := range m.Batch {
+			parts[i] = describe(e)
+		}
+		return "batch[" + strings.Join(parts, ", ") + "]"
+	}
+	s := fmt.Sprintf("{id=%v method=%q params=%q result=%q", m.ID, m.Method, m.Params, m.Result)
+	if m.Error != nil {
+		s += fmt.Sprintf(" error=%d/%q/%q", m.Error.Code, m.Error.Message, m.Error.Data)
+	}
+	if m.Invalid != nil {
+		s += fmt.Sprintf(" invalid=%d/%q", m.Invalid.Code, m.Invalid.Message)
+	}
+	return s + "}"
+}
+
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+// TestDecode checks the decoded form of every example message of the JSON-RPC
+// 2.0 specification and of MCP's stricter rules. For invalid messages only the
+// code and the id matter; the text is free-form.
+func TestDecode(t *testing.T) {
+	inv := func(id ID, code int64) *Message { return &Message{ID: id, Invalid: &Error{Code: code}} }
+	tests := []struct {
+		name string
+		in   string
+		want *Message
+	}{
+		// §7 examples.
+		{"positional", `{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
+			&Message{ID: Int64ID(1), Method: "subtract", Params: raw(`[42, 23]`)}},
+		{"named", `{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
+			&Message{ID: Int64ID(3), Method: "subtract", Params: raw(`{"subtrahend": 23, "minuend": 42}`)}},
+		{"notification", `{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
+			&Message{Method: "update", Params: raw(`[1,2,3,4,5]`)}},
+		{"notification without params", `{"jsonrpc": "2.0", "method": "foobar"}`,
+			&Message{Method: "foobar"}},
+		{"string id", `{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
+			&Message{ID: StringID("1"), Method: "foobar"}},
+		{"result", `{"jsonrpc": "2.0", "result": 19, "id": 1}`,
+			&Message{ID: Int64ID(1), Result: raw(`19`)}},
+		{"negative result", `{"jsonrpc": "2.0", "result": -19, "id": 2}`,
+			&Message{ID: Int64ID(2), Result: raw(`-19`)}},
+		{"error", `{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`,
+			&Message{ID: StringID("1"), Error: &Error{Code: -32601, Message: "Method not found"}}},
+		{"error with null id", `{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`,
+			&Message{Error: &Error{Code: -32700, Message: "Parse error"}}},
+		{"error with data", `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"x","data":{"a":[1]}}}`,
+			&Message{ID: Int64ID(7), Error: &Error{Code: -32000, Message: "x", Data: raw(`{"a":[1]}`)}}},
+		{"invalid JSON", `{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`, inv(ID{}, CodeParseError)},
+		{"invalid request", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`, inv(ID{}, CodeInvalidRequest)},
+		{"batch invalid JSON", `[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]`,
+			inv(ID{}, CodeParseError)},
+		{"empty array", `[]`, inv(ID{}, CodeInvalidRequest)},
+		{"batch [1]", `[1]`, &Message{Batch: []*Message{inv(ID{}, CodeInvalidRequest)}}},
+		{"batch [1,2,3]", `[1,2,3]`, &Message{Batch: []*Message{inv(ID{}, CodeInvalidRequest), inv(ID{}, CodeInvalidRequest), inv(ID{}, CodeInvalidRequest)}}},
+		{"rpc call batch", `[
+        {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+        {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+    ]`, &Message{Batch: []*Message{
+			{ID: StringID("1"), Method: "sum", Params: raw(`[1,2,4]`)},
+			{Method: "notify_hello", Params: raw(`[7]`)},
+			{ID: StringID("2"), Method: "subtract", Params: raw(`[42,23]`)},
+			inv(ID{}, CodeInvalidRequest),
+			{ID: StringID("5"), Method: "foo.get", Params: raw(`{"name": "myself"}`)},
+			{ID: StringID("9"), Method: "get_data"},
+		}}},
+		{"all-notification batch", `[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]`,
+			&Message{Batch: []*Message{{Method: "notify_sum", Params: raw(`[1,2,4]`)}, {Method: "notify_hello", Params: raw(`[7]`)}}}},
+		{"response batch", `[{"jsonrpc":"2.0","id":1,"result":null},{"jsonrpc":"2.0","id":"b","error":{"code":1,"message":""}}]`,
+			&Message{Batch: []*Message{{ID: Int64ID(1), Result: raw(`null`)}, {ID: StringID("b"), Error: &Error{Code: 1}}}}},
+
+		// Accepted variations.
+		{"surrounding whitespace", " \t\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\r\n", &Message{ID: Int64ID(1), Method: "m"}},
+		{"member order", `{"id":-5,"params":{},"method":"m","jsonrpc":"2.0"}`, &Message{ID: Int64ID(-5), Method: "m", Params: raw(`{}`)}},
+		{"escaped method", `{"jsonrpc":"2.0","id":1,"method":"a\"b\u00e9"}`, &Message{ID: Int64ID(1), Method: "a\"bé"}},
+		{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"m","x":[1,{"y":null}]}`, &Message{ID: Int64ID(1), Method: "m"}},
+		{"zero id", `{"jsonrpc":"2.0","id":0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
+		{"negative zero id", `{"jsonrpc":"2.0","id":-0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
+		{"max id", `{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}`, &Message{ID: Int64ID(math.MaxInt64), Method: "m"}},
+		{"min id", `{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}`, &Message{ID: Int64ID(math.MinInt64), Method: "m"}},
+		{"empty string id", `{"jsonrpc":"2.0","id":"","method":"m"}`, &Message{ID: StringID(""), Method: "m"}},
+		{"result false", `{"jsonrpc":"2.0","id":1,"result":false}`, &Message{ID: Int64ID(1), Result: raw(`false`)}},
+		{"error data null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":null}}`,
+			&Message{ID: Int64ID(1), Error: &Error{Code: 1, Message: "m", Data: raw(`null`)}}},
+
+		// MCP strictness.
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"integral float id", `{"jsonrpc":"2.0","id":1.0,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"bool id", `{"jsonrpc":"2.0","id":false,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"missing jsonrpc", `{"id":1,"method":"m"}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"wrong jsonrpc", `{"jsonrpc":"2","id":"a","method":"m"}`, inv(StringID("a"), CodeInvalidRequest)},
+		{"method number", `{"jsonrpc":"2.0","id":1,"method":5}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"params string", `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"params number", `{"jsonrpc":"2.0","id":1,"method":"m","params":1}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"params null", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"result and error", `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"error code exponent", `{"jsonrpc":"2.0","id":1,"error":{"code":1e2,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"error message null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":null}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", inv(ID{}, CodeParseError)},
+		{"deep nesting", strings.Repeat("[", 200000) + strings.Repeat("]", 200000), inv(ID{}, CodeParseError)},
+		{"scalar", `3`, inv(ID{}, CodeInvalidRequest)},
+		{"empty", ``, inv(ID{}, CodeParseError)},
+		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}", inv(ID{}, CodeParseError)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Decode([]byte(tt.in))
+			if !sameShape(got, tt.want) {
+				t.Fatalf("Decode(%.200s)\n got %s\nwant %s", tt.in, describe(got), describe(tt.want))
+			}
+		})
+	}
+}
+
+// sameShape is equalMessage, except that for Invalid only the code is compared.
+func sameShape(got, want *Message) bool {
+	if got == nil || want == nil {
+		return got == want
+	}
+	if (got.Invalid == nil) != (want.Invalid == nil) {
+		return false
+	}
+	if want.Invalid != nil {
+		return got.ID == want.ID && got.Invalid.Code == want.Invalid.Code && got.Invalid.Message != "" &&
+			got.Method == "" && got.Params == nil && got.Result == nil && got.Error == nil && got.Batch == nil
+	}
+	if len(got.Batch) != len(want.Batch) || (got.Batch == nil) != (want.Batch == nil) {
+		return false
+	}
+	for i := range want.Batch {
+		if !sameShape(got.Batch[i], want.Batch[i]) {
+			return false
+		}
+	}
+	g, w := *got, *want
+	g.Batch, w.Batch = nil, nil
+	return equalMessage(&g, &w)
+}
+
+// TestDecodeDoesNotAlias checks that Decode copies what it keeps, so
+// transports may reuse their read buffers.
+func TestDecodeDoesNotAlias(t *testing.T) {
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":[1,2]}}`,
+		`[{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"x"}}]`,
+	} {
+		buf := []byte(in)
+		m := Decode(buf)
+		want := m.AppendJSON(nil)
+		for i := range buf {
+			buf[i] = 'X'
+		}
+		if got := m.AppendJSON(nil); !bytes.Equal(got, want) {
+			t.Errorf("Decode(%s) aliases its input: after overwrite %s", in, got)
+		}
+	}
+}
+
+// TestRoundTrip checks Decode(AppendJSON(m)) == m, and that AppendJSON
+// writes valid JSON meaning what m means.
+func TestRoundTrip(t *testing.T) {
+	weird := "quote\" backslash\\ nl\n tab\t nul\x00 ctl\x1f html<>& é ☃ 𝄞 \u2028\u2029 \x7f"
+	msgs := []*Message{
+		NewRequest(Int64ID(1), "ping", nil),
+		NewRequest(Int64ID(0), "ping", raw(`{}`)),
+		NewRequest(Int64ID(-7), "tools/call", raw(`{"name":"echo","arguments":{"text":"hi \"there\""}}`)),
+		NewRequest(Int64ID(math.MaxInt64), "m", raw(`[1,2,3]`)),
+		NewRequest(Int64ID(math.MinInt64), "m", raw(`[]`)),
+		NewRequest(StringID(""), "m", nil),
+		NewRequest(StringID(weird), weird, raw(`{"k":"\u0000é\n\"","v":[true,false,null]}`)),
+		NewRequest(StringID("id"), "method/with spaces and ünïcödé", raw(`{"a" : [ 1 , 2 ] }`)),
+		NewNotification("notifications/initialized", nil),
+		NewNotification(weird, raw(`{"progress":0.5}`)),
+		NewResponse(Int64ID(1), nil),
+		NewResponse(Int64ID(1), raw(`null`)),
+		NewResponse(StringID("x"), raw(`"a string result"`)),
+		NewResponse(Int64ID(2), raw(`{"content":[{"type":"text","text":"hello"}],"isError":false}`)),
+		NewResponse(Int64ID(3), raw(`-1.5e10`)),
+		NewErrorResponse(Int64ID(1), NewError(CodeMethodNotFound, "method not found")),
+		NewErrorResponse(ID{}, NewError(CodeParseError, "parse error")),
+		NewErrorResponse(StringID(weird), NewError(math.MinInt64, weird)),
+		NewErrorResponse(Int64ID(9), NewError(math.MaxInt64, "")),
+		NewErrorResponse(Int64ID(9), NewError(CodeInvalidParams, "bad").WithData(map[string]any{"field": "x", "n": 1})),
+		NewErrorResponse(Int64ID(9), NewError(-1, "d").WithData(raw(`"just a string"`))),
+		{Batch: []*Message{NewRequest(Int64ID(1), "a", nil), NewNotification("b", raw(`[]`)), NewResponse(StringID("c"), raw(`1`))}},
+		{Batch: []*Message{NewErrorResponse(ID{}, NewError(CodeInvalidRequest, "x"))}},
+	}
+	for _, m := range msgs {
+		b := m.AppendJSON(nil)
+		if !json.Valid(b) {
+			t.Errorf("AppendJSON(%s) = %s: not valid JSON", describe(m), b)
+			continue
+		}
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, b)
+		if mb, _ := json.Marshal(m); !bytes.Equal(mb, compact.Bytes()) {
+			t.Errorf("json.Marshal and AppendJSON differ:\n%s\n%s", mb, b)
+		}
+		got := Decode(b)
+		if !equalMessage(got, m) {
+			t.Errorf("round trip of %s\nwire %s\n got %s", describe(m), b, describe(got))
+		}
+		// AppendJSON appends.
+		pre := []byte("prefix")
+		if out := m.AppendJSON(pre); !bytes.Equal(out[:6], pre) || !bytes.Equal(out[6:], b) {
+			t.Errorf("AppendJSON does not append: %s", out)
+		}
+	}
+}
+
+// TestAppendJSONWire checks the exact wire form of each kind of message.
+func TestAppendJSONWire(t *testing.T) {
+	tests := []struct {
+		m    *Message
+		want string
+	}{
+		{NewRequest(Int64ID(1), "ping", nil), `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{NewRequest(StringID("a"), "m", raw(`{"x":1}`)), `{"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}}`},
+		{NewNotification("n", raw(`[]`)), `{"jsonrpc":"2.0","method":"n","params":[]}`},
+		{NewResponse(Int64ID(2), nil), `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{NewResponse(Int64ID(2), raw(`null`)), `{"jsonrpc":"2.0","id":2,"result":null}`},
+		{NewErrorResponse(ID{}, NewError(-32700, "p")), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`},
+		{NewErrorResponse(Int64ID(3), &Error{Code: 1, Message: "m", Data: raw(`[1]`)}), `{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m","data":[1]}}`},
+		{&Message{Invalid: NewError(-32600, "bad")}, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}`},
+		{&Message{ID: Int64ID(4), Invalid: NewError(-32600, "bad")}, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"bad"}}`},
+		{&Message{Batch: []*Message{NewResponse(Int64ID(1), raw(`1`)), NewResponse(Int64ID(2), raw(`2`))}}, `[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":2}]`},
+		{NewRequest(Int64ID(1), "a\"<", nil), `{"jsonrpc":"2.0","id":1,"method":"a\"\u003c"}`},
+	}
+	for _, tt := range tests {
+		if got := string(tt.m.AppendJSON(nil)); got != tt.want {
+			t.Errorf("AppendJSON(%s)\n got %s\nwant %s", describe(tt.m), got, tt.want)
+		}
+	}
+}
+
+func TestMessageKinds(t *testing.T) {
+	tests := []struct {
+		m                   *Message
+		req, notif, respons bool
+	}{
+		{NewRequest(Int64ID(1), "m", nil), true, false, false},
+		{NewRequest(StringID(""), "m", nil), true, false, false},
+		{NewNotification("m", nil), false, true, false},
+		{NewResponse(Int64ID(1), nil), false, false, true},
+		{NewErrorResponse(ID{}, NewError(1, "")), false, false, true},
+		{&Message{Batch: []*Message{}}, false, false, false},
+		{&Message{Invalid: NewError(1, "")}, false, false, false},
+	}
+	for _, tt := range tests {
+		if tt.m.IsRequest() != tt.req || tt.m.IsNotification() != tt.notif || tt.m.IsResponse() != tt.respons {
+			t.Errorf("%s: IsRequest=%v IsNotification=%v IsResponse=%v", describe(tt.m), tt.m.IsRequest(), tt.m.IsNotification(), tt.m.IsResponse())
+		}
+	}
+}
+
+func TestIDJSON(t *testing.T) {
+	tests := []struct {
+		id   ID
+		wire string
+	}{
+		{Int64ID(0), `0`},
+		{Int64ID(42), `42`},
+		{Int64ID(-42), `-42`},
+		{Int64ID(math.MaxInt64), `9223372036854775807`},
+		{Int64ID(math.MinInt64), `-9223372036854775808`},
+		{StringID(""), `""`},
+		{StringID("abc"), `"abc"`},
+		{StringID("héllo ☃ 𝄞"), `"héllo ☃ 𝄞"`},
+		{StringID("a\"b\\c\n"), `"a\"b\\c\n"`},
+		{StringID("42"), `"42"`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.id)
+		if err != nil || string(b) != tt.wire {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.id, b, err, tt.wire)
+		}
+		var got ID
+		if err := json.Unmarshal([]byte(tt.wire), &got); err != nil || got != tt.id {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v", tt.wire, got, err, tt.id)
+		}
+	}
+	// Escaped forms decode to the same id.
+	var id ID
+	if err := json.Unmarshal([]byte(`"h\u00e9llo \u2603 \ud834\udd1e"`), &id); err != nil || id != StringID("héllo ☃ 𝄞") {
+		t.Errorf("escaped string id = %v, %v", id, err)
+	}
+	for _, bad := range []string{`null`, `1.5`, `1.0`, `1e3`, `-0.0`, `true`, `false`, `{}`, `{"id":1}`, `[]`, `[1]`,
+		`9223372036854775808`, `-9223372036854775809`, `99999999999999999999999`} {
+		id := StringID("unchanged")
+		if err := json.Unmarshal([]byte(bad), &id); err == nil {
+			t.Errorf("Unmarshal(%s) = %v, want an error", bad, id)
+		} else if id != StringID("unchanged") {
+			t.Errorf("failed Unmarshal(%s) changed the id to %v", bad, id)
+		}
+	}
+	// In a struct, with omitzero.
+	type env struct {
+		ID ID `json:"id,omitzero"`
+	}
+	for _, tt := range []struct {
+		v    env
+		wire string
+	}{{env{}, `{}`}, {env{Int64ID(1)}, `{"id":1}`}, {env{StringID("x")}, `{"id":"x"}`}} {
+		b, _ := json.Marshal(tt.v)
+		if string(b) != tt.wire {
+			t.Errorf("Marshal(%+v) = %s, want %s", tt.v, b, tt.wire)
+		}
+		var back env
+		if err := json.Unmarshal(b, &back); err != nil || back != tt.v {
+			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
+		}
+	}
+	if b, _ := json.Marshal(ID{}); string(b) != "null" {
+		t.Errorf("zero ID marshals as %s, want null", b)
+	}
+}
+
+func TestIDAccessors(t *testing.T) {
+	var zero ID
+	if !zero.IsZero() || zero.IsString() || zero.Value() != nil || zero.String() != "<none>" {
+		t.Errorf("zero ID: IsZero=%v IsString=%v Value=%v String=%q", zero.IsZero(), zero.IsString(), zero.Value(), zero.String())
+	}
+	n := Int64ID(-3)
+	if v, ok := n.Int64(); !ok || v != -3 || n.IsZero() || n.IsString() || n.Value() != int64(-3) || n.String() != "-3" {
+		t.Errorf("Int64ID(-3) accessors wrong: %v %v %v", v, ok, n.Value())
+	}
+	if _, ok := n.Str(); ok {
+		t.Error("Int64ID.Str reports ok")
+	}
+	s := StringID("7")
+	if v, ok := s.Str(); !ok || v != "7" || !s.IsString() || s.Value() != "7" || s.String() != `"7"` {
+		t.Errorf("StringID accessors wrong: %q %v", v, ok)
+	}
+	if _, ok := s.Int64(); ok {
+		t.Error("StringID.Int64 reports ok")
+	}
+	if Int64ID(0).IsZero() || StringID("").IsZero() {
+		t.Error("0 and \"\" are real ids, not absent")
+	}
+	// ids are map keys; "1" and 1 differ.
+	m := map[ID]int{Int64ID(1): 1, StringID("1"): 2}
+	if len(m) != 2 || m[Int64ID(1)] != 1 || m[StringID("1")] != 2 {
+		t.Errorf("ID map keys collide: %v", m)
+	}
+}
+
+func TestError(t *testing.T) {
+	e := Errorf(CodeInvalidParams, "bad %s %d", "x", 2)
+	if e.Code != CodeInvalidParams || e.Message != "bad x 2" || e.Data != nil {
+		t.Errorf("Errorf = %+v", e)
+	}
+	if got := e.Error(); got != "jsonrpc error -32602: bad x 2" {
+		t.Errorf("Error() = %q", got)
+	}
+	d := e.WithData(map[string]int{"a": 1})
+	if string(d.Data) != `{"a":1}` || e.Data != nil || d.Code != e.Code || d.Message != e.Message {
+		t.Errorf("WithData = %+v (original %+v)", d, e)
+	}
+	if r := e.WithData(raw(`[1]`)); string(r.Data) != `[1]` {
+		t.Errorf("WithData(RawMessage) = %s", r.Data)
+	}
+	if u := e.WithData(make(chan int)); u.Data != nil {
+		t.Errorf("WithData(unencodable) = %s, want no data", u.Data)
+	}
+	wrapped := fmt.Errorf("context: %w", e)
+	if !errors.Is(wrapped, NewError(CodeInvalidParams, "")) {
+		t.Error("errors.Is does not match by code")
+	}
+	if errors.Is(wrapped, NewError(CodeInternalError, "bad x 2")) {
+		t.Error("errors.Is matches a different code")
+	}
+	var target *Error
+	if !errors.As(wrapped, &target) || target != e {
+		t.Error("errors.As does not find the *Error")
+	}
+}

@@ -1,0 +1,284 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// specServer implements the methods used by the examples of the JSON-RPC 2.0
+// specification (§7), plus "ping".
+type specServer struct {
+	mu            sync.Mutex
+	notifications []string // methods of the notifications handled, in order
+}
+
+func (s *specServer) Handle(_ context.Context, m *Message) (any, error) {
+	if m.IsNotification() {
+		s.mu.Lock()
+		s.notifications = append(s.notifications, m.Method)
+		s.mu.Unlock()
+	}
+	switch m.Method {
+	case "ping":
+		return struct{}{}, nil
+	case "subtract":
+		var pos []float64
+		if json.Unmarshal(m.Params, &pos) == nil && len(pos) == 2 {
+			return pos[0] - pos[1], nil
+		}
+		var named struct {
+			Minuend    *float64 `json:"minuend"`
+			Subtrahend *float64 `json:"subtrahend"`
+		}
+		if json.Unmarshal(m.Params, &named) == nil && named.Minuend != nil && named.Subtrahend != nil {
+			return *named.Minuend - *named.Subtrahend, nil
+		}
+		return nil, NewError(CodeInvalidParams, "Invalid params")
+	case "sum", "notify_sum":
+		var nums []float64
+		if err := json.Unmarshal(m.Params, &nums); err != nil {
+			return nil, NewError(CodeInvalidParams, "Invalid params")
+		}
+		var sum float64
+		for _, n := range nums {
+			sum += n
+		}
+		return sum, nil
+	case "get_data":
+		return []any{"hello", 5}, nil
+	case "update", "notify_hello":
+		return nil, nil
+	}
+	return nil, NewError(CodeMethodNotFound, "Method not found")
+}
+
+func (s *specServer) handled() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.notifications...)
+}
+
+// assertAlive checks that c still answers a valid request after whatever the
+// test sent before.
+func (p *rawPeer) assertAlive() {
+	p.t.Helper()
+	assertJSON(p.t, p.roundTrip(`{"jsonrpc":"2.0","id":"alive","method":"ping"}`), `{"jsonrpc":"2.0","id":"alive","result":{}}`)
+}
+
+// TestSpecExamples runs every example of the JSON-RPC 2.0 specification, §7,
+// through a Conn and compares its replies with the specification's.
+func TestSpecExamples(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string // "" means no reply at all
+	}{
+		{"positional params 1",
+			`{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
+			`{"jsonrpc": "2.0", "result": 19, "id": 1}`},
+		{"positional params 2",
+			`{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}`,
+			`{"jsonrpc": "2.0", "result": -19, "id": 2}`},
+		{"named params 1",
+			`{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
+			`{"jsonrpc": "2.0", "result": 19, "id": 3}`},
+		{"named params 2",
+			`{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}`,
+			`{"jsonrpc": "2.0", "result": 19, "id": 4}`},
+		{"notification 1",
+			`{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
+			``},
+		{"notification 2",
+			`{"jsonrpc": "2.0", "method": "foobar"}`,
+			``},
+		{"non-existent method",
+			`{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
+			`{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`},
+		{"invalid JSON",
+			`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
+			`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+		{"invalid Request object",
+			`{"jsonrpc": "2.0", "method": 1, "params": "bar"}`,
+			`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+		{"batch, invalid JSON",
+			`[
+  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+  {"jsonrpc": "2.0", "method"
+]`,
+			`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+		{"empty array",
+			`[]`,
+			`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+		{"invalid batch, not empty",
+			`[1]`,
+			`[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]`},
+		{"invalid batch",
+			`[1,2,3]`,
+			`[
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+  {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}
+]`},
+		{"rpc call batch",
+			`[
+        {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+        {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+    ]`,
+			`[
+        {"jsonrpc": "2.0", "result": 7, "id": "1"},
+        {"jsonrpc": "2.0", "result": 19, "id": "2"},
+        {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
+        {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
+        {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}
+    ]`},
+		{"all-notification batch",
+			`[
+        {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
+    ]`,
+			``},
+	}
+	srv := &specServer{}
+	_, peer := newRawConn(t, ConnOptions{Handler: srv})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			peer.t = t
+			peer.send(tt.in)
+			if tt.want == "" {
+				peer.expectNothing(50 * time.Millisecond)
+			} else {
+				assertJSON(t, peer.recv(), tt.want)
+			}
+			peer.assertAlive()
+		})
+	}
+	peer.t = t
+	// The lane handles notifications in arrival order, also inside batches.
+	want := []string{"update", "foobar", "notify_hello", "notify_sum", "notify_hello"}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(srv.handled()) < len(want) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := srv.handled(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("notifications handled %q, want %q", got, want)
+	}
+}
+
+// TestStrictness feeds a Conn messages MCP forbids. Each must get the error
+// reply shown (with the id echoed when it could be read), and the Conn must
+// answer a valid request right after.
+func TestStrictness(t *testing.T) {
+	deepArrays := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	deepParams := `{"jsonrpc":"2.0","id":1,"method":"ping","params":` + strings.Repeat(`{"a":`, 200000) + `1` + strings.Repeat("}", 200000) + `}`
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i*131 + i/7) // deterministic, includes invalid UTF-8
+	}
+	big := strings.Repeat("x{[\"", 2<<20) // 8 MiB of ASCII garbage
+
+	const (
+		parse   = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`
+		invNull = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}`
+		inv1    = `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`
+		invStr  = `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"m"}}`
+	)
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		// ids
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, invNull},
+		{"float id 1.5", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, invNull},
+		{"float id 1.0", `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, invNull},
+		{"exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, invNull},
+		{"overflowing id", `{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`, invNull},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, invNull},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, invNull},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, invNull},
+		// "jsonrpc" member
+		{"missing jsonrpc", `{"id":1,"method":"ping"}`, inv1},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, inv1},
+		{"jsonrpc number", `{"jsonrpc":2.0,"id":1,"method":"ping"}`, inv1},
+		{"jsonrpc null", `{"jsonrpc":null,"id":"x","method":"ping"}`, invStr},
+		{"jsonrpc with space", `{"jsonrpc":"2.0 ","id":1,"method":"ping"}`, inv1},
+		// method
+		{"method number", `{"jsonrpc":"2.0","id":1,"method":1}`, inv1},
+		{"method null", `{"jsonrpc":"2.0","id":1,"method":null}`, inv1},
+		{"method object", `{"jsonrpc":"2.0","id":"x","method":{}}`, invStr},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, inv1},
+		{"method empty notification", `{"jsonrpc":"2.0","method":""}`, invNull},
+		// params
+		{"params string", `{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, inv1},
+		{"params number", `{"jsonrpc":"2.0","id":1,"method":"ping","params":5}`, inv1},
+		{"params null", `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, inv1},
+		{"params bool", `{"jsonrpc":"2.0","id":"x","method":"ping","params":false}`, invStr},
+		{"notification params string", `{"jsonrpc":"2.0","method":"ping","params":"x"}`, invNull},
+		// request with response members
+		{"request with result", `{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}`, inv1},
+		{"request with error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"m"}}`, inv1},
+		// responses
+		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, inv1},
+		{"neither result nor error", `{"jsonrpc":"2.0","id":1}`, inv1},
+		{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, invNull},
+		{"result without id", `{"jsonrpc":"2.0","result":{}}`, invNull},
+		{"error without id", `{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, invNull},
+		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, inv1},
+		{"error code string", `{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, inv1},
+		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, inv1},
+		{"error code missing", `{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`, inv1},
+		{"error message missing", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, inv1},
+		{"error message number", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`, inv1},
+		{"error not object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, inv1},
+		// not a message
+		{"empty object", `{}`, invNull},
+		{"null", `null`, invNull},
+		{"string", `"hello"`, invNull},
+		{"number", `42`, invNull},
+		{"nested batch", `[[{"jsonrpc":"2.0","id":1,"method":"ping"}]]`, `[` + invNull + `]`},
+		// not JSON
+		{"empty", ``, parse},
+		{"whitespace", " \t\r\n", parse},
+		{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, parse},
+		{"two objects", `{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, parse},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"pi`, parse},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}", parse},
+		{"invalid UTF-8 in batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\x28\"}]", parse},
+		{"200000 nested arrays", deepArrays, parse},
+		{"200000 nested objects in params", deepParams, parse},
+		{"binary garbage", string(garbage), parse},
+		{"8 MiB of garbage", big, parse},
+		{"8 MiB of garbage in an object", `{"jsonrpc":"2.0","id":1,"method":"` + big + `}`, parse},
+		{"NUL bytes", "\x00\x00\x00", parse},
+		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", parse},
+		// unreadable id but readable otherwise: id must be null
+		{"string id with bad method", `{"jsonrpc":"2.0","id":"x","method":7}`, invStr},
+	}
+	_, peer := newRawConn(t, ConnOptions{Handler: &specServer{}})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			peer.t = t
+			assertJSON(t, peer.roundTrip(tt.in), tt.want)
+			peer.assertAlive()
+		})
+	}
+}
+
+// TestIDEcho checks that ids come back exactly as sent, including strings
+// needing escapes and integers at the int64 limits.
+func TestIDEcho(t *testing.T) {
+	ids := []string{`0`, `-1`, `9223372036854775807`, `-9223372036854775808`, `"1"`, `""`, `"é☃𝄞"`, `"a\"b\\c\n"`, `"\u0000"`, `"<&>"`}
+	_, peer := newRawConn(t, ConnOptions{Handler: &specServer{}})
+	for _, id := range ids {
+		assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","method":"ping","id":`+id+`}`), `{"jsonrpc":"2.0","result":{},"id":`+id+`}`)
+		assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","method":"nope","id":`+id+`}`), `{"jsonrpc":"2.0","error":{"code":-32601,"message":"m"},"id":`+id+`}`)
+	}
+}

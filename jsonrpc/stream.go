@@ -1,0 +1,45 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+)
+
+// A Stream carries decoded messages between two peers. It is the seam between
+// a transport (stdio, pipes, HTTP, ...) and the Conn that runs the protocol.
+//
+// Transports decode each incoming message exactly once, with Decode, and hand
+// the result to Read's caller; a message that fails to decode is still
+// returned (with Invalid set), so that the Conn can answer it and carry on.
+// Read returns an error only when the stream itself is finished or broken.
+//
+// Write may be called from many goroutines at once. The ctx passed to Write
+// carries the id of the incoming request the message relates to, if any (see
+// RelatedRequest), so a transport such as Streamable HTTP can route a
+// response or a progress notification to the right HTTP response stream.
+// A Stream must not retain or modify a written message after Write returns
+// unless the message is handed over whole (as an in-memory pipe does).
+type Stream interface {
+	Read(ctx context.Context) (*Message, error)
+	Write(ctx context.Context, m *Message) error
+	Close() error
+}
+
+// ErrClosed is returned by operations on a closed Conn or Stream.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+type relatedKey struct{}
+
+// WithRelatedRequest returns a context that marks messages written with it as
+// related to the incoming request id.
+func WithRelatedRequest(ctx context.Context, id ID) context.Context {
+	return context.WithValue(ctx, relatedKey{}, id)
+}
+
+// RelatedRequest returns the id of the incoming request whose handling
+// produced ctx, if any. Conn sets it on every handler context and on the
+// context passed to Stream.Write for that request's response.
+func RelatedRequest(ctx context.Context) (ID, bool) {
+	id, ok := ctx.Value(relatedKey{}).(ID)
+	return id, ok
+}

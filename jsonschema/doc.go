@@ -1,0 +1,82 @@
+// Package jsonschema infers JSON Schemas (draft 2020-12) from Go types and
+// validates JSON instances against schemas. It knows nothing about MCP;
+// the mcp package uses it for tool input and output schemas and for
+// elicitation.
+//
+// # Inference
+//
+// For and ForType describe the JSON that encoding/json produces for a Go
+// type:
+//
+//	bool                      {"type":"boolean"}
+//	int, int8 … int64         {"type":"integer"}
+//	uint, uint8 … uintptr     {"type":"integer","minimum":0}
+//	float32, float64          {"type":"number"}
+//	string                    {"type":"string"}
+//	[]byte                    {"type":"string","contentEncoding":"base64"}
+//	[]T                       {"type":"array","items":T}
+//	[N]T                      {"type":"array","items":T,"minItems":N,"maxItems":N}
+//	map[K]T                   {"type":"object","additionalProperties":T}
+//	                          (K a string or integer kind, or an encoding.TextMarshaler)
+//	struct                    {"type":"object","properties":{…},"required":[…]}
+//	struct{} (no fields)      {"type":"object","additionalProperties":false}
+//	*T                        the schema of T
+//	time.Time                 {"type":"string","format":"date-time"}
+//	json.Number               {"type":"number"}
+//	json.RawMessage,
+//	interfaces, other
+//	json.Marshalers           {} (any value)
+//	encoding.TextMarshalers   {"type":"string"}
+//	Schemer implementations   the schema they return, verbatim
+//
+// Channels, functions, complex numbers and maps with other key types are
+// errors. Struct fields follow encoding/json: json tag names, "-",
+// unexported fields skipped, embedded structs flattened with the same
+// precedence rules, and `json:",string"` scalars become strings. Structs
+// do not get "additionalProperties": false, since encoding/json ignores
+// unknown members. Named types that contain themselves are written once
+// under "$defs" and referenced with "$ref" ("#" for the root type); all
+// other types are inlined.
+//
+// # Struct tags
+//
+// A field is listed in "required" unless its json tag has omitempty or
+// omitzero; the jsonschema tag's optional and required items override
+// that. The description tag sets "description" to its text:
+//
+//	Path string `json:"path" description:"File to read, relative to the root."`
+//
+// The jsonschema tag holds comma-separated items; write `\\,` in the Go
+// tag source for a comma inside a value (the tag value then contains `\,`):
+//
+//	optional, required        presence in "required"
+//	title=TEXT                "title"
+//	format=NAME               "format" (an annotation in 2020-12)
+//	enum=A|B|C                "enum"; `\|` for a literal '|'
+//	default=VALUE             "default"
+//	minimum=N, maximum=N,
+//	exclusiveMinimum=N,
+//	exclusiveMaximum=N        numeric bounds (JSON numbers; numeric fields)
+//	minLength=N, maxLength=N  string length (string fields)
+//	pattern=REGEXP            "pattern" (string fields)
+//	minItems=N, maxItems=N    array length (slice and array fields)
+//
+// Enum and default values are typed by the field: string fields take the
+// text literally, integer, number and boolean fields take a JSON literal of
+// that type (checked against the Go type's range), and other fields take
+// JSON text. Unknown keywords, repeated keywords, values of the wrong type
+// and keywords that do not apply to the field's type make For return an
+// error.
+//
+//	Unit  string `json:"unit,omitempty" jsonschema:"enum=celsius|fahrenheit,default=celsius"`
+//	Count int    `json:"count" jsonschema:"minimum=1,maximum=100"`
+//
+// # Validation
+//
+// Compile turns a schema (inferred or supplied by a user, in any dialect
+// from draft-04 to 2020-12) into a Validator. Validators never load
+// anything from the network or the file system. Validate and
+// ValidateValue report failures as a *ValidationError listing one problem
+// per instance location. ApplyDefaults fills in declared defaults so that
+// handlers decoding the instance see them.
+package jsonschema

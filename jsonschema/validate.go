@@ -1,0 +1,345 @@
+package jsonschema
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	js "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// ErrExternalRef is wrapped by the error Compile returns for a schema that
+// references a document outside itself ($ref or $schema to an http, https
+// or file URL, or to an unknown $id). Such references are never loaded:
+// the MCP specification forbids automatic network dereferencing, and a
+// schema read from a peer must not make the process open files.
+var ErrExternalRef = errors.New("references outside the schema are not loaded")
+
+// schemaLocation is the base URI given to compiled schemas without an
+// absolute $id.
+const schemaLocation = "mem:///schema.json"
+
+// maxProblems bounds the lines of ValidationError.Error.
+const maxProblems = 20
+
+// maxMessageLen bounds the length of one problem message, which may quote
+// (part of) the instance.
+const maxMessageLen = 200
+
+// Validator validates JSON instances against one compiled schema. It is
+// safe for concurrent use; compile once and keep it.
+type Validator struct {
+	schema   *js.Schema
+	defaults *defaultsNode // nil if the schema declares no usable defaults
+}
+
+// Compile compiles a JSON Schema. The dialect is taken from "$schema"
+// (draft-04, -06, -07, 2019-09 and 2020-12 are known) and defaults to
+// 2020-12 when absent. References are resolved only within the schema
+// document itself ($defs, JSON pointers, $anchor, embedded $id); anything
+// else fails with an error wrapping ErrExternalRef. Format is treated as
+// an annotation, as the 2020-12 dialect specifies (older dialects assert
+// it).
+func Compile(schema json.RawMessage) (v *Validator, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("jsonschema: compiling schema: internal error: %v", r)
+		}
+	}()
+	doc, err := js.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("jsonschema: schema is not valid JSON: %w", err)
+	}
+	c := js.NewCompiler()
+	c.DefaultDraft(js.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(schemaLocation, doc); err != nil {
+		return nil, fmt.Errorf("jsonschema: %w", err)
+	}
+	sch, err := c.Compile(schemaLocation)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	return &Validator{schema: sch, defaults: buildDefaults(sch)}, nil
+}
+
+// refuseLoader is the compiler's URL loader: it loads nothing. The known
+// meta-schemas are built into the compiler and never reach a loader.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) { return nil, ErrExternalRef }
+
+func compileError(err error) error {
+	var le *js.LoadURLError
+	if errors.As(err, &le) && errors.Is(le.Err, ErrExternalRef) {
+		return fmt.Errorf("jsonschema: cannot resolve %q: %w; only references within the schema are supported", le.URL, ErrExternalRef)
+	}
+	var se *js.SchemaValidationError
+	if errors.As(err, &se) {
+		var ve *js.ValidationError
+		if errors.As(se.Err, &ve) {
+			return fmt.Errorf("jsonschema: invalid schema:\n%w", newValidationError(ve))
+		}
+	}
+	msg := strings.ReplaceAll(err.Error(), schemaLocation, "")
+	return fmt.Errorf("jsonschema: invalid schema: %s", msg)
+}
+
+// Validate validates a JSON document. Numbers are decoded without loss of
+// precision. It returns a *ValidationError if the instance does not
+// conform, or another error if instance is not valid JSON.
+func (v *Validator) Validate(instance json.RawMessage) error {
+	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	if err != nil {
+		return fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
+	}
+	return v.validate(doc)
+}
+
+// ValidateValue validates an already decoded instance. Values produced by
+// decoding JSON into an any (maps, slices, strings, float64 or
+// json.Number, bool, nil) are validated directly; any other Go value, such
+// as a struct, is first converted with encoding/json.
+func (v *Validator) ValidateValue(instance any) error {
+	if !isJSONValue(instance, 0) {
+		b, err := json.Marshal(instance)
+		if err != nil {
+			return fmt.Errorf("jsonschema: encoding instance: %w", err)
+		}
+		return v.Validate(b)
+	}
+	return v.validate(instance)
+}
+
+func (v *Validator) validate(doc any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("jsonschema: validation: internal error: %v", r)
+		}
+	}()
+	err = v.schema.Validate(doc)
+	var ve *js.ValidationError
+	if errors.As(err, &ve) {
+		return newValidationError(ve)
+	}
+	return err
+}
+
+// isJSONValue reports whether x consists only of the types the validator
+// understands, within a nesting depth that keeps the check cheap; deeper
+// values are re-encoded, which is always correct.
+func isJSONValue(x any, depth int) bool {
+	if depth > 1000 {
+		return false
+	}
+	switch x := x.(type) {
+	case nil, bool, string, float64, json.Number,
+		int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	case float32:
+		return true
+	case []any:
+		for _, e := range x {
+			if !isJSONValue(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !isJSONValue(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ValidationError reports the ways an instance fails to conform to a
+// schema. Its message has one line per problem, "<pointer>: <message>",
+// written to be shown to a person or a language model.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// Problem is one failed constraint.
+type Problem struct {
+	// Location is the JSON Pointer (RFC 6901) of the failing value in the
+	// instance; "" is the whole instance.
+	Location string
+	// Message says what is wrong.
+	Message string
+}
+
+// Error returns one line per problem (at most 20 are listed).
+func (e *ValidationError) Error() string {
+	var sb strings.Builder
+	for i, p := range e.Problems {
+		if i == maxProblems {
+			fmt.Fprintf(&sb, "\n(%d more problems)", len(e.Problems)-i)
+			break
+		}
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		if p.Location == "" {
+			sb.WriteString("(root)")
+		} else {
+			sb.WriteString(p.Location)
+		}
+		sb.WriteString(": ")
+		sb.WriteString(p.Message)
+	}
+	return sb.String()
+}
+
+// newValidationError flattens the library's error tree into its leaves,
+// one problem per instance location with duplicate messages removed.
+// Problems are sorted by location and messages within one location
+// alphabetically: the library visits properties in map order, and stable
+// output is easier to read, test and cache.
+func newValidationError(ve *js.ValidationError) *ValidationError {
+	var locs []string
+	msgs := map[string][]string{}
+	var walk func(*js.ValidationError)
+	walk = func(ve *js.ValidationError) {
+		if len(ve.Causes) > 0 {
+			for _, c := range ve.Causes {
+				walk(c)
+			}
+			return
+		}
+		if _, ok := ve.ErrorKind.(*kind.Schema); ok {
+			return
+		}
+		loc := pointer(ve.InstanceLocation)
+		msg := shorten(describe(ve.ErrorKind))
+		m, seen := msgs[loc]
+		if !seen {
+			locs = append(locs, loc)
+		}
+		if !slices.Contains(m, msg) {
+			msgs[loc] = append(m, msg)
+		}
+	}
+	walk(ve)
+	e := &ValidationError{}
+	if len(locs) == 0 {
+		e.Problems = []Problem{{Message: "does not match the schema"}}
+		return e
+	}
+	slices.SortFunc(locs, comparePointers)
+	for _, loc := range locs {
+		m := msgs[loc]
+		slices.Sort(m)
+		e.Problems = append(e.Problems, Problem{Location: loc, Message: strings.Join(m, "; ")})
+	}
+	return e
+}
+
+// comparePointers orders JSON pointers token by token, array indexes
+// numerically, so problems are listed in a natural, stable order.
+func comparePointers(a, b string) int {
+	for a != "" && b != "" {
+		var ta, tb string
+		ta, a = nextToken(a)
+		tb, b = nextToken(b)
+		if ta == tb {
+			continue
+		}
+		na, errA := strconv.ParseUint(ta, 10, 64)
+		nb, errB := strconv.ParseUint(tb, 10, 64)
+		if errA == nil && errB == nil {
+			return cmp.Compare(na, nb)
+		}
+		return strings.Compare(ta, tb)
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func nextToken(p string) (tok, rest string) {
+	p = p[1:] // leading '/'
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i:]
+	}
+	return p, ""
+}
+
+// describe renders a failed keyword. Messages with numbers are written
+// here: the library formats them for humans ("1,000", "9.0 × 10¹⁵"),
+// which is ambiguous to programs and language models.
+func describe(k js.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.FalseSchema:
+		return "not allowed"
+	case *kind.Minimum:
+		return fmt.Sprintf("must be >= %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("must be <= %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be > %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be < %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("length must be >= %d, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("length must be <= %d, got %d", k.Want, k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have >= %d items, got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have <= %d items, got %d", k.Want, k.Got)
+	case *kind.MinProperties:
+		return fmt.Sprintf("must have >= %d properties, got %d", k.Want, k.Got)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("must have <= %d properties, got %d", k.Want, k.Got)
+	case *kind.AdditionalItems:
+		return fmt.Sprintf("last %d additional items not allowed", k.Count)
+	}
+	return strings.ReplaceAll(k.LocalizedString(printer), schemaLocation, "")
+}
+
+func ratString(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func pointer(tokens []string) string {
+	var sb strings.Builder
+	for _, t := range tokens {
+		sb.WriteByte('/')
+		sb.WriteString(escapePointer(t))
+	}
+	return sb.String()
+}
+
+// printer renders the validator's messages in English.
+var printer = message.NewPrinter(language.English)
+
+// shorten limits a message to about maxMessageLen bytes; messages can
+// quote arbitrarily long parts of the instance.
+func shorten(s string) string {
+	if len(s) <= maxMessageLen {
+		return s
+	}
+	cut := maxMessageLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

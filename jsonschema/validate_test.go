@@ -1,0 +1,382 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+type weatherArgs struct {
+	City  string   `json:"city" jsonschema:"minLength=1"`
+	Days  int      `json:"days,omitempty" jsonschema:"minimum=1,maximum=14,default=3"`
+	Unit  string   `json:"unit,omitempty" jsonschema:"enum=celsius|fahrenheit,default=celsius"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"maxItems=2"`
+	Extra struct {
+		Verbose bool `json:"verbose"`
+	} `json:"extra,omitzero"`
+}
+
+func mustCompile(t testing.TB, schema string) *Validator {
+	t.Helper()
+	v, err := Compile(json.RawMessage(schema))
+	if err != nil {
+		t.Fatalf("Compile(%s): %v", schema, err)
+	}
+	return v
+}
+
+func TestValidate(t *testing.T) {
+	inferred, err := For[weatherArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		draft07 = `{
+			"$schema": "http://json-schema.org/draft-07/schema#",
+			"definitions": {"pos": {"type": "integer", "minimum": 0}},
+			"type": "object",
+			"properties": {
+				"n": {"$ref": "#/definitions/pos", "maximum": 0},
+				"mail": {"type": "string", "format": "email"},
+				"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false}
+			},
+			"dependencies": {"a": ["b"]}
+		}`
+		defsAnchor = `{
+			"$defs": {
+				"name": {"$anchor": "name", "type": "string", "pattern": "^[A-Z]"},
+				"list": {"type": "array", "items": {"$ref": "#name"}}
+			},
+			"type": "object",
+			"properties": {"names": {"$ref": "#/$defs/list"}, "first": {"$ref": "#name"}}
+		}`
+		oneOfIf = `{
+			"oneOf": [
+				{"type": "object", "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}}, "required": ["kind", "r"]},
+				{"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "number"}}, "required": ["kind", "side"]}
+			],
+			"if": {"properties": {"kind": {"const": "circle"}}},
+			"then": {"properties": {"r": {"exclusiveMinimum": 0}}},
+			"else": {"properties": {"side": {"minimum": 1}}}
+		}`
+		embeddedID = `{
+			"$id": "https://example.com/schemas/root.json",
+			"$defs": {
+				"item": {"$id": "item.json", "type": "object", "properties": {"id": {"$ref": "#/$defs/id"}}, "required": ["id"],
+					"$defs": {"id": {"type": "integer"}}}
+			},
+			"type": "array",
+			"items": {"$ref": "item.json"}
+		}`
+		dynamic = `{
+			"$id": "https://example.com/tree",
+			"$dynamicAnchor": "node",
+			"type": "object",
+			"properties": {"data": true, "children": {"type": "array", "items": {"$dynamicRef": "#node"}}}
+		}`
+		unevaluated = `{
+			"type": "object",
+			"properties": {"a": {"type": "integer"}},
+			"allOf": [{"properties": {"b": {"type": "string"}}}],
+			"unevaluatedProperties": false
+		}`
+		bigNumbers       = `{"type": "integer", "maximum": 9007199254740993}`
+		formatAnnotation = `{"type": "string", "format": "email"}`
+		prefixItems      = `{"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}}`
+		boolSchema       = `false`
+	)
+	tests := []struct {
+		name     string
+		schema   string
+		instance string
+		want     string // "" if valid
+	}{
+		{"inferred ok", string(inferred), `{"city":"Paris"}`, ""},
+		{"inferred full", string(inferred), `{"city":"Paris","days":14,"unit":"fahrenheit","tags":["a"],"extra":{"verbose":true}}`, ""},
+		{"inferred missing", string(inferred), `{}`, `(root): missing property 'city'`},
+		{"inferred many", string(inferred), `{"city":"","days":0,"unit":"kelvin","tags":["a","b","c"],"extra":{}}`,
+			"/city: length must be >= 1, got 0\n" +
+				"/days: must be >= 1, got 0\n" +
+				"/extra: missing property 'verbose'\n" +
+				"/tags: must have <= 2 items, got 3\n" +
+				"/unit: value must be one of 'celsius', 'fahrenheit'"},
+		{"inferred wrong types", string(inferred), `{"city":1,"days":1.5,"tags":"x"}`,
+			"/city: got number, want string\n/days: got number, want integer\n/tags: got string, want array"},
+		{"inferred not object", string(inferred), `[1]`, `(root): got array, want object`},
+		{"omitempty slice is not nullable", string(inferred), `{"city":"x","tags":null}`, "/tags: got null, want array"},
+		{"draft-07 ok", draft07, `{"n":0,"mail":"a@b.example","pair":["x",1],"a":1,"b":2}`, ""},
+		// In draft-07, keywords beside $ref are ignored, so maximum does not apply.
+		{"draft-07 ref siblings ignored", draft07, `{"n":5}`, ""},
+		{"draft-07 ref", draft07, `{"n":-1}`, "/n: must be >= 0, got -1"},
+		{"draft-07 asserts format", draft07, `{"mail":"nope"}`, "/mail: 'nope' is not valid email: missing @"},
+		{"draft-07 tuple items", draft07, `{"pair":["x","y",3]}`, "/pair: last 1 additional items not allowed\n/pair/1: got string, want integer"},
+		{"draft-07 dependencies", draft07, `{"a":1}`, "(root): properties 'b' required, if 'a' exists"},
+		{"anchor ok", defsAnchor, `{"names":["Ann","Bob"],"first":"Cy"}`, ""},
+		{"anchor fail", defsAnchor, `{"names":["Ann","bob"],"first":3}`, "/first: got number, want string\n/names/1: 'bob' does not match pattern '^[A-Z]'"},
+		{"oneOf circle", oneOfIf, `{"kind":"circle","r":2}`, ""},
+		{"oneOf square", oneOfIf, `{"kind":"square","side":2}`, ""},
+		{"oneOf none", oneOfIf, `{"kind":"triangle"}`, "(root): missing property 'r'; missing property 'side'\n/kind: value must be 'circle'; value must be 'square'"},
+		{"if then", oneOfIf, `{"kind":"circle","r":0}`, "/r: must be > 0, got 0"},
+		{"if else", oneOfIf, `{"kind":"square","side":0.5}`, "/side: must be >= 1, got 0.5"},
+		{"embedded $id ok", embeddedID, `[{"id":1},{"id":2}]`, ""},
+		{"embedded $id fail", embeddedID, `[{"id":1},{"id":"2"},{}]`, "/1/id: got string, want integer\n/2: missing property 'id'"},
+		{"dynamic ref ok", dynamic, `{"data":1,"children":[{"children":[]}]}`, ""},
+		{"dynamic ref fail", dynamic, `{"children":[{"children":[1]}]}`, "/children/0/children/0: got number, want object"},
+		{"unevaluated ok", unevaluated, `{"a":1,"b":"x"}`, ""},
+		{"unevaluated fail", unevaluated, `{"a":1,"c":true}`, "/c: not allowed"},
+		{"big integer ok", bigNumbers, `9007199254740993`, ""},
+		{"big integer fail", bigNumbers, `9007199254740994`, "(root): must be <= 9007199254740993, got 9007199254740994"},
+		{"format is an annotation in 2020-12", formatAnnotation, `"not an email"`, ""},
+		{"prefixItems", prefixItems, `["a",1,"b"]`, "/2: got string, want integer"},
+		{"false schema", boolSchema, `null`, "(root): not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustCompile(t, tt.schema)
+			err := v.Validate(json.RawMessage(tt.instance))
+			checkValidation(t, err, tt.want)
+			var decoded any
+			dec := json.NewDecoder(strings.NewReader(tt.instance))
+			dec.UseNumber()
+			if err := dec.Decode(&decoded); err != nil {
+				t.Fatal(err)
+			}
+			checkValidation(t, v.ValidateValue(decoded), tt.want)
+		})
+	}
+}
+
+func checkValidation(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Errorf("unexpected error:\n%v", err)
+		}
+		return
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("got %v (%T), want *ValidationError", err, err)
+	}
+	if got := err.Error(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestValidateProblems(t *testing.T) {
+	v := mustCompile(t, `{"type":"object","properties":{"a/b":{"type":"object","properties":{"c~d":{"type":"string"}}}}}`)
+	err := v.Validate(json.RawMessage(`{"a/b":{"c~d":1}}`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatal(err)
+	}
+	want := []Problem{{Location: "/a~1b/c~0d", Message: "got number, want string"}}
+	if fmt.Sprint(ve.Problems) != fmt.Sprint(want) {
+		t.Errorf("got %+v, want %+v", ve.Problems, want)
+	}
+}
+
+func TestValidateErrorBounds(t *testing.T) {
+	props := make([]string, 30)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"p%02d":{"type":"string"}`, i)
+	}
+	v := mustCompile(t, `{"properties":{`+strings.Join(props, ",")+`}}`)
+	inst := make([]string, 30)
+	for i := range inst {
+		inst[i] = fmt.Sprintf(`"p%02d":%d`, i, i)
+	}
+	err := v.Validate(json.RawMessage(`{` + strings.Join(inst, ",") + `}`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 30 {
+		t.Fatalf("got %v", err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != maxProblems+1 || lines[maxProblems] != "(10 more problems)" {
+		t.Errorf("got %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+
+	v = mustCompile(t, `{"pattern":"^a"}`)
+	err = v.Validate(json.RawMessage(`"` + strings.Repeat("b", 10000) + `"`))
+	if err == nil || len(err.Error()) > maxMessageLen+20 || !strings.HasSuffix(err.Error(), "…") {
+		t.Errorf("long message not shortened: %d bytes", len(err.Error()))
+	}
+}
+
+func TestValidateBadInstance(t *testing.T) {
+	v := mustCompile(t, `{"type":"object"}`)
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	for _, in := range []string{``, `{`, `{"a":1} x`, `{"a":1}{}`, `nul`, `"\x01"`, deep} {
+		err := v.Validate(json.RawMessage(in))
+		var ve *ValidationError
+		if err == nil || errors.As(err, &ve) || !strings.Contains(err.Error(), "not valid JSON") {
+			t.Errorf("Validate(%.20q) = %v, want invalid JSON error", in, err)
+		}
+	}
+}
+
+type point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+func TestValidateValue(t *testing.T) {
+	v := mustCompile(t, `{"type":"object","properties":{"x":{"type":"integer","maximum":10},"y":{"type":"integer"}},"required":["x","y"]}`)
+	tests := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"map float64", map[string]any{"x": 1.0, "y": 2.0}, ""},
+		{"map ints", map[string]any{"x": 3, "y": int64(4)}, ""},
+		{"map json.Number", map[string]any{"x": json.Number("5"), "y": json.Number("6")}, ""},
+		{"map fraction", map[string]any{"x": 1.5, "y": 2}, "/x: got number, want integer"},
+		{"struct", point{X: 11, Y: 1}, "/x: must be <= 10, got 11"},
+		{"struct pointer", &point{X: 1}, ""},
+		{"nested non-JSON value", map[string]any{"x": 1, "y": []point{}}, "/y: got array, want integer"},
+		{"map of typed values", map[string]int{"x": 1}, "(root): missing property 'y'"},
+		{"nil", nil, "(root): got null, want object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkValidation(t, v.ValidateValue(tt.in), tt.want)
+		})
+	}
+	if err := v.ValidateValue(func() {}); err == nil || !strings.Contains(err.Error(), "encoding instance") {
+		t.Errorf("unencodable value: %v", err)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		schema   string
+		want     string
+		external bool
+	}{
+		{"not JSON", `{"type":`, "schema is not valid JSON", false},
+		{"trailing data", `{} {}`, "schema is not valid JSON", false},
+		{"bad type", `{"type":"nope"}`, "invalid schema", false},
+		{"bad minimum", `{"minimum":"1"}`, "/minimum: got string, want number", false},
+		{"bad regex", `{"pattern":"("}`, "invalid schema", false},
+		{"missing pointer", `{"$ref":"#/$defs/nope"}`, "invalid schema", false},
+		{"missing anchor", `{"$ref":"#nope"}`, "invalid schema", false},
+		{"https ref", `{"$ref":"https://example.com/schema.json"}`, `cannot resolve "https://example.com/schema.json"`, true},
+		{"http ref in defs", `{"$defs":{"a":{"$ref":"http://example.com/a#/x"}},"properties":{"a":{"$ref":"#/$defs/a"}}}`, `"http://example.com/a"`, true},
+		{"file ref", `{"$ref":"file:///etc/passwd"}`, `cannot resolve "file:///etc/passwd"`, true},
+		{"relative ref", `{"$ref":"other.json"}`, `cannot resolve "mem:///other.json"`, true},
+		{"relative ref against $id", `{"$id":"https://example.com/a/root.json","items":{"$ref":"../b.json"}}`, `cannot resolve "https://example.com/b.json"`, true},
+		{"unknown meta-schema", `{"$schema":"https://example.com/meta","type":"object"}`, `cannot resolve "https://example.com/meta"`, true},
+		{"too deep", strings.Repeat(`{"items":`, 20000) + `{}` + strings.Repeat(`}`, 20000), "schema is not valid JSON", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Compile(json.RawMessage(tt.schema))
+			if err == nil {
+				t.Fatalf("compiled: %+v", v)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not contain %q", err, tt.want)
+			}
+			if got := errors.Is(err, ErrExternalRef); got != tt.external {
+				t.Errorf("errors.Is(err, ErrExternalRef) = %v", got)
+			}
+		})
+	}
+}
+
+// Known meta-schemas are built in, so $schema needs no loading.
+func TestCompileKnownDialects(t *testing.T) {
+	for _, s := range []string{
+		"http://json-schema.org/draft-04/schema#",
+		"http://json-schema.org/draft-06/schema#",
+		"http://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2019-09/schema",
+		"https://json-schema.org/draft/2020-12/schema",
+	} {
+		v := mustCompile(t, `{"$schema":"`+s+`","type":"object","properties":{"a":{"type":"string"}}}`)
+		checkValidation(t, v.Validate(json.RawMessage(`{"a":"x"}`)), "")
+		checkValidation(t, v.Validate(json.RawMessage(`{"a":1}`)), "/a: got number, want string")
+	}
+	// A schema may also refer to a meta-schema by URL.
+	v := mustCompile(t, `{"$ref":"https://json-schema.org/draft/2020-12/schema"}`)
+	checkValidation(t, v.Validate(json.RawMessage(`{"type":"string"}`)), "")
+	if err := v.Validate(json.RawMessage(`{"type":12}`)); err == nil {
+		t.Error("meta-schema accepted an invalid schema")
+	}
+}
+
+func TestValidateConcurrent(t *testing.T) {
+	schema, err := For[weatherArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := mustCompile(t, string(schema))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 200 {
+				if (i+j)%2 == 0 {
+					if err := v.Validate(json.RawMessage(`{"city":"x","days":2}`)); err != nil {
+						t.Error(err)
+					}
+				} else if err := v.Validate(json.RawMessage(`{"days":20}`)); err == nil {
+					t.Error("invalid instance accepted")
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func BenchmarkValidate(b *testing.B) {
+	schema, err := For[weatherArgs]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := Compile(schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	instance := json.RawMessage(`{"city":"Paris","days":5,"unit":"celsius","tags":["a","b"]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := v.Validate(instance); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidateInvalid(b *testing.B) {
+	schema, err := For[weatherArgs]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := Compile(schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	instance := json.RawMessage(`{"city":"","days":50,"unit":"kelvin"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := v.Validate(instance); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	schema, err := For[weatherArgs]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compile(schema); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

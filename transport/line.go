@@ -1,0 +1,363 @@
+// Package transport carries JSON-RPC messages between MCP peers. Every
+// transport returns a jsonrpc.Stream: newline-delimited JSON over any byte
+// stream (NewLineStream, Stdio), a subprocess speaking that framing on its
+// stdin and stdout (Command), and an in-memory pair that skips encoding
+// altogether (Pipe).
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// DefaultMaxMessageSize is the default limit on one incoming line: 16 MiB,
+// well above any realistic MCP message (large tool results included) while
+// still bounding what a misbehaving peer can make us buffer.
+const DefaultMaxMessageSize = 16 << 20
+
+const (
+	// readBufferSize is the size of the bufio.Reader under a line stream.
+	// Lines that fit are decoded straight out of it, without a copy.
+	readBufferSize = 64 << 10
+	// maxRetainedLine bounds the line buffer kept between reads, so that one
+	// huge message does not pin its memory for the life of the stream.
+	maxRetainedLine = 1 << 20
+	// maxPooledWrite bounds the encode buffers returned to the pool.
+	maxPooledWrite = 256 << 10
+)
+
+// LineOptions configures a newline-delimited stream. The zero value (and a
+// nil *LineOptions) selects the defaults.
+type LineOptions struct {
+	// MaxMessageSize is the largest incoming line accepted, in bytes, not
+	// counting the line terminator ("\n" or "\r\n"). A longer line is
+	// skipped without being buffered whole and reported as an invalid
+	// message (code -32600, "message too large (limit N bytes)"); the stream
+	// carries on with the next line. Zero or negative means
+	// DefaultMaxMessageSize.
+	MaxMessageSize int
+}
+
+func (o *LineOptions) maxMessageSize() int {
+	if o == nil || o.MaxMessageSize <= 0 {
+		return DefaultMaxMessageSize
+	}
+	return o.MaxMessageSize
+}
+
+// writeBufs holds encode buffers shared by every line stream.
+var writeBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 2048)
+	return &b
+}}
+
+// readDeadliner is implemented by readers whose blocked Read can be
+// interrupted (net.Conn, pipes and other pollable *os.File values).
+type readDeadliner interface {
+	SetReadDeadline(time.Time) error
+}
+
+// flusher is implemented by buffered writers such as *bufio.Writer.
+type flusher interface {
+	Flush() error
+}
+
+// lineStream is the newline-delimited JSON framing behind NewLineStream,
+// Stdio and Command.
+type lineStream struct {
+	// Read side, guarded by rmu.
+	rmu      sync.Mutex
+	br       *bufio.Reader
+	dl       readDeadliner // nil when the reader cannot be interrupted
+	max      int
+	line     []byte // the line being assembled when it spans reads
+	skipping bool   // discarding the rest of an over-long line
+
+	// Write side, guarded by wmu.
+	wmu   sync.Mutex
+	w     io.Writer
+	flush flusher
+
+	rclosed   atomic.Bool
+	wclosed   atomic.Bool
+	closer    io.Closer
+	closeOnce sync.Once
+}
+
+// NewLineStream returns a Stream that exchanges newline-delimited JSON
+// messages over r and w, the framing MCP uses on stdio: one message per
+// line, UTF-8, no embedded newlines. closer, which may be nil, is closed by
+// the stream's Close; it is typically what owns r and w. opts may be nil.
+//
+// Read skips blank lines and strips a trailing "\r", so CRLF peers work. A
+// line that is not a valid message comes back with Invalid set, ready to be
+// answered, and the stream carries on. At the end of r, Read returns io.EOF
+// (a final line without a newline is still delivered first). Read must not
+// be called from several goroutines at once (they would be serialised).
+//
+// Read honours ctx as far as r allows: a Read whose ctx is already done
+// returns at once, and when r has a SetReadDeadline method (net.Conn, pipes
+// from os.Pipe, Stdio's standard input when it is a pipe or socket) a
+// blocked Read returns ctx.Err() as soon as ctx is done, keeping any
+// partial line for the next Read. Such a stream owns r's read deadline.
+// Otherwise a blocked Read ends only when closer's Close makes r's Read
+// return; it then returns jsonrpc.ErrClosed.
+//
+// Write encodes m on one line (compacting Params or Result that contain
+// newlines) and hands it to w in a single Write call, followed by Flush
+// when w has one. It is safe for concurrent use; lines never interleave.
+// Write does not watch ctx: abandoning a write halfway would corrupt the
+// framing. After Close, Write returns jsonrpc.ErrClosed.
+//
+// Close marks the stream closed and closes closer; it is idempotent and
+// only the first call reports closer's error.
+func NewLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions) jsonrpc.Stream {
+	return newLineStream(r, w, closer, opts, readBufferSize)
+}
+
+func newLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions, bufSize int) *lineStream {
+	s := &lineStream{
+		br:     bufio.NewReaderSize(r, bufSize),
+		max:    opts.maxMessageSize(),
+		w:      w,
+		closer: closer,
+	}
+	s.dl, _ = r.(readDeadliner)
+	s.flush, _ = w.(flusher)
+	return s
+}
+
+// Read returns the next message. See NewLineStream.
+func (s *lineStream) Read(ctx context.Context) (*jsonrpc.Message, error) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.rclosed.Load() {
+		return nil, jsonrpc.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var w *deadlineWatch
+	if s.dl != nil && ctx.Done() != nil {
+		w = watchDeadline(ctx, s.dl)
+	}
+	m, err := s.readMessage()
+	if w != nil {
+		w.stop()
+	}
+	if err != nil {
+		if s.rclosed.Load() {
+			return nil, jsonrpc.ErrClosed
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// readMessage reads up to the next non-blank line and decodes it. On an
+// error other than io.EOF the partial line is kept, so a later call resumes
+// where this one stopped.
+func (s *lineStream) readMessage() (*jsonrpc.Message, error) {
+	for {
+		frag, err := s.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			s.appendFragment(frag)
+			continue
+		}
+		if err != nil && err != io.EOF {
+			s.appendFragment(frag)
+			return nil, err
+		}
+		// frag completes a line, or is the unterminated tail at EOF.
+		line := frag
+		if len(s.line) > 0 || s.skipping {
+			s.appendFragment(frag)
+			line = s.line
+		}
+		skipped := s.skipping
+		line = trimEOL(line)
+		var m *jsonrpc.Message
+		switch {
+		case skipped || len(line) > s.max:
+			m = &jsonrpc.Message{Invalid: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				"message too large (limit %d bytes)", s.max)}
+		case !isBlank(line):
+			m = jsonrpc.Decode(line) // copies, so the buffers can be reused
+		}
+		s.resetLine()
+		if m != nil {
+			return m, nil
+		}
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+	}
+}
+
+// appendFragment adds part of a line to the line buffer, switching to
+// skipping mode once the line is certain to exceed the limit. The buffer
+// never holds more than max+2 bytes (the content and a "\r\n").
+func (s *lineStream) appendFragment(frag []byte) {
+	if s.skipping || len(frag) == 0 {
+		return
+	}
+	if len(s.line)+len(frag) > s.max+2 {
+		s.skipping = true
+		s.line = s.line[:0]
+		return
+	}
+	s.line = append(s.line, frag...)
+}
+
+func (s *lineStream) resetLine() {
+	s.skipping = false
+	if cap(s.line) > maxRetainedLine {
+		s.line = nil
+	} else {
+		s.line = s.line[:0]
+	}
+}
+
+// trimEOL removes a trailing "\n" and then a trailing "\r".
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// isBlank reports whether b holds only JSON whitespace.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// Write sends m as one line. See NewLineStream.
+func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
+	if s.wclosed.Load() {
+		return jsonrpc.ErrClosed
+	}
+	if m == nil {
+		return errNilMessage
+	}
+	bp := writeBufs.Get().(*[]byte)
+	b := m.AppendJSON((*bp)[:0])
+	if bytes.IndexByte(b, '\n') >= 0 {
+		// Raw newlines can only be insignificant whitespace inside Params,
+		// Result or error data (JSON strings escape them); drop them.
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil {
+			putWriteBuf(bp, b)
+			return fmt.Errorf("transport: cannot frame message: %w", err)
+		}
+		b = append(b[:0], c.Bytes()...)
+	}
+	b = append(b, '\n')
+
+	s.wmu.Lock()
+	var err error
+	if s.wclosed.Load() {
+		err = jsonrpc.ErrClosed
+	} else {
+		_, err = s.w.Write(b)
+		if err == nil && s.flush != nil {
+			err = s.flush.Flush()
+		}
+		if err != nil && s.wclosed.Load() {
+			err = jsonrpc.ErrClosed
+		}
+	}
+	s.wmu.Unlock()
+	putWriteBuf(bp, b)
+	return err
+}
+
+func putWriteBuf(bp *[]byte, b []byte) {
+	if cap(b) > maxPooledWrite {
+		return
+	}
+	*bp = b[:0]
+	writeBufs.Put(bp)
+}
+
+// Close closes the stream and its closer. See NewLineStream.
+func (s *lineStream) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.wclosed.Store(true)
+		s.rclosed.Store(true)
+		if s.closer != nil {
+			err = s.closer.Close()
+		}
+	})
+	return err
+}
+
+// closeWrite makes further Writes fail with jsonrpc.ErrClosed while Read
+// keeps working; Command uses it during its shutdown sequence.
+func (s *lineStream) closeWrite() { s.wclosed.Store(true) }
+
+// errNilMessage is returned by Write when given a nil message.
+var errNilMessage = errors.New("transport: nil message")
+
+// longAgo is a deadline in the past, which interrupts a blocked read.
+var longAgo = time.Unix(1, 0)
+
+// deadlineWatch interrupts a blocked read when its context is done, by
+// moving the reader's deadline into the past.
+type deadlineWatch struct {
+	dl       readDeadliner
+	mu       sync.Mutex
+	finished bool // the read is over; the watch must not touch the deadline
+	fired    bool // the deadline was moved and must be cleared
+	stopFunc func() bool
+}
+
+func watchDeadline(ctx context.Context, dl readDeadliner) *deadlineWatch {
+	w := &deadlineWatch{dl: dl}
+	w.stopFunc = context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.finished {
+			w.fired = true
+			_ = w.dl.SetReadDeadline(longAgo) // ErrNoDeadline: nothing more we can do
+		}
+	})
+	return w
+}
+
+// stop ends the watch and, if it fired, clears the deadline so the next
+// read is not cut short.
+func (w *deadlineWatch) stop() {
+	if w.stopFunc() {
+		return // the callback never started
+	}
+	w.mu.Lock()
+	w.finished = true
+	fired := w.fired
+	w.mu.Unlock()
+	if fired {
+		_ = w.dl.SetReadDeadline(time.Time{})
+	}
+}
