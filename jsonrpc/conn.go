@@ -55,6 +55,12 @@ type ConnOptions struct {
 	// notifications/cancelled; JSON-RPC itself has no cancellation.
 	OnCancel func(id ID, cause error)
 
+	// Barrier, if set, marks requests that must finish before any later
+	// message is dispatched (MCP's initialize: a client may pipeline
+	// requests behind it). Such a request runs on the reader goroutine, so
+	// its handler must be quick and must not call the peer.
+	Barrier func(method string) bool
+
 	// Logger receives diagnostics (handler panics, undeliverable responses).
 	// Default: discard.
 	Logger *slog.Logger
@@ -82,18 +88,19 @@ type Conn struct {
 
 	nextID atomic.Int64
 
-	mu       sync.Mutex
-	pending  map[int64]chan *Message        // outgoing calls awaiting a response
-	inflight map[ID]context.CancelCauseFunc // incoming requests queued or running
-	queue    []work                         // requests waiting for a worker
-	active   int                            // running request workers
-	lane     []*Message                     // notifications, in arrival order
-	laneBusy bool                           // the lane goroutine is running
-	closing  bool
-	err      error
+	mu        sync.Mutex
+	pending   map[int64]chan *Message        // outgoing calls awaiting a response
+	inflight  map[ID]context.CancelCauseFunc // incoming requests queued or running
+	queue     []work                         // requests waiting for a worker
+	active    int                            // running request workers
+	lane      []*Message                     // notifications, in arrival order
+	laneBusy  bool                           // the lane goroutine is running
+	closing   bool                           // Close was called or the connection has ended
+	readEnded bool                           // the stream delivers no more messages
+	err       error
 
-	readDone chan struct{}
-	done     chan struct{} // closed when the read loop has ended
+	readDone chan struct{} // closed when reading has stopped
+	done     chan struct{} // closed when the connection has ended
 	workers  sync.WaitGroup
 }
 
@@ -188,7 +195,7 @@ func (c *Conn) shutdown(err error) {
 		return
 	}
 	c.closing = true
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) {
+	if err != nil && c.err == nil {
 		c.err = err
 	}
 	c.queue = nil
@@ -196,21 +203,31 @@ func (c *Conn) shutdown(err error) {
 	c.cancel()
 }
 
+// readLoop reads until the stream ends. When the peer ends the stream (EOF
+// or an error), requests already received still run to completion and their
+// responses are written before the stream is closed, so a client that writes
+// requests and closes its end still gets every answer. Outgoing calls fail
+// at once: no response can arrive any more.
 func (c *Conn) readLoop() {
-	defer func() {
-		c.shutdown(nil)
-		_ = c.stream.Close()
-		close(c.readDone)
-		close(c.done)
-	}()
+	var err error
 	for {
-		m, err := c.stream.Read(c.ctx)
-		if err != nil {
-			c.shutdown(err)
-			return
+		var m *Message
+		if m, err = c.stream.Read(c.ctx); err != nil {
+			break
 		}
 		c.dispatch(m)
 	}
+	c.mu.Lock()
+	c.readEnded = true
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && c.err == nil && !c.closing {
+		c.err = err
+	}
+	c.mu.Unlock()
+	close(c.readDone)
+	c.workers.Wait()
+	c.shutdown(nil)
+	_ = c.stream.Close()
+	close(c.done)
 }
 
 // dispatch routes one incoming message. It never blocks on handlers.
@@ -224,6 +241,10 @@ func (c *Conn) dispatch(m *Message) {
 		c.deliver(m)
 	case m.ID.IsZero():
 		c.enqueueLane(m)
+	case c.opts.Barrier != nil && c.opts.Barrier(m.Method):
+		ctx := WithRelatedRequest(withInfo(c.ctx, m.Info), m.ID)
+		result, err := c.call(ctx, m)
+		c.reply(ctx, c.response(m.ID, result, err))
 	default:
 		if r := c.enqueueRequest(m, nil, 0); r != nil {
 			c.reply(c.ctx, r)
@@ -285,7 +306,7 @@ func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.inflight[m.ID] = cancel
-	w := work{m: m, ctx: WithRelatedRequest(ctx, m.ID), b: b, i: i}
+	w := work{m: m, ctx: WithRelatedRequest(withInfo(ctx, m.Info), m.ID), b: b, i: i}
 	if c.active < c.opts.MaxConcurrency {
 		c.active++
 		c.workers.Add(1)
@@ -450,7 +471,7 @@ func (c *Conn) runLane() {
 		c.lane[0] = nil
 		c.lane = c.lane[1:]
 		c.mu.Unlock()
-		if _, err := c.call(c.ctx, m); err != nil {
+		if _, err := c.call(withInfo(c.ctx, m.Info), m); err != nil {
 			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
 		}
 	}
@@ -513,7 +534,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	n := c.nextID.Add(1)
 	ch := chanPool.Get().(chan *Message)
 	c.mu.Lock()
-	if c.closing {
+	if c.closing || c.readEnded {
 		c.mu.Unlock()
 		chanPool.Put(ch)
 		return nil, ErrClosed
@@ -537,7 +558,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
 		}
 		return nil, ctx.Err()
-	case <-c.done:
+	case <-c.readDone:
 		c.forget(n, ch)
 		return nil, ErrClosed
 	}

@@ -27,6 +27,12 @@ type Message struct {
 	Error   *Error
 	Batch   []*Message
 	Invalid *Error
+
+	// Info is what the transport knows about where an incoming message came
+	// from (for HTTP, the request's headers, remote address and TLS state).
+	// It is never encoded. Conn makes it available to handlers through
+	// MessageInfo.
+	Info any
 }
 
 // IsRequest reports whether m is a request (it expects a response).

@@ -43,3 +43,17 @@ func RelatedRequest(ctx context.Context) (ID, bool) {
 	id, ok := ctx.Value(relatedKey{}).(ID)
 	return id, ok
 }
+
+type infoKey struct{}
+
+// MessageInfo returns the transport information (Message.Info) of the
+// incoming message whose handling produced ctx, or nil.
+func MessageInfo(ctx context.Context) any { return ctx.Value(infoKey{}) }
+
+// withInfo returns ctx carrying info, or ctx itself when info is nil.
+func withInfo(ctx context.Context, info any) context.Context {
+	if info == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, infoKey{}, info)
+}
