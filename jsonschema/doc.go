@@ -29,6 +29,14 @@
 //	encoding.TextMarshalers   {"type":"string"}
 //	Schemer implementations   the schema they return, verbatim
 //
+// A struct field of pointer, slice or map type without omitempty or
+// omitzero also accepts null, because encoding/json writes null for nil
+// values: its "type" gains "null" (and its "enum", if any), or, for $ref
+// and custom schemas, the schema is wrapped as {"anyOf":[…,{"type":"null"}]}.
+// Otherwise a handler's own output could fail validation, and a recursive
+// pointer field would demand an infinite instance. Slice items and map
+// values are not made nullable.
+//
 // Channels, functions, complex numbers and maps with other key types are
 // errors. Struct fields follow encoding/json: json tag names, "-",
 // unexported fields skipped, embedded structs flattened with the same

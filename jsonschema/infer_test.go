@@ -30,16 +30,19 @@ type (
 	}
 
 	tagNames struct {
-		Plain     string
-		Renamed   string `json:"renamed"`
-		Skipped   string `json:"-"`
-		Dash      string `json:"-,"`
-		Opt       string `json:"opt,omitempty"`
-		Zero      int    `json:"zero,omitzero"`
-		Forced    string `json:"forced,omitempty" jsonschema:"required"`
-		Loose     string `json:"loose" jsonschema:"optional"`
-		unexp     string //nolint:unused // must be skipped
-		KeepName  string `json:",omitempty"`
+		Plain   string
+		Renamed string `json:"renamed"`
+		Skipped string `json:"-"`
+		//lint:ignore SA5008 encoding/json names this field "-"
+		Dash   string `json:"-,"`
+		Opt    string `json:"opt,omitempty"`
+		Zero   int    `json:"zero,omitzero"`
+		Forced string `json:"forced,omitempty" jsonschema:"required"`
+		Loose  string `json:"loose" jsonschema:"optional"`
+		//lint:ignore U1000 unexported fields must be skipped
+		unexp    string
+		KeepName string `json:",omitempty"`
+		//lint:ignore SA5008 encoding/json falls back to the Go name
 		BadName   string `json:"a\"b"`
 		QuotedInt int    `json:"qi,string"`
 		QuotedPtr *bool  `json:"qp,string,omitempty"`
@@ -74,11 +77,13 @@ type (
 		taggedWinsB
 	}
 	embedNonStruct struct {
+		//lint:ignore U1000 unexported embedded non-structs must be skipped
 		myString
 		MyInt myInt
 	}
 
-	empty      struct{}
+	empty struct{}
+	//lint:ignore U1000 unexported fields must be skipped
 	onlyHidden struct{ a, b int }
 
 	containers struct {

@@ -82,7 +82,8 @@ func (refuseLoader) Load(url string) (any, error) { return nil, ErrExternalRef }
 func compileError(err error) error {
 	var le *js.LoadURLError
 	if errors.As(err, &le) && errors.Is(le.Err, ErrExternalRef) {
-		return fmt.Errorf("jsonschema: cannot resolve %q: %w; only references within the schema are supported", le.URL, ErrExternalRef)
+		url := strings.TrimPrefix(le.URL, schemaLocation[:len("mem:///")])
+		return fmt.Errorf("jsonschema: cannot resolve %q: %w; only references within the schema are supported", url, ErrExternalRef)
 	}
 	var se *js.SchemaValidationError
 	if errors.As(err, &se) {

@@ -267,7 +267,7 @@ func TestCompileErrors(t *testing.T) {
 		{"https ref", `{"$ref":"https://example.com/schema.json"}`, `cannot resolve "https://example.com/schema.json"`, true},
 		{"http ref in defs", `{"$defs":{"a":{"$ref":"http://example.com/a#/x"}},"properties":{"a":{"$ref":"#/$defs/a"}}}`, `"http://example.com/a"`, true},
 		{"file ref", `{"$ref":"file:///etc/passwd"}`, `cannot resolve "file:///etc/passwd"`, true},
-		{"relative ref", `{"$ref":"other.json"}`, `cannot resolve "mem:///other.json"`, true},
+		{"relative ref", `{"$ref":"other.json"}`, `cannot resolve "other.json"`, true},
 		{"relative ref against $id", `{"$id":"https://example.com/a/root.json","items":{"$ref":"../b.json"}}`, `cannot resolve "https://example.com/b.json"`, true},
 		{"unknown meta-schema", `{"$schema":"https://example.com/meta","type":"object"}`, `cannot resolve "https://example.com/meta"`, true},
 		{"too deep", strings.Repeat(`{"items":`, 20000) + `{}` + strings.Repeat(`}`, 20000), "schema is not valid JSON", false},
