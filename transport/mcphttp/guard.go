@@ -1,0 +1,218 @@
+package mcphttp
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// Header names used by the Streamable HTTP transport.
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerLastEventID     = "Last-Event-Id"
+)
+
+// Error codes in the bodies of HTTP-level refusals. JSON-RPC reserves
+// -32000 to -32099 for implementation-defined server errors.
+const (
+	// CodeSessionNotFound accompanies HTTP 404 for an unknown or expired
+	// Mcp-Session-Id; the client must initialize a new session.
+	CodeSessionNotFound = -32001
+	// CodeServerBusy accompanies HTTP 503 when the handler is at
+	// MaxSessions and refuses a new session.
+	CodeServerBusy = -32000
+)
+
+// originPolicy implements the DNS-rebinding protection shared by both
+// handlers: checks on the Host and Origin headers.
+type originPolicy struct {
+	hosts   []string // lower case; "*" allows any
+	origins []string // lower case, no trailing slash; "*" allows any
+}
+
+func newOriginPolicy(hosts, origins []string) originPolicy {
+	var p originPolicy
+	for _, h := range hosts {
+		p.hosts = append(p.hosts, strings.ToLower(strings.TrimSpace(h)))
+	}
+	for _, o := range origins {
+		p.origins = append(p.origins, strings.TrimSuffix(strings.ToLower(strings.TrimSpace(o)), "/"))
+	}
+	return p
+}
+
+// check returns "" when r may proceed, or why it is refused.
+//
+// Host: allowed when it matches an allowed host (an entry without a port
+// matches any port). Without a list, a server that received r on a loopback
+// address accepts only loopback names (localhost, 127.0.0.1, [::1], any
+// port): a DNS-rebinding attack reaches such a server under the attacker's
+// host name. A server on another address accepts any Host.
+//
+// Origin: requests without one (non-browser clients) pass. Otherwise it must
+// match an allowed origin; without a list, it must be a loopback origin when
+// the server is on loopback, or else have the same host as the request.
+func (p *originPolicy) check(r *http.Request) string {
+	loopback := onLoopback(r)
+	host := strings.ToLower(r.Host)
+	if !p.hostAllowed(host, loopback) {
+		return "forbidden: Host " + quoteHeader(r.Host) + " is not allowed"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	if !p.originAllowed(strings.ToLower(origin), host, loopback) {
+		return "forbidden: Origin " + quoteHeader(origin) + " is not allowed"
+	}
+	return ""
+}
+
+func (p *originPolicy) hostAllowed(host string, loopback bool) bool {
+	if len(p.hosts) == 0 {
+		return !loopback || isLoopbackHost(host)
+	}
+	name := hostName(host)
+	for _, h := range p.hosts {
+		// An entry without a port matches the name on any port.
+		if h == "*" || h == host || (!hasPort(h) && hostName(h) == name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *originPolicy) originAllowed(origin, host string, loopback bool) bool {
+	if len(p.origins) > 0 {
+		for _, o := range p.origins {
+			if o == "*" || o == origin {
+				return true
+			}
+		}
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // includes the opaque origin "null"
+	}
+	if loopback {
+		return isLoopbackHost(u.Host)
+	}
+	return u.Host == host
+}
+
+// onLoopback reports whether r arrived on a loopback address of this server.
+func onLoopback(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	return err == nil && ap.Addr().Unmap().IsLoopback()
+}
+
+// isLoopbackHost reports whether host (with or without a port) names this
+// machine's loopback interface.
+func isLoopbackHost(host string) bool {
+	name := hostName(host)
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(name)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// hostName strips the port and IPv6 brackets from a host.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+}
+
+func hasPort(host string) bool {
+	_, _, err := net.SplitHostPort(host)
+	return err == nil
+}
+
+// quoteHeader quotes a header value for an error message, bounded in size.
+func quoteHeader(v string) string {
+	if len(v) > 100 {
+		v = v[:100] + "..."
+	}
+	return `"` + strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' {
+			return '?'
+		}
+		return r
+	}, v) + `"`
+}
+
+// accepts reports whether the Accept header values allow media type typ
+// (e.g. "text/event-stream"), honouring wildcards and q=0.
+func accepts(values []string, typ string) bool {
+	major, _, _ := strings.Cut(typ, "/")
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if q, ok := params["q"]; ok && strings.Trim(q, "0.") == "" {
+				continue // q=0: explicitly not acceptable
+			}
+			if mt == typ || mt == "*/*" || mt == major+"/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isJSONContent reports whether a Content-Type header names JSON.
+func isJSONContent(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// writeError sends an HTTP error whose body is a JSON-RPC error response
+// with the given id (zero: written as null, since the request could not be
+// read or is not a request).
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	body := jsonrpc.NewErrorResponse(id, jsonrpc.NewError(code, msg)).AppendJSON(nil)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Encoding")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// readBody reads a request body of at most limit bytes. It reports the HTTP
+// status to answer with on failure (413 when too large).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int, error) {
+	if r.ContentLength > limit {
+		return nil, http.StatusRequestEntityTooLarge, errBodyTooLarge(limit)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, http.StatusRequestEntityTooLarge, errBodyTooLarge(limit)
+		}
+		return nil, http.StatusBadRequest, err
+	}
+	return body, 0, nil
+}
+
+func errBodyTooLarge(limit int64) error {
+	return errors.New("request body too large (limit " + strconv.FormatInt(limit, 10) + " bytes)")
+}

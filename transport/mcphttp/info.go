@@ -1,0 +1,76 @@
+package mcphttp
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"net/url"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// RequestInfo describes the HTTP request that carried an incoming MCP
+// message. It is a copy, safe to keep after the request has ended: handlers
+// use it for authentication (the Authorization header, the TLS client
+// certificate), auditing (RemoteAddr) and per-request settings in custom
+// headers.
+type RequestInfo struct {
+	// Method is the HTTP method (POST for every message in both HTTP
+	// transports).
+	Method string
+	// URL is the request URL, as the server received it.
+	URL *url.URL
+	// Header holds the request headers.
+	Header http.Header
+	// RemoteAddr is the network address of the client (or the last proxy).
+	RemoteAddr string
+	// TLS is the connection's TLS state, nil for plain HTTP.
+	TLS *tls.ConnectionState
+	// SessionID is the Mcp-Session-Id of the request (for the legacy
+	// HTTP+SSE transport, its session query parameter); "" when the
+	// handler is stateless or the request is an initialize.
+	SessionID string
+
+	stream *stream // the SSE stream answering the request, for CloseSSEStream
+}
+
+// newRequestInfo copies what handlers may need from r.
+func newRequestInfo(r *http.Request, sessionID string) *RequestInfo {
+	u := *r.URL
+	return &RequestInfo{
+		Method:     r.Method,
+		URL:        &u,
+		Header:     r.Header.Clone(),
+		RemoteAddr: r.RemoteAddr,
+		TLS:        r.TLS,
+		SessionID:  sessionID,
+	}
+}
+
+// RequestInfoFromContext returns the RequestInfo of the HTTP request that
+// carried the message being handled, or nil when ctx does not come from an
+// mcphttp handler (another transport, or a context made elsewhere). Feature
+// handlers (tools, prompts, resources) and middleware receive such a ctx.
+func RequestInfoFromContext(ctx context.Context) *RequestInfo {
+	info, _ := jsonrpc.MessageInfo(ctx).(*RequestInfo)
+	return info
+}
+
+// CloseSSEStream closes the HTTP connection of the SSE stream answering the
+// request being handled, without ending the stream (SEP-1699, protocol
+// revision 2025-11-25): the handler keeps running, and what it sends next,
+// its result included, is kept in the EventStore until the client resumes
+// with GET and Last-Event-ID, after waiting the retry interval sent just
+// before the connection is closed (HandlerOptions.RetryInterval).
+//
+// Servers use it to avoid holding a connection open during long operations.
+// It reports whether there was a resumable stream to close: it does nothing
+// when the response is JSON, when the handler is stateless, or when ctx does
+// not come from a Streamable HTTP handler.
+func CloseSSEStream(ctx context.Context) bool {
+	info := RequestInfoFromContext(ctx)
+	if info == nil || info.stream == nil {
+		return false
+	}
+	return info.stream.closeConn()
+}

@@ -1,0 +1,583 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// session is one MCP session of a Handler: the jsonrpc.Stream an
+// mcp.ServerSession runs on. Incoming messages arrive from POST handlers
+// through in; outgoing ones are routed by Write to the stream they belong to.
+type session struct {
+	h    *Handler
+	id   string // "" for a stateless (per-POST) session
+	ss   *mcp.ServerSession
+	in   chan *jsonrpc.Message
+	done chan struct{} // closed when the session ends
+
+	closeOnce sync.Once
+	initWait  chan struct{} // stateless: closed when the synthesized initialize is answered
+	initOnce  sync.Once
+
+	mu         sync.Mutex
+	requests   map[jsonrpc.ID]*stream // in-flight client requests, by id
+	streams    map[int64]*stream      // unfinished POST streams, by number
+	nextStream int64
+	active     int // HTTP requests in progress for this session
+	standalone *stream
+	timer      *time.Timer
+
+	lastSeen atomic.Int64 // unix nanoseconds of the last HTTP activity
+}
+
+// errSessionClosed reports a message for a session that has ended.
+var errSessionClosed = errors.New("mcphttp: session closed")
+
+func newSession(h *Handler, id string) *session {
+	s := &session{h: h, id: id, in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
+	s.standalone = &stream{s: s, id: 0, sse: true, resumable: id != ""}
+	s.touch()
+	return s
+}
+
+// Read implements jsonrpc.Stream.
+func (s *session) Read(ctx context.Context) (*jsonrpc.Message, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close implements jsonrpc.Stream: the session ends, its SSE connections
+// end, and its events are forgotten.
+func (s *session) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.mu.Lock()
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		s.mu.Unlock()
+		if s.id != "" {
+			s.h.removeSession(s)
+			if err := s.h.store.DeleteSession(context.Background(), s.id); err != nil {
+				s.h.log.Warn("mcphttp: event store: delete session", "session", s.id, "err", err)
+			}
+		}
+	})
+	return nil
+}
+
+// terminate ends the session and its mcp.ServerSession.
+func (s *session) terminate() {
+	s.Close()
+	if s.ss != nil {
+		_ = s.ss.Close()
+	}
+}
+
+// deliver hands an incoming message to the session.
+func (s *session) deliver(ctx context.Context, m *jsonrpc.Message) error {
+	select {
+	case s.in <- m:
+		return nil
+	case <-s.done:
+		return errSessionClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// begin records that an HTTP request for the session started; it reports
+// false if the session has ended.
+func (s *session) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	s.active++
+	s.touch()
+	return true
+}
+
+// end records that an HTTP request for the session finished.
+func (s *session) end() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+	s.touch()
+}
+
+func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
+
+// startIdleTimer arranges for the session to end after timeout without HTTP
+// activity. One timer per session, re-armed only when it fires, keeps the
+// request path free of timer operations.
+func (s *session) startIdleTimer(timeout time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = time.AfterFunc(timeout, func() { s.checkIdle(timeout) })
+}
+
+func (s *session) checkIdle(timeout time.Duration) {
+	s.mu.Lock()
+	active := s.active
+	s.mu.Unlock()
+	idle := time.Since(time.Unix(0, s.lastSeen.Load()))
+	if active == 0 && idle >= timeout {
+		s.h.log.Debug("mcphttp: session expired", "session", s.id, "idle", idle)
+		s.terminate()
+		return
+	}
+	wait := timeout - idle
+	if active > 0 || wait <= 0 {
+		wait = timeout
+	}
+	s.mu.Lock()
+	select {
+	case <-s.done:
+	default:
+		s.timer.Reset(wait)
+	}
+	s.mu.Unlock()
+}
+
+// protocolVersion is the negotiated revision, or "" before initialize.
+func (s *session) protocolVersion() string {
+	if s.ss == nil {
+		return ""
+	}
+	return s.ss.ProtocolVersion()
+}
+
+// openStream registers a stream answering the requests ids of one POST.
+// It fails if one of the ids is already in flight in this session: the
+// response could not be told apart.
+func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.requests == nil {
+		s.requests = make(map[jsonrpc.ID]*stream)
+	}
+	for _, id := range ids {
+		if _, dup := s.requests[id]; dup {
+			return nil, errors.New("invalid request: id " + id.String() + " is already in use")
+		}
+	}
+	s.nextStream++
+	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
+	for _, id := range ids {
+		s.requests[id] = st
+	}
+	if st.resumable {
+		if s.streams == nil {
+			s.streams = make(map[int64]*stream)
+		}
+		s.streams[st.id] = st
+	}
+	return st, nil
+}
+
+// take removes request id from the in-flight set and reports its stream and
+// whether that was the stream's last pending request.
+func (s *session) take(id jsonrpc.ID) (*stream, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.requests[id]
+	if st == nil {
+		return nil, false
+	}
+	delete(s.requests, id)
+	st.pending--
+	last := st.pending == 0
+	if last {
+		delete(s.streams, st.id)
+	}
+	return st, last
+}
+
+// takeAll removes every id of a finished stream (a batch answered at once,
+// or a POST abandoned by its client).
+func (s *session) takeAll(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range st.ids {
+		if s.requests[id] == st {
+			delete(s.requests, id)
+		}
+	}
+	st.pending = 0
+	delete(s.streams, st.id)
+}
+
+// related returns the stream of an in-flight request.
+func (s *session) related(id jsonrpc.ID) *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[id]
+}
+
+// resumable returns the unfinished POST stream n, or the standalone stream
+// for 0; nil when the stream is finished or unknown.
+func (s *session) resumableStream(n int64) *stream {
+	if n == 0 {
+		return s.standalone
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[n]
+}
+
+// internalInitID is the id of the initialize request a stateless handler
+// synthesizes on each transient session. The session is fresh, so it cannot
+// collide with a client's id.
+var internalInitID = jsonrpc.StringID("mcphttp-stateless-initialize")
+
+// Write implements jsonrpc.Stream: it routes a message the server sends.
+//
+//   - A response goes to the stream of the POST that carried its request,
+//     and finishes that stream once every request of the POST is answered.
+//   - A request or notification sent while handling a client request
+//     (jsonrpc.RelatedRequest) goes to that request's SSE stream.
+//   - Anything else, and related messages of requests answered with JSON,
+//     go to the standalone GET stream.
+func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
+	select {
+	case <-s.done:
+		return jsonrpc.ErrClosed
+	default:
+	}
+	switch {
+	case m.Batch != nil:
+		var st *stream
+		for _, e := range m.Batch {
+			if st = s.related(e.ID); st != nil {
+				break
+			}
+		}
+		if st == nil {
+			return nil // the client cancelled or abandoned every request
+		}
+		s.takeAll(st)
+		return st.send(ctx, m, true)
+	case m.Method == "":
+		if s.initWait != nil && m.ID == internalInitID {
+			s.initOnce.Do(func() { close(s.initWait) })
+			return nil
+		}
+		st, last := s.take(m.ID)
+		if st == nil {
+			return nil // cancelled or abandoned: nobody waits for it
+		}
+		return st.send(ctx, m, last)
+	}
+	if id, ok := jsonrpc.RelatedRequest(ctx); ok {
+		if st := s.related(id); st != nil && st.sse {
+			if err := st.send(ctx, m, false); err != errStreamFinished {
+				return err
+			}
+		}
+	}
+	if s.id == "" {
+		if m.IsRequest() {
+			return errors.New("mcphttp: a stateless server cannot send requests outside a request's SSE stream")
+		}
+		return nil // nowhere to send an unrelated notification
+	}
+	return s.standalone.send(ctx, m, false)
+}
+
+// observe looks at incoming notifications before they are delivered: a
+// notifications/cancelled for a request still in flight finishes that
+// request's stream at once, since the server will never answer it.
+func (s *session) observe(m *jsonrpc.Message) {
+	if m.Batch != nil {
+		for _, e := range m.Batch {
+			s.observe(e)
+		}
+		return
+	}
+	if m.Method != mcp.NotificationCancelled || m.Invalid != nil {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.RequestID.IsZero() {
+		return
+	}
+	if st, last := s.take(p.RequestID); st != nil && last {
+		st.finish()
+	}
+}
+
+// abandon gives up on the requests of a stream whose client went away
+// before a JSON answer was ready: the server is told to cancel them.
+func (s *session) abandon(st *stream) {
+	s.takeAll(st)
+	for _, id := range st.ids {
+		params, _ := json.Marshal(&mcp.CancelledNotificationParams{RequestID: id, Reason: "HTTP client disconnected"})
+		_ = s.deliver(context.Background(), jsonrpc.NewNotification(mcp.NotificationCancelled, params))
+	}
+}
+
+// primes reports whether SSE streams of this session start with a priming
+// event (SEP-1699, 2025-11-25 and later; older clients may not expect an
+// event without data).
+func (s *session) primes(headerVersion string) bool {
+	v := s.protocolVersion()
+	if v == "" {
+		v = headerVersion
+	}
+	return s.id != "" && v >= mcp.Version20251125
+}
+
+// errStreamFinished is returned by stream.send after the stream's last
+// response; the message is routed elsewhere.
+var errStreamFinished = errors.New("mcphttp: stream finished")
+
+// errNoStream is returned when the server sends a request on the standalone
+// stream before the client ever opened it.
+var errNoStream = errors.New("mcphttp: the client has no open stream to receive server requests (it never sent GET)")
+
+// stream is one response stream of a session: the SSE stream or JSON answer
+// of one POST, or (number 0) the standalone GET stream.
+type stream struct {
+	s         *session
+	id        int64
+	sse       bool         // SSE, else a single JSON answer
+	resumable bool         // events have ids and are kept in the EventStore
+	ids       []jsonrpc.ID // the requests of the POST
+
+	pending int // requests not answered yet; guarded by s.mu
+
+	mu            sync.Mutex
+	seq           int64    // number of the last event
+	conn          *sseConn // the live connection, nil while disconnected
+	finished      bool
+	everConnected bool             // standalone: a GET was ever attached
+	final         *jsonrpc.Message // JSON: the answer
+	finishedCh    chan struct{}    // closed once finished (POST streams)
+}
+
+// send writes m to the stream; final marks the stream's last message.
+func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.finished {
+		return errStreamFinished
+	}
+	if !st.sse {
+		// Only the answer comes here; related messages went elsewhere.
+		st.final = m
+		st.finishLocked()
+		return nil
+	}
+	if st.id == 0 && m.IsRequest() && !st.everConnected {
+		return errNoStream
+	}
+	var id string
+	var data []byte
+	var dp *[]byte
+	if st.resumable {
+		st.seq++
+		id = eventID(st.id, st.seq)
+		data = m.AppendJSON(nil) // owned by the store from here on
+		if err := st.s.h.store.Append(ctx, st.s.id, st.id, st.seq, data); err != nil {
+			st.s.h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
+		}
+	} else if st.conn != nil {
+		dp = bufPool.Get().(*[]byte)
+		data = m.AppendJSON((*dp)[:0])
+	}
+	var err error
+	if st.conn != nil {
+		bp := bufPool.Get().(*[]byte)
+		b := appendEvent((*bp)[:0], id, "message", 0, data)
+		if err = st.conn.write(b); err != nil {
+			st.conn = nil
+		}
+		putBuf(bp, b)
+	} else if !st.resumable {
+		err = errConnGone // nothing keeps the message for later
+	}
+	if dp != nil {
+		putBuf(dp, data)
+	}
+	if final {
+		st.finishLocked()
+	}
+	return err
+}
+
+// finish ends a POST stream without a final message (its requests were
+// cancelled).
+func (st *stream) finish() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.finishLocked()
+}
+
+func (st *stream) finishLocked() {
+	if st.finished {
+		return
+	}
+	st.finished = true
+	if st.conn != nil {
+		st.conn.end()
+		st.conn = nil
+	}
+	if st.finishedCh != nil {
+		close(st.finishedCh)
+	}
+}
+
+// attach makes c the stream's live connection. It replays the stored events
+// after seq first (when resuming), all under the stream's lock, so that no
+// event is lost or sent twice. It reports false when the stream is finished
+// (after the replay, c is then ended).
+func (st *stream) attach(ctx context.Context, c *sseConn, after int64, replay bool) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if replay && st.resumable {
+		if err := st.s.h.replay(ctx, st.s.id, st.id, after, c); err != nil {
+			return false
+		}
+	}
+	if st.finished {
+		return false
+	}
+	if old := st.conn; old != nil {
+		old.end() // a resuming client replaces a connection it lost
+	}
+	st.conn = c
+	if st.id == 0 {
+		st.everConnected = true
+	}
+	return true
+}
+
+// detach forgets c if it is still the live connection.
+func (st *stream) detach(c *sseConn) {
+	st.mu.Lock()
+	if st.conn == c {
+		st.conn = nil
+	}
+	st.mu.Unlock()
+}
+
+// closeConn implements CloseSSEStream: it ends the live connection after
+// telling the client when to come back, leaving the stream open.
+func (st *stream) closeConn() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.resumable || st.finished {
+		return false
+	}
+	if c := st.conn; c != nil {
+		st.conn = nil
+		_ = c.write(appendRetry(nil, st.s.h.opts.RetryInterval))
+		c.end()
+	}
+	return true
+}
+
+// appendRetry appends an event carrying only a retry field. It has no data,
+// so clients do not dispatch it; it sets their reconnection delay.
+func appendRetry(b []byte, retry time.Duration) []byte {
+	b = append(b, "retry: "...)
+	b = strconv.AppendInt(b, retry.Milliseconds(), 10)
+	return append(b, '\n', '\n')
+}
+
+// sseConn is the HTTP response an SSE stream is written to. Writes come from
+// whichever goroutine sends a message; the handler goroutine waits until
+// done, then marks the connection dead before returning, so nothing touches
+// the ResponseWriter after ServeHTTP ends.
+type sseConn struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+
+	mu   sync.Mutex
+	dead bool
+
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+func newSSEConn(w http.ResponseWriter, timeout time.Duration) *sseConn {
+	return &sseConn{w: w, rc: http.NewResponseController(w), timeout: timeout, done: make(chan struct{})}
+}
+
+// errConnGone is returned by writes on a connection that has ended.
+var errConnGone = errors.New("mcphttp: connection gone")
+
+// write sends b and flushes it, within the write timeout.
+func (c *sseConn) write(b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return errConnGone
+	}
+	if c.timeout > 0 {
+		_ = c.rc.SetWriteDeadline(time.Now().Add(c.timeout))
+	}
+	_, err := c.w.Write(b)
+	if err == nil {
+		err = c.rc.Flush()
+	}
+	if c.timeout > 0 && err == nil {
+		// Clear it: an idle stream must not fail its next write. This also
+		// lifts http.Server.WriteTimeout, which would cut every stream.
+		_ = c.rc.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		c.dead = true
+		c.end()
+	}
+	return err
+}
+
+// end tells the handler goroutine to finish the response.
+func (c *sseConn) end() { c.doneOnce.Do(func() { close(c.done) }) }
+
+// kill marks the connection dead; the handler goroutine calls it before
+// returning.
+func (c *sseConn) kill() {
+	c.mu.Lock()
+	c.dead = true
+	c.mu.Unlock()
+	c.end()
+}
+
+// bufPool holds buffers for encoding events.
+var bufPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 1024)
+	return &b
+}}
+
+func putBuf(bp *[]byte, b []byte) {
+	if cap(b) > 64<<10 {
+		return
+	}
+	*bp = b[:0]
+	bufPool.Put(bp)
+}
