@@ -27,7 +27,7 @@ type ourFixture struct {
 	initialized  chan struct{} // closed by the InitializedHandler
 	blockStarted chan struct{} // the "block" tool has started
 	cancelled    chan error    // the "block" tool reports why its context ended
-	rootsChange chan struct{} // notifications/roots/list_changed
+	rootsChange  chan struct{} // notifications/roots/list_changed
 
 	initOnce sync.Once
 }

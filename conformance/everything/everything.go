@@ -64,6 +64,7 @@ func NewServer(opts *Options) *mcp.Server {
 		CompletionHandler: complete,
 	})
 	addTools(s, o.Step)
+	addModernTools(s)
 	addResources(s)
 	addPrompts(s)
 	return s

@@ -1,0 +1,528 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	gomcp "github.com/gomcp/sdk/mcp"
+)
+
+// goSDKClientEvents collects what a go-sdk client receives from the server.
+type goSDKClientEvents struct {
+	logs         chan *gosdk.LoggingMessageParams
+	progress     chan *gosdk.ProgressNotificationParams
+	updated      chan string
+	toolsChanged chan struct{}
+}
+
+func newGoSDKTestClient() (*gosdk.Client, *goSDKClientEvents) {
+	ev := &goSDKClientEvents{
+		logs:         make(chan *gosdk.LoggingMessageParams, 32),
+		progress:     make(chan *gosdk.ProgressNotificationParams, 32),
+		updated:      make(chan string, 8),
+		toolsChanged: make(chan struct{}, 8),
+	}
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "go-sdk-client", Version: "1.0.0"}, &gosdk.ClientOptions{
+		//lint:ignore SA1019 sampling is deprecated only from 2026-07-28; this test runs 2025-11-25.
+		CreateMessageHandler: func(_ context.Context, req *gosdk.CreateMessageRequest) (*gosdk.CreateMessageResult, error) {
+			if len(req.Params.Messages) != 1 {
+				return nil, errors.New("want one message")
+			}
+			text, ok := req.Params.Messages[0].Content.(*gosdk.TextContent)
+			if !ok {
+				return nil, errors.New("want text content")
+			}
+			return &gosdk.CreateMessageResult{Model: "test-model", Role: "assistant",
+				Content: &gosdk.TextContent{Text: "echo " + text.Text}, StopReason: "endTurn"}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
+			if req.Params.Message != "What is your name?" {
+				return nil, errors.New("unexpected elicitation message")
+			}
+			return &gosdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
+		LoggingMessageHandler: func(_ context.Context, req *gosdk.LoggingMessageRequest) {
+			ev.logs <- req.Params
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *gosdk.ProgressNotificationClientRequest) {
+			ev.progress <- req.Params
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *gosdk.ResourceUpdatedNotificationRequest) {
+			ev.updated <- req.Params.URI
+		},
+		ToolListChangedHandler: func(context.Context, *gosdk.ToolListChangedRequest) {
+			ev.toolsChanged <- struct{}{}
+		},
+	})
+	//lint:ignore SA1019 roots are deprecated only from 2026-07-28; this test runs 2025-11-25.
+	c.AddRoots(&gosdk.Root{URI: "file:///workspace", Name: "workspace"})
+	return c, ev
+}
+
+// TestGoSDKClientAgainstOurServer drives a server built from this library
+// with the official go-sdk client over stdio framing (in-process io.Pipe and
+// kernel os.Pipe), through every feature both sides implement.
+func TestGoSDKClientAgainstOurServer(t *testing.T) {
+	for _, kind := range []string{kindIOPipe, kindOSPipe} {
+		t.Run(kind, func(t *testing.T) {
+			f := newOurFixture(nil)
+			p := serveOurFixture(t, f, kind)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			client, ev := newGoSDKTestClient()
+			// No ProtocolVersion: go-sdk first tries the stateless
+			// 2026-07-28 server/discover, and must fall back to the
+			// initialize handshake with our stateful server.
+			cs, err := client.Connect(ctx, &gosdk.IOTransport{Reader: p.s2cR, Writer: p.c2sW}, nil)
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer cs.Close()
+			waitFor(t, f.initialized, "notifications/initialized")
+			ss := f.server.Sessions()
+			if len(ss) != 1 {
+				t.Fatalf("server has %d sessions, want 1", len(ss))
+			}
+			g := &goSDKScenario{t: t, ctx: ctx, cs: cs, client: client, ev: ev, f: f, ss: ss[0]}
+			t.Run("initialize", g.initialize)
+			t.Run("ping", g.ping)
+			t.Run("tools", g.tools)
+			t.Run("progress", g.progress)
+			t.Run("logging", g.logging)
+			t.Run("sampling", g.sampling)
+			t.Run("elicitation", g.elicitation)
+			t.Run("roots", g.roots)
+			t.Run("cancellation", g.cancellation)
+			t.Run("resources", g.resources)
+			t.Run("subscriptions", g.subscriptions)
+			t.Run("prompts", g.prompts)
+			t.Run("completion", g.completion)
+			t.Run("listChanged", g.listChanged)
+		})
+	}
+}
+
+// TestGoSDKClientVersions connects the go-sdk client to our server asking for
+// each protocol revision both implement, and checks the negotiated revision
+// and a tool call on each.
+func TestGoSDKClientVersions(t *testing.T) {
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
+			f := newOurFixture(nil)
+			p := serveOurFixture(t, f, kindIOPipe)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			client, _ := newGoSDKTestClient()
+			cs, err := client.Connect(ctx, &gosdk.IOTransport{Reader: p.s2cR, Writer: p.c2sW},
+				&gosdk.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != v {
+				t.Fatalf("negotiated %q, want %q", got, v)
+			}
+			if got := f.server.Sessions()[0].ProtocolVersion(); got != v {
+				t.Errorf("server session says %q, want %q", got, v)
+			}
+			res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 20, "b": 22}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || len(res.Content) != 1 {
+				t.Fatalf("unexpected result %+v", res)
+			}
+			if text, _ := res.Content[0].(*gosdk.TextContent); text == nil || text.Text != `{"sum":42}` {
+				t.Errorf("content = %+v, want text {\"sum\":42}", res.Content[0])
+			}
+		})
+	}
+}
+
+// goSDKScenario is one connected go-sdk client and our fixture server.
+type goSDKScenario struct {
+	t      *testing.T
+	ctx    context.Context
+	cs     *gosdk.ClientSession
+	client *gosdk.Client
+	ev     *goSDKClientEvents
+	f      *ourFixture
+	ss     *gomcp.ServerSession
+}
+
+func (g *goSDKScenario) initialize(t *testing.T) {
+	init := g.cs.InitializeResult()
+	if init.ProtocolVersion != gomcp.LatestStatefulVersion {
+		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, gomcp.LatestStatefulVersion)
+	}
+	if init.ServerInfo == nil || init.ServerInfo.Name != "gomcp-fixture" || init.ServerInfo.Version != "1.2.3" {
+		t.Errorf("server info %+v", init.ServerInfo)
+	}
+	caps := init.Capabilities
+	if caps == nil || caps.Tools == nil || !caps.Tools.ListChanged || caps.Prompts == nil || caps.Resources == nil ||
+		!caps.Resources.Subscribe || caps.Logging == nil || caps.Completions == nil {
+		t.Errorf("capabilities %+v", caps)
+	}
+	info := g.ss.ClientInfo()
+	if info == nil || info.Name != "go-sdk-client" {
+		t.Errorf("server saw client info %+v", info)
+	}
+	ccaps := g.ss.ClientCapabilities()
+	if ccaps.Sampling == nil || ccaps.Elicitation == nil || ccaps.Roots == nil {
+		t.Errorf("server saw client capabilities %+v", ccaps)
+	}
+}
+
+func (g *goSDKScenario) ping(t *testing.T) {
+	if err := g.cs.Ping(g.ctx, nil); err != nil {
+		t.Errorf("client ping: %v", err)
+	}
+	if err := g.ss.Ping(g.ctx); err != nil {
+		t.Errorf("server ping: %v", err)
+	}
+}
+
+func (g *goSDKScenario) tools(t *testing.T) {
+	ctx, cs := g.ctx, g.cs
+	first, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) != 3 || first.NextCursor == "" {
+		t.Errorf("first page: %d tools, cursor %q; want 3 and a cursor", len(first.Tools), first.NextCursor)
+	}
+	var names []string
+	tools := map[string]*gosdk.Tool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		tools[tool.Name] = tool
+	}
+	if !slices.Equal(names, fixtureToolNames) {
+		t.Errorf("tools = %v, want %v", names, fixtureToolNames)
+	}
+	add := tools["add"]
+	if add == nil || add.InputSchema == nil || add.OutputSchema == nil {
+		t.Fatalf("add tool %+v: want input and output schemas", add)
+	}
+	in, _ := json.Marshal(add.InputSchema)
+	if !bytes.Contains(in, []byte(`"a"`)) || !bytes.Contains(in, []byte(`"integer"`)) {
+		t.Errorf("add input schema %s", in)
+	}
+	if echo := tools["echo"]; echo == nil || echo.OutputSchema != nil {
+		t.Errorf("echo tool %+v: want no output schema", echo)
+	}
+
+	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 2, "b": 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := res.StructuredContent.(map[string]any); res.IsError || m["sum"] != float64(42) {
+		t.Errorf("add: %+v", res)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); text == nil || text.Text != `{"sum":42}` {
+		t.Errorf("add content %+v", res.Content)
+	}
+
+	res, err = cs.CallTool(ctx, &gosdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "héllo <&> \"q\"\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); text == nil || text.Text != "héllo <&> \"q\"\n" || res.StructuredContent != nil {
+		t.Errorf("echo: %+v", res)
+	}
+
+	res, err = cs.CallTool(ctx, &gosdk.CallToolParams{Name: "fail", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); !res.IsError || text == nil || !strings.Contains(text.Text, "boom") {
+		t.Errorf("fail: %+v", res)
+	}
+
+	// Arguments that break the inferred schema are a tool error the model
+	// can see, not a protocol error.
+	res, err = cs.CallTool(ctx, &gosdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": "two", "b": 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError {
+		t.Errorf("add with a string argument: want isError, got %+v", res)
+	}
+
+	_, err = cs.CallTool(ctx, &gosdk.CallToolParams{Name: "no-such-tool", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "no-such-tool") {
+		t.Errorf("unknown tool: err = %v, want a protocol error naming the tool", err)
+	}
+
+	res, err = cs.CallTool(ctx, &gosdk.CallToolParams{Name: "image", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("image: %d content blocks, want 2", len(res.Content))
+	}
+	if img, _ := res.Content[0].(*gosdk.ImageContent); img == nil || !bytes.Equal(img.Data, logoBytes) || img.MIMEType != "image/png" {
+		t.Errorf("image block %+v", res.Content[0])
+	}
+	if er, _ := res.Content[1].(*gosdk.EmbeddedResource); er == nil || er.Resource == nil || er.Resource.URI != helloURI || er.Resource.Text != helloText {
+		t.Errorf("embedded resource block %+v", res.Content[1])
+	}
+}
+
+func (g *goSDKScenario) progress(t *testing.T) {
+	params := &gosdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
+	params.SetProgressToken("tok-1")
+	res, err := g.cs.CallTool(g.ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); res.IsError || text == nil || text.Text != "done" {
+		t.Errorf("progress: %+v", res)
+	}
+	for i, msg := range []string{"one", "two", "three"} {
+		p := waitFor(t, g.ev.progress, "progress "+msg)
+		if p.ProgressToken != "tok-1" || p.Progress != float64(i+1) || p.Total != 3 || p.Message != msg {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+	l := waitFor(t, g.ev.logs, "log message")
+	if l.Level != "info" || l.Logger != "fixture" || l.Data != "progress done" {
+		t.Errorf("log: %+v", l)
+	}
+}
+
+func (g *goSDKScenario) logging(t *testing.T) {
+	//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
+	if err := g.cs.SetLoggingLevel(g.ctx, &gosdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "log", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	var levels []string
+	for range 2 {
+		l := waitFor(t, g.ev.logs, "log message")
+		levels = append(levels, string(l.Level))
+		m, _ := l.Data.(map[string]any)
+		if m["level"] != string(l.Level) {
+			t.Errorf("log data %+v does not match level %q", l.Data, l.Level)
+		}
+	}
+	if !slices.Equal(sortedCopy(levels), []string{"error", "warning"}) {
+		t.Errorf("levels = %v, want warning and error only", levels)
+	}
+	select {
+	case l := <-g.ev.logs:
+		t.Errorf("unexpected log below the level set: %+v", l)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func (g *goSDKScenario) sampling(t *testing.T) {
+	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "sample", Arguments: map[string]any{"text": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); res.IsError || text == nil || text.Text != "test-model: echo hi" {
+		t.Errorf("sample: %+v", res.Content[0])
+	}
+}
+
+func (g *goSDKScenario) elicitation(t *testing.T) {
+	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "elicit", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); res.IsError || text == nil || text.Text != "accept Ada" {
+		t.Errorf("elicit: %+v", res.Content[0])
+	}
+}
+
+func (g *goSDKScenario) roots(t *testing.T) {
+	call := func() string {
+		res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "roots", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := res.Content[0].(*gosdk.TextContent)
+		if res.IsError || text == nil {
+			t.Fatalf("roots: %+v", res)
+		}
+		return text.Text
+	}
+	if got := call(); got != "file:///workspace" {
+		t.Errorf("roots = %q", got)
+	}
+	//lint:ignore SA1019 roots are deprecated only from 2026-07-28; this test runs 2025-11-25.
+	g.client.AddRoots(&gosdk.Root{URI: "file:///other", Name: "other"})
+	waitFor(t, g.f.rootsChange, "notifications/roots/list_changed")
+	if got := call(); got != "file:///other,file:///workspace" && got != "file:///workspace,file:///other" {
+		t.Errorf("roots after AddRoots = %q", got)
+	}
+}
+
+func (g *goSDKScenario) cancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(g.ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		errc <- err
+	}()
+	waitFor(t, g.f.blockStarted, "the block tool to start")
+	cancel()
+	if err := waitFor(t, errc, "CallTool to return"); !errors.Is(err, context.Canceled) {
+		t.Errorf("CallTool error = %v, want context.Canceled", err)
+	}
+	if cause := waitFor(t, g.f.cancelled, "the handler's context to end"); cause == nil || cause.Error() == "never cancelled" {
+		t.Errorf("handler context cause = %v, want cancellation by the peer", cause)
+	}
+	// The session is still usable.
+	if err := g.cs.Ping(g.ctx, nil); err != nil {
+		t.Errorf("ping after cancellation: %v", err)
+	}
+}
+
+func (g *goSDKScenario) resources(t *testing.T) {
+	ctx, cs := g.ctx, g.cs
+	lr, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range lr.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Equal(uris, []string{helloURI, logoURI}) {
+		t.Errorf("resources = %v", uris)
+	}
+	lt, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != userTemplate {
+		t.Errorf("templates = %+v", lt.ResourceTemplates)
+	}
+	rr, err := cs.ReadResource(ctx, &gosdk.ReadResourceParams{URI: helloURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != helloText || rr.Contents[0].MIMEType != "text/plain" {
+		t.Errorf("hello = %+v", rr.Contents)
+	}
+	rr, err = cs.ReadResource(ctx, &gosdk.ReadResourceParams{URI: logoURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Contents) != 1 || !bytes.Equal(rr.Contents[0].Blob, logoBytes) {
+		t.Errorf("logo = %+v", rr.Contents)
+	}
+	rr, err = cs.ReadResource(ctx, &gosdk.ReadResourceParams{URI: "file:///users/42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != "user 42" {
+		t.Errorf("user 42 = %+v", rr.Contents)
+	}
+	_, err = cs.ReadResource(ctx, &gosdk.ReadResourceParams{URI: "file:///missing"})
+	if err == nil || !strings.Contains(err.Error(), "-32002") && !strings.Contains(strings.ToLower(err.Error()), "not found") {
+		t.Errorf("missing resource: err = %v, want resource not found (-32002)", err)
+	}
+}
+
+func (g *goSDKScenario) subscriptions(t *testing.T) {
+	if err := g.cs.Subscribe(g.ctx, &gosdk.SubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	g.f.server.ResourceUpdated(g.ctx, helloURI)
+	if uri := waitFor(t, g.ev.updated, "notifications/resources/updated"); uri != helloURI {
+		t.Errorf("updated %q", uri)
+	}
+	g.f.server.ResourceUpdated(g.ctx, logoURI) // not subscribed
+	if err := g.cs.Unsubscribe(g.ctx, &gosdk.UnsubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	g.f.server.ResourceUpdated(g.ctx, helloURI)
+	// A ping is answered after anything the server sent before it.
+	if err := g.cs.Ping(g.ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-g.ev.updated:
+		t.Errorf("update for %q after unsubscribing or without a subscription", uri)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func (g *goSDKScenario) prompts(t *testing.T) {
+	lp, err := g.cs.ListPrompts(g.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lp.Prompts) != 1 || lp.Prompts[0].Name != fixturePrompt || len(lp.Prompts[0].Arguments) != 1 ||
+		!lp.Prompts[0].Arguments[0].Required {
+		t.Errorf("prompts = %+v", lp.Prompts)
+	}
+	gp, err := g.cs.GetPrompt(g.ctx, &gosdk.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Role != "user" || gp.Description != "a greeting" {
+		t.Fatalf("prompt = %+v", gp)
+	}
+	if text, _ := gp.Messages[0].Content.(*gosdk.TextContent); text == nil || text.Text != "Hello, Ada!" {
+		t.Errorf("prompt message %+v", gp.Messages[0].Content)
+	}
+	if _, err := g.cs.GetPrompt(g.ctx, &gosdk.GetPromptParams{Name: "no-such-prompt"}); err == nil {
+		t.Error("unknown prompt: want an error")
+	}
+}
+
+func (g *goSDKScenario) completion(t *testing.T) {
+	res, err := g.cs.Complete(g.ctx, &gosdk.CompleteParams{
+		Ref:      &gosdk.CompleteReference{Type: "ref/prompt", Name: fixturePrompt},
+		Argument: gosdk.CompleteParamsArgument{Name: "name", Value: "al"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Completion.Values, []string{"alice", "albert"}) || res.Completion.Total != 2 {
+		t.Errorf("completion = %+v", res.Completion)
+	}
+}
+
+func (g *goSDKScenario) listChanged(t *testing.T) {
+	g.f.server.AddTool(&gomcp.Tool{Name: "late", Description: "added after connect"},
+		func(context.Context, *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: "late"}}}, nil
+		})
+	waitFor(t, g.ev.toolsChanged, "notifications/tools/list_changed")
+	n := 0
+	for _, err := range g.cs.Tools(g.ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != len(fixtureToolNames)+1 {
+		t.Errorf("%d tools after AddTool, want %d", n, len(fixtureToolNames)+1)
+	}
+	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "late", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); text == nil || text.Text != "late" {
+		t.Errorf("late: %+v", res)
+	}
+}

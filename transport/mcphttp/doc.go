@@ -1,0 +1,26 @@
+// Package mcphttp carries MCP over HTTP: the Streamable HTTP transport
+// (protocol revisions 2025-03-26 to 2025-11-25) and the legacy HTTP+SSE
+// transport (2024-11-05), server and client sides.
+//
+// Serving:
+//
+//	server := mcp.NewServer(&mcp.Implementation{Name: "demo", Version: "1.0"}, nil)
+//	http.Handle("/mcp", mcphttp.NewHandler(server, nil))     // Streamable HTTP
+//	http.Handle("/sse", mcphttp.NewSSEHandler(server, nil))  // HTTP+SSE, for old clients
+//	log.Fatal(http.ListenAndServe("127.0.0.1:8080", nil))
+//
+// Connecting:
+//
+//	client := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "1.0"}, nil)
+//	cs, err := client.Connect(ctx, mcphttp.NewClientStream("http://127.0.0.1:8080/mcp", nil))
+//
+// The client stream speaks Streamable HTTP and falls back to HTTP+SSE when
+// the server does not (as the specification describes); it resumes broken
+// SSE streams with Last-Event-ID and, when the server forgets the session
+// (HTTP 404), initializes a new one and retries, without the mcp.Client
+// noticing.
+//
+// Handlers see the HTTP request behind each message through
+// RequestInfoFromContext (headers for authentication, remote address, TLS
+// state).
+package mcphttp
