@@ -1,0 +1,813 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// ClientOptions configures the client side of both HTTP transports. The
+// zero value (and a nil *ClientOptions) selects the defaults.
+type ClientOptions struct {
+	// HTTPClient sends the requests. Default http.DefaultClient. Use a
+	// client whose Transport adds credentials (an OAuth token source, for
+	// instance) for servers that need authorization. Its Timeout, if any,
+	// must allow for long SSE streams.
+	HTTPClient *http.Client
+
+	// Header is added to every request (for example Authorization, or a
+	// custom header the server expects).
+	Header http.Header
+
+	// MaxMessageBytes bounds one incoming message (a JSON body or one SSE
+	// event). Default 16 MiB.
+	MaxMessageBytes int
+
+	// ReconnectDelay is how long to wait before resuming a broken SSE
+	// stream when the server has not said (with the SSE retry field).
+	// Default 1 second.
+	ReconnectDelay time.Duration
+
+	// MaxReconnects bounds the consecutive failed attempts to resume an SSE
+	// stream; then the requests still waiting on it fail. Default 5.
+	MaxReconnects int
+
+	// DisableStandaloneStream stops the client from opening the GET stream
+	// on which the server sends messages unrelated to a request (list
+	// changes, resource updates, requests outside a tool call).
+	DisableStandaloneStream bool
+
+	// DisableSSEFallback stops the client from trying the legacy HTTP+SSE
+	// transport when the server refuses the initialize POST with 400, 404
+	// or 405.
+	DisableSSEFallback bool
+
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// clientCore is what the Streamable HTTP and HTTP+SSE clients share: the
+// HTTP client and its settings, and the queue of incoming messages.
+type clientCore struct {
+	hc     *http.Client
+	header http.Header
+	max    int
+	delay  time.Duration
+	tries  int
+	log    *slog.Logger
+
+	in   chan *jsonrpc.Message
+	eof  chan struct{} // closed when the server ended the connection (HTTP+SSE)
+	done chan struct{} // closed by Close
+
+	bg     context.Context // ends at Close; background requests use it
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	eofOnce sync.Once
+	wg      sync.WaitGroup
+}
+
+func newClientCore(opts *ClientOptions) *clientCore {
+	c := &clientCore{
+		hc:    http.DefaultClient,
+		max:   16 << 20,
+		delay: time.Second,
+		tries: 5,
+		log:   slog.New(slog.DiscardHandler),
+		in:    make(chan *jsonrpc.Message, 16),
+		eof:   make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	if opts != nil {
+		if opts.HTTPClient != nil {
+			c.hc = opts.HTTPClient
+		}
+		c.header = opts.Header.Clone()
+		if opts.MaxMessageBytes > 0 {
+			c.max = opts.MaxMessageBytes
+		}
+		if opts.ReconnectDelay > 0 {
+			c.delay = opts.ReconnectDelay
+		}
+		if opts.MaxReconnects > 0 {
+			c.tries = opts.MaxReconnects
+		}
+		if opts.Logger != nil {
+			c.log = opts.Logger
+		}
+	}
+	c.bg, c.cancel = context.WithCancel(context.Background())
+	return c
+}
+
+// read implements jsonrpc.Stream.Read.
+func (c *clientCore) read(ctx context.Context) (*jsonrpc.Message, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.done:
+		return nil, jsonrpc.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.eof:
+		select {
+		case m := <-c.in:
+			return m, nil
+		default:
+			return nil, io.EOF
+		}
+	}
+}
+
+// push queues an incoming message; it reports false once the stream is
+// closed.
+func (c *clientCore) push(m *jsonrpc.Message) bool {
+	select {
+	case c.in <- m:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// ended marks the connection as ended by the server.
+func (c *clientCore) ended() { c.eofOnce.Do(func() { close(c.eof) }) }
+
+// goBackground runs f on a tracked goroutine, unless the stream is closed.
+func (c *clientCore) goBackground(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// shutdown closes the stream and waits for background goroutines.
+func (c *clientCore) shutdown() {
+	c.mu.Lock()
+	already := c.closed
+	c.closed = true
+	c.mu.Unlock()
+	if already {
+		return
+	}
+	close(c.done)
+	c.cancel()
+	c.wg.Wait()
+}
+
+func (c *clientCore) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// newRequest builds a request with the configured headers.
+func (c *clientCore) newRequest(ctx context.Context, method, url string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range c.header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// readJSON reads and decodes a JSON response body.
+func (c *clientCore) readJSON(resp *http.Response) (*jsonrpc.Message, error) {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: reading response: %w", err)
+	}
+	if len(body) > c.max {
+		return nil, fmt.Errorf("mcphttp: response larger than %d bytes", c.max)
+	}
+	m := jsonrpc.Decode(body)
+	if m.Invalid != nil {
+		return nil, fmt.Errorf("mcphttp: invalid response body: %s", m.Invalid.Message)
+	}
+	return m, nil
+}
+
+// HTTPError is returned when a server answers with an unexpected HTTP
+// status and no JSON-RPC error to pass on.
+type HTTPError struct {
+	StatusCode int
+	Status     string
+	// Body is the beginning of the response body, for diagnostics.
+	Body string
+}
+
+func (e *HTTPError) Error() string {
+	if e.Body == "" {
+		return "mcphttp: server answered " + e.Status
+	}
+	return "mcphttp: server answered " + e.Status + ": " + e.Body
+}
+
+// httpError consumes resp and describes it.
+func httpError(resp *http.Response) *HTTPError {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: string(bytes.TrimSpace(b))}
+}
+
+func mediaType(resp *http.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// sseCursor tracks what a client has seen of one SSE stream.
+type sseCursor struct {
+	lastID   string
+	retry    time.Duration
+	progress bool // a message arrived since the cursor was last reset
+}
+
+// consume reads the events of an SSE body, handing each message to deliver
+// and noting ids and retry fields in cur. It returns when deliver says
+// stop, the body ends (io.EOF and friends) or the stream is closed.
+func (c *clientCore) consume(body io.Reader, cur *sseCursor, deliver func(*jsonrpc.Message) (stop bool)) error {
+	r := newSSEReader(body, c.max)
+	for {
+		ev, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ev.hasID {
+			cur.lastID = ev.id
+		}
+		if ev.retry > 0 {
+			cur.retry = ev.retry
+		}
+		if len(bytes.TrimSpace(ev.data)) == 0 || (ev.event != "" && ev.event != "message") {
+			continue // a priming event, or not a message
+		}
+		m := jsonrpc.Decode(ev.data)
+		if m.Invalid != nil {
+			c.log.Warn("mcphttp: invalid message in SSE stream", "err", m.Invalid.Message)
+			continue
+		}
+		cur.progress = true
+		if deliver(m) {
+			return nil
+		}
+	}
+}
+
+// sleep waits d, or less if ctx ends; it reports whether it waited fully.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// ClientStream is the client side of the Streamable HTTP transport: a
+// jsonrpc.Stream for mcp.Client.Connect. Every message the client sends is a
+// POST to the server's MCP endpoint; answers come back as JSON bodies or SSE
+// streams, and unrelated server messages on a standalone GET stream opened
+// after the handshake.
+//
+// The stream looks after the HTTP details so the mcp.Client needs no
+// knowledge of them: it keeps the Mcp-Session-Id the server issues and sends
+// the negotiated MCP-Protocol-Version (learned from the initialize answer);
+// it resumes a broken or server-closed SSE stream with GET and Last-Event-ID
+// after the delay the server asked for (SSE retry field); when the server
+// answers 404 for the session (it expired, or the server restarted), it
+// replays the client's initialize request and initialized notification to
+// open a new session and sends the failed message again (server-side state
+// such as subscriptions and the log level is not restored); and when the
+// server refuses the initialize POST with 400, 404 or 405, it falls back to
+// the legacy HTTP+SSE transport. Close ends the session with DELETE.
+type ClientStream struct {
+	*clientCore
+	url            string
+	noStandalone   bool
+	noSSEFallback  bool
+	reinitMu       sync.Mutex // serializes re-initialization
+	internalSerial int64
+
+	// guarded by clientCore.mu
+	sessionID   string
+	version     string
+	initReq     *jsonrpc.Message // the client's initialize request, replayed after a 404
+	initialized *jsonrpc.Message // its notifications/initialized
+	gen         int64            // session generation: counts re-initializations
+	getGen      int64            // generation whose standalone stream runs, or -1
+	legacy      *sseLink         // set once fallen back to HTTP+SSE
+	internal    map[jsonrpc.ID]chan *jsonrpc.Message
+}
+
+// NewClientStream returns a stream to the MCP endpoint at url. Nothing is
+// sent until the first Write (the client's initialize). opts may be nil.
+func NewClientStream(url string, opts *ClientOptions) *ClientStream {
+	c := &ClientStream{clientCore: newClientCore(opts), url: url, getGen: -1}
+	if opts != nil {
+		c.noStandalone = opts.DisableStandaloneStream
+		c.noSSEFallback = opts.DisableSSEFallback
+	}
+	return c
+}
+
+// SessionID returns the Mcp-Session-Id the server issued ("" if none).
+func (c *ClientStream) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// ProtocolVersion returns the revision negotiated in the last initialize
+// exchange the stream carried.
+func (c *ClientStream) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// Read implements jsonrpc.Stream.
+func (c *ClientStream) Read(ctx context.Context) (*jsonrpc.Message, error) { return c.read(ctx) }
+
+// Close implements jsonrpc.Stream: it ends the session on the server
+// (DELETE, errors ignored, at most 5 seconds), stops every stream and waits
+// for the background goroutines.
+func (c *ClientStream) Close() error {
+	c.mu.Lock()
+	sid, ver, legacy, closed := c.sessionID, c.version, c.legacy, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil
+	}
+	if legacy == nil && sid != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if req, err := c.newRequest(ctx, http.MethodDelete, c.url, nil); err == nil {
+			c.sessionHeaders(req, sid, ver)
+			if resp, err := c.hc.Do(req); err == nil {
+				drain(resp)
+			}
+		}
+		cancel()
+	}
+	c.shutdown()
+	return nil
+}
+
+func (c *ClientStream) sessionHeaders(req *http.Request, sid, ver string) {
+	if sid != "" {
+		req.Header.Set(headerSessionID, sid)
+	}
+	if ver != "" {
+		req.Header.Set(headerProtocolVersion, ver)
+	}
+}
+
+func isInitialize(m *jsonrpc.Message) bool { return m.Method == mcp.MethodInitialize && m.IsRequest() }
+
+// Write implements jsonrpc.Stream: it POSTs m.
+func (c *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return jsonrpc.ErrClosed
+	}
+	legacy := c.legacy
+	switch {
+	case isInitialize(m):
+		c.initReq = m
+	case m.Method == mcp.NotificationInitialized:
+		c.initialized = m
+	}
+	c.mu.Unlock()
+	if legacy != nil {
+		return legacy.post(ctx, m)
+	}
+	return c.send(ctx, m, true)
+}
+
+// send POSTs m and handles the answer; after a 404 for the session it
+// re-initializes and, if retry, sends m once more.
+func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool) error {
+	c.mu.Lock()
+	sid, ver, gen := c.sessionID, c.version, c.gen
+	c.mu.Unlock()
+	resp, err := c.post(ctx, m, sid, ver)
+	if err != nil {
+		return err
+	}
+	switch code := resp.StatusCode; {
+	case code >= 200 && code < 300:
+		return c.answer(ctx, m, resp, gen)
+	case code == http.StatusNotFound && sid != "" && !isInitialize(m) && retry:
+		drain(resp)
+		if err := c.reinitialize(ctx, gen); err != nil {
+			return fmt.Errorf("mcphttp: the server ended the session, and a new one could not be opened: %w", err)
+		}
+		return c.send(ctx, m, false)
+	case isInitialize(m) && sid == "" && !c.noSSEFallback &&
+		(code == http.StatusBadRequest || code == http.StatusNotFound || code == http.StatusMethodNotAllowed):
+		herr := httpError(resp)
+		if err := c.fallback(ctx, m); err != nil {
+			c.log.Debug("mcphttp: HTTP+SSE fallback failed", "err", err)
+			return herr
+		}
+		return nil
+	default:
+		return c.refused(m, resp)
+	}
+}
+
+// post sends m to the endpoint.
+func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver string) (*http.Response, error) {
+	req, err := c.newRequest(ctx, http.MethodPost, c.url, m.AppendJSON(nil))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if !isInitialize(m) {
+		c.sessionHeaders(req, sid, ver)
+	}
+	return c.hc.Do(req)
+}
+
+// refused handles a non-2xx answer: a JSON-RPC error for the request in
+// the body is delivered as its response; otherwise the status is the error.
+func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
+	if m.IsRequest() && mediaType(resp) == "application/json" {
+		status := resp.Status
+		if r, err := c.readJSON(resp); err == nil && r.Error != nil && r.ID == m.ID {
+			c.push(r)
+			return nil
+		}
+		return &HTTPError{StatusCode: resp.StatusCode, Status: status}
+	}
+	return httpError(resp)
+}
+
+// answer handles a 2xx answer to m.
+func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {
+	if isInitialize(m) {
+		if sid := resp.Header.Get(headerSessionID); sid != "" {
+			c.mu.Lock()
+			c.sessionID = sid
+			c.mu.Unlock()
+		}
+	}
+	switch mediaType(resp) {
+	case "text/event-stream":
+		want := requestIDs(m) // none for a notification: read the stream to its end
+		if !c.goBackground(func() { c.readStream(ctx, resp, want) }) {
+			resp.Body.Close()
+			return jsonrpc.ErrClosed
+		}
+	case "application/json":
+		r, err := c.readJSON(resp)
+		if err != nil {
+			return err
+		}
+		c.deliver(r)
+	default:
+		drain(resp)
+		if m.IsRequest() {
+			return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
+		}
+	}
+	if m.Method == mcp.NotificationInitialized {
+		c.startStandalone(gen)
+	}
+	return nil
+}
+
+// deliver queues a message from the server, noting the negotiated version
+// when it answers the client's initialize, and diverting answers to the
+// stream's own requests.
+func (c *ClientStream) deliver(m *jsonrpc.Message) bool {
+	if m.Batch == nil && m.Method == "" {
+		c.mu.Lock()
+		if ch := c.internal[m.ID]; ch != nil {
+			delete(c.internal, m.ID)
+			c.mu.Unlock()
+			ch <- m
+			return true
+		}
+		if c.initReq != nil && m.ID == c.initReq.ID && m.Result != nil {
+			if v := resultVersion(m.Result); v != "" {
+				c.version = v
+			}
+		}
+		c.mu.Unlock()
+	}
+	return c.push(m)
+}
+
+func resultVersion(result json.RawMessage) string {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.ProtocolVersion
+}
+
+// readStream reads the SSE answer to a POST until every request it carried
+// is answered, resuming with GET and Last-Event-ID when the connection ends
+// early. Requests still unanswered when resumption proves impossible get an
+// error response, so no caller waits forever.
+func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want []jsonrpc.ID) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.bg, cancel)
+	defer stop()
+	pending := make(map[jsonrpc.ID]bool, len(want))
+	for _, id := range want {
+		pending[id] = true
+	}
+	answered := func(m *jsonrpc.Message) {
+		if m.Batch != nil {
+			for _, e := range m.Batch {
+				delete(pending, e.ID)
+			}
+		} else if m.Method == "" {
+			delete(pending, m.ID)
+		}
+	}
+	cur := sseCursor{retry: c.delay}
+	failures := 0
+	var reason error
+	for {
+		if resp != nil {
+			cur.progress = false
+			err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
+				answered(m)
+				return !c.deliver(m) || len(want) > 0 && len(pending) == 0
+			})
+			resp.Body.Close()
+			resp = nil
+			if len(pending) == 0 || ctx.Err() != nil || c.isClosed() {
+				return
+			}
+			if cur.progress {
+				failures = 0
+			}
+			reason = err
+			if reason == nil || reason == io.EOF {
+				reason = errors.New("the server closed the stream")
+			}
+		}
+		if cur.lastID == "" {
+			break // nothing to resume from
+		}
+		if failures >= c.tries {
+			break
+		}
+		if !sleep(ctx, cur.retry) {
+			return
+		}
+		c.mu.Lock()
+		sid, ver := c.sessionID, c.version
+		c.mu.Unlock()
+		r, err := c.get(ctx, sid, ver, cur.lastID)
+		switch {
+		case err != nil:
+			failures++
+			reason = err
+		case r.StatusCode == http.StatusOK && mediaType(r) == "text/event-stream":
+			resp = r
+			failures++ // reset once the stream makes progress
+		case r.StatusCode == http.StatusNotFound || r.StatusCode == http.StatusMethodNotAllowed || r.StatusCode == http.StatusBadRequest:
+			reason = httpError(r)
+			failures = c.tries // the server cannot resume: give up now
+		default:
+			reason = httpError(r)
+			failures++
+		}
+	}
+	if ctx.Err() != nil || c.isClosed() {
+		return
+	}
+	for id := range pending {
+		c.deliver(jsonrpc.NewErrorResponse(id, jsonrpc.NewError(jsonrpc.CodeInternalError,
+			"mcphttp: the response stream ended before the response arrived and could not be resumed: "+reason.Error())))
+	}
+}
+
+// get opens an SSE stream with GET: the standalone stream, or (lastID set)
+// the resumption of the stream that event belongs to.
+func (c *ClientStream) get(ctx context.Context, sid, ver, lastID string) (*http.Response, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	c.sessionHeaders(req, sid, ver)
+	if lastID != "" {
+		req.Header.Set(headerLastEventID, lastID)
+	}
+	return c.hc.Do(req)
+}
+
+// startStandalone opens the standalone GET stream of session generation gen,
+// unless it runs already or is disabled.
+func (c *ClientStream) startStandalone(gen int64) {
+	if c.noStandalone {
+		return
+	}
+	c.mu.Lock()
+	if c.getGen == gen || c.gen != gen {
+		c.mu.Unlock()
+		return
+	}
+	c.getGen = gen
+	c.mu.Unlock()
+	c.goBackground(func() { c.runStandalone(gen) })
+}
+
+// runStandalone keeps the standalone stream open: it reconnects (with
+// Last-Event-ID once the server gave event ids) whenever the server ends it,
+// and gives up when the server does not offer one (405, or 400/404/409) or
+// the session was replaced.
+func (c *ClientStream) runStandalone(gen int64) {
+	cur := sseCursor{retry: c.delay}
+	failures := 0
+	for c.bg.Err() == nil {
+		c.mu.Lock()
+		sid, ver, current := c.sessionID, c.version, c.gen == gen
+		c.mu.Unlock()
+		if !current {
+			return
+		}
+		resp, err := c.get(c.bg, sid, ver, cur.lastID)
+		switch {
+		case err != nil:
+			failures++
+		case resp.StatusCode == http.StatusOK && mediaType(resp) == "text/event-stream":
+			cur.progress = false
+			_ = c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool { return !c.deliver(m) })
+			resp.Body.Close()
+			if cur.progress {
+				failures = 0
+			} else {
+				failures++
+			}
+		case resp.StatusCode >= 400 && resp.StatusCode < 500:
+			drain(resp)
+			c.log.Debug("mcphttp: no standalone SSE stream", "status", resp.Status)
+			return
+		default:
+			drain(resp)
+			failures++
+		}
+		if failures > c.tries {
+			c.log.Warn("mcphttp: giving up on the standalone SSE stream", "err", err)
+			return
+		}
+		wait := cur.retry
+		if failures > 1 {
+			wait = min(cur.retry<<min(failures-1, 5), 30*time.Second)
+		}
+		if !sleep(c.bg, wait) {
+			return
+		}
+	}
+}
+
+// reinitialize opens a new session after the server answered 404 for
+// session generation failedGen: it replays the client's initialize request
+// (under an id of its own, so the answer does not reach the mcp.Client) and
+// initialized notification. Concurrent callers share one re-initialization.
+func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error {
+	c.reinitMu.Lock()
+	defer c.reinitMu.Unlock()
+	c.mu.Lock()
+	if c.gen != failedGen {
+		c.mu.Unlock()
+		return nil // someone else already did it
+	}
+	init, initialized := c.initReq, c.initialized
+	c.internalSerial++
+	id := jsonrpc.StringID("mcphttp-reinitialize-" + strconv.FormatInt(c.internalSerial, 10))
+	ch := make(chan *jsonrpc.Message, 1)
+	if c.internal == nil {
+		c.internal = make(map[jsonrpc.ID]chan *jsonrpc.Message)
+	}
+	c.internal[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.internal, id)
+		c.mu.Unlock()
+	}()
+	if init == nil {
+		return errors.New("no initialize request to replay")
+	}
+	c.log.Info("mcphttp: session not found; initializing a new one", "url", c.url)
+	resp, err := c.post(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), "", "")
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return httpError(resp)
+	}
+	sid := resp.Header.Get(headerSessionID)
+	switch mediaType(resp) {
+	case "application/json":
+		r, err := c.readJSON(resp)
+		if err != nil {
+			return err
+		}
+		c.deliver(r)
+	case "text/event-stream":
+		var cur sseCursor
+		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
+			c.deliver(m)
+			return len(ch) > 0
+		})
+		resp.Body.Close()
+		if len(ch) == 0 {
+			return fmt.Errorf("initialize stream ended: %v", err)
+		}
+	default:
+		drain(resp)
+	}
+	var r *jsonrpc.Message
+	select {
+	case r = <-ch:
+	default:
+		return errors.New("no answer to initialize")
+	}
+	if r.Error != nil {
+		return r.Error
+	}
+	v := resultVersion(r.Result)
+	c.mu.Lock()
+	c.sessionID = sid
+	if v != "" {
+		c.version = v
+	}
+	c.gen++
+	gen := c.gen
+	ver := c.version
+	c.mu.Unlock()
+	if initialized != nil {
+		resp, err := c.post(ctx, initialized, sid, ver)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return httpError(resp)
+		}
+		drain(resp)
+		c.startStandalone(gen)
+	}
+	return nil
+}
+
+// fallback switches to the HTTP+SSE transport and sends the initialize
+// request m there.
+func (c *ClientStream) fallback(ctx context.Context, m *jsonrpc.Message) error {
+	l := &sseLink{core: c.clientCore, url: c.url, deliver: c.deliver}
+	if err := l.connect(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.legacy = l
+	c.mu.Unlock()
+	c.log.Info("mcphttp: server speaks the HTTP+SSE transport (2024-11-05); using it", "url", c.url)
+	return l.post(ctx, m)
+}

@@ -1,0 +1,443 @@
+package mcphttp
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// The legacy HTTP+SSE transport (protocol revision 2024-11-05, deprecated
+// since 2025-03-26): the client GETs an SSE stream whose first event,
+// "endpoint", names the URL to POST its messages to; the server answers
+// every POST with 202 and sends its own messages as "message" events on the
+// stream. A session lasts as long as the GET.
+
+// SSEHandlerOptions configures an SSEHandler. The zero value (and a nil
+// *SSEHandlerOptions) selects the defaults, which match HandlerOptions.
+type SSEHandlerOptions struct {
+	// AllowedHosts and AllowedOrigins: see HandlerOptions.
+	AllowedHosts   []string
+	AllowedOrigins []string
+	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
+	MaxBodyBytes int64
+	// MaxSessions bounds the open SSE streams; a GET beyond it gets 503.
+	// Default 10000; negative means no limit.
+	MaxSessions int
+	// KeepAliveInterval: see HandlerOptions. Default 30 seconds.
+	KeepAliveInterval time.Duration
+	// WriteTimeout: see HandlerOptions. Default 30 seconds.
+	WriteTimeout time.Duration
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// SSEHandler serves an mcp.Server over the legacy HTTP+SSE transport, for
+// clients that predate Streamable HTTP. GET opens a session and its event
+// stream; the endpoint event names the same path with a sessionId query
+// parameter, where the client POSTs its messages. Mount it at its own path
+// next to the Streamable HTTP Handler:
+//
+//	http.Handle("/mcp", mcphttp.NewHandler(server, nil))
+//	http.Handle("/sse", mcphttp.NewSSEHandler(server, nil))
+type SSEHandler struct {
+	server *mcp.Server
+	opts   SSEHandlerOptions
+	policy originPolicy
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*sseSession
+	closed   bool
+}
+
+// NewSSEHandler returns an SSEHandler serving s. opts may be nil.
+func NewSSEHandler(s *mcp.Server, opts *SSEHandlerOptions) *SSEHandler {
+	h := &SSEHandler{server: s, sessions: make(map[string]*sseSession)}
+	if opts != nil {
+		h.opts = *opts
+	}
+	o := &h.opts
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.KeepAliveInterval == 0 {
+		o.KeepAliveInterval = DefaultKeepAliveInterval
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
+	h.log = o.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Close ends every session and refuses new ones.
+func (h *SSEHandler) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	sessions := make([]*sseSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		s.Close()
+		_ = s.ss.Close()
+	}
+	for _, s := range sessions {
+		_ = s.ss.Wait()
+	}
+	return nil
+}
+
+// SessionCount reports how many sessions are open.
+func (h *SSEHandler) SessionCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sessions)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := h.policy.check(r); msg != "" {
+		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		h.serveGet(w, r)
+	case http.MethodPost:
+		h.servePost(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed; allowed: GET, POST")
+	}
+}
+
+// sseSession is one HTTP+SSE session: the stream its mcp.ServerSession runs
+// on. Everything the server sends goes to the GET connection.
+type sseSession struct {
+	h         *SSEHandler
+	id        string
+	ss        *mcp.ServerSession
+	conn      *sseConn
+	in        chan *jsonrpc.Message
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (s *sseSession) Read(ctx context.Context) (*jsonrpc.Message, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *sseSession) Write(_ context.Context, m *jsonrpc.Message) error {
+	select {
+	case <-s.done:
+		return jsonrpc.ErrClosed
+	default:
+	}
+	dp := bufPool.Get().(*[]byte)
+	bp := bufPool.Get().(*[]byte)
+	data := m.AppendJSON((*dp)[:0])
+	b := appendEvent((*bp)[:0], "", "message", 0, data)
+	err := s.conn.write(b)
+	putBuf(dp, data)
+	putBuf(bp, b)
+	return err
+}
+
+func (s *sseSession) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.conn.end()
+		s.h.mu.Lock()
+		delete(s.h.sessions, s.id)
+		s.h.mu.Unlock()
+	})
+	return nil
+}
+
+func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	if h.closed || (h.opts.MaxSessions > 0 && len(h.sessions) >= h.opts.MaxSessions) {
+		h.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: session limit reached; try again later")
+		return
+	}
+	s := &sseSession{h: h, id: rand.Text(), in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
+	s.conn = newSSEConn(w, h.opts.WriteTimeout)
+	h.sessions[s.id] = s
+	h.mu.Unlock()
+
+	writeSSEHeaders(w)
+	endpoint := requestPath(r) + "?sessionId=" + s.id
+	if err := s.conn.write(appendEvent(nil, "", "endpoint", 0, []byte(endpoint))); err != nil {
+		s.Close()
+		return
+	}
+	ss, err := h.server.Connect(context.Background(), s)
+	if err != nil {
+		s.Close()
+		return
+	}
+	s.ss = ss
+	defer func() {
+		s.Close()
+		_ = ss.Close()
+	}()
+	var tick <-chan time.Time
+	if h.opts.KeepAliveInterval > 0 {
+		t := time.NewTicker(h.opts.KeepAliveInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	defer s.conn.kill()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.conn.done:
+			return
+		case <-ss.Done():
+			return
+		case <-tick:
+			if s.conn.write(keepAliveComment) != nil {
+				return
+			}
+		}
+	}
+}
+
+// requestPath is the path the client used (before any http.StripPrefix).
+func requestPath(r *http.Request) string {
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
+		return u.EscapedPath()
+	}
+	return r.URL.EscapedPath()
+}
+
+func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
+	sid := r.URL.Query().Get("sessionId")
+	if sid == "" {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: missing sessionId query parameter (GET the SSE stream first)")
+		return
+	}
+	h.mu.Lock()
+	s := h.sessions[sid]
+	h.mu.Unlock()
+	if s == nil || s.ss == nil {
+		errSessionNotFound(w, jsonrpc.ID{})
+		return
+	}
+	if !isJSONContent(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
+		return
+	}
+	body, status, err := readBody(w, r, h.opts.MaxBodyBytes)
+	if err != nil {
+		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return
+	}
+	msg := jsonrpc.Decode(body)
+	if msg.Invalid != nil {
+		writeError(w, http.StatusBadRequest, msg.ID, msg.Invalid.Code, msg.Invalid.Message)
+		return
+	}
+	setInfo(msg, newRequestInfo(r, sid))
+	select {
+	case s.in <- msg:
+	case <-s.done:
+		errSessionNotFound(w, jsonrpc.ID{})
+		return
+	case <-r.Context().Done():
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = io.WriteString(w, "Accepted")
+}
+
+// SSEClientStream is the client side of the legacy HTTP+SSE transport: a
+// jsonrpc.Stream for mcp.Client.Connect. The first Write opens the event
+// stream and waits for the endpoint event; messages are then POSTed there.
+// When the server ends the event stream, Read returns io.EOF (the transport
+// has no resumption). ClientStream falls back to it by itself; use it
+// directly only for servers known to speak HTTP+SSE alone.
+type SSEClientStream struct {
+	*clientCore
+	link *sseLink
+
+	connectMu sync.Mutex
+	connected bool
+}
+
+// NewSSEClientStream returns a stream to the HTTP+SSE server whose event
+// stream is at url. opts may be nil; its Streamable HTTP settings are
+// ignored.
+func NewSSEClientStream(url string, opts *ClientOptions) *SSEClientStream {
+	c := &SSEClientStream{clientCore: newClientCore(opts)}
+	c.link = &sseLink{core: c.clientCore, url: url, deliver: c.push}
+	return c
+}
+
+// Read implements jsonrpc.Stream.
+func (c *SSEClientStream) Read(ctx context.Context) (*jsonrpc.Message, error) { return c.read(ctx) }
+
+// Write implements jsonrpc.Stream.
+func (c *SSEClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
+	if c.isClosed() {
+		return jsonrpc.ErrClosed
+	}
+	c.connectMu.Lock()
+	if !c.connected {
+		if err := c.link.connect(ctx); err != nil {
+			c.connectMu.Unlock()
+			return err
+		}
+		c.connected = true
+	}
+	c.connectMu.Unlock()
+	return c.link.post(ctx, m)
+}
+
+// Close implements jsonrpc.Stream: it ends the event stream (and with it
+// the session) and waits for the background reader.
+func (c *SSEClientStream) Close() error {
+	c.shutdown()
+	return nil
+}
+
+// sseLink is an HTTP+SSE connection: the event stream and the POST endpoint
+// it named.
+type sseLink struct {
+	core     *clientCore
+	url      string
+	deliver  func(*jsonrpc.Message) bool
+	endpoint string
+}
+
+// connect opens the event stream and waits for the endpoint event (as long
+// as ctx allows); a background goroutine then reads the messages.
+func (l *sseLink) connect(ctx context.Context) error {
+	base, err := url.Parse(l.url)
+	if err != nil {
+		return err
+	}
+	reqCtx, cancel := context.WithCancel(l.core.bg)
+	stop := context.AfterFunc(ctx, cancel)
+	fail := func(err error) error {
+		stop()
+		cancel()
+		return err
+	}
+	req, err := l.core.newRequest(reqCtx, http.MethodGet, l.url, nil)
+	if err != nil {
+		return fail(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := l.core.hc.Do(req)
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
+		return fail(httpError(resp))
+	}
+	r := newSSEReader(resp.Body, l.core.max)
+	for l.endpoint == "" {
+		ev, err := r.next()
+		if err != nil {
+			resp.Body.Close()
+			return fail(fmt.Errorf("mcphttp: no endpoint event on the HTTP+SSE stream: %w", err))
+		}
+		if ev.event != "endpoint" {
+			continue
+		}
+		ep, err := base.Parse(strings.TrimSpace(string(ev.data)))
+		if err != nil || ep.Scheme != base.Scheme || ep.Host != base.Host {
+			resp.Body.Close()
+			return fail(fmt.Errorf("mcphttp: HTTP+SSE endpoint %q is not on the server's origin", ev.data))
+		}
+		l.endpoint = ep.String()
+	}
+	if !stop() {
+		resp.Body.Close()
+		cancel()
+		return ctx.Err()
+	}
+	ok := l.core.goBackground(func() {
+		defer cancel()
+		defer resp.Body.Close()
+		defer l.core.ended()
+		for {
+			ev, err := r.next()
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					l.core.log.Debug("mcphttp: HTTP+SSE stream ended", "err", err)
+				}
+				return
+			}
+			if len(ev.data) == 0 || (ev.event != "" && ev.event != "message") {
+				continue
+			}
+			m := jsonrpc.Decode(ev.data)
+			if m.Invalid != nil {
+				l.core.log.Warn("mcphttp: invalid message in SSE stream", "err", m.Invalid.Message)
+				continue
+			}
+			if !l.deliver(m) {
+				return
+			}
+		}
+	})
+	if !ok {
+		resp.Body.Close()
+		cancel()
+		return jsonrpc.ErrClosed
+	}
+	return nil
+}
+
+// post sends one message to the endpoint.
+func (l *sseLink) post(ctx context.Context, m *jsonrpc.Message) error {
+	req, err := l.core.newRequest(ctx, http.MethodPost, l.endpoint, m.AppendJSON(nil))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := l.core.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return httpError(resp)
+	}
+	drain(resp)
+	return nil
+}
+
+var _ = strconv.Itoa
