@@ -70,44 +70,44 @@ func newGoSDKTestClient() (*gosdk.Client, *goSDKClientEvents) {
 
 // TestGoSDKClientAgainstOurServer drives a server built from this library
 // with the official go-sdk client over stdio framing (in-process io.Pipe and
-// kernel os.Pipe), through every feature both sides implement.
+// kernel os.Pipe), through every feature both sides implement, in both
+// protocol eras: 2025-11-25 (initialize handshake, pinned by the client) and
+// 2026-07-28 (stateless, what the two negotiate by default).
 func TestGoSDKClientAgainstOurServer(t *testing.T) {
 	for _, kind := range []string{kindIOPipe, kindOSPipe} {
-		t.Run(kind, func(t *testing.T) {
-			f := newOurFixture(nil)
-			p := serveOurFixture(t, f, kind)
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			client, ev := newGoSDKTestClient()
-			// No ProtocolVersion: go-sdk first tries the stateless
-			// 2026-07-28 server/discover, and must fall back to the
-			// initialize handshake with our stateful server.
-			cs, err := client.Connect(ctx, &gosdk.IOTransport{Reader: p.s2cR, Writer: p.c2sW}, nil)
-			if err != nil {
-				t.Fatalf("connect: %v", err)
-			}
-			defer cs.Close()
-			waitFor(t, f.initialized, "notifications/initialized")
-			ss := f.server.Sessions()
-			if len(ss) != 1 {
-				t.Fatalf("server has %d sessions, want 1", len(ss))
-			}
-			g := &goSDKScenario{t: t, ctx: ctx, cs: cs, client: client, ev: ev, f: f, ss: ss[0]}
-			t.Run("initialize", g.initialize)
-			t.Run("ping", g.ping)
-			t.Run("tools", g.tools)
-			t.Run("progress", g.progress)
-			t.Run("logging", g.logging)
-			t.Run("sampling", g.sampling)
-			t.Run("elicitation", g.elicitation)
-			t.Run("roots", g.roots)
-			t.Run("cancellation", g.cancellation)
-			t.Run("resources", g.resources)
-			t.Run("subscriptions", g.subscriptions)
-			t.Run("prompts", g.prompts)
-			t.Run("completion", g.completion)
-			t.Run("listChanged", g.listChanged)
-		})
+		for _, era := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(kind+"/"+era, func(t *testing.T) {
+				f := newOurFixture(nil)
+				p := serveOurFixture(t, f, kind)
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				client, ev := newGoSDKTestClient()
+				var opts *gosdk.ClientSessionOptions
+				if era != "2026-07-28" {
+					opts = &gosdk.ClientSessionOptions{ProtocolVersion: era}
+				}
+				cs, err := client.Connect(ctx, &gosdk.IOTransport{Reader: p.s2cR, Writer: p.c2sW}, opts)
+				if err != nil {
+					t.Fatalf("connect: %v", err)
+				}
+				defer cs.Close()
+				if got := cs.InitializeResult().ProtocolVersion; got != era {
+					t.Fatalf("negotiated %q, want %q", got, era)
+				}
+				g := &goSDKScenario{ctx: ctx, cs: cs, client: client, ev: ev, f: f, modern: era == "2026-07-28"}
+				if !g.modern {
+					waitFor(t, f.initialized, "notifications/initialized")
+				}
+				if ss := f.server.Sessions(); len(ss) == 1 {
+					g.ss = ss[0]
+				} else {
+					t.Fatalf("server has %d sessions, want 1", len(ss))
+				}
+				for _, step := range g.steps() {
+					t.Run(step.name, step.run)
+				}
+			})
+		}
 	}
 }
 
@@ -150,13 +150,38 @@ func TestGoSDKClientVersions(t *testing.T) {
 
 // goSDKScenario is one connected go-sdk client and our fixture server.
 type goSDKScenario struct {
-	t      *testing.T
+	modern bool // the session speaks 2026-07-28
 	ctx    context.Context
 	cs     *gosdk.ClientSession
 	client *gosdk.Client
 	ev     *goSDKClientEvents
 	f      *ourFixture
 	ss     *gomcp.ServerSession
+}
+
+// scenarioStep is one named part of an interop scenario.
+type scenarioStep struct {
+	name string
+	run  func(t *testing.T)
+}
+
+func (g *goSDKScenario) steps() []scenarioStep {
+	return []scenarioStep{
+		{"initialize", g.initialize},
+		{"ping", g.ping},
+		{"tools", g.tools},
+		{"progress", g.progress},
+		{"logging", g.logging},
+		{"sampling", g.sampling},
+		{"elicitation", g.elicitation},
+		{"roots", g.roots},
+		{"cancellation", g.cancellation},
+		{"resources", g.resources},
+		{"subscriptions", g.subscriptions},
+		{"prompts", g.prompts},
+		{"completion", g.completion},
+		{"listChanged", g.listChanged},
+	}
 }
 
 func (g *goSDKScenario) initialize(t *testing.T) {

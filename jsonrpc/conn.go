@@ -380,11 +380,21 @@ func (c *Conn) call(ctx context.Context, m *Message) (result any, err error) {
 	return c.handler.Handle(ctx, m)
 }
 
-// response builds the reply for a finished request.
-func (c *Conn) response(id ID, result any, err error) *Message {
+// response builds the reply for a finished request. Encoding the result runs
+// the handler's MarshalJSON methods, so a panic there is recovered too.
+func (c *Conn) response(id ID, result any, err error) (reply *Message) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("jsonrpc: encoding a result panicked", "id", id, "panic", p, "stack", string(debug.Stack()))
+			reply = NewErrorResponse(id, NewError(CodeInternalError, "internal error"))
+		}
+	}()
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
+			if e == nil { // a typed nil *Error: still a failure
+				e = NewError(CodeInternalError, "internal error")
+			}
 			return NewErrorResponse(id, e)
 		}
 		return NewErrorResponse(id, NewError(CodeInternalError, err.Error()))
@@ -525,11 +535,10 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return nil, fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
 	if c.opts.CallTimeout > 0 {
-		if _, has := ctx.Deadline(); !has {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
-			defer cancel()
-		}
+		// WithTimeout keeps ctx's own deadline when that is earlier.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
+		defer cancel()
 	}
 	n := c.nextID.Add(1)
 	ch := chanPool.Get().(chan *Message)
@@ -546,27 +555,33 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		c.forget(n, ch)
 		return nil, err
 	}
+	var resp *Message
 	select {
-	case resp := <-ch:
-		chanPool.Put(ch)
-		if resp.Error != nil {
-			return nil, resp.Error
-		}
-		return resp.Result, nil
+	case resp = <-ch:
 	case <-ctx.Done():
-		if c.forget(n, ch) && c.opts.OnCancel != nil {
-			c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
+		if c.forget(n, ch) {
+			if c.opts.OnCancel != nil {
+				c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
+			}
+			return nil, ctx.Err()
 		}
-		return nil, ctx.Err()
+		resp = <-ch // the response won the race; resolve is handing it over
 	case <-c.readDone:
-		c.forget(n, ch)
-		return nil, ErrClosed
+		if c.forget(n, ch) {
+			return nil, ErrClosed
+		}
+		resp = <-ch // it arrived just before the stream ended
 	}
+	chanPool.Put(ch)
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
 }
 
 // forget removes a pending call. It reports whether the call was still
-// pending; if its response raced in, the channel is drained so it can be
-// reused.
+// pending (and returns ch to the pool if so). If not, resolve took the call
+// and is sending its response on ch, which the caller must receive.
 func (c *Conn) forget(n int64, ch chan *Message) bool {
 	c.mu.Lock()
 	_, ok := c.pending[n]
@@ -575,7 +590,6 @@ func (c *Conn) forget(n int64, ch chan *Message) bool {
 	if ok {
 		chanPool.Put(ch)
 	}
-	// If !ok, resolve took the channel and will send on it; leave it to the GC.
 	return ok
 }
 

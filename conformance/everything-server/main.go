@@ -7,16 +7,21 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 func main() {
 	verbose := flag.Bool("v", false, "log diagnostics to stderr")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -25,8 +30,38 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := everything.NewServer(&everything.Options{Logger: logger})
+	if *httpAddr != "" {
+		if err := serveHTTP(ctx, *httpAddr, s, logger); err != nil {
+			fmt.Fprintln(os.Stderr, "everything-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := s.Run(ctx, transport.Stdio()); err != nil && err != context.Canceled {
 		fmt.Fprintln(os.Stderr, "everything-server:", err)
 		os.Exit(1)
 	}
+}
+
+// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse until
+// ctx ends.
+func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger) error {
+	streamable := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger})
+	legacy := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{Logger: logger})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/sse", legacy)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		streamable.Close()
+		legacy.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -192,25 +191,25 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	s := &sseSession{h: h, id: rand.Text(), in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
-	h.sessions[s.id] = s
-	h.mu.Unlock()
-
-	writeSSEHeaders(w)
-	endpoint := requestPath(r) + "?sessionId=" + s.id
-	if err := s.conn.write(appendEvent(nil, "", "endpoint", 0, []byte(endpoint))); err != nil {
-		s.Close()
-		return
-	}
 	ss, err := h.server.Connect(context.Background(), s)
 	if err != nil {
-		s.Close()
+		h.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server cannot start a session now")
 		return
 	}
 	s.ss = ss
+	h.sessions[s.id] = s
+	h.mu.Unlock()
 	defer func() {
 		s.Close()
 		_ = ss.Close()
 	}()
+
+	writeSSEHeaders(w)
+	endpoint := requestPath(r) + "?sessionId=" + s.id
+	if s.conn.write(appendEvent(nil, "", "endpoint", 0, []byte(endpoint))) != nil {
+		return
+	}
 	var tick <-chan time.Time
 	if h.opts.KeepAliveInterval > 0 {
 		t := time.NewTicker(h.opts.KeepAliveInterval)
@@ -251,7 +250,7 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	s := h.sessions[sid]
 	h.mu.Unlock()
-	if s == nil || s.ss == nil {
+	if s == nil {
 		errSessionNotFound(w, jsonrpc.ID{})
 		return
 	}
@@ -439,5 +438,3 @@ func (l *sseLink) post(ctx context.Context, m *jsonrpc.Message) error {
 	drain(resp)
 	return nil
 }
-
-var _ = strconv.Itoa

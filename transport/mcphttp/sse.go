@@ -94,7 +94,7 @@ func (r *sseReader) next() (sseEvent, error) {
 			// A lone CR also ends a line; split it off here (ReadSlice
 			// stops at LF only).
 			var rest []byte
-			if i := bytes.IndexByte(line, '\r'); i == len(line)-1 {
+			if i := bytes.IndexByte(line, '\r'); i >= 0 && i == len(line)-1 {
 				line = line[:i] // CRLF
 			} else if i >= 0 {
 				line, rest = line[:i], line[i+1:]

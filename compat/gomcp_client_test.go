@@ -1,0 +1,524 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	gomcp "github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
+)
+
+// ourClientEvents collects what a client of this library receives.
+type ourClientEvents struct {
+	logs         chan *gomcp.LoggingMessageParams
+	updated      chan string
+	toolsChanged chan struct{}
+}
+
+func newOurTestClient(version string) (*gomcp.Client, *ourClientEvents) {
+	ev := &ourClientEvents{
+		logs:         make(chan *gomcp.LoggingMessageParams, 32),
+		updated:      make(chan string, 8),
+		toolsChanged: make(chan struct{}, 8),
+	}
+	c := gomcp.NewClient(&gomcp.Implementation{Name: "gomcp-client", Version: "1.0.0"}, &gomcp.ClientOptions{
+		ProtocolVersion: version,
+		CreateMessageHandler: func(_ context.Context, req *gomcp.CreateMessageRequest) (*gomcp.CreateMessageResult, error) {
+			if len(req.Params.Messages) != 1 || len(req.Params.Messages[0].Content) != 1 {
+				return nil, errors.New("want one message with one block")
+			}
+			text, ok := req.Params.Messages[0].Content[0].(*gomcp.TextContent)
+			if !ok {
+				return nil, errors.New("want text content")
+			}
+			return &gomcp.CreateMessageResult{Model: "test-model", Role: gomcp.RoleAssistant,
+				Content: []gomcp.Content{&gomcp.TextContent{Text: "echo " + text.Text}}, StopReason: gomcp.StopReasonEndTurn}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *gomcp.ElicitRequest) (*gomcp.ElicitResult, error) {
+			if req.Params.Message != "What is your name?" || req.Params.RequestedSchema == nil ||
+				req.Params.RequestedSchema.Property("name") == nil {
+				return nil, errors.New("unexpected elicitation request")
+			}
+			return &gomcp.ElicitResult{Action: gomcp.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
+		},
+		Roots: []*gomcp.Root{{URI: "file:///workspace", Name: "workspace"}},
+		LoggingMessageHandler: func(_ context.Context, _ *gomcp.ClientSession, p *gomcp.LoggingMessageParams) {
+			ev.logs <- p
+		},
+		ResourceUpdatedHandler: func(_ context.Context, _ *gomcp.ClientSession, p *gomcp.ResourceUpdatedNotificationParams) {
+			ev.updated <- p.URI
+		},
+		ToolListChangedHandler: func(context.Context, *gomcp.ClientSession) {
+			ev.toolsChanged <- struct{}{}
+		},
+	})
+	return c, ev
+}
+
+// connectOurClient connects c over the client ends of p.
+func connectOurClient(t *testing.T, ctx context.Context, c *gomcp.Client, p pipes) *gomcp.ClientSession {
+	t.Helper()
+	cs, err := c.Connect(ctx, transport.NewLineStream(p.s2cR, p.c2sW, closeAll{p.s2cR, p.c2sW}, nil))
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestOurClientAgainstGoSDKServer drives a server built with the official
+// go-sdk with this library's client over stdio framing, through every
+// feature both sides implement.
+func TestOurClientAgainstGoSDKServer(t *testing.T) {
+	for _, kind := range []string{kindIOPipe, kindOSPipe} {
+		t.Run(kind, func(t *testing.T) {
+			f := newGoSDKFixture()
+			p, ss := serveGoSDKFixture(t, f, kind)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			client, ev := newOurTestClient("")
+			cs := connectOurClient(t, ctx, client, p)
+			waitFor(t, f.initialized, "notifications/initialized")
+			o := &ourClientScenario{ctx: ctx, cs: cs, client: client, ev: ev, f: f, ss: ss}
+			t.Run("initialize", o.initialize)
+			t.Run("ping", o.ping)
+			t.Run("tools", o.tools)
+			t.Run("progress", o.progress)
+			t.Run("logging", o.logging)
+			t.Run("sampling", o.sampling)
+			t.Run("elicitation", o.elicitation)
+			t.Run("roots", o.roots)
+			t.Run("cancellation", o.cancellation)
+			t.Run("resources", o.resources)
+			t.Run("subscriptions", o.subscriptions)
+			t.Run("prompts", o.prompts)
+			t.Run("completion", o.completion)
+			t.Run("listChanged", o.listChanged)
+		})
+	}
+}
+
+// TestOurClientVersions connects our client to the go-sdk server asking for
+// each protocol revision both implement.
+func TestOurClientVersions(t *testing.T) {
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
+			f := newGoSDKFixture()
+			p, ss := serveGoSDKFixture(t, f, kindIOPipe)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			client, _ := newOurTestClient(v)
+			cs := connectOurClient(t, ctx, client, p)
+			if got := cs.ProtocolVersion(); got != v {
+				t.Fatalf("negotiated %q, want %q", got, v)
+			}
+			if got := ss.InitializeParams().ProtocolVersion; got != v {
+				t.Errorf("go-sdk server saw %q, want %q", got, v)
+			}
+			res, err := cs.CallTool(ctx, &gomcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":20,"b":22}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text, _ := res.Content[0].(*gomcp.TextContent); res.IsError || text == nil || text.Text != `{"sum":42}` {
+				t.Errorf("add: %+v", res)
+			}
+		})
+	}
+}
+
+// ourClientScenario is one connected client of this library and the go-sdk
+// fixture server.
+type ourClientScenario struct {
+	ctx    context.Context
+	cs     *gomcp.ClientSession
+	client *gomcp.Client
+	ev     *ourClientEvents
+	f      *goSDKFixture
+	ss     *gosdk.ServerSession
+}
+
+// callText calls a tool and returns its single text block.
+func (o *ourClientScenario) callText(t *testing.T, name, args string) string {
+	t.Helper()
+	return o.callTextCtx(t, o.ctx, name, args)
+}
+
+func (o *ourClientScenario) callTextCtx(t *testing.T, ctx context.Context, name, args string) string {
+	t.Helper()
+	res, err := o.cs.CallTool(ctx, &gomcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("%s: %+v", name, res)
+	}
+	text, ok := res.Content[0].(*gomcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content %T", name, res.Content[0])
+	}
+	return text.Text
+}
+
+func (o *ourClientScenario) initialize(t *testing.T) {
+	init := o.cs.InitializeResult()
+	if init.ProtocolVersion != gomcp.LatestStatefulVersion {
+		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, gomcp.LatestStatefulVersion)
+	}
+	if init.ServerInfo == nil || init.ServerInfo.Name != "go-sdk-fixture" || init.ServerInfo.Version != "1.2.3" {
+		t.Errorf("server info %+v", init.ServerInfo)
+	}
+	caps := o.cs.ServerCapabilities()
+	if caps.Tools == nil || caps.Prompts == nil || caps.Resources == nil || !caps.Resources.Subscribe ||
+		caps.Logging == nil || caps.Completions == nil {
+		t.Errorf("capabilities %+v", caps)
+	}
+	ip := o.ss.InitializeParams()
+	if ip.ClientInfo == nil || ip.ClientInfo.Name != "gomcp-client" {
+		t.Errorf("go-sdk saw client info %+v", ip.ClientInfo)
+	}
+	if c := ip.Capabilities; c == nil || c.Sampling == nil || c.Elicitation == nil || c.RootsV2 == nil && c.Roots.ListChanged == false {
+		t.Errorf("go-sdk saw client capabilities %+v", ip.Capabilities)
+	}
+}
+
+func (o *ourClientScenario) ping(t *testing.T) {
+	if err := o.cs.Ping(o.ctx); err != nil {
+		t.Errorf("client ping: %v", err)
+	}
+	if err := o.ss.Ping(o.ctx, nil); err != nil {
+		t.Errorf("server ping: %v", err)
+	}
+}
+
+func (o *ourClientScenario) tools(t *testing.T) {
+	ctx, cs := o.ctx, o.cs
+	first, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) != 3 || first.NextCursor == "" {
+		t.Errorf("first page: %d tools, cursor %q; want 3 and a cursor", len(first.Tools), first.NextCursor)
+	}
+	var names []string
+	tools := map[string]*gomcp.Tool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		tools[tool.Name] = tool
+	}
+	if !slices.Equal(names, fixtureToolNames) {
+		t.Errorf("tools = %v, want %v", names, fixtureToolNames)
+	}
+	add := tools["add"]
+	if add == nil || !bytes.Contains(add.InputSchema, []byte(`"integer"`)) || add.OutputSchema == nil {
+		t.Fatalf("add tool %+v: want inferred input and output schemas", add)
+	}
+
+	// The tools were listed, so our client validates structured content
+	// against the output schema go-sdk declared.
+	res, err := cs.CallTool(ctx, &gomcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":2,"b":40}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out addOut
+	if res.IsError || json.Unmarshal(res.StructuredContent, &out) != nil || out.Sum != 42 {
+		t.Errorf("add: %+v", res)
+	}
+	if text, _ := res.Content[0].(*gomcp.TextContent); text == nil || text.Text != `{"sum":42}` {
+		t.Errorf("add content %+v", res.Content)
+	}
+
+	if got := o.callText(t, "echo", `{"text":"héllo <&> \"q\"\n"}`); got != "héllo <&> \"q\"\n" {
+		t.Errorf("echo = %q", got)
+	}
+
+	res, err = cs.CallTool(ctx, &gomcp.CallToolParams{Name: "fail", Arguments: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gomcp.TextContent); !res.IsError || text == nil || !strings.Contains(text.Text, "boom") {
+		t.Errorf("fail: %+v", res)
+	}
+
+	// go-sdk validates arguments against the schema too.
+	res, err = cs.CallTool(ctx, &gomcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":"two","b":40}`)})
+	if err == nil && !res.IsError {
+		t.Errorf("add with a string argument: want an error, got %+v", res)
+	}
+
+	_, err = cs.CallTool(ctx, &gomcp.CallToolParams{Name: "no-such-tool", Arguments: json.RawMessage(`{}`)})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		t.Errorf("unknown tool: err = %v, want a JSON-RPC error", err)
+	}
+
+	res, err = cs.CallTool(ctx, &gomcp.CallToolParams{Name: "image", Arguments: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("image: %d content blocks, want 2", len(res.Content))
+	}
+	img, _ := res.Content[0].(*gomcp.ImageContent)
+	if img == nil || img.MIMEType != "image/png" {
+		t.Fatalf("image block %+v", res.Content[0])
+	}
+	if data, err := img.DecodeData(); err != nil || !bytes.Equal(data, logoBytes) {
+		t.Errorf("image data %v, %v", data, err)
+	}
+	er, _ := res.Content[1].(*gomcp.EmbeddedResource)
+	if er == nil {
+		t.Fatalf("embedded resource block %+v", res.Content[1])
+	}
+	if trc, _ := er.Resource.(*gomcp.TextResourceContents); trc == nil || trc.URI != helloURI || trc.Text != helloText {
+		t.Errorf("embedded resource %+v", er.Resource)
+	}
+}
+
+func (o *ourClientScenario) progress(t *testing.T) {
+	// go-sdk sends no log messages until the client sets a level.
+	if err := o.cs.SetLoggingLevel(o.ctx, gomcp.LevelInfo); err != nil {
+		t.Fatal(err)
+	}
+	var got []*gomcp.ProgressNotificationParams
+	ctx := gomcp.WithProgress(o.ctx, func(p *gomcp.ProgressNotificationParams) { got = append(got, p) })
+	if text := o.callTextCtx(t, ctx, "progress", `{}`); text != "done" {
+		t.Errorf("progress = %q", text)
+	}
+	// Progress notifications are handled in order on the notification lane
+	// and may still be in flight when the response arrives; the log
+	// message the tool sends after them marks their end.
+	l := waitFor(t, o.ev.logs, "log message")
+	if l.Level != gomcp.LevelInfo || l.Logger != "fixture" || string(l.Data) != `"progress done"` {
+		t.Errorf("log: %+v (data %s)", l, l.Data)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d progress notifications, want 3", len(got))
+	}
+	for i, msg := range []string{"one", "two", "three"} {
+		p := got[i]
+		if p.Progress != float64(i+1) || p.Total != 3 || p.Message != msg {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+}
+
+func (o *ourClientScenario) logging(t *testing.T) {
+	if err := o.cs.SetLoggingLevel(o.ctx, gomcp.LevelWarning); err != nil {
+		t.Fatal(err)
+	}
+	if text := o.callText(t, "log", `{}`); text != "logged" {
+		t.Errorf("log = %q", text)
+	}
+	var levels []string
+	for range 2 {
+		l := waitFor(t, o.ev.logs, "log message")
+		levels = append(levels, l.Level.String())
+		var data map[string]any
+		if err := json.Unmarshal(l.Data, &data); err != nil || data["level"] != l.Level.String() {
+			t.Errorf("log data %s does not match level %v", l.Data, l.Level)
+		}
+	}
+	if !slices.Equal(sortedCopy(levels), []string{"error", "warning"}) {
+		t.Errorf("levels = %v, want warning and error only", levels)
+	}
+	select {
+	case l := <-o.ev.logs:
+		t.Errorf("unexpected log below the level set: %+v", l)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func (o *ourClientScenario) sampling(t *testing.T) {
+	if got := o.callText(t, "sample", `{"text":"hi"}`); got != "test-model: echo hi" {
+		t.Errorf("sample = %q", got)
+	}
+}
+
+func (o *ourClientScenario) elicitation(t *testing.T) {
+	if got := o.callText(t, "elicit", `{}`); got != "accept Ada" {
+		t.Errorf("elicit = %q", got)
+	}
+}
+
+func (o *ourClientScenario) roots(t *testing.T) {
+	if got := o.callText(t, "roots", `{}`); got != "file:///workspace" {
+		t.Errorf("roots = %q", got)
+	}
+	o.client.SetRoots(&gomcp.Root{URI: "file:///workspace", Name: "workspace"}, &gomcp.Root{URI: "file:///other"})
+	waitFor(t, o.f.rootsChange, "notifications/roots/list_changed")
+	if got := o.callText(t, "roots", `{}`); got != "file:///workspace,file:///other" {
+		t.Errorf("roots after SetRoots = %q", got)
+	}
+}
+
+func (o *ourClientScenario) cancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(o.ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := o.cs.CallTool(ctx, &gomcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
+		errc <- err
+	}()
+	waitFor(t, o.f.blockStarted, "the block tool to start")
+	cancel()
+	if err := waitFor(t, errc, "CallTool to return"); !errors.Is(err, context.Canceled) {
+		t.Errorf("CallTool error = %v, want context.Canceled", err)
+	}
+	if cause := waitFor(t, o.f.cancelled, "the handler's context to end"); cause == nil || cause.Error() == "never cancelled" {
+		t.Errorf("handler context cause = %v, want cancellation by the peer", cause)
+	}
+	if err := o.cs.Ping(o.ctx); err != nil {
+		t.Errorf("ping after cancellation: %v", err)
+	}
+}
+
+func (o *ourClientScenario) resources(t *testing.T) {
+	ctx, cs := o.ctx, o.cs
+	var uris []string
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	if !slices.Equal(uris, []string{helloURI, logoURI}) {
+		t.Errorf("resources = %v", uris)
+	}
+	lt, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != userTemplate {
+		t.Errorf("templates = %+v", lt.ResourceTemplates)
+	}
+	read := func(uri string) gomcp.ResourceContents {
+		t.Helper()
+		rr, err := cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		if len(rr.Contents) != 1 {
+			t.Fatalf("read %s: %d contents", uri, len(rr.Contents))
+		}
+		return rr.Contents[0]
+	}
+	if c, _ := read(helloURI).(*gomcp.TextResourceContents); c == nil || c.Text != helloText || c.MIMEType != "text/plain" {
+		t.Errorf("hello = %+v", c)
+	}
+	b, _ := read(logoURI).(*gomcp.BlobResourceContents)
+	if b == nil {
+		t.Fatal("logo is not a blob")
+	}
+	if data, err := b.DecodeData(); err != nil || !bytes.Equal(data, logoBytes) {
+		t.Errorf("logo = %v, %v", data, err)
+	}
+	if c, _ := read("file:///users/42").(*gomcp.TextResourceContents); c == nil || c.Text != "user 42" {
+		t.Errorf("user 42 = %+v", c)
+	}
+	_, err = cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "file:///missing"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != gomcp.CodeResourceNotFound {
+		t.Errorf("missing resource: err = %v, want code %d", err, gomcp.CodeResourceNotFound)
+	}
+}
+
+func (o *ourClientScenario) subscriptions(t *testing.T) {
+	if err := o.cs.Subscribe(o.ctx, &gomcp.SubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFor(t, o.f.subscribed, "subscribe"); got != "+"+helloURI {
+		t.Errorf("subscribe handler saw %q", got)
+	}
+	if err := o.f.server.ResourceUpdated(o.ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if uri := waitFor(t, o.ev.updated, "notifications/resources/updated"); uri != helloURI {
+		t.Errorf("updated %q", uri)
+	}
+	if err := o.cs.Unsubscribe(o.ctx, &gomcp.UnsubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFor(t, o.f.subscribed, "unsubscribe"); got != "-"+helloURI {
+		t.Errorf("unsubscribe handler saw %q", got)
+	}
+	if err := o.f.server.ResourceUpdated(o.ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.cs.Ping(o.ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-o.ev.updated:
+		t.Errorf("update for %q after unsubscribing", uri)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func (o *ourClientScenario) prompts(t *testing.T) {
+	lp, err := o.cs.ListPrompts(o.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lp.Prompts) != 1 || lp.Prompts[0].Name != fixturePrompt || len(lp.Prompts[0].Arguments) != 1 ||
+		!lp.Prompts[0].Arguments[0].Required {
+		t.Errorf("prompts = %+v", lp.Prompts)
+	}
+	gp, err := o.cs.GetPrompt(o.ctx, &gomcp.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Role != gomcp.RoleUser || gp.Description != "a greeting" {
+		t.Fatalf("prompt = %+v", gp)
+	}
+	if text, _ := gp.Messages[0].Content.(*gomcp.TextContent); text == nil || text.Text != "Hello, Ada!" {
+		t.Errorf("prompt message %+v", gp.Messages[0].Content)
+	}
+	if _, err := o.cs.GetPrompt(o.ctx, &gomcp.GetPromptParams{Name: "no-such-prompt"}); err == nil {
+		t.Error("unknown prompt: want an error")
+	}
+}
+
+func (o *ourClientScenario) completion(t *testing.T) {
+	res, err := o.cs.Complete(o.ctx, &gomcp.CompleteParams{
+		Ref:      gomcp.CompleteReference{Type: gomcp.RefTypePrompt, Name: fixturePrompt},
+		Argument: gomcp.CompleteArgument{Name: "name", Value: "al"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Completion.Values, []string{"alice", "albert"}) || res.Completion.Total != 2 {
+		t.Errorf("completion = %+v", res.Completion)
+	}
+}
+
+func (o *ourClientScenario) listChanged(t *testing.T) {
+	gosdk.AddTool(o.f.server, &gosdk.Tool{Name: "late", Description: "added after connect"},
+		func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
+		})
+	waitFor(t, o.ev.toolsChanged, "notifications/tools/list_changed")
+	n := 0
+	for _, err := range o.cs.Tools(o.ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != len(fixtureToolNames)+1 {
+		t.Errorf("%d tools after AddTool, want %d", n, len(fixtureToolNames)+1)
+	}
+	if got := o.callText(t, "late", `{}`); got != "late" {
+		t.Errorf("late = %q", got)
+	}
+}

@@ -1,0 +1,702 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/jsonschema"
+)
+
+// ClientOptions configures a Client. The zero value is usable: such a client
+// declares no capabilities and ignores server notifications.
+type ClientOptions struct {
+	// ProtocolVersion is the newest revision the client asks for. Default
+	// LatestVersion: the client probes with server/discover and speaks
+	// 2026-07-28 to servers that answer, and falls back to initialize (at
+	// LatestStatefulVersion) for the others. A stateful revision skips the
+	// probe and asks for that revision in initialize. The client accepts
+	// any revision the server offers that this package supports.
+	ProtocolVersion string
+	// ProbeTimeout bounds the server/discover probe. Default 3s.
+	ProbeTimeout time.Duration
+
+	// Capabilities, if set, is declared as it is. Otherwise the client
+	// declares sampling, elicitation and roots according to the handlers
+	// and roots it has.
+	Capabilities *ClientCapabilities
+
+	// CreateMessageHandler answers sampling/createMessage. Setting it
+	// declares the sampling capability (with tools support).
+	CreateMessageHandler func(ctx context.Context, req *CreateMessageRequest) (*CreateMessageResult, error)
+	// ElicitationHandler answers elicitation/create. Setting it declares
+	// the elicitation capability in form mode, and in URL mode too when
+	// ElicitationURL is true. Defaults in the requested schema are filled
+	// into accepted content that leaves them out (SEP-1034).
+	ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
+	ElicitationURL     bool
+	// ElicitationCompleteHandler receives notifications/elicitation/complete.
+	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
+
+	// Roots are the roots offered to servers (roots/list); see also
+	// Client.SetRoots. A non-nil slice declares the roots capability.
+	Roots []*Root
+
+	// Notification handlers.
+	ToolListChangedHandler     func(ctx context.Context, cs *ClientSession)
+	PromptListChangedHandler   func(ctx context.Context, cs *ClientSession)
+	ResourceListChangedHandler func(ctx context.Context, cs *ClientSession)
+	ResourceUpdatedHandler     func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
+	LoggingMessageHandler      func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
+
+	// RequestTimeout bounds every request that has no deadline of its own.
+	// Default none.
+	RequestTimeout time.Duration
+	// MaxConcurrency bounds server requests handled at once (default 64).
+	MaxConcurrency int
+
+	// Receiving and Sending wrap every incoming and outgoing message.
+	Receiving []Middleware
+	Sending   []Middleware
+
+	// Logger receives the client's diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// Client is an MCP client: an identity and a set of handlers, used to open
+// sessions with servers. It is safe for concurrent use.
+type Client struct {
+	impl    *Implementation
+	opts    ClientOptions
+	log     *slog.Logger
+	receive MethodHandler
+
+	mu       sync.Mutex
+	roots    []*Root
+	sessions map[*ClientSession]struct{}
+}
+
+// NewClient returns a client that introduces itself with impl. opts may be
+// nil.
+func NewClient(impl *Implementation, opts *ClientOptions) *Client {
+	if impl == nil {
+		impl = &Implementation{Name: "gomcp-client", Version: "0.0.0"}
+	}
+	c := &Client{impl: impl, sessions: make(map[*ClientSession]struct{})}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.ProtocolVersion == "" {
+		c.opts.ProtocolVersion = LatestVersion
+	}
+	c.roots = slices.Clone(c.opts.Roots)
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.receive = chain(c.route, c.opts.Receiving)
+	return c
+}
+
+func (c *Client) capabilities() *ClientCapabilities {
+	if c.opts.Capabilities != nil {
+		return c.opts.Capabilities
+	}
+	caps := &ClientCapabilities{}
+	if c.opts.CreateMessageHandler != nil {
+		caps.Sampling = &SamplingCapabilities{Tools: &struct{}{}}
+	}
+	if c.opts.ElicitationHandler != nil {
+		caps.Elicitation = &ElicitationCapabilities{Form: &struct{}{}}
+		if c.opts.ElicitationURL {
+			caps.Elicitation.URL = &struct{}{}
+		}
+	}
+	if c.opts.Roots != nil {
+		caps.Roots = &RootCapabilities{ListChanged: true}
+	}
+	return caps
+}
+
+// SetRoots replaces the roots offered to servers and tells every connected
+// server (notifications/roots/list_changed) when the client declared the
+// roots capability with listChanged and the session's revision has that
+// notification.
+func (c *Client) SetRoots(roots ...*Root) {
+	c.mu.Lock()
+	c.roots = slices.Clone(roots)
+	sessions := make([]*ClientSession, 0, len(c.sessions))
+	for cs := range c.sessions {
+		sessions = append(sessions, cs)
+	}
+	c.mu.Unlock()
+	if caps := c.capabilities(); caps.Roots == nil || !caps.Roots.ListChanged {
+		return // the client never offered to announce changes
+	}
+	for _, cs := range sessions {
+		if features(cs.ProtocolVersion()).rootsListChanged {
+			_ = cs.notify(context.Background(), NotificationRootsListChanged, &emptyParams{})
+		}
+	}
+}
+
+// ClientSession is a connection to one server, after the handshake.
+type ClientSession struct {
+	client *Client
+	conn   *jsonrpc.Conn
+	init   *InitializeResult
+	ready  atomic.Bool // initialize answered: cancellations may be sent
+
+	modern   bool         // the session speaks the stateless lifecycle
+	version  string       // the negotiated revision
+	logLevel atomic.Int32 // modern: the logLevel sent in each request's _meta
+
+	mu         sync.Mutex
+	progress   map[ProgressToken]func(*ProgressNotificationParams)
+	outSchemas map[string]*jsonschema.Validator // tool name -> output validator
+}
+
+// Connect opens a session on stream: it runs the initialize handshake and
+// returns once the server has answered. If the server offers a revision this
+// package does not support, Connect fails and closes the stream.
+func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSession, error) {
+	cs := &ClientSession{client: c, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
+	cs.conn = jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
+		Handler:        cs,
+		MaxConcurrency: c.opts.MaxConcurrency,
+		CallTimeout:    c.opts.RequestTimeout,
+		OnCancel:       cs.sendCancel,
+		Logger:         c.log,
+	})
+	ask := c.opts.ProtocolVersion
+	if features(ask).stateless {
+		modern, err := cs.probe(ctx)
+		if err != nil {
+			cs.conn.Close()
+			cs.conn.Wait()
+			return nil, fmt.Errorf("mcp: connect: %w", err)
+		}
+		if modern {
+			cs.modern = true
+			cs.ready.Store(true)
+			c.track(cs)
+			return cs, nil
+		}
+		ask = LatestStatefulVersion
+	}
+	var res InitializeResult
+	err := cs.call(ctx, MethodInitialize, &InitializeParams{
+		ProtocolVersion: ask,
+		Capabilities:    c.capabilities(),
+		ClientInfo:      c.impl,
+	}, &res)
+	if err == nil && (!IsSupportedVersion(res.ProtocolVersion) || features(res.ProtocolVersion).stateless) {
+		err = fmt.Errorf("mcp: server offered unsupported protocol version %q", res.ProtocolVersion)
+	}
+	if err != nil {
+		cs.conn.Close()
+		cs.conn.Wait()
+		return nil, fmt.Errorf("mcp: initialize: %w", err)
+	}
+	cs.init = &res
+	cs.version = res.ProtocolVersion
+	cs.ready.Store(true)
+	if err := cs.notify(ctx, NotificationInitialized, &emptyParams{}); err != nil {
+		cs.conn.Close()
+		cs.conn.Wait()
+		return nil, fmt.Errorf("mcp: initialized: %w", err)
+	}
+	c.track(cs)
+	return cs, nil
+}
+
+// track records a connected session until it ends.
+func (c *Client) track(cs *ClientSession) {
+	c.mu.Lock()
+	c.sessions[cs] = struct{}{}
+	c.mu.Unlock()
+	go func() {
+		<-cs.conn.Done()
+		c.mu.Lock()
+		delete(c.sessions, cs)
+		c.mu.Unlock()
+	}()
+}
+
+// Handle implements jsonrpc.Handler for messages from the server.
+func (cs *ClientSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	return cs.client.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: cs})
+}
+
+// InitializeResult returns the server's answer to initialize; for a
+// 2026-07-28 server, the same facts from its server/discover result.
+func (cs *ClientSession) InitializeResult() *InitializeResult { return cs.init }
+
+// ProtocolVersion returns the negotiated revision.
+func (cs *ClientSession) ProtocolVersion() string { return cs.version }
+
+// Stateless reports whether the session speaks the 2026-07-28 stateless
+// lifecycle.
+func (cs *ClientSession) Stateless() bool { return cs.modern }
+
+// ServerCapabilities returns what the server advertised.
+func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
+	if cs.init == nil || cs.init.Capabilities == nil {
+		return &ServerCapabilities{}
+	}
+	return cs.init.Capabilities
+}
+
+// Close ends the session and waits for its handlers to return. For a
+// subprocess transport, closing the stream runs the shutdown sequence.
+func (cs *ClientSession) Close() error {
+	err := cs.conn.Close()
+	cs.conn.Wait()
+	return err
+}
+
+// Wait blocks until the session ends.
+func (cs *ClientSession) Wait() error { return cs.conn.Wait() }
+
+// Done is closed when the session ends.
+func (cs *ClientSession) Done() <-chan struct{} { return cs.conn.Done() }
+
+func (cs *ClientSession) call(ctx context.Context, method string, params, result any) error {
+	if cs.modern {
+		return cs.callModern(ctx, method, params, result)
+	}
+	return sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, params, result)
+}
+
+func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
+	return sendNotify(ctx, cs.conn, cs, cs.client.opts.Sending, method, params)
+}
+
+func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
+	if !cs.ready.Load() {
+		return // initialize must never be cancelled
+	}
+	reason := ""
+	if cause != nil {
+		reason = cause.Error()
+	}
+	_ = cs.notify(context.Background(), NotificationCancelled, &CancelledNotificationParams{RequestID: id, Reason: reason})
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context that asks for progress on the request made
+// with it: the client attaches a fresh progress token and calls fn for each
+// notifications/progress the server sends for it, until the call returns.
+func WithProgress(ctx context.Context, fn func(*ProgressNotificationParams)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+var progressCounter atomic.Int64
+
+// withProgressToken registers a progress callback from ctx, if any, and
+// returns the meta to send and a function that unregisters it.
+func (cs *ClientSession) withProgressToken(ctx context.Context, meta *Meta) (*Meta, func()) {
+	fn, _ := ctx.Value(progressKey{}).(func(*ProgressNotificationParams))
+	if fn == nil {
+		return meta, func() {}
+	}
+	tok := jsonrpc.Int64ID(progressCounter.Add(1))
+	m := &Meta{}
+	if meta != nil {
+		*m = *meta
+	}
+	m.ProgressToken = tok
+	cs.mu.Lock()
+	cs.progress[tok] = fn
+	cs.mu.Unlock()
+	return m, func() {
+		cs.mu.Lock()
+		delete(cs.progress, tok)
+		cs.mu.Unlock()
+	}
+}
+
+// Ping checks that the server answers.
+// A 2026-07-28 server has no ping; server/discover serves instead.
+func (cs *ClientSession) Ping(ctx context.Context) error {
+	if cs.modern {
+		return cs.call(ctx, MethodServerDiscover, &DiscoverParams{}, nil)
+	}
+	return cs.call(ctx, MethodPing, &emptyParams{}, nil)
+}
+
+// ListTools returns one page of tools. p may be nil.
+func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*ListToolsResult, error) {
+	if p == nil {
+		p = &ListToolsParams{}
+	}
+	var res ListToolsResult
+	if err := cs.call(ctx, MethodToolsList, p, &res); err != nil {
+		return nil, err
+	}
+	cs.rememberOutputSchemas(res.Tools)
+	return &res, nil
+}
+
+// Tools iterates over every tool, fetching pages as needed.
+func (cs *ClientSession) Tools(ctx context.Context, p *ListToolsParams) iter.Seq2[*Tool, error] {
+	var params ListToolsParams
+	if p != nil {
+		params = *p
+	}
+	return paginate(func(cursor string) ([]*Tool, string, error) {
+		params.Cursor = cursor
+		res, err := cs.ListTools(ctx, &params)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Tools, res.NextCursor, nil
+	}, params.Cursor)
+}
+
+// paginate turns a page fetcher into an iterator.
+func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for {
+			items, next, err := fetch(cursor)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if next == "" {
+				return
+			}
+			cursor = next
+		}
+	}
+}
+
+func (cs *ClientSession) rememberOutputSchemas(tools []*Tool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.outSchemas == nil {
+		cs.outSchemas = make(map[string]*jsonschema.Validator)
+	}
+	for _, t := range tools {
+		delete(cs.outSchemas, t.Name)
+		if t.OutputSchema == nil {
+			continue
+		}
+		if v, err := jsonschema.Compile(t.OutputSchema); err == nil {
+			cs.outSchemas[t.Name] = v
+		}
+	}
+}
+
+// CallTool calls a tool. If the tool was seen in a tools/list result of this
+// session and declares an output schema, the structured content of a
+// successful result is validated against it; a mismatch is an error.
+//
+// Use WithProgress on ctx to receive progress notifications.
+func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
+	params := *p
+	var done func()
+	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
+	defer done()
+	var res CallToolResult
+	if err := cs.call(ctx, MethodToolsCall, &params, &res); err != nil {
+		return nil, err
+	}
+	if !res.IsError {
+		cs.mu.Lock()
+		v := cs.outSchemas[p.Name]
+		cs.mu.Unlock()
+		if v != nil {
+			if res.StructuredContent == nil {
+				return &res, fmt.Errorf("mcp: tool %q declares an output schema but returned no structured content", p.Name)
+			}
+			if err := v.Validate(res.StructuredContent); err != nil {
+				return &res, fmt.Errorf("mcp: tool %q structured content does not match its output schema: %w", p.Name, err)
+			}
+		}
+	}
+	return &res, nil
+}
+
+// ListResources returns one page of resources.
+func (cs *ClientSession) ListResources(ctx context.Context, p *ListResourcesParams) (*ListResourcesResult, error) {
+	if p == nil {
+		p = &ListResourcesParams{}
+	}
+	var res ListResourcesResult
+	if err := cs.call(ctx, MethodResourcesList, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Resources iterates over every resource.
+func (cs *ClientSession) Resources(ctx context.Context, p *ListResourcesParams) iter.Seq2[*Resource, error] {
+	var params ListResourcesParams
+	if p != nil {
+		params = *p
+	}
+	return paginate(func(cursor string) ([]*Resource, string, error) {
+		params.Cursor = cursor
+		res, err := cs.ListResources(ctx, &params)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Resources, res.NextCursor, nil
+	}, params.Cursor)
+}
+
+// ListResourceTemplates returns one page of resource templates.
+func (cs *ClientSession) ListResourceTemplates(ctx context.Context, p *ListResourceTemplatesParams) (*ListResourceTemplatesResult, error) {
+	if p == nil {
+		p = &ListResourceTemplatesParams{}
+	}
+	var res ListResourceTemplatesResult
+	if err := cs.call(ctx, MethodResourcesTemplatesList, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ResourceTemplates iterates over every resource template.
+func (cs *ClientSession) ResourceTemplates(ctx context.Context, p *ListResourceTemplatesParams) iter.Seq2[*ResourceTemplate, error] {
+	var params ListResourceTemplatesParams
+	if p != nil {
+		params = *p
+	}
+	return paginate(func(cursor string) ([]*ResourceTemplate, string, error) {
+		params.Cursor = cursor
+		res, err := cs.ListResourceTemplates(ctx, &params)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.ResourceTemplates, res.NextCursor, nil
+	}, params.Cursor)
+}
+
+// ReadResource reads a resource.
+func (cs *ClientSession) ReadResource(ctx context.Context, p *ReadResourceParams) (*ReadResourceResult, error) {
+	var res ReadResourceResult
+	if err := cs.call(ctx, MethodResourcesRead, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Subscribe asks for notifications/resources/updated about a resource.
+func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) error {
+	return cs.call(ctx, MethodResourcesSubscribe, p, nil)
+}
+
+// Unsubscribe cancels a Subscribe.
+func (cs *ClientSession) Unsubscribe(ctx context.Context, p *UnsubscribeParams) error {
+	return cs.call(ctx, MethodResourcesUnsubscribe, p, nil)
+}
+
+// ListPrompts returns one page of prompts.
+func (cs *ClientSession) ListPrompts(ctx context.Context, p *ListPromptsParams) (*ListPromptsResult, error) {
+	if p == nil {
+		p = &ListPromptsParams{}
+	}
+	var res ListPromptsResult
+	if err := cs.call(ctx, MethodPromptsList, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Prompts iterates over every prompt.
+func (cs *ClientSession) Prompts(ctx context.Context, p *ListPromptsParams) iter.Seq2[*Prompt, error] {
+	var params ListPromptsParams
+	if p != nil {
+		params = *p
+	}
+	return paginate(func(cursor string) ([]*Prompt, string, error) {
+		params.Cursor = cursor
+		res, err := cs.ListPrompts(ctx, &params)
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Prompts, res.NextCursor, nil
+	}, params.Cursor)
+}
+
+// GetPrompt renders a prompt.
+func (cs *ClientSession) GetPrompt(ctx context.Context, p *GetPromptParams) (*GetPromptResult, error) {
+	var res GetPromptResult
+	if err := cs.call(ctx, MethodPromptsGet, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Complete asks for argument completions.
+func (cs *ClientSession) Complete(ctx context.Context, p *CompleteParams) (*CompleteResult, error) {
+	var res CompleteResult
+	if err := cs.call(ctx, MethodCompletionComplete, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// SetLoggingLevel sets the least severe level of log messages the server
+// should send.
+//
+// With a 2026-07-28 server the level is sent in the _meta of every later
+// request instead.
+func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
+	if cs.modern {
+		cs.logLevel.Store(int32(level))
+		return nil
+	}
+	return cs.call(ctx, MethodLoggingSetLevel, &SetLevelParams{Level: level}, nil)
+}
+
+// ClientRequest is what a client-side handler receives: the session and the
+// server's decoded params.
+type ClientRequest[P any] struct {
+	Session *ClientSession
+	Params  P
+}
+
+// Request types handed to client handlers.
+type (
+	CreateMessageRequest = ClientRequest[*CreateMessageParams]
+	ElicitRequest        = ClientRequest[*ElicitParams]
+)
+
+// route dispatches one message from the server.
+func (c *Client) route(ctx context.Context, r *Request) (any, error) {
+	cs := r.Session.(*ClientSession)
+	switch r.Method {
+	case MethodPing:
+		return &emptyParams{}, nil
+	case MethodSamplingCreateMessage:
+		if c.opts.CreateMessageHandler == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support sampling")
+		}
+		var p CreateMessageParams
+		if err := decodeParams(r.Params, &p); err != nil {
+			return nil, err
+		}
+		return c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: &p})
+	case MethodElicitationCreate:
+		return c.handleElicit(ctx, cs, r)
+	case MethodRootsList:
+		c.mu.Lock()
+		roots := c.roots
+		c.mu.Unlock()
+		if roots == nil && c.opts.Roots == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support roots")
+		}
+		if roots == nil {
+			roots = []*Root{}
+		}
+		return &ListRootsResult{Roots: roots}, nil
+	case NotificationCancelled:
+		var p CancelledNotificationParams
+		if decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
+			cs.conn.CancelIncoming(p.RequestID)
+		}
+	case NotificationProgress:
+		var p ProgressNotificationParams
+		if decodeParams(r.Params, &p) == nil {
+			cs.mu.Lock()
+			fn := cs.progress[p.ProgressToken]
+			cs.mu.Unlock()
+			if fn != nil {
+				fn(&p)
+			}
+		}
+	case NotificationMessage:
+		if h := c.opts.LoggingMessageHandler; h != nil {
+			var p LoggingMessageParams
+			if decodeParams(r.Params, &p) == nil {
+				h(ctx, cs, &p)
+			}
+		}
+	case NotificationResourceUpdated:
+		if h := c.opts.ResourceUpdatedHandler; h != nil {
+			var p ResourceUpdatedNotificationParams
+			if decodeParams(r.Params, &p) == nil {
+				h(ctx, cs, &p)
+			}
+		}
+	case NotificationToolListChanged:
+		if h := c.opts.ToolListChangedHandler; h != nil {
+			h(ctx, cs)
+		}
+	case NotificationPromptListChanged:
+		if h := c.opts.PromptListChangedHandler; h != nil {
+			h(ctx, cs)
+		}
+	case NotificationResourceListChanged:
+		if h := c.opts.ResourceListChangedHandler; h != nil {
+			h(ctx, cs)
+		}
+	case NotificationElicitationComplete:
+		if h := c.opts.ElicitationCompleteHandler; h != nil {
+			var p ElicitationCompleteParams
+			if decodeParams(r.Params, &p) == nil {
+				h(ctx, cs, &p)
+			}
+		}
+	default:
+		if !r.IsNotification() {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
+		}
+	}
+	return nil, nil
+}
+
+func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request) (any, error) {
+	if c.opts.ElicitationHandler == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support elicitation")
+	}
+	var p ElicitParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Mode == "url" && !c.opts.ElicitationURL {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
+	}
+	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: &p})
+	if err != nil {
+		return nil, err
+	}
+	if res.Action == "accept" && p.Mode != "url" && p.RequestedSchema != nil {
+		res.Content = applyElicitDefaults(p.RequestedSchema, res.Content)
+	}
+	return res, nil
+}
+
+// applyElicitDefaults fills the defaults of a form's requested schema into
+// content fields the user left out (SEP-1034).
+func applyElicitDefaults(schema *ElicitSchema, content map[string]any) map[string]any {
+	for _, p := range schema.Properties {
+		if p.Schema == nil || p.Schema.Default == nil {
+			continue
+		}
+		if _, ok := content[p.Name]; ok {
+			continue
+		}
+		if content == nil {
+			content = make(map[string]any)
+		}
+		content[p.Name] = p.Schema.Default
+	}
+	return content
+}

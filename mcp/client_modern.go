@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// The client side of the 2026-07-28 stateless lifecycle.
+//
+// Connect probes the server with server/discover (the era probe the spec
+// recommends). A DiscoverResult, or a modern error naming versions both sides
+// support, makes the session modern: no initialize, and every request
+// carries the client's version, capabilities and identity in _meta. Any
+// other answer, or none within ClientOptions.ProbeTimeout, means a legacy
+// server: the client falls back to initialize. Nothing tells the client
+// beforehand which kind of server it talks to.
+
+// maxInputRounds bounds the input-required retries of one request, so that
+// a server that keeps asking cannot loop a client forever.
+const maxInputRounds = 16
+
+// probe sends server/discover. It reports whether the server is modern;
+// err is set only when connecting must fail (ctx ended, or the server is
+// modern but shares no version with us).
+func (cs *ClientSession) probe(ctx context.Context) (bool, error) {
+	version := cs.client.opts.ProtocolVersion
+	for attempt := 0; attempt < 2; attempt++ {
+		pctx, cancel := context.WithTimeout(ctx, cs.client.probeTimeout())
+		var res DiscoverResult
+		err := cs.conn.Call(pctx, MethodServerDiscover, &DiscoverParams{Meta: cs.requestMeta(version, nil)}, &res)
+		cancel()
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err == nil {
+			v := pickModern(res.SupportedVersions, version)
+			if v == "" {
+				return false, nil // a server that serves only stateful revisions
+			}
+			cs.version = v
+			cs.init = &InitializeResult{ProtocolVersion: v, Capabilities: res.Capabilities, Instructions: res.Instructions}
+			if res.Meta != nil {
+				cs.init.ServerInfo = res.Meta.ServerInfo
+			}
+			if cs.init.ServerInfo == nil {
+				cs.init.ServerInfo = &Implementation{}
+			}
+			return true, nil
+		}
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != CodeUnsupportedProtocolVersion {
+			return false, nil // any other error or a timeout: legacy
+		}
+		var data struct {
+			Supported []string `json:"supported"`
+		}
+		_ = json.Unmarshal(je.Data, &data)
+		v := pickModern(data.Supported, "")
+		if v == "" {
+			if slices.ContainsFunc(data.Supported, func(s string) bool { return IsSupportedVersion(s) && !features(s).stateless }) {
+				return false, nil
+			}
+			return false, fmt.Errorf("mcp: the server supports none of our protocol versions (it offers %v)", data.Supported)
+		}
+		version = v
+	}
+	return false, nil
+}
+
+// pickModern returns want if offered and stateless, else the newest
+// stateless revision both sides support, else "".
+func pickModern(offered []string, want string) string {
+	if want != "" && slices.Contains(offered, want) && features(want).stateless {
+		return want
+	}
+	for _, v := range SupportedVersions {
+		if features(v).stateless && slices.Contains(offered, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+func (c *Client) probeTimeout() time.Duration {
+	if c.opts.ProbeTimeout > 0 {
+		return c.opts.ProbeTimeout
+	}
+	return 3 * time.Second
+}
+
+// requestMeta is the _meta of a modern request: the per-request client
+// context, merged into whatever the caller set (a progress token, ...).
+func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
+	out := &Meta{}
+	if m != nil {
+		*out = *m
+	}
+	out.ProtocolVersion = version
+	out.ClientCapabilities = cs.client.capabilities()
+	out.ClientInfo = cs.client.impl
+	if lvl := cs.logLevel.Load(); lvl != 0 {
+		out.LogLevel = LoggingLevel(lvl)
+	}
+	return out
+}
+
+// withModernMeta returns a copy of params (a pointer to a params struct)
+// whose _meta carries the per-request client context.
+func (cs *ClientSession) withModernMeta(params any) any {
+	v := reflect.ValueOf(params)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return params
+	}
+	idx := fieldsOf(v.Elem().Type())
+	if idx.meta == nil {
+		return params
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	f := cp.Elem().FieldByIndex(idx.meta)
+	old, _ := f.Interface().(*Meta)
+	f.Set(reflect.ValueOf(cs.requestMeta(cs.version, old)))
+	return cp.Interface()
+}
+
+// callModern sends a modern request and, for tools/call, prompts/get and
+// resources/read, runs the input-required loop: it answers every input
+// request with the client's handlers and retries the same params under a new
+// id with the answers and the server's requestState, until the result is
+// complete.
+func (cs *ClientSession) callModern(ctx context.Context, method string, params, result any) error {
+	p := cs.withModernMeta(params)
+	for round := 0; ; round++ {
+		var raw json.RawMessage
+		if err := sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, p, &raw); err != nil {
+			return err
+		}
+		var head struct {
+			ResultType ResultType `json:"resultType"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+		}
+		if head.ResultType != ResultTypeInputRequired {
+			if result == nil {
+				return nil
+			}
+			if err := json.Unmarshal(raw, result); err != nil {
+				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+			}
+			return nil
+		}
+		if round >= maxInputRounds {
+			return fmt.Errorf("mcp: %s still needs input after %d rounds", method, round)
+		}
+		var ir InputRequiredResult
+		if err := json.Unmarshal(raw, &ir); err != nil {
+			return fmt.Errorf("mcp: decoding input-required result: %w", err)
+		}
+		answers := make(map[string]*InputResponse, len(ir.InputRequests))
+		for key, q := range ir.InputRequests {
+			a, err := cs.answer(ctx, q)
+			if err != nil {
+				return fmt.Errorf("mcp: answering input request %q: %w", key, err)
+			}
+			answers[key] = a
+		}
+		p = withRetry(p, answers, ir.RequestState)
+	}
+}
+
+// withRetry returns a copy of params with InputResponses and RequestState
+// set, for the next round.
+func withRetry(params any, answers map[string]*InputResponse, state string) any {
+	v := reflect.ValueOf(params)
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	if f := cp.Elem().FieldByName("InputResponses"); f.IsValid() {
+		f.Set(reflect.ValueOf(answers))
+	}
+	if f := cp.Elem().FieldByName("RequestState"); f.IsValid() {
+		f.SetString(state)
+	}
+	return cp.Interface()
+}
+
+// answer fulfils one input request with the client's handlers, as it would a
+// server request on a stateful session.
+func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputResponse, error) {
+	c := cs.client
+	switch {
+	case q.Elicit != nil:
+		if c.opts.ElicitationHandler == nil {
+			return nil, errors.New("no elicitation handler")
+		}
+		res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: q.Elicit})
+		if err != nil {
+			return nil, err
+		}
+		if res.Action == ElicitActionAccept && q.Elicit.Mode != ElicitModeURL && q.Elicit.RequestedSchema != nil {
+			res.Content = applyElicitDefaults(q.Elicit.RequestedSchema, res.Content)
+		}
+		return &InputResponse{Elicit: res}, nil
+	case q.CreateMessage != nil:
+		if c.opts.CreateMessageHandler == nil {
+			return nil, errors.New("no sampling handler")
+		}
+		res, err := c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: q.CreateMessage})
+		if err != nil {
+			return nil, err
+		}
+		return &InputResponse{CreateMessage: res}, nil
+	case q.ListRoots != nil:
+		c.mu.Lock()
+		roots := c.roots
+		c.mu.Unlock()
+		if roots == nil {
+			roots = []*Root{}
+		}
+		return &InputResponse{ListRoots: &ListRootsResult{Roots: roots}}, nil
+	}
+	return nil, errInputRequestFields
+}

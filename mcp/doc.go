@@ -1,0 +1,25 @@
+// Package mcp implements the Model Context Protocol: the protocol types of
+// every published revision (2024-11-05 to 2026-07-28), a Server that serves
+// tools, resources, prompts, completions and logging, and a Client that
+// drives any MCP server.
+//
+// A Server or Client runs over a jsonrpc.Stream; package transport provides
+// stdio, in-memory and subprocess streams. Everything that differs between
+// protocol revisions is answered by one version table (see version.go), so
+// the handlers you write are the same whatever revision a peer speaks.
+//
+// A minimal server:
+//
+//	type In struct {
+//		Name string `json:"name" description:"who to greet"`
+//	}
+//	type Out struct {
+//		Greeting string `json:"greeting"`
+//	}
+//	s := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+//	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "say hello"},
+//		func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error) {
+//			return Out{Greeting: "Hello, " + in.Name}, nil
+//		})
+//	err := s.Run(ctx, transport.Stdio())
+package mcp

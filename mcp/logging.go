@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+)
+
+// LoggingHandlerOptions configures NewLoggingHandler.
+type LoggingHandlerOptions struct {
+	// Logger names the logger in each message ("logger" field).
+	Logger string
+	// Level is the minimum slog level forwarded. Default slog.LevelDebug;
+	// the client's own logging/setLevel filters further.
+	Level slog.Leveler
+}
+
+// NewLoggingHandler returns a slog.Handler that sends each record to the
+// session's client as notifications/message. slog levels map to MCP levels:
+// Debug→debug, Info→info, Warn→warning, Error→error, and Error+4 and above
+// → critical, alert, emergency. The message and attributes become the data
+// object {"msg": ..., attr: value, ...}.
+func NewLoggingHandler(ss *ServerSession, opts *LoggingHandlerOptions) slog.Handler {
+	h := &loggingHandler{ss: ss}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.Level == nil {
+		h.opts.Level = slog.LevelDebug
+	}
+	return h
+}
+
+type loggingHandler struct {
+	ss     *ServerSession
+	opts   LoggingHandlerOptions
+	attrs  []groupedAttr // from WithAttrs
+	groups []string
+}
+
+// groupedAttr is an attribute added by WithAttrs, with the number of groups
+// open at the time: it belongs inside those groups and no deeper.
+type groupedAttr struct {
+	depth int
+	attr  slog.Attr
+}
+
+func (h *loggingHandler) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= h.opts.Level.Level()
+}
+
+func mcpLevel(l slog.Level) LoggingLevel {
+	switch {
+	case l < slog.LevelInfo:
+		return LevelDebug
+	case l < slog.LevelWarn:
+		return LevelInfo
+	case l < slog.LevelError:
+		return LevelWarning
+	case l < slog.LevelError+4:
+		return LevelError
+	case l < slog.LevelError+8:
+		return LevelCritical
+	case l < slog.LevelError+12:
+		return LevelAlert
+	}
+	return LevelEmergency
+}
+
+func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
+	data := map[string]any{"msg": r.Message}
+	// group returns the object of the first depth open groups, creating
+	// them on first use so that a group left empty is omitted.
+	group := func(depth int) map[string]any {
+		m := data
+		for _, g := range h.groups[:depth] {
+			sub, ok := m[g].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[g] = sub
+			}
+			m = sub
+		}
+		return m
+	}
+	for _, ga := range h.attrs {
+		addAttr(group(ga.depth), ga.attr)
+	}
+	if r.NumAttrs() > 0 {
+		m := group(len(h.groups))
+		r.Attrs(func(a slog.Attr) bool {
+			addAttr(m, a)
+			return true
+		})
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return h.ss.Log(ctx, &LoggingMessageParams{Level: mcpLevel(r.Level), Logger: h.opts.Logger, Data: raw})
+}
+
+// addAttr stores a in m as slog's JSON handler would: a group becomes an
+// object (inlined when its key is empty, dropped when it has no
+// attributes) and an error its message.
+func addAttr(m map[string]any, a slog.Attr) {
+	a.Value = a.Value.Resolve()
+	switch {
+	case a.Equal(slog.Attr{}):
+	case a.Value.Kind() == slog.KindGroup:
+		attrs := a.Value.Group()
+		if len(attrs) == 0 {
+			return
+		}
+		if a.Key != "" {
+			sub, ok := m[a.Key].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[a.Key] = sub
+			}
+			m = sub
+		}
+		for _, ga := range attrs {
+			addAttr(m, ga)
+		}
+	default:
+		v := a.Value.Any()
+		if err, ok := v.(error); ok {
+			v = err.Error()
+		}
+		m[a.Key] = v
+	}
+}
+
+func (h *loggingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = slices.Clip(h.attrs)
+	for _, a := range attrs {
+		c.attrs = append(c.attrs, groupedAttr{depth: len(h.groups), attr: a})
+	}
+	return &c
+}
+
+func (h *loggingHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.groups = append(slices.Clip(h.groups), name)
+	return &c
+}

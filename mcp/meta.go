@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// Reserved _meta keys with a typed field in Meta.
+const (
+	MetaKeyProgressToken          = "progressToken"
+	MetaKeyProtocolVersion        = "io.modelcontextprotocol/protocolVersion"          // 2026 request
+	MetaKeyClientCapabilities     = "io.modelcontextprotocol/clientCapabilities"       // 2026 request
+	MetaKeyClientInfo             = "io.modelcontextprotocol/clientInfo"               // 2026 request
+	MetaKeyLogLevel               = "io.modelcontextprotocol/logLevel"                 // 2026 request
+	MetaKeySubscriptionID         = "io.modelcontextprotocol/subscriptionId"           // 2026 listen notifications and result
+	MetaKeyServerInfo             = "io.modelcontextprotocol/serverInfo"               // 2026 result
+	MetaKeyRelatedTask            = "io.modelcontextprotocol/related-task"             // 2025-11-25 tasks
+	MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response" // 2025-11-25 CreateTaskResult
+	MetaKeyTraceParent            = "traceparent"                                      // W3C trace context (SEP-414)
+	MetaKeyTraceState             = "tracestate"                                       // W3C trace context (SEP-414)
+	MetaKeyBaggage                = "baggage"                                          // W3C baggage (SEP-414)
+)
+
+// Meta is the _meta object that params, results and many protocol objects
+// carry. The keys MCP reserves have typed fields; every other key is kept,
+// raw, in Extra, so a message read and written again keeps all its metadata.
+//
+// A typed field that is zero is left out. A reserved key whose value has the
+// wrong JSON type is a decoding error (for a request, invalid params), since
+// a peer that sends it is broken.
+type Meta struct {
+	// ProgressToken asks the receiver for notifications/progress about this
+	// request.
+	ProgressToken ProgressToken
+
+	// ProtocolVersion, ClientCapabilities, ClientInfo and LogLevel are the
+	// per-request fields of a 2026-07-28 request. ClientCapabilities is a
+	// pointer so that {} ("no optional capabilities") differs from absent.
+	// LogLevel zero means absent: no logs for this request.
+	ProtocolVersion    string
+	ClientCapabilities *ClientCapabilities
+	ClientInfo         *Implementation
+	LogLevel           LoggingLevel
+
+	// SubscriptionID tags every message of a 2026-07-28 subscriptions/listen
+	// stream with the listen request's id.
+	SubscriptionID jsonrpc.ID
+
+	// ServerInfo identifies the server on a 2026-07-28 result.
+	ServerInfo *Implementation
+
+	// RelatedTask ties a message to a 2025-11-25 task.
+	RelatedTask *RelatedTaskMetadata
+
+	// ModelImmediateResponse is the text a host may hand the model at once
+	// while a 2025-11-25 task runs (on CreateTaskResult).
+	ModelImmediateResponse string
+
+	// TraceParent, TraceState and Baggage propagate OpenTelemetry context.
+	TraceParent string
+	TraceState  string
+	Baggage     string
+
+	// Extra holds every other key, each value as raw JSON.
+	Extra map[string]json.RawMessage
+}
+
+// MarshalJSON writes the typed fields that are set, in a fixed order, then
+// Extra in key order, so the output is deterministic. An Extra entry is
+// written only when no typed field claims its key.
+func (m Meta) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 128)
+	b = append(b, '{')
+	key := func(k string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+	}
+	var err error
+	value := func(k string, v any) {
+		if err != nil {
+			return
+		}
+		var raw []byte
+		if raw, err = marshalJSONNoEscape(v); err != nil {
+			err = fmt.Errorf("mcp: _meta %q: %w", k, err)
+			return
+		}
+		key(k)
+		b = append(b, raw...)
+	}
+	str := func(k, v string) {
+		key(k)
+		b = appendJSONString(b, v)
+	}
+	if !m.ProgressToken.IsZero() {
+		key(MetaKeyProgressToken)
+		b = m.ProgressToken.AppendJSON(b)
+	}
+	if m.ProtocolVersion != "" {
+		str(MetaKeyProtocolVersion, m.ProtocolVersion)
+	}
+	if m.ClientCapabilities != nil {
+		value(MetaKeyClientCapabilities, m.ClientCapabilities)
+	}
+	if m.ClientInfo != nil {
+		value(MetaKeyClientInfo, m.ClientInfo)
+	}
+	if m.LogLevel != 0 {
+		if !m.LogLevel.valid() {
+			return nil, fmt.Errorf("mcp: _meta %q: invalid logging level %d", MetaKeyLogLevel, int8(m.LogLevel))
+		}
+		str(MetaKeyLogLevel, levelNames[m.LogLevel])
+	}
+	if !m.SubscriptionID.IsZero() {
+		key(MetaKeySubscriptionID)
+		b = m.SubscriptionID.AppendJSON(b)
+	}
+	if m.ServerInfo != nil {
+		value(MetaKeyServerInfo, m.ServerInfo)
+	}
+	if m.RelatedTask != nil {
+		value(MetaKeyRelatedTask, m.RelatedTask)
+	}
+	if m.ModelImmediateResponse != "" {
+		str(MetaKeyModelImmediateResponse, m.ModelImmediateResponse)
+	}
+	if m.TraceParent != "" {
+		str(MetaKeyTraceParent, m.TraceParent)
+	}
+	if m.TraceState != "" {
+		str(MetaKeyTraceState, m.TraceState)
+	}
+	if m.Baggage != "" {
+		str(MetaKeyBaggage, m.Baggage)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Extra) > 0 {
+		keys := make([]string, 0, len(m.Extra))
+		for k := range m.Extra {
+			if !m.claims(k) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			v := m.Extra[k]
+			if !json.Valid(v) {
+				if len(v) == 0 {
+					v = json.RawMessage("null")
+				} else {
+					return nil, fmt.Errorf("mcp: _meta %q: invalid JSON", k)
+				}
+			}
+			key(k)
+			b = append(b, v...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// claims reports whether a set typed field is written under key.
+func (m *Meta) claims(key string) bool {
+	switch key {
+	case MetaKeyProgressToken:
+		return !m.ProgressToken.IsZero()
+	case MetaKeyProtocolVersion:
+		return m.ProtocolVersion != ""
+	case MetaKeyClientCapabilities:
+		return m.ClientCapabilities != nil
+	case MetaKeyClientInfo:
+		return m.ClientInfo != nil
+	case MetaKeyLogLevel:
+		return m.LogLevel != 0
+	case MetaKeySubscriptionID:
+		return !m.SubscriptionID.IsZero()
+	case MetaKeyServerInfo:
+		return m.ServerInfo != nil
+	case MetaKeyRelatedTask:
+		return m.RelatedTask != nil
+	case MetaKeyModelImmediateResponse:
+		return m.ModelImmediateResponse != ""
+	case MetaKeyTraceParent:
+		return m.TraceParent != ""
+	case MetaKeyTraceState:
+		return m.TraceState != ""
+	case MetaKeyBaggage:
+		return m.Baggage != ""
+	}
+	return false
+}
+
+var errMetaNotObject = errors.New("mcp: _meta must be an object")
+
+// UnmarshalJSON reads the reserved keys into the typed fields and keeps the
+// rest in Extra (nil when there are none). A JSON null for a reserved key
+// leaves its field zero. It walks the object once, decoding only the values
+// of reserved keys; Extra values are copies, so data may be reused.
+func (m *Meta) UnmarshalJSON(data []byte) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return errMetaNotObject
+	}
+	*m = Meta{}
+	return eachMember(data, func(rawKey, v []byte) error {
+		k, ok := unquote(rawKey)
+		if !ok {
+			return errSyntax
+		}
+		if string(v) == "null" && m.reserved(k) {
+			return nil
+		}
+		var err error
+		switch k {
+		case MetaKeyProgressToken:
+			err = m.ProgressToken.UnmarshalJSON(v)
+		case MetaKeyProtocolVersion:
+			m.ProtocolVersion, err = metaString(v)
+		case MetaKeyClientCapabilities:
+			m.ClientCapabilities = new(ClientCapabilities)
+			err = json.Unmarshal(v, m.ClientCapabilities)
+		case MetaKeyClientInfo:
+			m.ClientInfo = new(Implementation)
+			err = json.Unmarshal(v, m.ClientInfo)
+		case MetaKeyLogLevel:
+			var name string
+			if name, err = metaString(v); err == nil {
+				err = m.LogLevel.UnmarshalText([]byte(name))
+			}
+		case MetaKeySubscriptionID:
+			err = m.SubscriptionID.UnmarshalJSON(v)
+		case MetaKeyServerInfo:
+			m.ServerInfo = new(Implementation)
+			err = json.Unmarshal(v, m.ServerInfo)
+		case MetaKeyRelatedTask:
+			m.RelatedTask = new(RelatedTaskMetadata)
+			err = json.Unmarshal(v, m.RelatedTask)
+		case MetaKeyModelImmediateResponse:
+			m.ModelImmediateResponse, err = metaString(v)
+		case MetaKeyTraceParent:
+			m.TraceParent, err = metaString(v)
+		case MetaKeyTraceState:
+			m.TraceState, err = metaString(v)
+		case MetaKeyBaggage:
+			m.Baggage, err = metaString(v)
+		default:
+			if m.Extra == nil {
+				m.Extra = make(map[string]json.RawMessage)
+			}
+			m.Extra[k] = bytes.Clone(v)
+		}
+		if err != nil {
+			return fmt.Errorf("mcp: _meta %q: %w", k, err)
+		}
+		return nil
+	})
+}
+
+// reserved reports whether k is a key with a typed field.
+func (m *Meta) reserved(k string) bool {
+	switch k {
+	case MetaKeyProgressToken, MetaKeyProtocolVersion, MetaKeyClientCapabilities,
+		MetaKeyClientInfo, MetaKeyLogLevel, MetaKeySubscriptionID, MetaKeyServerInfo,
+		MetaKeyRelatedTask, MetaKeyModelImmediateResponse, MetaKeyTraceParent,
+		MetaKeyTraceState, MetaKeyBaggage:
+		return true
+	}
+	return false
+}
+
+var errNotString = errors.New("must be a string")
+
+func metaString(v []byte) (string, error) {
+	s, ok := unquote(v)
+	if !ok {
+		return "", errNotString
+	}
+	return s, nil
+}
+
+// appendJSONString appends s as a JSON string without HTML escaping.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			q, _ := marshalJSONNoEscape(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

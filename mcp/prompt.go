@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// A PromptHandler renders a prompt. Required arguments have been checked
+// before it runs.
+type PromptHandler func(ctx context.Context, req *GetPromptRequest) (*GetPromptResult, error)
+
+type serverPrompt struct {
+	prompt  *Prompt
+	handler PromptHandler
+}
+
+// AddPrompt adds or replaces the prompt p.Name.
+func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
+	s.prompts.put([]string{p.Name}, []*serverPrompt{{prompt: p, handler: h}})
+	s.notifyListChanged(NotificationPromptListChanged)
+}
+
+// RemovePrompts removes prompts by name.
+func (s *Server) RemovePrompts(names ...string) {
+	if s.prompts.remove(names...) {
+		s.notifyListChanged(NotificationPromptListChanged)
+	}
+}
+
+func (ss *ServerSession) handleListPrompts(_ context.Context, r *Request) (any, error) {
+	var p ListPromptsParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	items, next, err := ss.server.prompts.page(p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListPromptsResult{Prompts: make([]*Prompt, len(items)), NextCursor: next}
+	for i, it := range items {
+		res.Prompts[i] = it.prompt
+	}
+	return res, nil
+}
+
+func (ss *ServerSession) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
+	var p GetPromptParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	sp, ok := ss.server.prompts.get(p.Name)
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown prompt %q", p.Name)
+	}
+	for _, a := range sp.prompt.Arguments {
+		if _, given := p.Arguments[a.Name]; a.Required && !given {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: prompt %q needs argument %q", p.Name, a.Name)
+		}
+	}
+	args, _ := json.Marshal(p.Arguments)
+	if err := ss.server.beginInput(r.rc, bindingOf(r.Method, p.Name, args), p.RequestState, p.InputResponses); err != nil {
+		return nil, err
+	}
+	res, err := sp.handler(ctx, newServerRequest(ss, r, &p, p.Meta))
+	if ir, err, ok := ss.server.finishInput(r.rc, err); ok {
+		return ir, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &GetPromptResult{}
+	}
+	if res.Messages == nil {
+		res.Messages = []*PromptMessage{}
+	}
+	return res, nil
+}

@@ -1,0 +1,147 @@
+package mcp
+
+import "encoding/json"
+
+// Tool describes a tool the client can call.
+type Tool struct {
+	Meta *Meta `json:"_meta,omitempty"`
+	// Name identifies the tool; from 2025-11-25 it SHOULD be 1-128
+	// characters of [A-Za-z0-9_.-].
+	Name string `json:"name"`
+	// Title is a display name (2025-06-18+). Display precedence is Title,
+	// then Annotations.Title, then Name.
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments: an object schema,
+	// kept as raw JSON so every keyword survives. Nil is written as
+	// {"type":"object"}.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of StructuredContent (2025-06-18+).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are behaviour hints (2025-03-26+); never trust them from an
+	// untrusted server.
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	// Icons are 2025-11-25+.
+	Icons []Icon `json:"icons,omitempty"`
+	// Execution says whether the tool runs as a task (2025-11-25 only).
+	Execution *ToolExecution `json:"execution,omitempty"`
+}
+
+// defaultInputSchema is the schema written for a Tool with no InputSchema.
+var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
+
+// MarshalJSON writes a nil InputSchema as {"type":"object"}.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	type wire Tool
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = defaultInputSchema
+	}
+	return marshalJSONNoEscape(wire(t))
+}
+
+// ToolAnnotations are hints about a tool's behaviour (2025-03-26+). The
+// booleans are pointers because their defaults differ: absent DestructiveHint
+// and OpenWorldHint mean true, absent ReadOnlyHint and IdempotentHint false.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// TaskSupport says whether a tool may or must be called as a task.
+type TaskSupport string
+
+// Task support levels (2025-11-25).
+const (
+	TaskSupportForbidden TaskSupport = "forbidden" // the default
+	TaskSupportOptional  TaskSupport = "optional"
+	TaskSupportRequired  TaskSupport = "required"
+)
+
+// ToolExecution describes how a tool runs (2025-11-25 only).
+type ToolExecution struct {
+	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
+}
+
+// ListToolsParams are the params of tools/list.
+type ListToolsParams struct {
+	Meta   *Meta  `json:"_meta,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ListToolsResult is the result of tools/list.
+type ListToolsResult struct {
+	Meta       *Meta      `json:"_meta,omitempty"`
+	ResultType ResultType `json:"resultType,omitempty"`
+	CacheHints
+	// Tools is written as [] when nil.
+	Tools      []*Tool `json:"tools"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+}
+
+// MarshalJSON writes a nil Tools as [].
+func (r ListToolsResult) MarshalJSON() ([]byte, error) {
+	type wire ListToolsResult
+	r.Tools = nonNilSlice(r.Tools)
+	return marshalJSONNoEscape(wire(r))
+}
+
+// CallToolParams are the params of tools/call.
+type CallToolParams struct {
+	Meta *Meta  `json:"_meta,omitempty"`
+	Name string `json:"name"`
+	// Arguments is the arguments object, raw, to be decoded once by the
+	// tool.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Task asks for the call to run as a task (2025-11-25 only).
+	Task *TaskMetadata `json:"task,omitempty"`
+	// InputResponses and RequestState retry a call that returned an
+	// InputRequiredResult (2026-07-28).
+	InputResponses map[string]*InputResponse `json:"inputResponses,omitempty"`
+	RequestState   string                    `json:"requestState,omitempty"`
+}
+
+// CallToolResult is the result of tools/call. Tool failures (bad arguments,
+// API errors, ...) are reported here with IsError set, so the model sees
+// them; protocol errors (unknown tool) are JSON-RPC errors instead.
+type CallToolResult struct {
+	Meta       *Meta      `json:"_meta,omitempty"`
+	ResultType ResultType `json:"resultType,omitempty"`
+	// Content is the unstructured result: ContentBlock types only. It is
+	// written as [] when nil (the field is required).
+	Content []Content `json:"content"`
+	// StructuredContent is the structured result (2025-06-18+), raw: an
+	// object before 2026-07-28, any JSON value from then on.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// MarshalJSON writes a nil Content as [].
+func (r CallToolResult) MarshalJSON() ([]byte, error) {
+	type wire CallToolResult
+	r.Content = nonNilSlice(r.Content)
+	return marshalJSONNoEscape(wire(r))
+}
+
+// UnmarshalJSON decodes Content polymorphically.
+func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	type wire CallToolResult
+	var w struct {
+		*wire
+		Content json.RawMessage `json:"content"`
+	}
+	w.wire = (*wire)(r)
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	var err error
+	r.Content, err = unmarshalContentList(w.Content, blockKinds)
+	return err
+}
+
+// ToolListChangedParams are the params of notifications/tools/list_changed.
+type ToolListChangedParams struct {
+	Meta *Meta `json:"_meta,omitempty"`
+}

@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// registry holds one kind of feature (tools, prompts, resources, templates)
+// keyed by name or URI. Readers take an immutable snapshot without locking,
+// so a tools/call never contends with another; writers copy on write.
+type registry[T any] struct {
+	mu   sync.Mutex // serializes writers
+	snap atomic.Pointer[snapshot[T]]
+}
+
+type snapshot[T any] struct {
+	byKey map[string]T
+	keys  []string       // insertion order: deterministic listing
+	pos   map[string]int // key -> index in keys, for cursors
+}
+
+func (r *registry[T]) load() *snapshot[T] {
+	if s := r.snap.Load(); s != nil {
+		return s
+	}
+	return &snapshot[T]{}
+}
+
+// put adds entries, or replaces them in place (keeping their position).
+func (r *registry[T]) put(keys []string, vals []T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	next := &snapshot[T]{byKey: maps.Clone(old.byKey), keys: slices.Clone(old.keys)}
+	if next.byKey == nil {
+		next.byKey = make(map[string]T, len(keys))
+	}
+	for i, k := range keys {
+		if _, exists := next.byKey[k]; !exists {
+			next.keys = append(next.keys, k)
+		}
+		next.byKey[k] = vals[i]
+	}
+	next.index()
+	r.snap.Store(next)
+}
+
+// remove deletes entries and reports whether any existed.
+func (r *registry[T]) remove(keys ...string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.load()
+	next := &snapshot[T]{byKey: maps.Clone(old.byKey)}
+	changed := false
+	for _, k := range keys {
+		if _, ok := next.byKey[k]; ok {
+			delete(next.byKey, k)
+			changed = true
+		}
+	}
+	if !changed {
+		return false
+	}
+	for _, k := range old.keys {
+		if _, ok := next.byKey[k]; ok {
+			next.keys = append(next.keys, k)
+		}
+	}
+	next.index()
+	r.snap.Store(next)
+	return true
+}
+
+func (s *snapshot[T]) index() {
+	s.pos = make(map[string]int, len(s.keys))
+	for i, k := range s.keys {
+		s.pos[k] = i
+	}
+}
+
+func (r *registry[T]) get(key string) (T, bool) {
+	v, ok := r.load().byKey[key]
+	return v, ok
+}
+
+func (r *registry[T]) len() int { return len(r.load().keys) }
+
+// page returns up to size entries after the entry the opaque cursor names,
+// and the cursor of the next page ("" at the end). A cursor that page did not
+// produce, or whose entry has since been removed, is refused with
+// CodeInvalidParams (the client starts listing again).
+func (r *registry[T]) page(cursor string, size int) ([]T, string, error) {
+	s := r.load()
+	start := 0
+	if cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || len(after) == 0 || after[0] != 'k' {
+			return nil, "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid cursor")
+		}
+		i, ok := s.pos[string(after[1:])]
+		if !ok {
+			return nil, "", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid cursor")
+		}
+		start = i + 1
+	}
+	end := len(s.keys)
+	if size > 0 && start+size < end {
+		end = start + size
+	}
+	out := make([]T, 0, end-start)
+	for _, k := range s.keys[start:end] {
+		out = append(out, s.byKey[k])
+	}
+	next := ""
+	if end < len(s.keys) {
+		next = base64.RawURLEncoding.EncodeToString([]byte("k" + s.keys[end-1]))
+	}
+	return out, next, nil
+}
+
+// all returns every entry in order.
+func (r *registry[T]) all() []T {
+	s := r.load()
+	out := make([]T, 0, len(s.keys))
+	for _, k := range s.keys {
+		out = append(out, s.byKey[k])
+	}
+	return out
+}

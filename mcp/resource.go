@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// A ResourceHandler reads a resource. For a template, req.Params.URI is the
+// concrete URI the client asked for; TemplateArgs extracts the variables.
+// Return ResourceNotFoundError(uri) when there is no such resource.
+type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
+
+type serverResource struct {
+	resource *Resource
+	handler  ResourceHandler
+}
+
+type serverTemplate struct {
+	template *ResourceTemplate
+	parsed   *uritemplate.Template
+	handler  ResourceHandler
+}
+
+// AddResource adds or replaces the resource r.URI.
+func (s *Server) AddResource(r *Resource, h ResourceHandler) {
+	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
+	s.notifyListChanged(NotificationResourceListChanged)
+}
+
+// AddResourceTemplate adds or replaces a resource template (RFC 6570). A
+// resources/read for a URI that matches no resource is offered to the
+// templates in the order they were added.
+func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) error {
+	parsed, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		return err
+	}
+	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
+	s.notifyListChanged(NotificationResourceListChanged)
+	return nil
+}
+
+// RemoveResources removes resources by URI.
+func (s *Server) RemoveResources(uris ...string) {
+	if s.resources.remove(uris...) {
+		s.notifyListChanged(NotificationResourceListChanged)
+	}
+}
+
+// RemoveResourceTemplates removes templates by their template string.
+func (s *Server) RemoveResourceTemplates(templates ...string) {
+	if s.templates.remove(templates...) {
+		s.notifyListChanged(NotificationResourceListChanged)
+	}
+}
+
+// TemplateArgs returns the values of the template variables in uri, or nil
+// if uri does not match template.
+func TemplateArgs(template, uri string) map[string]string {
+	t, err := uritemplate.New(template)
+	if err != nil {
+		return nil
+	}
+	return matchTemplate(t, uri)
+}
+
+func matchTemplate(t *uritemplate.Template, uri string) map[string]string {
+	vals := t.Match(uri)
+	if vals == nil {
+		return nil
+	}
+	out := make(map[string]string, len(vals))
+	for _, name := range t.Varnames() {
+		if v := vals.Get(name); v.Valid() {
+			out[name] = v.String()
+		}
+	}
+	return out
+}
+
+// ResourceNotFoundError is the error for a resource that does not exist:
+// code -32002 with the URI in data.
+func ResourceNotFoundError(uri string) *jsonrpc.Error {
+	return jsonrpc.NewError(CodeResourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
+}
+
+func (ss *ServerSession) handleListResources(_ context.Context, r *Request) (any, error) {
+	var p ListResourcesParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	items, next, err := ss.server.resources.page(p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResourcesResult{Resources: make([]*Resource, len(items)), NextCursor: next}
+	for i, it := range items {
+		res.Resources[i] = it.resource
+	}
+	return res, nil
+}
+
+func (ss *ServerSession) handleListResourceTemplates(_ context.Context, r *Request) (any, error) {
+	var p ListResourceTemplatesParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	items, next, err := ss.server.templates.page(p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResourceTemplatesResult{ResourceTemplates: make([]*ResourceTemplate, len(items)), NextCursor: next}
+	for i, it := range items {
+		res.ResourceTemplates[i] = it.template
+	}
+	return res, nil
+}
+
+func (ss *ServerSession) handleReadResource(ctx context.Context, r *Request) (any, error) {
+	var p ReadResourceParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
+	}
+	version := ss.ProtocolVersion()
+	if r.rc != nil {
+		version = r.rc.version
+	}
+	h := ss.findResource(p.URI)
+	if h == nil {
+		return nil, notFoundFor(version, ResourceNotFoundError(p.URI))
+	}
+	if err := ss.server.beginInput(r.rc, bindingOf(r.Method, p.URI, nil), p.RequestState, p.InputResponses); err != nil {
+		return nil, err
+	}
+	res, err := h(ctx, newServerRequest(ss, r, &p, p.Meta))
+	if ir, err, ok := ss.server.finishInput(r.rc, err); ok {
+		return ir, err
+	}
+	if err != nil {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, notFoundFor(version, je)
+		}
+		return nil, err
+	}
+	if res == nil || res.Contents == nil {
+		return nil, notFoundFor(version, ResourceNotFoundError(p.URI))
+	}
+	return res, nil
+}
+
+// notFoundFor gives a resource-not-found error the code of the revision:
+// -32002 before 2026-07-28, -32602 from then on (SEP-2164).
+func notFoundFor(version string, e *jsonrpc.Error) *jsonrpc.Error {
+	if e.Code != CodeResourceNotFound {
+		return e
+	}
+	if code := features(version).resourceNotFoundCode; code != 0 && code != e.Code {
+		c := *e
+		c.Code = code
+		return &c
+	}
+	return e
+}
+
+func (ss *ServerSession) findResource(uri string) ResourceHandler {
+	if sr, ok := ss.server.resources.get(uri); ok {
+		return sr.handler
+	}
+	for _, st := range ss.server.templates.all() {
+		if st.parsed.Match(uri) != nil {
+			return st.handler
+		}
+	}
+	return nil
+}

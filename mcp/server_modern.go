@@ -1,0 +1,325 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"sync"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// The stateless lifecycle of 2026-07-28: no initialize, every request carries
+// its client's version, capabilities and identity in params._meta, servers
+// never send requests, and list changes reach clients only on
+// subscriptions/listen streams.
+//
+// A session that has not been initialized serves modern requests; one that
+// has is a legacy session. So one server (and one Streamable HTTP endpoint or
+// stdio process) speaks every revision.
+
+// requestContext is what a 2026-07-28 request tells the server about its
+// client; legacy requests have none (the session holds it instead).
+type requestContext struct {
+	version    string
+	caps       *ClientCapabilities
+	clientInfo *Implementation
+	logLevel   LoggingLevel
+
+	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
+	// resources/read.
+	method    string
+	binding   string                    // what requestState is bound to
+	responses map[string]*InputResponse // answers of this and earlier rounds
+	asked     map[string]*InputRequest  // questions raised in this round
+	mu        sync.Mutex                // guards asked (handlers may ask concurrently)
+}
+
+// modernMethods is the method table of the stateless lifecycle.
+var modernMethods map[string]serverMethod
+
+func init() {
+	m := map[string]serverMethod{
+		MethodServerDiscover:      {handle: (*ServerSession).handleDiscover},
+		MethodSubscriptionsListen: {handle: (*ServerSession).handleListen},
+		NotificationCancelled:     {handle: handleCancelled},
+	}
+	for _, name := range []string{
+		MethodToolsList, MethodToolsCall, MethodPromptsList, MethodPromptsGet,
+		MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead, MethodCompletionComplete,
+	} {
+		m[name] = serverMethods[name]
+	}
+	m[MethodCompletionComplete] = serverMethod{handle: (*ServerSession).handleComplete, capability: func(c *ServerCapabilities) bool { return c.Completions != nil }}
+	modernMethods = m
+}
+
+// modernVersions lists the stateless revisions this package serves.
+func modernVersions() []string {
+	var out []string
+	for _, v := range SupportedVersions {
+		if features(v).stateless {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// peekMeta reads only params._meta. It is used for messages on sessions that
+// were never initialized, to tell a modern request from a legacy one.
+func peekMeta(params json.RawMessage) *Meta {
+	if len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	var env struct {
+		Meta *Meta `json:"_meta"`
+	}
+	if json.Unmarshal(params, &env) != nil {
+		return nil
+	}
+	return env.Meta
+}
+
+// isModern reports whether r, on a session that was never initialized, is
+// served by the stateless lifecycle: it declares a protocol version in
+// _meta, or it is not one of the legacy handshake's messages.
+func isModern(r *Request, meta *Meta) bool {
+	if meta != nil && meta.ProtocolVersion != "" {
+		return true
+	}
+	switch r.Method {
+	case MethodInitialize, MethodPing, NotificationInitialized, NotificationCancelled, NotificationProgress:
+		return false
+	}
+	return !r.IsNotification()
+}
+
+// Errors of the stateless lifecycle.
+
+// MissingCapabilityError is the 2026-07-28 error for a request the server
+// cannot serve without a capability the client did not declare (-32021).
+func MissingCapabilityError(required *ClientCapabilities) *jsonrpc.Error {
+	return jsonrpc.NewError(CodeMissingRequiredClientCapability, "Missing required client capability").
+		WithData(map[string]any{"requiredCapabilities": required})
+}
+
+func unsupportedVersionError(requested string) *jsonrpc.Error {
+	return jsonrpc.NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+		WithData(map[string]any{"supported": modernVersions(), "requested": requested})
+}
+
+// routeModern serves one request of the stateless lifecycle, checking it in
+// the order the specification gives: _meta, version, method, capability.
+func (s *Server) routeModern(ctx context.Context, ss *ServerSession, r *Request, meta *Meta) (any, error) {
+	if r.IsNotification() {
+		if m, ok := modernMethods[r.Method]; ok {
+			return m.handle(ss, ctx, r)
+		}
+		return nil, nil
+	}
+	switch {
+	case meta == nil:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing _meta (io.modelcontextprotocol/protocolVersion and clientCapabilities are required)")
+	case meta.ProtocolVersion == "":
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing _meta io.modelcontextprotocol/protocolVersion")
+	case meta.ClientCapabilities == nil:
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing _meta io.modelcontextprotocol/clientCapabilities")
+	}
+	if !features(meta.ProtocolVersion).stateless {
+		return nil, unsupportedVersionError(meta.ProtocolVersion)
+	}
+	m, ok := modernMethods[r.Method]
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", r.Method)
+	}
+	caps := s.capabilities()
+	if m.capability != nil && !m.capability(caps) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (capability not offered)", r.Method)
+	}
+	r.rc = &requestContext{
+		version:    meta.ProtocolVersion,
+		caps:       meta.ClientCapabilities,
+		clientInfo: meta.ClientInfo,
+		logLevel:   meta.LogLevel,
+		method:     r.Method,
+	}
+	res, err := m.handle(ss, ctx, r)
+	if err != nil || res == nil {
+		return res, err
+	}
+	s.stampResult(res, r.Method)
+	return res, nil
+}
+
+// resultFields caches, per result type, where its ResultType, Meta and
+// CacheHints fields are.
+var resultFields sync.Map // reflect.Type -> *resultFieldIndex
+
+type resultFieldIndex struct {
+	resultType, meta, cache []int
+}
+
+func fieldsOf(t reflect.Type) *resultFieldIndex {
+	if v, ok := resultFields.Load(t); ok {
+		return v.(*resultFieldIndex)
+	}
+	idx := &resultFieldIndex{}
+	if f, ok := t.FieldByName("ResultType"); ok && f.Type == reflect.TypeFor[ResultType]() {
+		idx.resultType = f.Index
+	}
+	if f, ok := t.FieldByName("Meta"); ok && f.Type == reflect.TypeFor[*Meta]() {
+		idx.meta = f.Index
+	}
+	if f, ok := t.FieldByName("CacheHints"); ok && f.Type == reflect.TypeFor[CacheHints]() {
+		idx.cache = f.Index
+	}
+	resultFields.Store(t, idx)
+	return idx
+}
+
+// stampResult sets what every 2026-07-28 result carries: resultType
+// (complete unless the handler chose another), the server's identity in
+// _meta, and caching hints on cacheable results.
+func (s *Server) stampResult(res any, method string) {
+	v := reflect.ValueOf(res)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	v = v.Elem()
+	idx := fieldsOf(v.Type())
+	if idx.resultType != nil {
+		if f := v.FieldByIndex(idx.resultType); f.String() == "" {
+			f.SetString(string(ResultTypeComplete))
+		}
+	}
+	if idx.meta != nil {
+		f := v.FieldByIndex(idx.meta)
+		m := &Meta{}
+		if !f.IsNil() {
+			*m = *f.Interface().(*Meta)
+		}
+		m.ServerInfo = s.impl
+		f.Set(reflect.ValueOf(m))
+	}
+	if idx.cache != nil && isComplete(v, idx) {
+		switch method {
+		case MethodServerDiscover, MethodToolsList, MethodPromptsList, MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead:
+			ch := v.FieldByIndex(idx.cache).Addr().Interface().(*CacheHints)
+			if ch.TTLMs == nil {
+				ttl := s.opts.CacheTTL.Milliseconds()
+				ch.TTLMs = &ttl
+			}
+			if ch.CacheScope == "" {
+				ch.CacheScope = s.cacheScope()
+			}
+		}
+	}
+}
+
+func isComplete(v reflect.Value, idx *resultFieldIndex) bool {
+	return idx.resultType == nil || v.FieldByIndex(idx.resultType).String() == string(ResultTypeComplete)
+}
+
+func (s *Server) cacheScope() CacheScope {
+	if s.opts.CacheScope != "" {
+		return s.opts.CacheScope
+	}
+	return CacheScopePrivate
+}
+
+func (ss *ServerSession) handleDiscover(_ context.Context, r *Request) (any, error) {
+	return &DiscoverResult{
+		SupportedVersions: SupportedVersions,
+		Capabilities:      ss.server.capabilities(),
+		Instructions:      ss.server.opts.Instructions,
+	}, nil
+}
+
+// listener is one open subscriptions/listen stream.
+type listener struct {
+	ss     *ServerSession
+	ctx    context.Context // the listen request's context: writes go to its stream
+	id     jsonrpc.ID
+	filter SubscriptionFilter
+}
+
+func (l *listener) meta() *Meta { return &Meta{SubscriptionID: l.id} }
+
+func (l *listener) wants(method, uri string) bool {
+	switch method {
+	case NotificationToolListChanged:
+		return l.filter.ToolsListChanged
+	case NotificationPromptListChanged:
+		return l.filter.PromptsListChanged
+	case NotificationResourceListChanged:
+		return l.filter.ResourcesListChanged
+	case NotificationResourceUpdated:
+		for _, u := range l.filter.ResourceSubscriptions {
+			if u == uri {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// handleListen serves subscriptions/listen: it acknowledges the filter it
+// will honour, then streams matching notifications, each tagged with the
+// listen request's id, until the client goes away (no response is sent
+// then) or the session ends (the listen result is sent).
+func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, error) {
+	var p ListenParams
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	caps := ss.server.capabilities()
+	var ack SubscriptionFilter
+	if caps.Tools != nil && caps.Tools.ListChanged {
+		ack.ToolsListChanged = p.Notifications.ToolsListChanged
+	}
+	if caps.Prompts != nil && caps.Prompts.ListChanged {
+		ack.PromptsListChanged = p.Notifications.PromptsListChanged
+	}
+	if caps.Resources != nil && caps.Resources.ListChanged {
+		ack.ResourcesListChanged = p.Notifications.ResourcesListChanged
+	}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+	}
+	l := &listener{ss: ss, ctx: ctx, id: r.ID, filter: ack}
+	if err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack}); err != nil {
+		return nil, err
+	}
+	s := ss.server
+	s.mu.Lock()
+	if s.listeners == nil {
+		s.listeners = make(map[*listener]struct{})
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+	}()
+	<-ctx.Done()
+	// The client cancelled (no response goes out) or the session is ending:
+	// say goodbye with the listen result.
+	return &ListenResult{Meta: l.meta()}, nil
+}
+
+// notifyListeners sends a change notification to every listen stream whose
+// filter asks for it.
+func (s *Server) notifyListeners(method, uri string, params func(*Meta) any) {
+	s.mu.Lock()
+	var targets []*listener
+	for l := range s.listeners {
+		if l.wants(method, uri) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range targets {
+		_ = l.ss.notify(l.ctx, method, params(l.meta()))
+	}
+}
