@@ -165,6 +165,28 @@ func newGoSDKFixture() *goSDKFixture {
 			}}, nil, nil
 		})
 
+	gosdk.AddTool(s, &gosdk.Tool{Name: "whoami", Description: "describes the client behind the request"},
+		func(_ context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
+			// Stateful sessions: what initialize said. 2026-07-28: what this
+			// request's _meta says.
+			var version string
+			var caps *gosdk.ClientCapabilities
+			if ip := req.Session.InitializeParams(); ip != nil {
+				version, caps = ip.ProtocolVersion, ip.Capabilities
+			} else {
+				version, _ = req.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+				raw, _ := json.Marshal(req.Params.Meta["io.modelcontextprotocol/clientCapabilities"])
+				if err := json.Unmarshal(raw, &caps); err != nil {
+					return nil, nil, err
+				}
+			}
+			if caps == nil {
+				caps = &gosdk.ClientCapabilities{}
+			}
+			return text(fmt.Sprintf("version=%s sampling=%t elicitation=%t roots=%t", version,
+				caps.Sampling != nil, caps.Elicitation != nil, caps.RootsV2 != nil)), nil, nil
+		})
+
 	s.AddResource(&gosdk.Resource{URI: helloURI, Name: "hello", MIMEType: "text/plain"},
 		func(_ context.Context, req *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
 			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: helloText}}}, nil

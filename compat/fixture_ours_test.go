@@ -47,8 +47,9 @@ type echoIn struct {
 	Text string `json:"text"`
 }
 
-// fixtureToolNames lists every tool of ourFixture, sorted.
-var fixtureToolNames = []string{"add", "block", "echo", "elicit", "fail", "image", "log", "progress", "roots", "sample"}
+// fixtureToolNames lists the tools of both fixtures in the order they are
+// registered, which is the order this library lists them in.
+var fixtureToolNames = []string{"add", "echo", "fail", "progress", "log", "sample", "elicit", "roots", "block", "image", "whoami"}
 
 func newOurFixture(opts *gomcp.ServerOptions) *ourFixture {
 	f := &ourFixture{
@@ -174,6 +175,13 @@ func newOurFixture(opts *gomcp.ServerOptions) *ourFixture {
 				gomcp.NewImageContent(logoBytes, "image/png"),
 				gomcp.NewEmbeddedResource(&gomcp.TextResourceContents{URI: helloURI, MIMEType: "text/plain", Text: helloText}),
 			}}, nil
+		})
+
+	gomcp.AddTool(s, &gomcp.Tool{Name: "whoami", Description: "describes the client behind the request"},
+		func(_ context.Context, req *gomcp.CallToolRequest, _ struct{}) (string, error) {
+			caps := req.ClientCapabilities()
+			return fmt.Sprintf("version=%s sampling=%t elicitation=%t roots=%t", req.ProtocolVersion(),
+				caps.Sampling != nil, caps.Elicitation != nil, caps.Roots != nil), nil
 		})
 
 	s.AddResource(&gomcp.Resource{URI: helloURI, Name: "hello", MIMEType: "text/plain"},

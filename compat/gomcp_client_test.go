@@ -77,33 +77,38 @@ func connectOurClient(t *testing.T, ctx context.Context, c *gomcp.Client, p pipe
 
 // TestOurClientAgainstGoSDKServer drives a server built with the official
 // go-sdk with this library's client over stdio framing, through every
-// feature both sides implement.
+// feature both sides implement, in both protocol eras: 2025-11-25 (pinned by
+// the client) and 2026-07-28 (what the two negotiate by default).
 func TestOurClientAgainstGoSDKServer(t *testing.T) {
 	for _, kind := range []string{kindIOPipe, kindOSPipe} {
-		t.Run(kind, func(t *testing.T) {
-			f := newGoSDKFixture()
-			p, ss := serveGoSDKFixture(t, f, kind)
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			client, ev := newOurTestClient("")
-			cs := connectOurClient(t, ctx, client, p)
-			waitFor(t, f.initialized, "notifications/initialized")
-			o := &ourClientScenario{ctx: ctx, cs: cs, client: client, ev: ev, f: f, ss: ss}
-			t.Run("initialize", o.initialize)
-			t.Run("ping", o.ping)
-			t.Run("tools", o.tools)
-			t.Run("progress", o.progress)
-			t.Run("logging", o.logging)
-			t.Run("sampling", o.sampling)
-			t.Run("elicitation", o.elicitation)
-			t.Run("roots", o.roots)
-			t.Run("cancellation", o.cancellation)
-			t.Run("resources", o.resources)
-			t.Run("subscriptions", o.subscriptions)
-			t.Run("prompts", o.prompts)
-			t.Run("completion", o.completion)
-			t.Run("listChanged", o.listChanged)
-		})
+		for _, era := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(kind+"/"+era, func(t *testing.T) {
+				f := newGoSDKFixture()
+				p, ss := serveGoSDKFixture(t, f, kind)
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				version := era
+				if era == "2026-07-28" {
+					version = "" // the default: probe with server/discover
+				}
+				client, ev := newOurTestClient(version)
+				cs := connectOurClient(t, ctx, client, p)
+				if got := cs.ProtocolVersion(); got != era {
+					t.Fatalf("negotiated %q, want %q", got, era)
+				}
+				o := &ourClientScenario{cs: cs, client: client, ev: ev, f: f, ss: ss, modern: era == "2026-07-28"}
+				if !o.modern {
+					waitFor(t, f.initialized, "notifications/initialized")
+				}
+				for _, step := range o.steps() {
+					t.Run(step.name, func(t *testing.T) {
+						ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+						defer cancel()
+						step.run(t, ctx)
+					})
+				}
+			})
+		}
 	}
 }
 
@@ -138,7 +143,7 @@ func TestOurClientVersions(t *testing.T) {
 // ourClientScenario is one connected client of this library and the go-sdk
 // fixture server.
 type ourClientScenario struct {
-	ctx    context.Context
+	modern bool // the session speaks 2026-07-28
 	cs     *gomcp.ClientSession
 	client *gomcp.Client
 	ev     *ourClientEvents
@@ -146,13 +151,27 @@ type ourClientScenario struct {
 	ss     *gosdk.ServerSession
 }
 
-// callText calls a tool and returns its single text block.
-func (o *ourClientScenario) callText(t *testing.T, name, args string) string {
-	t.Helper()
-	return o.callTextCtx(t, o.ctx, name, args)
+func (o *ourClientScenario) steps() []scenarioStep {
+	return []scenarioStep{
+		{"initialize", o.initialize},
+		{"ping", o.ping},
+		{"tools", o.tools},
+		{"progress", o.progress},
+		{"logging", o.logging},
+		{"sampling", o.sampling},
+		{"elicitation", o.elicitation},
+		{"roots", o.roots},
+		{"cancellation", o.cancellation},
+		{"resources", o.resources},
+		{"subscriptions", o.subscriptions},
+		{"prompts", o.prompts},
+		{"completion", o.completion},
+		{"listChanged", o.listChanged},
+	}
 }
 
-func (o *ourClientScenario) callTextCtx(t *testing.T, ctx context.Context, name, args string) string {
+// callText calls a tool and returns its single text block.
+func (o *ourClientScenario) callText(t *testing.T, ctx context.Context, name, args string) string {
 	t.Helper()
 	res, err := o.cs.CallTool(ctx, &gomcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
@@ -168,7 +187,7 @@ func (o *ourClientScenario) callTextCtx(t *testing.T, ctx context.Context, name,
 	return text.Text
 }
 
-func (o *ourClientScenario) initialize(t *testing.T) {
+func (o *ourClientScenario) initialize(t *testing.T, ctx context.Context) {
 	init := o.cs.InitializeResult()
 	if init.ProtocolVersion != gomcp.LatestStatefulVersion {
 		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, gomcp.LatestStatefulVersion)
@@ -185,22 +204,22 @@ func (o *ourClientScenario) initialize(t *testing.T) {
 	if ip.ClientInfo == nil || ip.ClientInfo.Name != "gomcp-client" {
 		t.Errorf("go-sdk saw client info %+v", ip.ClientInfo)
 	}
-	if c := ip.Capabilities; c == nil || c.Sampling == nil || c.Elicitation == nil || c.RootsV2 == nil && c.Roots.ListChanged == false {
+	if c := ip.Capabilities; c == nil || c.Sampling == nil || c.Elicitation == nil || c.RootsV2 == nil {
 		t.Errorf("go-sdk saw client capabilities %+v", ip.Capabilities)
 	}
 }
 
-func (o *ourClientScenario) ping(t *testing.T) {
-	if err := o.cs.Ping(o.ctx); err != nil {
+func (o *ourClientScenario) ping(t *testing.T, ctx context.Context) {
+	if err := o.cs.Ping(ctx); err != nil {
 		t.Errorf("client ping: %v", err)
 	}
-	if err := o.ss.Ping(o.ctx, nil); err != nil {
+	if err := o.ss.Ping(ctx, nil); err != nil {
 		t.Errorf("server ping: %v", err)
 	}
 }
 
-func (o *ourClientScenario) tools(t *testing.T) {
-	ctx, cs := o.ctx, o.cs
+func (o *ourClientScenario) tools(t *testing.T, ctx context.Context) {
+	cs := o.cs
 	first, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +258,7 @@ func (o *ourClientScenario) tools(t *testing.T) {
 		t.Errorf("add content %+v", res.Content)
 	}
 
-	if got := o.callText(t, "echo", `{"text":"héllo <&> \"q\"\n"}`); got != "héllo <&> \"q\"\n" {
+	if got := o.callText(t, ctx, "echo", `{"text":"héllo <&> \"q\"\n"}`); got != "héllo <&> \"q\"\n" {
 		t.Errorf("echo = %q", got)
 	}
 
@@ -286,14 +305,14 @@ func (o *ourClientScenario) tools(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) progress(t *testing.T) {
+func (o *ourClientScenario) progress(t *testing.T, ctx context.Context) {
 	// go-sdk sends no log messages until the client sets a level.
-	if err := o.cs.SetLoggingLevel(o.ctx, gomcp.LevelInfo); err != nil {
+	if err := o.cs.SetLoggingLevel(ctx, gomcp.LevelInfo); err != nil {
 		t.Fatal(err)
 	}
 	var got []*gomcp.ProgressNotificationParams
-	ctx := gomcp.WithProgress(o.ctx, func(p *gomcp.ProgressNotificationParams) { got = append(got, p) })
-	if text := o.callTextCtx(t, ctx, "progress", `{}`); text != "done" {
+	ctx := gomcp.WithProgress(ctx, func(p *gomcp.ProgressNotificationParams) { got = append(got, p) })
+	if text := o.callText(t, ctx, "progress", `{}`); text != "done" {
 		t.Errorf("progress = %q", text)
 	}
 	// Progress notifications are handled in order on the notification lane
@@ -314,11 +333,11 @@ func (o *ourClientScenario) progress(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) logging(t *testing.T) {
-	if err := o.cs.SetLoggingLevel(o.ctx, gomcp.LevelWarning); err != nil {
+func (o *ourClientScenario) logging(t *testing.T, ctx context.Context) {
+	if err := o.cs.SetLoggingLevel(ctx, gomcp.LevelWarning); err != nil {
 		t.Fatal(err)
 	}
-	if text := o.callText(t, "log", `{}`); text != "logged" {
+	if text := o.callText(t, ctx, "log", `{}`); text != "logged" {
 		t.Errorf("log = %q", text)
 	}
 	var levels []string
@@ -340,31 +359,31 @@ func (o *ourClientScenario) logging(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) sampling(t *testing.T) {
-	if got := o.callText(t, "sample", `{"text":"hi"}`); got != "test-model: echo hi" {
+func (o *ourClientScenario) sampling(t *testing.T, ctx context.Context) {
+	if got := o.callText(t, ctx, "sample", `{"text":"hi"}`); got != "test-model: echo hi" {
 		t.Errorf("sample = %q", got)
 	}
 }
 
-func (o *ourClientScenario) elicitation(t *testing.T) {
-	if got := o.callText(t, "elicit", `{}`); got != "accept Ada" {
+func (o *ourClientScenario) elicitation(t *testing.T, ctx context.Context) {
+	if got := o.callText(t, ctx, "elicit", `{}`); got != "accept Ada" {
 		t.Errorf("elicit = %q", got)
 	}
 }
 
-func (o *ourClientScenario) roots(t *testing.T) {
-	if got := o.callText(t, "roots", `{}`); got != "file:///workspace" {
+func (o *ourClientScenario) roots(t *testing.T, ctx context.Context) {
+	if got := o.callText(t, ctx, "roots", `{}`); got != "file:///workspace" {
 		t.Errorf("roots = %q", got)
 	}
 	o.client.SetRoots(&gomcp.Root{URI: "file:///workspace", Name: "workspace"}, &gomcp.Root{URI: "file:///other"})
 	waitFor(t, o.f.rootsChange, "notifications/roots/list_changed")
-	if got := o.callText(t, "roots", `{}`); got != "file:///workspace,file:///other" {
+	if got := o.callText(t, ctx, "roots", `{}`); got != "file:///workspace,file:///other" {
 		t.Errorf("roots after SetRoots = %q", got)
 	}
 }
 
-func (o *ourClientScenario) cancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(o.ctx)
+func (o *ourClientScenario) cancellation(t *testing.T, ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := o.cs.CallTool(ctx, &gomcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
@@ -378,13 +397,13 @@ func (o *ourClientScenario) cancellation(t *testing.T) {
 	if cause := waitFor(t, o.f.cancelled, "the handler's context to end"); cause == nil || cause.Error() == "never cancelled" {
 		t.Errorf("handler context cause = %v, want cancellation by the peer", cause)
 	}
-	if err := o.cs.Ping(o.ctx); err != nil {
+	if err := o.cs.Ping(ctx); err != nil {
 		t.Errorf("ping after cancellation: %v", err)
 	}
 }
 
-func (o *ourClientScenario) resources(t *testing.T) {
-	ctx, cs := o.ctx, o.cs
+func (o *ourClientScenario) resources(t *testing.T, ctx context.Context) {
+	cs := o.cs
 	var uris []string
 	for r, err := range cs.Resources(ctx, nil) {
 		if err != nil {
@@ -433,29 +452,29 @@ func (o *ourClientScenario) resources(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) subscriptions(t *testing.T) {
-	if err := o.cs.Subscribe(o.ctx, &gomcp.SubscribeParams{URI: helloURI}); err != nil {
+func (o *ourClientScenario) subscriptions(t *testing.T, ctx context.Context) {
+	if err := o.cs.Subscribe(ctx, &gomcp.SubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
 	if got := waitFor(t, o.f.subscribed, "subscribe"); got != "+"+helloURI {
 		t.Errorf("subscribe handler saw %q", got)
 	}
-	if err := o.f.server.ResourceUpdated(o.ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
+	if err := o.f.server.ResourceUpdated(ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
 	if uri := waitFor(t, o.ev.updated, "notifications/resources/updated"); uri != helloURI {
 		t.Errorf("updated %q", uri)
 	}
-	if err := o.cs.Unsubscribe(o.ctx, &gomcp.UnsubscribeParams{URI: helloURI}); err != nil {
+	if err := o.cs.Unsubscribe(ctx, &gomcp.UnsubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
 	if got := waitFor(t, o.f.subscribed, "unsubscribe"); got != "-"+helloURI {
 		t.Errorf("unsubscribe handler saw %q", got)
 	}
-	if err := o.f.server.ResourceUpdated(o.ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
+	if err := o.f.server.ResourceUpdated(ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.cs.Ping(o.ctx); err != nil {
+	if err := o.cs.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -465,8 +484,8 @@ func (o *ourClientScenario) subscriptions(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) prompts(t *testing.T) {
-	lp, err := o.cs.ListPrompts(o.ctx, nil)
+func (o *ourClientScenario) prompts(t *testing.T, ctx context.Context) {
+	lp, err := o.cs.ListPrompts(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +493,7 @@ func (o *ourClientScenario) prompts(t *testing.T) {
 		!lp.Prompts[0].Arguments[0].Required {
 		t.Errorf("prompts = %+v", lp.Prompts)
 	}
-	gp, err := o.cs.GetPrompt(o.ctx, &gomcp.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
+	gp, err := o.cs.GetPrompt(ctx, &gomcp.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,13 +503,13 @@ func (o *ourClientScenario) prompts(t *testing.T) {
 	if text, _ := gp.Messages[0].Content.(*gomcp.TextContent); text == nil || text.Text != "Hello, Ada!" {
 		t.Errorf("prompt message %+v", gp.Messages[0].Content)
 	}
-	if _, err := o.cs.GetPrompt(o.ctx, &gomcp.GetPromptParams{Name: "no-such-prompt"}); err == nil {
+	if _, err := o.cs.GetPrompt(ctx, &gomcp.GetPromptParams{Name: "no-such-prompt"}); err == nil {
 		t.Error("unknown prompt: want an error")
 	}
 }
 
-func (o *ourClientScenario) completion(t *testing.T) {
-	res, err := o.cs.Complete(o.ctx, &gomcp.CompleteParams{
+func (o *ourClientScenario) completion(t *testing.T, ctx context.Context) {
+	res, err := o.cs.Complete(ctx, &gomcp.CompleteParams{
 		Ref:      gomcp.CompleteReference{Type: gomcp.RefTypePrompt, Name: fixturePrompt},
 		Argument: gomcp.CompleteArgument{Name: "name", Value: "al"},
 	})
@@ -502,14 +521,14 @@ func (o *ourClientScenario) completion(t *testing.T) {
 	}
 }
 
-func (o *ourClientScenario) listChanged(t *testing.T) {
+func (o *ourClientScenario) listChanged(t *testing.T, ctx context.Context) {
 	gosdk.AddTool(o.f.server, &gosdk.Tool{Name: "late", Description: "added after connect"},
 		func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
 			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
 		})
 	waitFor(t, o.ev.toolsChanged, "notifications/tools/list_changed")
 	n := 0
-	for _, err := range o.cs.Tools(o.ctx, nil) {
+	for _, err := range o.cs.Tools(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,7 +537,7 @@ func (o *ourClientScenario) listChanged(t *testing.T) {
 	if n != len(fixtureToolNames)+1 {
 		t.Errorf("%d tools after AddTool, want %d", n, len(fixtureToolNames)+1)
 	}
-	if got := o.callText(t, "late", `{}`); got != "late" {
+	if got := o.callText(t, ctx, "late", `{}`); got != "late" {
 		t.Errorf("late = %q", got)
 	}
 }

@@ -94,7 +94,7 @@ func TestGoSDKClientAgainstOurServer(t *testing.T) {
 				if got := cs.InitializeResult().ProtocolVersion; got != era {
 					t.Fatalf("negotiated %q, want %q", got, era)
 				}
-				g := &goSDKScenario{ctx: ctx, cs: cs, client: client, ev: ev, f: f, modern: era == "2026-07-28"}
+				g := &goSDKScenario{cs: cs, client: client, ev: ev, f: f, modern: era == "2026-07-28"}
 				if !g.modern {
 					waitFor(t, f.initialized, "notifications/initialized")
 				}
@@ -104,7 +104,11 @@ func TestGoSDKClientAgainstOurServer(t *testing.T) {
 					t.Fatalf("server has %d sessions, want 1", len(ss))
 				}
 				for _, step := range g.steps() {
-					t.Run(step.name, step.run)
+					t.Run(step.name, func(t *testing.T) {
+						ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+						defer cancel()
+						step.run(t, ctx)
+					})
 				}
 			})
 		}
@@ -151,7 +155,6 @@ func TestGoSDKClientVersions(t *testing.T) {
 // goSDKScenario is one connected go-sdk client and our fixture server.
 type goSDKScenario struct {
 	modern bool // the session speaks 2026-07-28
-	ctx    context.Context
 	cs     *gosdk.ClientSession
 	client *gosdk.Client
 	ev     *goSDKClientEvents
@@ -162,7 +165,7 @@ type goSDKScenario struct {
 // scenarioStep is one named part of an interop scenario.
 type scenarioStep struct {
 	name string
-	run  func(t *testing.T)
+	run  func(t *testing.T, ctx context.Context)
 }
 
 func (g *goSDKScenario) steps() []scenarioStep {
@@ -184,11 +187,8 @@ func (g *goSDKScenario) steps() []scenarioStep {
 	}
 }
 
-func (g *goSDKScenario) initialize(t *testing.T) {
+func (g *goSDKScenario) initialize(t *testing.T, ctx context.Context) {
 	init := g.cs.InitializeResult()
-	if init.ProtocolVersion != gomcp.LatestStatefulVersion {
-		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, gomcp.LatestStatefulVersion)
-	}
 	if init.ServerInfo == nil || init.ServerInfo.Name != "gomcp-fixture" || init.ServerInfo.Version != "1.2.3" {
 		t.Errorf("server info %+v", init.ServerInfo)
 	}
@@ -196,6 +196,22 @@ func (g *goSDKScenario) initialize(t *testing.T) {
 	if caps == nil || caps.Tools == nil || !caps.Tools.ListChanged || caps.Prompts == nil || caps.Resources == nil ||
 		!caps.Resources.Subscribe || caps.Logging == nil || caps.Completions == nil {
 		t.Errorf("capabilities %+v", caps)
+	}
+	// What the server learnt about the client: from initialize on a
+	// stateful session, from each request's _meta in 2026-07-28.
+	want := "version=2025-11-25 sampling=true elicitation=true roots=true"
+	if g.modern {
+		want = "version=2026-07-28 sampling=true elicitation=true roots=true"
+	}
+	res, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := res.Content[0].(*gosdk.TextContent); text == nil || text.Text != want {
+		t.Errorf("whoami = %+v, want %q", res.Content[0], want)
+	}
+	if g.modern {
+		return
 	}
 	info := g.ss.ClientInfo()
 	if info == nil || info.Name != "go-sdk-client" {
@@ -207,17 +223,20 @@ func (g *goSDKScenario) initialize(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) ping(t *testing.T) {
-	if err := g.cs.Ping(g.ctx, nil); err != nil {
+func (g *goSDKScenario) ping(t *testing.T, ctx context.Context) {
+	if err := g.cs.Ping(ctx, nil); err != nil {
 		t.Errorf("client ping: %v", err)
 	}
-	if err := g.ss.Ping(g.ctx); err != nil {
+	if g.modern {
+		return // a 2026-07-28 server sends no requests
+	}
+	if err := g.ss.Ping(ctx); err != nil {
 		t.Errorf("server ping: %v", err)
 	}
 }
 
-func (g *goSDKScenario) tools(t *testing.T) {
-	ctx, cs := g.ctx, g.cs
+func (g *goSDKScenario) tools(t *testing.T, ctx context.Context) {
+	cs := g.cs
 	first, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -306,10 +325,10 @@ func (g *goSDKScenario) tools(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) progress(t *testing.T) {
+func (g *goSDKScenario) progress(t *testing.T, ctx context.Context) {
 	params := &gosdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
 	params.SetProgressToken("tok-1")
-	res, err := g.cs.CallTool(g.ctx, params)
+	res, err := g.cs.CallTool(ctx, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,18 +341,33 @@ func (g *goSDKScenario) progress(t *testing.T) {
 			t.Errorf("progress %d: %+v", i, p)
 		}
 	}
+	if g.modern {
+		// A 2026-07-28 request that named no log level gets no logs.
+		if err := g.cs.Ping(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case l := <-g.ev.logs:
+			t.Errorf("log without a level in _meta: %+v", l)
+		case <-time.After(50 * time.Millisecond):
+		}
+		return
+	}
+	// A stateful client that never set a level gets every message.
 	l := waitFor(t, g.ev.logs, "log message")
 	if l.Level != "info" || l.Logger != "fixture" || l.Data != "progress done" {
 		t.Errorf("log: %+v", l)
 	}
 }
 
-func (g *goSDKScenario) logging(t *testing.T) {
-	//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
-	if err := g.cs.SetLoggingLevel(g.ctx, &gosdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+func (g *goSDKScenario) logging(t *testing.T, ctx context.Context) {
+	// In 2026-07-28, go-sdk keeps the level and sends it in every request's
+	// _meta instead of calling logging/setLevel.
+	//lint:ignore SA1019 logging is deprecated from 2026-07-28 but still specified.
+	if err := g.cs.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "log", Arguments: map[string]any{}}); err != nil {
+	if _, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "log", Arguments: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
 	var levels []string
@@ -355,8 +389,8 @@ func (g *goSDKScenario) logging(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) sampling(t *testing.T) {
-	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "sample", Arguments: map[string]any{"text": "hi"}})
+func (g *goSDKScenario) sampling(t *testing.T, ctx context.Context) {
+	res, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "sample", Arguments: map[string]any{"text": "hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,8 +399,8 @@ func (g *goSDKScenario) sampling(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) elicitation(t *testing.T) {
-	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "elicit", Arguments: map[string]any{}})
+func (g *goSDKScenario) elicitation(t *testing.T, ctx context.Context) {
+	res, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "elicit", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +409,9 @@ func (g *goSDKScenario) elicitation(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) roots(t *testing.T) {
+func (g *goSDKScenario) roots(t *testing.T, ctx context.Context) {
 	call := func() string {
-		res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "roots", Arguments: map[string]any{}})
+		res, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "roots", Arguments: map[string]any{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,19 +424,21 @@ func (g *goSDKScenario) roots(t *testing.T) {
 	if got := call(); got != "file:///workspace" {
 		t.Errorf("roots = %q", got)
 	}
-	//lint:ignore SA1019 roots are deprecated only from 2026-07-28; this test runs 2025-11-25.
+	//lint:ignore SA1019 roots are deprecated from 2026-07-28 but still specified.
 	g.client.AddRoots(&gosdk.Root{URI: "file:///other", Name: "other"})
-	waitFor(t, g.f.rootsChange, "notifications/roots/list_changed")
+	if !g.modern { // 2026-07-28 has no roots/list_changed: every request asks afresh
+		waitFor(t, g.f.rootsChange, "notifications/roots/list_changed")
+	}
 	if got := call(); got != "file:///other,file:///workspace" && got != "file:///workspace,file:///other" {
 		t.Errorf("roots after AddRoots = %q", got)
 	}
 }
 
-func (g *goSDKScenario) cancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(g.ctx)
+func (g *goSDKScenario) cancellation(t *testing.T, ctx context.Context) {
+	callCtx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		_, err := g.cs.CallTool(callCtx, &gosdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
 		errc <- err
 	}()
 	waitFor(t, g.f.blockStarted, "the block tool to start")
@@ -414,13 +450,13 @@ func (g *goSDKScenario) cancellation(t *testing.T) {
 		t.Errorf("handler context cause = %v, want cancellation by the peer", cause)
 	}
 	// The session is still usable.
-	if err := g.cs.Ping(g.ctx, nil); err != nil {
+	if err := g.cs.Ping(ctx, nil); err != nil {
 		t.Errorf("ping after cancellation: %v", err)
 	}
 }
 
-func (g *goSDKScenario) resources(t *testing.T) {
-	ctx, cs := g.ctx, g.cs
+func (g *goSDKScenario) resources(t *testing.T, ctx context.Context) {
+	cs := g.cs
 	lr, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -466,21 +502,21 @@ func (g *goSDKScenario) resources(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) subscriptions(t *testing.T) {
-	if err := g.cs.Subscribe(g.ctx, &gosdk.SubscribeParams{URI: helloURI}); err != nil {
+func (g *goSDKScenario) subscriptions(t *testing.T, ctx context.Context) {
+	if err := g.cs.Subscribe(ctx, &gosdk.SubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
-	g.f.server.ResourceUpdated(g.ctx, helloURI)
+	g.f.server.ResourceUpdated(ctx, helloURI)
 	if uri := waitFor(t, g.ev.updated, "notifications/resources/updated"); uri != helloURI {
 		t.Errorf("updated %q", uri)
 	}
-	g.f.server.ResourceUpdated(g.ctx, logoURI) // not subscribed
-	if err := g.cs.Unsubscribe(g.ctx, &gosdk.UnsubscribeParams{URI: helloURI}); err != nil {
+	g.f.server.ResourceUpdated(ctx, logoURI) // not subscribed
+	if err := g.cs.Unsubscribe(ctx, &gosdk.UnsubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
-	g.f.server.ResourceUpdated(g.ctx, helloURI)
+	g.f.server.ResourceUpdated(ctx, helloURI)
 	// A ping is answered after anything the server sent before it.
-	if err := g.cs.Ping(g.ctx, nil); err != nil {
+	if err := g.cs.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -490,8 +526,8 @@ func (g *goSDKScenario) subscriptions(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) prompts(t *testing.T) {
-	lp, err := g.cs.ListPrompts(g.ctx, nil)
+func (g *goSDKScenario) prompts(t *testing.T, ctx context.Context) {
+	lp, err := g.cs.ListPrompts(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,7 +535,7 @@ func (g *goSDKScenario) prompts(t *testing.T) {
 		!lp.Prompts[0].Arguments[0].Required {
 		t.Errorf("prompts = %+v", lp.Prompts)
 	}
-	gp, err := g.cs.GetPrompt(g.ctx, &gosdk.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
+	gp, err := g.cs.GetPrompt(ctx, &gosdk.GetPromptParams{Name: fixturePrompt, Arguments: map[string]string{"name": "Ada"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,13 +545,13 @@ func (g *goSDKScenario) prompts(t *testing.T) {
 	if text, _ := gp.Messages[0].Content.(*gosdk.TextContent); text == nil || text.Text != "Hello, Ada!" {
 		t.Errorf("prompt message %+v", gp.Messages[0].Content)
 	}
-	if _, err := g.cs.GetPrompt(g.ctx, &gosdk.GetPromptParams{Name: "no-such-prompt"}); err == nil {
+	if _, err := g.cs.GetPrompt(ctx, &gosdk.GetPromptParams{Name: "no-such-prompt"}); err == nil {
 		t.Error("unknown prompt: want an error")
 	}
 }
 
-func (g *goSDKScenario) completion(t *testing.T) {
-	res, err := g.cs.Complete(g.ctx, &gosdk.CompleteParams{
+func (g *goSDKScenario) completion(t *testing.T, ctx context.Context) {
+	res, err := g.cs.Complete(ctx, &gosdk.CompleteParams{
 		Ref:      &gosdk.CompleteReference{Type: "ref/prompt", Name: fixturePrompt},
 		Argument: gosdk.CompleteParamsArgument{Name: "name", Value: "al"},
 	})
@@ -527,14 +563,14 @@ func (g *goSDKScenario) completion(t *testing.T) {
 	}
 }
 
-func (g *goSDKScenario) listChanged(t *testing.T) {
+func (g *goSDKScenario) listChanged(t *testing.T, ctx context.Context) {
 	g.f.server.AddTool(&gomcp.Tool{Name: "late", Description: "added after connect"},
 		func(context.Context, *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
 			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: "late"}}}, nil
 		})
 	waitFor(t, g.ev.toolsChanged, "notifications/tools/list_changed")
 	n := 0
-	for _, err := range g.cs.Tools(g.ctx, nil) {
+	for _, err := range g.cs.Tools(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -543,7 +579,7 @@ func (g *goSDKScenario) listChanged(t *testing.T) {
 	if n != len(fixtureToolNames)+1 {
 		t.Errorf("%d tools after AddTool, want %d", n, len(fixtureToolNames)+1)
 	}
-	res, err := g.cs.CallTool(g.ctx, &gosdk.CallToolParams{Name: "late", Arguments: map[string]any{}})
+	res, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "late", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}

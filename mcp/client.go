@@ -157,9 +157,10 @@ type ClientSession struct {
 	version  string       // the negotiated revision
 	logLevel atomic.Int32 // modern: the logLevel sent in each request's _meta
 
-	mu         sync.Mutex
-	progress   map[ProgressToken]func(*ProgressNotificationParams)
-	outSchemas map[string]*jsonschema.Validator // tool name -> output validator
+	mu           sync.Mutex
+	progress     map[ProgressToken]func(*ProgressNotificationParams)
+	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
+	paramHeaders map[string][]ParamHeader         // modern: tool name -> x-mcp-header params
 }
 
 // Connect opens a session on stream: it runs the initialize handshake and
@@ -340,6 +341,9 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Li
 	var res ListToolsResult
 	if err := cs.call(ctx, MethodToolsList, p, &res); err != nil {
 		return nil, err
+	}
+	if cs.modern {
+		res.Tools = cs.keepValidTools(res.Tools)
 	}
 	cs.rememberOutputSchemas(res.Tools)
 	return &res, nil

@@ -137,6 +137,7 @@ func (cs *ClientSession) withModernMeta(params any) any {
 // complete.
 func (cs *ClientSession) callModern(ctx context.Context, method string, params, result any) error {
 	p := cs.withModernMeta(params)
+	ctx = context.WithValue(ctx, headersKey{}, cs.standardHeaders(method, params))
 	for round := 0; ; round++ {
 		var raw json.RawMessage
 		if err := sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, p, &raw); err != nil {

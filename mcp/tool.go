@@ -125,6 +125,15 @@ func mustInfer[T any](what, tool string) json.RawMessage {
 	return schema
 }
 
+// Tool returns the tool registered under name.
+func (s *Server) Tool(name string) (*Tool, bool) {
+	st, ok := s.tools.get(name)
+	if !ok {
+		return nil, false
+	}
+	return st.tool, true
+}
+
 // RemoveTools removes tools by name; connected clients are told.
 func (s *Server) RemoveTools(names ...string) {
 	if s.tools.remove(names...) {

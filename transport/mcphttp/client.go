@@ -76,6 +76,7 @@ type clientCore struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
+	closing bool // Close has started
 	closed  bool
 	eofOnce sync.Once
 	wg      sync.WaitGroup
@@ -335,6 +336,7 @@ type ClientStream struct {
 	getGen      int64            // generation whose standalone stream runs, or -1
 	legacy      *sseLink         // set once fallen back to HTTP+SSE
 	internal    map[jsonrpc.ID]chan *jsonrpc.Message
+	waits       map[jsonrpc.ID]*postWait // requests answered on SSE streams
 }
 
 // NewClientStream returns a stream to the MCP endpoint at url. Nothing is
@@ -371,9 +373,11 @@ func (c *ClientStream) Read(ctx context.Context) (*jsonrpc.Message, error) { ret
 // for the background goroutines.
 func (c *ClientStream) Close() error {
 	c.mu.Lock()
-	sid, ver, legacy, closed := c.sessionID, c.version, c.legacy, c.closed
+	sid, ver, legacy, closing := c.sessionID, c.version, c.legacy, c.closing
+	c.closing = true
 	c.mu.Unlock()
-	if closed {
+	if closing {
+		c.shutdown() // waits for the first Close to finish
 		return nil
 	}
 	if legacy == nil && sid != "" {
@@ -510,7 +514,7 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 		}
 	}
 	if m.Method == mcp.NotificationInitialized {
-		c.startStandalone(gen)
+		c.startStandalone(ctx, gen)
 	}
 	return nil
 }
@@ -519,8 +523,18 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 // when it answers the client's initialize, and diverting answers to the
 // stream's own requests.
 func (c *ClientStream) deliver(m *jsonrpc.Message) bool {
+	if m.Batch != nil {
+		c.mu.Lock()
+		for _, e := range m.Batch {
+			if e.Method == "" {
+				c.answeredLocked(e.ID)
+			}
+		}
+		c.mu.Unlock()
+	}
 	if m.Batch == nil && m.Method == "" {
 		c.mu.Lock()
+		c.answeredLocked(m.ID)
 		if ch := c.internal[m.ID]; ch != nil {
 			delete(c.internal, m.ID)
 			c.mu.Unlock()
@@ -545,28 +559,75 @@ func resultVersion(result json.RawMessage) string {
 	return r.ProtocolVersion
 }
 
+// postWait tracks the requests of one POST whose answer is an SSE stream.
+// An answer may reach the client on another stream too (a server may send
+// it on the standalone stream, or on a resumed one), so deliver, which sees
+// every message, counts the answers down; the stream reader stops once none
+// is left.
+type postWait struct {
+	remaining int // guarded by ClientStream.mu
+	cancel    context.CancelFunc
+}
+
+// watch registers the requests ids of a POST stream.
+func (c *ClientStream) watch(ids []jsonrpc.ID, cancel context.CancelFunc) *postWait {
+	w := &postWait{remaining: len(ids), cancel: cancel}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waits == nil {
+		c.waits = make(map[jsonrpc.ID]*postWait)
+	}
+	for _, id := range ids {
+		c.waits[id] = w
+	}
+	return w
+}
+
+// unwatch forgets the ids of w still waiting and reports them.
+func (c *ClientStream) unwatch(w *postWait) []jsonrpc.ID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var left []jsonrpc.ID
+	for id, x := range c.waits {
+		if x == w {
+			left = append(left, id)
+			delete(c.waits, id)
+		}
+	}
+	return left
+}
+
+// answered notes that the request id got its answer.
+func (c *ClientStream) answeredLocked(id jsonrpc.ID) {
+	if w := c.waits[id]; w != nil {
+		delete(c.waits, id)
+		if w.remaining--; w.remaining == 0 {
+			w.cancel()
+		}
+	}
+}
+
+func (c *ClientStream) settled(w *postWait) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return w.remaining == 0
+}
+
 // readStream reads the SSE answer to a POST until every request it carried
 // is answered, resuming with GET and Last-Event-ID when the connection ends
 // early. Requests still unanswered when resumption proves impossible get an
 // error response, so no caller waits forever.
 func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want []jsonrpc.ID) {
+	callCtx := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(c.bg, cancel)
 	defer stop()
-	pending := make(map[jsonrpc.ID]bool, len(want))
-	for _, id := range want {
-		pending[id] = true
+	var w *postWait
+	if len(want) > 0 {
+		w = c.watch(want, cancel)
 	}
-	answered := func(m *jsonrpc.Message) {
-		if m.Batch != nil {
-			for _, e := range m.Batch {
-				delete(pending, e.ID)
-			}
-		} else if m.Method == "" {
-			delete(pending, m.ID)
-		}
-	}
+	settled := func() bool { return w != nil && c.settled(w) }
 	cur := sseCursor{retry: c.delay}
 	failures := 0
 	var reason error
@@ -574,12 +635,11 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 		if resp != nil {
 			cur.progress = false
 			err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
-				answered(m)
-				return !c.deliver(m) || len(want) > 0 && len(pending) == 0
+				return !c.deliver(m) || settled()
 			})
 			resp.Body.Close()
 			resp = nil
-			if len(pending) == 0 || ctx.Err() != nil || c.isClosed() {
+			if w == nil || settled() || callCtx.Err() != nil || c.isClosed() {
 				return
 			}
 			if cur.progress {
@@ -590,14 +650,14 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 				reason = errors.New("the server closed the stream")
 			}
 		}
-		if cur.lastID == "" {
-			break // nothing to resume from
-		}
-		if failures >= c.tries {
-			break
+		if cur.lastID == "" || failures >= c.tries {
+			break // nothing to resume from, or tried enough
 		}
 		if !sleep(ctx, cur.retry) {
-			return
+			if settled() || callCtx.Err() != nil || c.isClosed() {
+				return
+			}
+			break
 		}
 		c.mu.Lock()
 		sid, ver := c.sessionID, c.version
@@ -605,6 +665,9 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 		r, err := c.get(ctx, sid, ver, cur.lastID)
 		switch {
 		case err != nil:
+			if settled() || callCtx.Err() != nil || c.isClosed() {
+				return
+			}
 			failures++
 			reason = err
 		case r.StatusCode == http.StatusOK && mediaType(r) == "text/event-stream":
@@ -618,11 +681,11 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 			failures++
 		}
 	}
-	if ctx.Err() != nil || c.isClosed() {
+	if w == nil || c.isClosed() {
 		return
 	}
-	for id := range pending {
-		c.deliver(jsonrpc.NewErrorResponse(id, jsonrpc.NewError(jsonrpc.CodeInternalError,
+	for _, id := range c.unwatch(w) {
+		c.push(jsonrpc.NewErrorResponse(id, jsonrpc.NewError(jsonrpc.CodeInternalError,
 			"mcphttp: the response stream ended before the response arrived and could not be resumed: "+reason.Error())))
 	}
 }
@@ -642,9 +705,16 @@ func (c *ClientStream) get(ctx context.Context, sid, ver, lastID string) (*http.
 	return c.hc.Do(req)
 }
 
+// standaloneWait bounds how long the initialized notification's Write waits
+// for the standalone stream to be established.
+const standaloneWait = 2 * time.Second
+
 // startStandalone opens the standalone GET stream of session generation gen,
-// unless it runs already or is disabled.
-func (c *ClientStream) startStandalone(gen int64) {
+// unless it runs already or is disabled. It returns once the server has
+// answered the first GET (or after standaloneWait, or when ctx ends), so
+// that the stream is in place before the client sends anything else: a
+// server may then route messages by which streams are open.
+func (c *ClientStream) startStandalone(ctx context.Context, gen int64) {
 	if c.noStandalone {
 		return
 	}
@@ -655,14 +725,27 @@ func (c *ClientStream) startStandalone(gen int64) {
 	}
 	c.getGen = gen
 	c.mu.Unlock()
-	c.goBackground(func() { c.runStandalone(gen) })
+	ready := make(chan struct{})
+	if !c.goBackground(func() { c.runStandalone(gen, ready) }) {
+		return
+	}
+	t := time.NewTimer(standaloneWait)
+	defer t.Stop()
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // runStandalone keeps the standalone stream open: it reconnects (with
 // Last-Event-ID once the server gave event ids) whenever the server ends it,
 // and gives up when the server does not offer one (405, or 400/404/409) or
 // the session was replaced.
-func (c *ClientStream) runStandalone(gen int64) {
+func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
+	var once sync.Once
+	markReady := func() { once.Do(func() { close(ready) }) }
+	defer markReady()
 	cur := sseCursor{retry: c.delay}
 	failures := 0
 	for c.bg.Err() == nil {
@@ -673,6 +756,7 @@ func (c *ClientStream) runStandalone(gen int64) {
 			return
 		}
 		resp, err := c.get(c.bg, sid, ver, cur.lastID)
+		markReady()
 		switch {
 		case err != nil:
 			failures++
@@ -793,7 +877,7 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 			return httpError(resp)
 		}
 		drain(resp)
-		c.startStandalone(gen)
+		c.startStandalone(ctx, gen)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -31,6 +32,17 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "list:", err)
 		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, "tools:", len(tools.Tools), "version", cs.ProtocolVersion())
+	if name := os.Getenv("TOOL"); name != "" {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: []byte(os.Getenv("ARGS"))})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "call:", err)
+			os.Exit(1)
+		}
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(os.Stderr, "%s -> %s\n", name, b)
+		return
 	}
 	for _, t := range tools.Tools {
 		args := []byte(`{}`)

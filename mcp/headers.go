@@ -1,0 +1,256 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Standard headers (SEP-2243, 2026-07-28). Over HTTP a modern request
+// repeats parts of its body in headers, so that proxies and gateways can
+// route and authorize without parsing JSON: MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name (the tool or prompt name, or the resource URI), and Mcp-Param-X
+// for each tool argument whose schema carries "x-mcp-header": "X".
+//
+// The client computes them here, from the request and the tool schemas it
+// has listed, and hands them to the transport through the context of the
+// write (see HTTPHeaders); the server side checks them with ParamHeaders,
+// EncodeHeaderValue and DecodeHeaderValue.
+
+// Header names of SEP-2243.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+	HeaderParamPrefix     = "Mcp-Param-"
+)
+
+// ParamHeader is one tool argument mirrored into a header.
+type ParamHeader struct {
+	// Name is the header name without the Mcp-Param- prefix.
+	Name string
+	// Path is the property path from the arguments object to the value.
+	Path []string
+	// Type is the property's JSON type: string, integer or boolean.
+	Type string
+}
+
+// ParamHeaders returns the x-mcp-header annotations of a tool's input
+// schema. An invalid annotation (empty or not an RFC 9110 token, on a type
+// other than string, integer or boolean, or a duplicate name ignoring case)
+// is an error: clients drop such tools. Annotations reachable other than
+// through "properties" are not headers and are ignored.
+func ParamHeaders(inputSchema json.RawMessage) ([]ParamHeader, error) {
+	if len(inputSchema) == 0 || !bytes.Contains(inputSchema, []byte("x-mcp-header")) {
+		return nil, nil
+	}
+	var root map[string]any
+	if err := json.Unmarshal(inputSchema, &root); err != nil {
+		return nil, err
+	}
+	var out []ParamHeader
+	seen := map[string]bool{}
+	var walk func(schema map[string]any, path []string) error
+	walk = func(schema map[string]any, path []string) error {
+		props, _ := schema["properties"].(map[string]any)
+		for _, name := range sortedKeys(props) {
+			prop, ok := props[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			p := append(append([]string(nil), path...), name)
+			if raw, has := prop["x-mcp-header"]; has {
+				h, ok := raw.(string)
+				if !ok || !isToken(h) {
+					return fmt.Errorf("property %q: x-mcp-header %q is not a valid header name", strings.Join(p, "."), raw)
+				}
+				typ, _ := prop["type"].(string)
+				if typ != "string" && typ != "integer" && typ != "boolean" {
+					return fmt.Errorf("property %q: x-mcp-header on a %v property (only string, integer and boolean)", strings.Join(p, "."), prop["type"])
+				}
+				key := strings.ToLower(h)
+				if seen[key] {
+					return fmt.Errorf("x-mcp-header %q is used twice", h)
+				}
+				seen[key] = true
+				out = append(out, ParamHeader{Name: h, Path: p, Type: typ})
+			}
+			if err := walk(prop, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// isToken reports whether s is a non-empty RFC 9110 token.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+const (
+	b64Prefix = "=?base64?"
+	b64Suffix = "?="
+)
+
+// EncodeHeaderValue renders a value for a standard header: strings as they
+// are, integers in decimal, booleans as true or false. A string with
+// characters outside visible ASCII, leading or trailing white space, or that
+// already looks like the wrapper is sent as =?base64?<base64 of UTF-8>?=.
+// It reports false for values that have no header form (null, objects,
+// arrays, non-integral numbers).
+func EncodeHeaderValue(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return encodeHeaderString(v), true
+	case bool:
+		return strconv.FormatBool(v), true
+	case json.Number:
+		if n, err := v.Int64(); err == nil && n <= maxSafeInt && n >= -maxSafeInt {
+			return strconv.FormatInt(n, 10), true
+		}
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) <= maxSafeInt {
+			return strconv.FormatInt(int64(v), 10), true
+		}
+	case int:
+		return strconv.Itoa(v), true
+	case int64:
+		return strconv.FormatInt(v, 10), true
+	}
+	return "", false
+}
+
+const maxSafeInt = 1<<53 - 1
+
+func encodeHeaderString(s string) string {
+	safe := !(strings.HasPrefix(s, b64Prefix) && strings.HasSuffix(s, b64Suffix)) &&
+		strings.TrimSpace(s) == s
+	for i := 0; safe && i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			safe = false
+		}
+	}
+	if safe {
+		return s
+	}
+	return b64Prefix + base64.StdEncoding.EncodeToString([]byte(s)) + b64Suffix
+}
+
+// DecodeHeaderValue undoes EncodeHeaderValue's wrapping. A value in the
+// wrapper whose base64 is malformed is an error; anything else is literal.
+// Surrounding white space, which HTTP does not preserve, is trimmed.
+func DecodeHeaderValue(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, b64Prefix) || !strings.HasSuffix(v, b64Suffix) || len(v) < len(b64Prefix)+len(b64Suffix) {
+		return v, nil
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(v[len(b64Prefix) : len(v)-len(b64Suffix)])
+	if err != nil {
+		return "", fmt.Errorf("malformed base64 header value: %w", err)
+	}
+	return string(b), nil
+}
+
+// ArgumentAt returns the argument at path in a tool's arguments, and
+// whether it is present and not null.
+func ArgumentAt(args json.RawMessage, path []string) (any, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return v, v != nil
+}
+
+type headersKey struct{}
+
+// HTTPHeaders returns the standard headers the client computed for the
+// request written with ctx (nil for legacy requests). A transport that
+// carries headers sends them.
+func HTTPHeaders(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headersKey{}).(http.Header)
+	return h
+}
+
+// standardHeaders computes the SEP-2243 headers of a modern request.
+func (cs *ClientSession) standardHeaders(method string, params any) http.Header {
+	h := http.Header{}
+	h.Set(HeaderProtocolVersion, cs.version)
+	h.Set(HeaderMethod, method)
+	switch p := params.(type) {
+	case *CallToolParams:
+		h.Set(HeaderName, encodeHeaderString(p.Name))
+		cs.mu.Lock()
+		hdrs := cs.paramHeaders[p.Name]
+		cs.mu.Unlock()
+		for _, ph := range hdrs {
+			if v, ok := ArgumentAt(p.Arguments, ph.Path); ok {
+				if s, ok := EncodeHeaderValue(v); ok {
+					h.Set(HeaderParamPrefix+ph.Name, s)
+				}
+			}
+		}
+	case *GetPromptParams:
+		h.Set(HeaderName, encodeHeaderString(p.Name))
+	case *ReadResourceParams:
+		h.Set(HeaderName, encodeHeaderString(p.URI))
+	}
+	return h
+}
+
+// keepValidTools drops, with a warning, the tools whose x-mcp-header
+// annotations are invalid (a modern client must not call them), and
+// remembers the headers of the others.
+func (cs *ClientSession) keepValidTools(tools []*Tool) []*Tool {
+	kept := tools[:0]
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.paramHeaders == nil {
+		cs.paramHeaders = make(map[string][]ParamHeader)
+	}
+	for _, t := range tools {
+		hdrs, err := ParamHeaders(t.InputSchema)
+		if err != nil {
+			cs.client.log.Warn("mcp: dropping tool with invalid x-mcp-header", "tool", t.Name, "err", err)
+			delete(cs.paramHeaders, t.Name)
+			continue
+		}
+		cs.paramHeaders[t.Name] = hdrs
+		kept = append(kept, t)
+	}
+	return kept
+}
