@@ -6,17 +6,25 @@ import (
 )
 
 // BenchmarkRoundTrip measures one tools/call round trip, client to server
-// and back, for every SDK over every connection kind: BenchmarkRoundTrip/
-// <sdk>/<kind>. Each iteration builds the call's params, calls the tool and
-// reads the sum out of the structured result as a user of that SDK would.
-func BenchmarkRoundTrip(b *testing.B) {
+// and back, for every SDK over every connection kind, in protocol revision
+// 2025-11-25: BenchmarkRoundTrip/<sdk>/<kind>. Each iteration builds the
+// call's params, calls the tool and reads the sum out of the structured
+// result as a user of that SDK would.
+func BenchmarkRoundTrip(b *testing.B) { benchRoundTrip(b, statefulVersion) }
+
+// BenchmarkRoundTrip2026 is BenchmarkRoundTrip in the stateless 2026-07-28
+// revision, which every SDK negotiates by default with its own kind.
+func BenchmarkRoundTrip2026(b *testing.B) { benchRoundTrip(b, statelessVersion) }
+
+func benchRoundTrip(b *testing.B, version string) {
 	for _, s := range sdks {
 		for _, kind := range kinds {
 			b.Run(s.name+"/"+kind, func(b *testing.B) {
-				call, stop := s.open(b, kind)
+				call, stop := s.open(b, kind, version)
 				defer stop()
 				ctx := context.Background()
 				b.ReportAllocs()
+				report := cpuMeter(b)
 				for b.Loop() {
 					sum, err := call(ctx)
 					if err != nil {
@@ -26,6 +34,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 						b.Fatalf("sum = %d, want 3", sum)
 					}
 				}
+				report()
 			})
 		}
 	}
@@ -37,10 +46,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 func BenchmarkRoundTripParallel(b *testing.B) {
 	for _, s := range sdks {
 		b.Run(s.name+"/"+kindInMemory, func(b *testing.B) {
-			call, stop := s.open(b, kindInMemory)
+			call, stop := s.open(b, kindInMemory, statefulVersion)
 			defer stop()
 			ctx := context.Background()
 			b.ReportAllocs()
+			report := cpuMeter(b)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					sum, err := call(ctx)
@@ -54,29 +64,32 @@ func BenchmarkRoundTripParallel(b *testing.B) {
 					}
 				}
 			})
+			report()
 		})
 	}
 }
 
 // TestRoundTripHarness runs each benchmark configuration a few times as a
-// test, so that `go test` (without -bench) proves every SDK and connection
-// kind is wired correctly and shuts down cleanly.
+// test, so that `go test` (without -bench) proves every SDK, connection kind
+// and revision is wired correctly and shuts down cleanly.
 func TestRoundTripHarness(t *testing.T) {
-	for _, s := range sdks {
-		for _, kind := range kinds {
-			t.Run(s.name+"/"+kind, func(t *testing.T) {
-				call, stop := s.open(t, kind)
-				defer stop()
-				for range 3 {
-					sum, err := call(context.Background())
-					if err != nil {
-						t.Fatal(err)
+	for _, version := range []string{statefulVersion, statelessVersion} {
+		for _, s := range sdks {
+			for _, kind := range kinds {
+				t.Run(version+"/"+s.name+"/"+kind, func(t *testing.T) {
+					call, stop := s.open(t, kind, version)
+					defer stop()
+					for range 3 {
+						sum, err := call(context.Background())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if sum != 3 {
+							t.Fatalf("sum = %d, want 3", sum)
+						}
 					}
-					if sum != 3 {
-						t.Fatalf("sum = %d, want 3", sum)
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

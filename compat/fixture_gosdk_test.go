@@ -88,7 +88,6 @@ func newGoSDKFixture() *goSDKFixture {
 					return nil, nil, err
 				}
 			}
-			//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
 			if err := req.Session.Log(ctx, &gosdk.LoggingMessageParams{Level: "info", Logger: "fixture", Data: "progress done"}); err != nil {
 				return nil, nil, err
 			}
@@ -97,7 +96,6 @@ func newGoSDKFixture() *goSDKFixture {
 	gosdk.AddTool(s, &gosdk.Tool{Name: "log", Description: "logs at four levels"},
 		func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
 			for i, l := range []gosdk.LoggingLevel{"debug", "info", "warning", "error"} {
-				//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
 				if err := req.Session.Log(ctx, &gosdk.LoggingMessageParams{Level: l, Logger: "fixture",
 					Data: map[string]any{"n": i, "level": string(l)}}); err != nil {
 					return nil, nil, err
@@ -105,39 +103,65 @@ func newGoSDKFixture() *goSDKFixture {
 			}
 			return text("logged"), nil, nil
 		})
+	// The tools that ask the client for input are written in go-sdk's
+	// multi-round-trip style (SEP-2322), which its documentation recommends:
+	// they return InputRequests and read InputResponses on the retry. On a
+	// 2026-07-28 session the client answers and retries; on an older one
+	// go-sdk's own middleware sends real requests and calls the handler
+	// again. (go-sdk refuses ServerSession.CreateMessage and friends while
+	// serving a 2026-07-28 request.)
 	gosdk.AddTool(s, &gosdk.Tool{Name: "sample", Description: "asks the client's model"},
-		func(ctx context.Context, req *gosdk.CallToolRequest, in echoIn) (*gosdk.CallToolResult, any, error) {
-			//lint:ignore SA1019 sampling is deprecated only from 2026-07-28; this test runs 2025-11-25.
-			res, err := req.Session.CreateMessage(ctx, &gosdk.CreateMessageParams{
-				Messages:  []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}},
-				MaxTokens: 50,
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			t, ok := res.Content.(*gosdk.TextContent)
+		func(_ context.Context, req *gosdk.CallToolRequest, in echoIn) (*gosdk.CallToolResult, any, error) {
+			resp, ok := req.Params.InputResponses["sampling"]
 			if !ok {
-				return nil, nil, fmt.Errorf("sampling returned %T", res.Content)
+				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"sampling": &gosdk.CreateMessageParams{
+					Messages:  []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}},
+					MaxTokens: 50,
+				}}}, nil, nil
 			}
-			return text(res.Model + ": " + t.Text), nil, nil
+			var model string
+			var content []gosdk.Content
+			switch r := resp.(type) {
+			case *gosdk.CreateMessageResult:
+				model, content = r.Model, []gosdk.Content{r.Content}
+			case *gosdk.CreateMessageWithToolsResult:
+				model, content = r.Model, r.Content
+			default:
+				return nil, nil, fmt.Errorf("sampling answered with %T", resp)
+			}
+			if len(content) != 1 {
+				return nil, nil, fmt.Errorf("sampling returned %d content blocks", len(content))
+			}
+			t, ok := content[0].(*gosdk.TextContent)
+			if !ok {
+				return nil, nil, fmt.Errorf("sampling returned %T", content[0])
+			}
+			return text(model + ": " + t.Text), nil, nil
 		})
 	gosdk.AddTool(s, &gosdk.Tool{Name: "elicit", Description: "asks the user for a name"},
-		func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
-			res, err := req.Session.Elicit(ctx, &gosdk.ElicitParams{
-				Message:         "What is your name?",
-				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
-			})
-			if err != nil {
-				return nil, nil, err
+		func(_ context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
+			resp, ok := req.Params.InputResponses["elicitation"]
+			if !ok {
+				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"elicitation": &gosdk.ElicitParams{
+					Message:         "What is your name?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+				}}}, nil, nil
+			}
+			res, ok := resp.(*gosdk.ElicitResult)
+			if !ok {
+				return nil, nil, fmt.Errorf("elicitation answered with %T", resp)
 			}
 			return text(fmt.Sprintf("%s %v", res.Action, res.Content["name"])), nil, nil
 		})
 	gosdk.AddTool(s, &gosdk.Tool{Name: "roots", Description: "lists the client's roots"},
-		func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
-			//lint:ignore SA1019 roots are deprecated only from 2026-07-28; this test runs 2025-11-25.
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				return nil, nil, err
+		func(_ context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
+			resp, ok := req.Params.InputResponses["roots"]
+			if !ok {
+				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"roots": &gosdk.ListRootsParams{}}}, nil, nil
+			}
+			res, ok := resp.(*gosdk.ListRootsResult)
+			if !ok {
+				return nil, nil, fmt.Errorf("roots answered with %T", resp)
 			}
 			var uris []string
 			for _, r := range res.Roots {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -189,9 +190,6 @@ func (o *ourClientScenario) callText(t *testing.T, ctx context.Context, name, ar
 
 func (o *ourClientScenario) initialize(t *testing.T, ctx context.Context) {
 	init := o.cs.InitializeResult()
-	if init.ProtocolVersion != gomcp.LatestStatefulVersion {
-		t.Errorf("protocol version %q, want %q", init.ProtocolVersion, gomcp.LatestStatefulVersion)
-	}
 	if init.ServerInfo == nil || init.ServerInfo.Name != "go-sdk-fixture" || init.ServerInfo.Version != "1.2.3" {
 		t.Errorf("server info %+v", init.ServerInfo)
 	}
@@ -199,6 +197,15 @@ func (o *ourClientScenario) initialize(t *testing.T, ctx context.Context) {
 	if caps.Tools == nil || caps.Prompts == nil || caps.Resources == nil || !caps.Resources.Subscribe ||
 		caps.Logging == nil || caps.Completions == nil {
 		t.Errorf("capabilities %+v", caps)
+	}
+	// What go-sdk learnt about our client: from initialize on a stateful
+	// session, from each request's _meta in 2026-07-28.
+	want := fmt.Sprintf("version=%s sampling=true elicitation=true roots=true", o.cs.ProtocolVersion())
+	if got := o.callText(t, ctx, "whoami", `{}`); got != want {
+		t.Errorf("whoami = %q, want %q", got, want)
+	}
+	if o.modern {
+		return
 	}
 	ip := o.ss.InitializeParams()
 	if ip.ClientInfo == nil || ip.ClientInfo.Name != "gomcp-client" {
@@ -212,6 +219,9 @@ func (o *ourClientScenario) initialize(t *testing.T, ctx context.Context) {
 func (o *ourClientScenario) ping(t *testing.T, ctx context.Context) {
 	if err := o.cs.Ping(ctx); err != nil {
 		t.Errorf("client ping: %v", err)
+	}
+	if o.modern {
+		return // a 2026-07-28 server sends no requests
 	}
 	if err := o.ss.Ping(ctx, nil); err != nil {
 		t.Errorf("server ping: %v", err)
@@ -236,8 +246,8 @@ func (o *ourClientScenario) tools(t *testing.T, ctx context.Context) {
 		names = append(names, tool.Name)
 		tools[tool.Name] = tool
 	}
-	if !slices.Equal(names, fixtureToolNames) {
-		t.Errorf("tools = %v, want %v", names, fixtureToolNames)
+	if want := sortedCopy(fixtureToolNames); !slices.Equal(names, want) { // go-sdk lists by name
+		t.Errorf("tools = %v, want %v", names, want)
 	}
 	add := tools["add"]
 	if add == nil || !bytes.Contains(add.InputSchema, []byte(`"integer"`)) || add.OutputSchema == nil {
@@ -306,13 +316,14 @@ func (o *ourClientScenario) tools(t *testing.T, ctx context.Context) {
 }
 
 func (o *ourClientScenario) progress(t *testing.T, ctx context.Context) {
-	// go-sdk sends no log messages until the client sets a level.
+	// go-sdk sends no log messages until the client sets a level (in
+	// 2026-07-28 our client sends the level in every request's _meta).
 	if err := o.cs.SetLoggingLevel(ctx, gomcp.LevelInfo); err != nil {
 		t.Fatal(err)
 	}
 	var got []*gomcp.ProgressNotificationParams
-	ctx := gomcp.WithProgress(ctx, func(p *gomcp.ProgressNotificationParams) { got = append(got, p) })
-	if text := o.callText(t, ctx, "progress", `{}`); text != "done" {
+	pctx := gomcp.WithProgress(ctx, func(p *gomcp.ProgressNotificationParams) { got = append(got, p) })
+	if text := o.callText(t, pctx, "progress", `{}`); text != "done" {
 		t.Errorf("progress = %q", text)
 	}
 	// Progress notifications are handled in order on the notification lane
@@ -376,17 +387,19 @@ func (o *ourClientScenario) roots(t *testing.T, ctx context.Context) {
 		t.Errorf("roots = %q", got)
 	}
 	o.client.SetRoots(&gomcp.Root{URI: "file:///workspace", Name: "workspace"}, &gomcp.Root{URI: "file:///other"})
-	waitFor(t, o.f.rootsChange, "notifications/roots/list_changed")
+	if !o.modern { // 2026-07-28 has no roots/list_changed: every request asks afresh
+		waitFor(t, o.f.rootsChange, "notifications/roots/list_changed")
+	}
 	if got := o.callText(t, ctx, "roots", `{}`); got != "file:///workspace,file:///other" {
 		t.Errorf("roots after SetRoots = %q", got)
 	}
 }
 
 func (o *ourClientScenario) cancellation(t *testing.T, ctx context.Context) {
-	ctx, cancel := context.WithCancel(ctx)
+	callCtx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := o.cs.CallTool(ctx, &gomcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
+		_, err := o.cs.CallTool(callCtx, &gomcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
 		errc <- err
 	}()
 	waitFor(t, o.f.blockStarted, "the block tool to start")
@@ -445,14 +458,33 @@ func (o *ourClientScenario) resources(t *testing.T, ctx context.Context) {
 	if c, _ := read("file:///users/42").(*gomcp.TextResourceContents); c == nil || c.Text != "user 42" {
 		t.Errorf("user 42 = %+v", c)
 	}
+	// go-sdk answers -32602 (SEP-2164) in every revision; -32002 is the
+	// older code, which clients must still accept.
 	_, err = cs.ReadResource(ctx, &gomcp.ReadResourceParams{URI: "file:///missing"})
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != gomcp.CodeResourceNotFound {
-		t.Errorf("missing resource: err = %v, want code %d", err, gomcp.CodeResourceNotFound)
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams && je.Code != gomcp.CodeResourceNotFound {
+		t.Errorf("missing resource: err = %v, want code -32602 or -32002", err)
 	}
 }
 
 func (o *ourClientScenario) subscriptions(t *testing.T, ctx context.Context) {
+	if o.modern {
+		o.listen(t, ctx, &gomcp.SubscriptionFilter{ResourceSubscriptions: []string{helloURI}}, func() bool {
+			if err := o.f.server.ResourceUpdated(ctx, &gosdk.ResourceUpdatedNotificationParams{URI: helloURI}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case uri := <-o.ev.updated:
+				if uri != helloURI {
+					t.Errorf("updated %q", uri)
+				}
+				return true
+			case <-time.After(20 * time.Millisecond):
+				return false
+			}
+		})
+		return
+	}
 	if err := o.cs.Subscribe(ctx, &gomcp.SubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
@@ -481,6 +513,25 @@ func (o *ourClientScenario) subscriptions(t *testing.T, ctx context.Context) {
 	case uri := <-o.ev.updated:
 		t.Errorf("update for %q after unsubscribing", uri)
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// listen opens a subscriptions/listen stream with filter (2026-07-28) and
+// calls trigger until it reports that the expected notification arrived,
+// then closes the stream and checks that Listen returns cleanly. trigger is
+// repeated because nothing tells the client when the server has started
+// honouring the filter.
+func (o *ourClientScenario) listen(t *testing.T, ctx context.Context, filter *gomcp.SubscriptionFilter, trigger func() bool) {
+	t.Helper()
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- o.cs.Listen(lctx, filter) }()
+	if !eventually(ctx, trigger) {
+		t.Error("the expected notification never arrived on the listen stream")
+	}
+	stop()
+	if err := waitFor(t, done, "Listen to return"); err != nil {
+		t.Errorf("Listen: %v", err)
 	}
 }
 
@@ -522,11 +573,26 @@ func (o *ourClientScenario) completion(t *testing.T, ctx context.Context) {
 }
 
 func (o *ourClientScenario) listChanged(t *testing.T, ctx context.Context) {
-	gosdk.AddTool(o.f.server, &gosdk.Tool{Name: "late", Description: "added after connect"},
-		func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
+	addLate := func() {
+		gosdk.AddTool(o.f.server, &gosdk.Tool{Name: "late", Description: "added after connect"},
+			func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+				return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
+			})
+	}
+	if o.modern {
+		o.listen(t, ctx, &gomcp.SubscriptionFilter{ToolsListChanged: true}, func() bool {
+			addLate()
+			select {
+			case <-o.ev.toolsChanged:
+				return true
+			case <-time.After(20 * time.Millisecond):
+				return false
+			}
 		})
-	waitFor(t, o.ev.toolsChanged, "notifications/tools/list_changed")
+	} else {
+		addLate()
+		waitFor(t, o.ev.toolsChanged, "notifications/tools/list_changed")
+	}
 	n := 0
 	for _, err := range o.cs.Tools(ctx, nil) {
 		if err != nil {

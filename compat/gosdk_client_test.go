@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	gosdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	gomcp "github.com/gomcp/sdk/mcp"
@@ -31,7 +32,6 @@ func newGoSDKTestClient() (*gosdk.Client, *goSDKClientEvents) {
 		toolsChanged: make(chan struct{}, 8),
 	}
 	c := gosdk.NewClient(&gosdk.Implementation{Name: "go-sdk-client", Version: "1.0.0"}, &gosdk.ClientOptions{
-		//lint:ignore SA1019 sampling is deprecated only from 2026-07-28; this test runs 2025-11-25.
 		CreateMessageHandler: func(_ context.Context, req *gosdk.CreateMessageRequest) (*gosdk.CreateMessageResult, error) {
 			if len(req.Params.Messages) != 1 {
 				return nil, errors.New("want one message")
@@ -49,7 +49,6 @@ func newGoSDKTestClient() (*gosdk.Client, *goSDKClientEvents) {
 			}
 			return &gosdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
-		//lint:ignore SA1019 logging is deprecated only from 2026-07-28; this test runs 2025-11-25.
 		LoggingMessageHandler: func(_ context.Context, req *gosdk.LoggingMessageRequest) {
 			ev.logs <- req.Params
 		},
@@ -63,7 +62,6 @@ func newGoSDKTestClient() (*gosdk.Client, *goSDKClientEvents) {
 			ev.toolsChanged <- struct{}{}
 		},
 	})
-	//lint:ignore SA1019 roots are deprecated only from 2026-07-28; this test runs 2025-11-25.
 	c.AddRoots(&gosdk.Root{URI: "file:///workspace", Name: "workspace"})
 	return c, ev
 }
@@ -361,13 +359,20 @@ func (g *goSDKScenario) progress(t *testing.T, ctx context.Context) {
 }
 
 func (g *goSDKScenario) logging(t *testing.T, ctx context.Context) {
-	// In 2026-07-28, go-sdk keeps the level and sends it in every request's
-	// _meta instead of calling logging/setLevel.
-	//lint:ignore SA1019 logging is deprecated from 2026-07-28 but still specified.
-	if err := g.cs.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+	params := &gosdk.CallToolParams{Name: "log", Arguments: map[string]any{}}
+	err := g.cs.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "warning"})
+	if g.modern {
+		// 2026-07-28 has no logging/setLevel: the level travels in each
+		// request's _meta. go-sdk v1.8.0 still sends the method, without
+		// _meta, and our server refuses it.
+		if err == nil {
+			t.Error("logging/setLevel on a 2026-07-28 session: want an error")
+		}
+		params.Meta = gosdk.Meta{gosdk.MetaKeyLogLevel: "warning"}
+	} else if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.cs.CallTool(ctx, &gosdk.CallToolParams{Name: "log", Arguments: map[string]any{}}); err != nil {
+	if _, err := g.cs.CallTool(ctx, params); err != nil {
 		t.Fatal(err)
 	}
 	var levels []string
@@ -424,7 +429,6 @@ func (g *goSDKScenario) roots(t *testing.T, ctx context.Context) {
 	if got := call(); got != "file:///workspace" {
 		t.Errorf("roots = %q", got)
 	}
-	//lint:ignore SA1019 roots are deprecated from 2026-07-28 but still specified.
 	g.client.AddRoots(&gosdk.Root{URI: "file:///other", Name: "other"})
 	if !g.modern { // 2026-07-28 has no roots/list_changed: every request asks afresh
 		waitFor(t, g.f.rootsChange, "notifications/roots/list_changed")
@@ -496,13 +500,26 @@ func (g *goSDKScenario) resources(t *testing.T, ctx context.Context) {
 	if len(rr.Contents) != 1 || rr.Contents[0].Text != "user 42" {
 		t.Errorf("user 42 = %+v", rr.Contents)
 	}
+	// Resource not found is -32602 in 2026-07-28 (SEP-2164), which servers
+	// of earlier revisions may use too; -32002 before.
 	_, err = cs.ReadResource(ctx, &gosdk.ReadResourceParams{URI: "file:///missing"})
-	if err == nil || !strings.Contains(err.Error(), "-32002") && !strings.Contains(strings.ToLower(err.Error()), "not found") {
-		t.Errorf("missing resource: err = %v, want resource not found (-32002)", err)
+	var werr *gosdkjsonrpc.Error
+	if !errors.As(err, &werr) {
+		t.Fatalf("missing resource: err = %v, want a JSON-RPC error", err)
+	}
+	if werr.Code != -32602 && (g.modern || werr.Code != -32002) {
+		t.Errorf("missing resource: code %d, want -32602 (or -32002 before 2026-07-28)", werr.Code)
+	}
+	if !bytes.Contains(werr.Data, []byte(`"file:///missing"`)) {
+		t.Errorf("missing resource: data %s does not name the uri", werr.Data)
 	}
 }
 
 func (g *goSDKScenario) subscriptions(t *testing.T, ctx context.Context) {
+	if g.modern {
+		g.subscriptionsModern(t, ctx)
+		return
+	}
 	if err := g.cs.Subscribe(ctx, &gosdk.SubscribeParams{URI: helloURI}); err != nil {
 		t.Fatal(err)
 	}
@@ -524,6 +541,55 @@ func (g *goSDKScenario) subscriptions(t *testing.T, ctx context.Context) {
 		t.Errorf("update for %q after unsubscribing or without a subscription", uri)
 	case <-time.After(50 * time.Millisecond):
 	}
+}
+
+// subscriptionsModern: in 2026-07-28 go-sdk's Subscribe opens a
+// subscriptions/listen stream in the background and returns without waiting
+// for the acknowledgement, and Unsubscribe cancels it the same way, so the
+// server's updates are repeated until the client sees the effect.
+func (g *goSDKScenario) subscriptionsModern(t *testing.T, ctx context.Context) {
+	if err := g.cs.Subscribe(ctx, &gosdk.SubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(ctx, func() bool {
+		g.f.server.ResourceUpdated(ctx, helloURI)
+		select {
+		case uri := <-g.ev.updated:
+			if uri != helloURI {
+				t.Errorf("updated %q", uri)
+			}
+			return true
+		case <-time.After(20 * time.Millisecond):
+			return false
+		}
+	}) {
+		t.Fatal("no notifications/resources/updated on the listen stream")
+	}
+	if err := g.cs.Unsubscribe(ctx, &gosdk.UnsubscribeParams{URI: helloURI}); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(ctx, func() bool {
+		g.f.server.ResourceUpdated(ctx, helloURI)
+		select {
+		case <-g.ev.updated:
+			return false
+		case <-time.After(50 * time.Millisecond):
+			return true
+		}
+	}) {
+		t.Error("updates keep coming after Unsubscribe")
+	}
+}
+
+// eventually calls cond until it reports true or ctx ends, and reports
+// whether it did.
+func eventually(ctx context.Context, cond func() bool) bool {
+	for ctx.Err() == nil {
+		if cond() {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *goSDKScenario) prompts(t *testing.T, ctx context.Context) {

@@ -37,11 +37,16 @@ type addOut struct {
 // benchArgs is the payload of every call: the same bytes for every SDK.
 var benchArgs = json.RawMessage(`{"a":1,"b":2}`)
 
-// benchVersion is the protocol revision every benchmark session uses, so
-// that every SDK exchanges the same messages (go-sdk and mcp-go would
-// otherwise try the stateless 2026-07-28 revision, which adds _meta to every
-// request).
-const benchVersion = "2025-11-25"
+// Protocol revisions the round trips run in. Every SDK is pinned to the
+// same one, so that all exchange the same messages: statefulVersion (an
+// initialize handshake once, then bare requests) and statelessVersion
+// (2026-07-28: no handshake, every request carries the client's version,
+// capabilities and identity in _meta), which all three SDKs negotiate by
+// default with a peer of their own kind.
+const (
+	statefulVersion  = "2025-11-25"
+	statelessVersion = "2026-07-28"
+)
 
 // Connection kinds.
 const (
@@ -60,7 +65,7 @@ type caller func(ctx context.Context) (int, error)
 // connection. The returned function closes both and waits for them.
 type sdk struct {
 	name string
-	open func(tb testing.TB, kind string) (caller, func())
+	open func(tb testing.TB, kind, version string) (caller, func())
 }
 
 var sdks = []sdk{
@@ -132,7 +137,7 @@ func gomcpStreams(tb testing.TB, kind string) (server, client jsonrpc.Stream) {
 	return server, client
 }
 
-func openGomcp(tb testing.TB, kind string) (caller, func()) {
+func openGomcp(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
 	sst, cst := gomcpStreams(tb, kind)
@@ -141,9 +146,12 @@ func openGomcp(tb testing.TB, kind string) (caller, func()) {
 		tb.Fatal(err)
 	}
 	cs, err := gomcp.NewClient(&gomcp.Implementation{Name: "bench", Version: "1.0.0"},
-		&gomcp.ClientOptions{ProtocolVersion: benchVersion}).Connect(ctx, cst)
+		&gomcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, cst)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if got := cs.ProtocolVersion(); got != version {
+		tb.Fatalf("gomcp negotiated %s, want %s", got, version)
 	}
 	call := func(ctx context.Context) (int, error) {
 		res, err := cs.CallTool(ctx, &gomcp.CallToolParams{Name: "add", Arguments: benchArgs})
@@ -186,7 +194,7 @@ func goSDKTransports(tb testing.TB, kind string) (server, client gosdk.Transport
 	return &gosdk.IOTransport{Reader: p.c2sR, Writer: p.s2cW}, &gosdk.IOTransport{Reader: p.s2cR, Writer: p.c2sW}
 }
 
-func openGoSDK(tb testing.TB, kind string) (caller, func()) {
+func openGoSDK(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
 	st, ct := goSDKTransports(tb, kind)
@@ -195,9 +203,12 @@ func openGoSDK(tb testing.TB, kind string) (caller, func()) {
 		tb.Fatal(err)
 	}
 	cs, err := gosdk.NewClient(&gosdk.Implementation{Name: "bench", Version: "1.0.0"}, nil).
-		Connect(ctx, ct, &gosdk.ClientSessionOptions{ProtocolVersion: benchVersion})
+		Connect(ctx, ct, &gosdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		tb.Fatalf("go-sdk negotiated %s, want %s", got, version)
 	}
 	call := func(ctx context.Context) (int, error) {
 		res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "add", Arguments: benchArgs})
@@ -271,7 +282,7 @@ func mcpGoClient(tb testing.TB, s *mcpgoserver.MCPServer, kind string) (*mcpgocl
 	}
 }
 
-func openMCPGo(tb testing.TB, kind string) (caller, func()) {
+func openMCPGo(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
 	c, stop := mcpGoClient(tb, newMCPGoBenchServer(), kind)
@@ -279,10 +290,14 @@ func openMCPGo(tb testing.TB, kind string) (caller, func()) {
 		tb.Fatal(err)
 	}
 	var init mcpgo.InitializeRequest
-	init.Params.ProtocolVersion = benchVersion
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
 		tb.Fatal(err)
+	}
+	if res.ProtocolVersion != version {
+		tb.Fatalf("mcp-go negotiated %s, want %s", res.ProtocolVersion, version)
 	}
 	call := func(ctx context.Context) (int, error) {
 		var req mcpgo.CallToolRequest

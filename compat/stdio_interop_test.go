@@ -1,5 +1,7 @@
 package compat
 
+//lint:file-ignore SA1019 sampling, logging and their types are deprecated only from 2026-07-28; this file tests 2025-11-25.
+
 import (
 	"bytes"
 	"context"

@@ -128,3 +128,13 @@ func BenchmarkConnNotify(b *testing.B) {
 	}
 	<-done
 }
+
+func BenchmarkDecodeStringID(b *testing.B) {
+	data := []byte(`{"jsonrpc":"2.0","id":"7b0c1e52-req","method":"ping"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := Decode(data); m.Invalid != nil {
+			b.Fatal(m.Invalid)
+		}
+	}
+}

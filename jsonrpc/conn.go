@@ -83,8 +83,9 @@ type Conn struct {
 	opts    ConnOptions
 	log     *slog.Logger
 
-	ctx    context.Context // ended when the connection closes
-	cancel context.CancelFunc
+	ctx      context.Context // ended when the connection closes
+	detached context.Context // ctx without its cancellation, for writing replies
+	cancel   context.CancelFunc
 
 	nextID atomic.Int64
 
@@ -105,10 +106,11 @@ type Conn struct {
 }
 
 type work struct {
-	m   *Message
-	ctx context.Context
-	b   *batch
-	i   int
+	m    *Message
+	ctx  context.Context // the handler's
+	wctx context.Context // for writing the response
+	b    *batch
+	i    int
 }
 
 // batch collects the replies to one incoming batch.
@@ -148,6 +150,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		opts:     opts,
 		log:      log,
 		ctx:      ctx,
+		detached: context.WithoutCancel(ctx),
 		cancel:   cancel,
 		pending:  make(map[int64]chan *Message),
 		inflight: make(map[ID]context.CancelCauseFunc),
@@ -234,7 +237,7 @@ func (c *Conn) readLoop() {
 func (c *Conn) dispatch(m *Message) {
 	switch {
 	case m.Invalid != nil:
-		c.reply(c.ctx, NewErrorResponse(m.ID, m.Invalid))
+		c.reply(c.detached, NewErrorResponse(m.ID, m.Invalid))
 	case m.Batch != nil:
 		c.dispatchBatch(m.Batch)
 	case m.Method == "":
@@ -242,12 +245,12 @@ func (c *Conn) dispatch(m *Message) {
 	case m.ID.IsZero():
 		c.enqueueLane(m)
 	case c.opts.Barrier != nil && c.opts.Barrier(m.Method):
-		ctx := WithRelatedRequest(withInfo(c.ctx, m.Info), m.ID)
+		ctx, wctx := c.requestContexts(c.ctx, m)
 		result, err := c.call(ctx, m)
-		c.reply(ctx, c.response(m.ID, result, err))
+		c.reply(wctx, c.response(m.ID, result, err))
 	default:
 		if r := c.enqueueRequest(m, nil, 0); r != nil {
-			c.reply(c.ctx, r)
+			c.reply(c.detached, r)
 		}
 	}
 }
@@ -286,7 +289,7 @@ func (c *Conn) finishBatch(b *batch) {
 		}
 	}
 	if len(out) > 0 {
-		c.reply(c.ctx, &Message{Batch: out})
+		c.reply(c.detached, &Message{Batch: out})
 	}
 }
 
@@ -306,7 +309,8 @@ func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.inflight[m.ID] = cancel
-	w := work{m: m, ctx: WithRelatedRequest(withInfo(ctx, m.Info), m.ID), b: b, i: i}
+	hctx, wctx := c.requestContexts(ctx, m)
+	w := work{m: m, ctx: hctx, wctx: wctx, b: b, i: i}
 	if c.active < c.opts.MaxConcurrency {
 		c.active++
 		c.workers.Add(1)
@@ -355,7 +359,7 @@ func (c *Conn) serve(w work) {
 	}
 	if w.b == nil {
 		if reply != nil {
-			c.reply(w.ctx, reply)
+			c.reply(w.wctx, reply)
 		}
 		return
 	}
@@ -417,8 +421,23 @@ func marshalValue(v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
+// requestContexts returns, in one allocation, the context for the handler of
+// the request m (a child of parent) and the one for writing its response
+// (which the end of the handler or of the connection does not cancel). Both
+// carry m's id and transport info.
+func (c *Conn) requestContexts(parent context.Context, m *Message) (handler, write context.Context) {
+	p := &[2]requestCtx{
+		{Context: parent, id: m.ID, info: m.Info},
+		{Context: c.detached, id: m.ID, info: m.Info},
+	}
+	return &p[0], &p[1]
+}
+
+// reply writes m. ctx must not be one that ends with the connection
+// (c.detached, or a write context from requestContexts), so that replies
+// already due are still written while it shuts down.
 func (c *Conn) reply(ctx context.Context, m *Message) {
-	if err := c.stream.Write(context.WithoutCancel(ctx), m); err != nil && !errors.Is(err, ErrClosed) {
+	if err := c.stream.Write(ctx, m); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Debug("jsonrpc: write failed", "err", err)
 	}
 }

@@ -755,22 +755,31 @@ func TestCallWriteError(t *testing.T) {
 	}
 }
 
+// hangUpStream answers the first request written to it and ends at once,
+// from inside Write, so both have happened by the time Write returns.
+type hangUpStream struct {
+	memStream
+	readDone <-chan struct{}
+}
+
+func (s *hangUpStream) Write(_ context.Context, m *Message) error {
+	_ = s.in.push(item{b: NewResponse(m.ID, json.RawMessage(`"bye"`)).AppendJSON(nil)})
+	s.in.close()
+	<-s.readDone // the reader has delivered the response and seen the end
+	return nil
+}
+
 // TestResponseThenClose checks that a response followed at once by the end
-// of the stream is still delivered (not reported as ErrClosed), even when
-// both have happened by the time the caller looks.
+// of the stream is delivered, not reported as ErrClosed, even when both have
+// happened by the time the caller looks.
 func TestResponseThenClose(t *testing.T) {
 	for i := range 50 {
-		c, peer := newRawConn(t, ConnOptions{})
-		// Answer the request and end the stream from inside Write, and
-		// wait for the reader to see both before Call starts waiting.
-		peer.stream.onWrite = func(_ context.Context, m *Message) {
-			_ = peer.stream.in.push(item{b: NewResponse(m.ID, json.RawMessage(`"bye"`)).AppendJSON(nil)})
-			peer.stream.in.close()
-			<-c.readDone
-		}
-		var s string
-		if err := c.Call(context.Background(), "last", nil, &s); err != nil || s != "bye" {
-			t.Fatalf("iteration %d: Call = %q, %v; want the response", i, s, err)
+		s := &hangUpStream{memStream: memStream{in: newQueue(), out: newQueue(), wire: true}}
+		c := NewConn(s, ConnOptions{})
+		s.readDone = c.readDone // Write runs on this goroutine, inside Call
+		var got string
+		if err := c.Call(context.Background(), "last", nil, &got); err != nil || got != "bye" {
+			t.Fatalf("iteration %d: Call = %q, %v; want the response", i, got, err)
 		}
 		closeConn(t, c)
 	}
@@ -987,4 +996,117 @@ func TestRelatedRequestBatch(t *testing.T) {
 	if len(related) != 1 || related[0] != "true <none> false" {
 		t.Errorf("batch reply written with %v", related)
 	}
+}
+
+func TestRequestContext(t *testing.T) {
+	type otherKey struct{}
+	base, cancel := context.WithCancelCause(context.WithValue(context.Background(), otherKey{}, "other"))
+	defer cancel(nil)
+	if _, ok := RelatedRequest(base); ok {
+		t.Error("RelatedRequest on a plain context reports an id")
+	}
+	ctx := WithRelatedRequest(base, StringID("outer"))
+	inner := WithRelatedRequest(ctx, Int64ID(2))
+	if id, ok := RelatedRequest(inner); !ok || id != Int64ID(2) {
+		t.Errorf("inner RelatedRequest = %v, %v", id, ok)
+	}
+	if id, ok := RelatedRequest(WithRelatedRequest(ctx, ID{})); !ok || id != StringID("outer") {
+		t.Errorf("a zero id hides the outer one: %v, %v", id, ok)
+	}
+	if MessageInfo(inner) != nil {
+		t.Error("MessageInfo without info")
+	}
+	info := withInfo(inner, "transport info")
+	if MessageInfo(info) != "transport info" || inner.Value(otherKey{}) != "other" || info.Value(otherKey{}) != "other" {
+		t.Error("values not passed through")
+	}
+	if id, _ := RelatedRequest(info); id != Int64ID(2) {
+		t.Errorf("RelatedRequest through info = %v", id)
+	}
+	if withInfo(inner, nil) != inner {
+		t.Error("withInfo(nil) allocates a new context")
+	}
+	// Cancellation and causes pass through, also to children.
+	child, childCancel := context.WithCancel(info)
+	defer childCancel()
+	boom := errors.New("boom")
+	cancel(boom)
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("child not cancelled")
+	}
+	if context.Cause(info) != boom || context.Cause(child) != boom {
+		t.Errorf("causes %v, %v", context.Cause(info), context.Cause(child))
+	}
+}
+
+// infoStream tags every message it reads with transport info.
+type infoStream struct{ memStream }
+
+func (s *infoStream) Read(ctx context.Context) (*Message, error) {
+	m, err := s.memStream.Read(ctx)
+	if m != nil {
+		m.Info = "via " + m.Method
+	}
+	return m, err
+}
+
+func TestMessageInfo(t *testing.T) {
+	seen := make(chan string, 4)
+	h := mux{
+		"req": func(ctx context.Context, _ *Message) (any, error) {
+			seen <- fmt.Sprint(MessageInfo(ctx))
+			return nil, nil
+		},
+		"note": func(ctx context.Context, _ *Message) (any, error) {
+			seen <- fmt.Sprint(MessageInfo(ctx))
+			return nil, nil
+		},
+	}
+	sa, sb := newPipe(false)
+	writeInfo := make(chan string, 1)
+	sb.onWrite = func(ctx context.Context, m *Message) {
+		if m.IsResponse() {
+			writeInfo <- fmt.Sprint(MessageInfo(ctx))
+		}
+	}
+	client := NewConn(sa, ConnOptions{})
+	server := NewConn(&infoStream{*sb}, ConnOptions{Handler: h})
+	defer closeConn(t, client)
+	defer closeConn(t, server)
+	if err := client.Call(context.Background(), "req", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := recvTimeout(t, seen, "request handler"); got != "via req" {
+		t.Errorf("request handler info = %q", got)
+	}
+	if got := recvTimeout(t, writeInfo, "response write"); got != "via req" {
+		t.Errorf("response written with info %q", got)
+	}
+	if err := client.Notify(context.Background(), "note", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := recvTimeout(t, seen, "notification handler"); got != "via note" {
+		t.Errorf("notification handler info = %q", got)
+	}
+}
+
+// TestBarrier checks that a barrier request finishes before anything sent
+// after it is dispatched.
+func TestBarrier(t *testing.T) {
+	var initialized atomic.Bool
+	h := mux{
+		"initialize": func(context.Context, *Message) (any, error) {
+			time.Sleep(30 * time.Millisecond)
+			initialized.Store(true)
+			return "ready", nil
+		},
+		"work": func(context.Context, *Message) (any, error) { return initialized.Load(), nil },
+	}
+	_, peer := newRawConn(t, ConnOptions{Handler: h, Barrier: func(method string) bool { return method == "initialize" }})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"work"}`)
+	assertJSON(t, peer.recv(), `{"jsonrpc":"2.0","id":1,"result":"ready"}`)
+	assertJSON(t, peer.recv(), `{"jsonrpc":"2.0","id":2,"result":true}`)
 }

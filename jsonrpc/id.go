@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 )
@@ -104,8 +103,8 @@ func parseID(data []byte) (ID, error) {
 	}
 	switch c := data[0]; {
 	case c == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, ok := unquote(data)
+		if !ok {
 			return ID{}, errBadID
 		}
 		return StringID(s), nil

@@ -93,7 +93,7 @@ func Decode(data []byte) *Message {
 	if !utf8.Valid(data) {
 		return &Message{Invalid: errUTF8}
 	}
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return &Message{Invalid: parseError(data)}
 	}
 	// From here on data is known to be valid JSON, so the scanning helpers
@@ -265,8 +265,187 @@ func decodeError(raw []byte) *Error {
 	return &Error{Code: n, Message: s, Data: bytes.Clone(data)}
 }
 
+// maxDepth bounds how deeply arrays and objects may nest, as in
+// encoding/json.
+const maxDepth = 10000
+
+// validJSON reports whether b is exactly one JSON value (RFC 8259) nested at
+// most maxDepth deep, like json.Valid but several times faster. Bytes of
+// 0x80 and above are accepted inside strings; Decode checks UTF-8 first.
+func validJSON(b []byte) bool {
+	var stack [64]byte // open containers, '{' or '['; grows only for deep input
+	open := stack[:0]
+	i := skipWS(b, 0)
+	for {
+		// A value starts at b[i].
+		if i >= len(b) {
+			return false
+		}
+		var ok bool
+		switch c := b[i]; c {
+		case '{', '[':
+			if len(open) == maxDepth {
+				return false
+			}
+			open = append(open, c)
+			if i = skipWS(b, i+1); i < len(b) && b[i] == c+2 { // '}' or ']'
+				open = open[:len(open)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i, ok = scanKey(b, i); !ok {
+					return false
+				}
+			}
+			continue
+		case '"':
+			if i, ok = scanString(b, i); !ok {
+				return false
+			}
+		case 't':
+			if i, ok = scanLiteral(b, i, "true"); !ok {
+				return false
+			}
+		case 'f':
+			if i, ok = scanLiteral(b, i, "false"); !ok {
+				return false
+			}
+		case 'n':
+			if i, ok = scanLiteral(b, i, "null"); !ok {
+				return false
+			}
+		default:
+			if i, ok = scanNumber(b, i); !ok {
+				return false
+			}
+		}
+		// After a value: close containers, or move on to the next element.
+		for {
+			i = skipWS(b, i)
+			if len(open) == 0 {
+				return i == len(b)
+			}
+			if i >= len(b) {
+				return false
+			}
+			top := open[len(open)-1]
+			if b[i] == top+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return false
+			}
+			if i = skipWS(b, i+1); top == '{' {
+				if i, ok = scanKey(b, i); !ok {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanKey scans a member name and its colon, returning the index of the
+// value that follows.
+func scanKey(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false
+	}
+	i, ok := scanString(b, i)
+	if i = skipWS(b, i); !ok || i >= len(b) || b[i] != ':' {
+		return i, false
+	}
+	return skipWS(b, i+1), true
+}
+
+// scanString scans the string starting at b[i] and returns the index just
+// past it.
+func scanString(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20:
+			return i, false
+		case c == '\\':
+			if i++; i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return i, false
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		}
+	}
+	return i, false
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func scanLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// scanNumber scans -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at b[i].
+func scanNumber(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && isDigit(b[i]):
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i, true
+}
+
 // The helpers below scan JSON that is already known to be valid (Decode
-// checks it with json.Valid first), so they only find boundaries and never
+// checks it with validJSON first), so they only find boundaries and never
 // run past the end of well-formed input.
 
 // trimSpace removes the whitespace JSON allows around a value, and no other.
@@ -434,16 +613,56 @@ func (m *Message) AppendJSON(b []byte) []byte {
 // MarshalJSON implements json.Marshaler.
 func (m *Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
-// appendString appends s as a JSON string. The common case (printable ASCII
-// with nothing to escape) is copied straight through.
+// appendString appends s as a JSON string, escaped exactly as encoding/json
+// does (including <, >, &, U+2028 and U+2029, and invalid UTF-8 as U+FFFD),
+// without allocating.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }

@@ -156,6 +156,17 @@ func TestDecode(t *testing.T) {
 		{"scalar", `3`, inv(ID{}, CodeInvalidRequest)},
 		{"empty", ``, inv(ID{}, CodeParseError)},
 		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}", inv(ID{}, CodeParseError)},
+
+		// Member names are case-sensitive and may not repeat.
+		{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"m"}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"capitalised params", `{"jsonrpc":"2.0","id":1,"method":"m","Params":"x"}`, &Message{ID: Int64ID(1), Method: "m"}},
+		{"capitalised error code", `{"jsonrpc":"2.0","id":1,"error":{"Code":1,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
+		{"duplicate error code", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":2,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
+		{"duplicate unknown member", `{"jsonrpc":"2.0","id":1,"method":"m","x":1,"x":2}`, &Message{ID: Int64ID(1), Method: "m"}},
+		{"escaped member names", `{"\u006a\u0073onrpc":"2.0","\u0069d":1,"meth\u006fd":"m"}`, &Message{ID: Int64ID(1), Method: "m"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -429,5 +440,78 @@ func TestError(t *testing.T) {
 	var target *Error
 	if !errors.As(wrapped, &target) || target != e {
 		t.Error("errors.As does not find the *Error")
+	}
+}
+
+// TestAppendString checks that appendString escapes exactly as encoding/json.
+func TestAppendString(t *testing.T) {
+	var all strings.Builder
+	for c := range 0x80 {
+		all.WriteByte(byte(c))
+	}
+	for _, s := range []string{
+		"", "plain", all.String(), "é☃𝄞", "\u2028\u2029", "\xff", "a\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+		"<script>&amp;</script>", "tab\tnl\ncr\rff\fbs\b", "\x00\x01\x1f\x7f", `"quoted" \back\`,
+	} {
+		checkAppendString(t, s)
+	}
+}
+
+func checkAppendString(t *testing.T, s string) {
+	t.Helper()
+	want, _ := json.Marshal(s)
+	if got := appendString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
+		t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "a\"b", "é\u2028\xff<>&", "\x00\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkAppendString(t, s) })
+}
+
+// TestValidJSON compares validJSON with json.Valid.
+func TestValidJSON(t *testing.T) {
+	inputs := []string{
+		``, ` `, `{}`, `[]`, ` { } `, `[ ]`, `{"a":1}`, `{"a":1,}`, `{,}`, `[1,]`, `[,1]`, `[1 2]`, `{"a" 1}`, `{"a":}`, `{1:2}`,
+		`{"a":1}}`, `[[]`, `[]]`, `"`, `"abc`, `"a\"b"`, `"\u12"`, `"\u12g4"`, `"\u1234"`, `"\x"`, `"\/\b\f\n\r\t\\"`, "\"\x1f\"", "\"\x7f\"", "\"\xff\"",
+		`0`, `-0`, `01`, `-`, `1.`, `.1`, `1.5`, `1e`, `1e+`, `1E-7`, `-1.5e+10`, `+1`, `0x1`, `1_000`, `Infinity`, `NaN`,
+		`true`, `false`, `null`, `tru`, `nul`, `nulll`, `True`, `[true,false,null]`, `{"a":[{"b":null}]}`,
+		"\t\r\n[1]\n", "[1]\v", "\u00a0[1]", `1 2`, `{} {}`, `{"a":"b"`, `[{"a":[1,{"b":"c"}]},2]`,
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+		strings.Repeat(`{"a":`, maxDepth) + `1` + strings.Repeat("}", maxDepth),
+		strings.Repeat(`{"a":`, maxDepth+1) + `1` + strings.Repeat("}", maxDepth+1),
+		strings.Repeat("[", 200000),
+		toolsCallLine,
+	}
+	for _, s := range inputs {
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%.60q) = %v, json.Valid says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`[1,-0.5e+3,"\u00e9\n",true,false,null,{"a":{}},[]]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	data := []byte(toolsCallLine)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if !validJSON(data) {
+			b.Fatal("invalid")
+		}
 	}
 }

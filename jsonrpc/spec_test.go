@@ -259,6 +259,11 @@ func TestStrictness(t *testing.T) {
 		{"8 MiB of garbage in an object", `{"jsonrpc":"2.0","id":1,"method":"` + big + `}`, parse},
 		{"NUL bytes", "\x00\x00\x00", parse},
 		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", parse},
+		// member names are case-sensitive and may not repeat
+		{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"ping"}`, invNull},
+		{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"ping"}`, inv1},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"nope"}`, inv1},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, invNull},
 		// unreadable id but readable otherwise: id must be null
 		{"string id with bad method", `{"jsonrpc":"2.0","id":"x","method":7}`, invStr},
 	}

@@ -31,17 +31,19 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 type relatedKey struct{}
 
 // WithRelatedRequest returns a context that marks messages written with it as
-// related to the incoming request id.
+// related to the incoming request id. A zero id marks nothing.
 func WithRelatedRequest(ctx context.Context, id ID) context.Context {
-	return context.WithValue(ctx, relatedKey{}, id)
+	return &requestCtx{Context: ctx, id: id}
 }
 
 // RelatedRequest returns the id of the incoming request whose handling
 // produced ctx, if any. Conn sets it on every handler context and on the
 // context passed to Stream.Write for that request's response.
 func RelatedRequest(ctx context.Context) (ID, bool) {
-	id, ok := ctx.Value(relatedKey{}).(ID)
-	return id, ok
+	if id, ok := ctx.Value(relatedKey{}).(*ID); ok {
+		return *id, true
+	}
+	return ID{}, false
 }
 
 type infoKey struct{}
@@ -55,5 +57,30 @@ func withInfo(ctx context.Context, info any) context.Context {
 	if info == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, infoKey{}, info)
+	return &requestCtx{Context: ctx, info: info}
+}
+
+// requestCtx carries what Conn attaches to the contexts of one incoming
+// message: the related request id and the transport info. It is one
+// allocation where context.WithValue would need one per value plus one to box
+// the ID.
+type requestCtx struct {
+	context.Context
+	id   ID // zero: none
+	info any
+}
+
+// Value implements context.Context.
+func (c *requestCtx) Value(key any) any {
+	switch key.(type) {
+	case relatedKey:
+		if !c.id.IsZero() {
+			return &c.id
+		}
+	case infoKey:
+		if c.info != nil {
+			return c.info
+		}
+	}
+	return c.Context.Value(key)
 }

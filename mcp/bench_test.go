@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp_test
 
 import (
@@ -7,7 +9,9 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -37,9 +41,34 @@ func newBenchServer() *mcp.Server {
 const (
 	initLine        = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}`
 	initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	callLine        = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
-	wantResult      = `"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}`
+	wantResult      = `"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}`
 )
+
+// era is one protocol revision's framing of the benchmark call: a stateful
+// session initialized once, or a stateless 2026-07-28 one whose every
+// request carries the client's version, capabilities and identity in _meta.
+type era struct {
+	name     string
+	stateful bool
+	params   string // the tools/call params, without the closing brace
+}
+
+var eras = []era{
+	{"2025-11-25", true, `{"name":"add","arguments":{"a":1,"b":2}`},
+	{"2026-07-28", false, `{"name":"add","arguments":{"a":1,"b":2},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}`},
+}
+
+// callLine returns a tools/call request line with the given id.
+func (e era) callLine(b []byte, id int64) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/call","params":`...)
+	b = append(b, e.params...)
+	return append(b, "}}"...)
+}
 
 // lineStream is a jsonrpc.Stream fed with raw lines: Read decodes each line
 // with jsonrpc.Decode, as a byte transport does, and Write encodes each reply
@@ -108,18 +137,20 @@ func (s *lineStream) check(tb testing.TB) {
 	}
 }
 
-// connectLineStream starts a server session on a lineStream and runs the
-// initialize handshake through it.
-func connectLineStream(tb testing.TB) (*lineStream, *mcp.ServerSession) {
+// connectLineStream starts a server session on a lineStream and, for a
+// stateful era, runs the initialize handshake through it.
+func connectLineStream(tb testing.TB, e era) (*lineStream, *mcp.ServerSession) {
 	tb.Helper()
 	st := newLineStream()
 	ss, err := newBenchServer().Connect(context.Background(), st)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st.in <- []byte(initLine)
-	<-st.replies
-	st.in <- []byte(initializedLine)
+	if e.stateful {
+		st.in <- []byte(initLine)
+		<-st.replies
+		st.in <- []byte(initializedLine)
+	}
 	tb.Cleanup(func() {
 		ss.Close()
 		ss.Wait()
@@ -131,69 +162,106 @@ func connectLineStream(tb testing.TB) (*lineStream, *mcp.ServerSession) {
 // session, one at a time: decode, dispatch to a worker, route, validate the
 // arguments, run the typed tool, encode the reply.
 func BenchmarkDispatchToolsCall(b *testing.B) {
-	st, _ := connectLineStream(b)
-	line := []byte(callLine)
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for b.Loop() {
-		st.in <- line
-		<-st.replies
+	for _, e := range eras {
+		b.Run(e.name, func(b *testing.B) {
+			st, _ := connectLineStream(b, e)
+			line := e.callLine(nil, 1)
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			report := cpuMeter(b)
+			for b.Loop() {
+				st.in <- line
+				<-st.replies
+			}
+			report()
+			st.check(b)
+		})
 	}
-	st.check(b)
 }
 
 // BenchmarkDispatchToolsCallPipelined keeps up to 64 tools/call requests in
 // flight, as a busy client would, and measures the throughput.
 func BenchmarkDispatchToolsCallPipelined(b *testing.B) {
-	st, _ := connectLineStream(b)
-	const window = 64
-	prefix := []byte(`{"jsonrpc":"2.0","id":`)
-	suffix := []byte(`,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
-	// Two line buffers used in turn: the unbuffered channel guarantees line
-	// i has been decoded once line i+1 has been taken, so line i+2 may reuse
-	// its buffer.
-	var lines [2][]byte
-	b.ReportAllocs()
-	b.ResetTimer()
-	inflight := 0
-	for i := range b.N {
-		if inflight == window {
-			<-st.replies
-			inflight--
-		}
-		line := append(strconv.AppendInt(append(lines[i%2][:0], prefix...), int64(i+1), 10), suffix...)
-		lines[i%2] = line
-		st.in <- line
-		inflight++
+	for _, e := range eras {
+		b.Run(e.name, func(b *testing.B) {
+			st, _ := connectLineStream(b, e)
+			const window = 64
+			// Two line buffers used in turn: the unbuffered channel
+			// guarantees line i has been decoded once line i+1 has been
+			// taken, so line i+2 may reuse its buffer.
+			var lines [2][]byte
+			b.ReportAllocs()
+			b.ResetTimer()
+			report := cpuMeter(b)
+			inflight := 0
+			for i := range b.N {
+				if inflight == window {
+					<-st.replies
+					inflight--
+				}
+				lines[i%2] = e.callLine(lines[i%2][:0], int64(i+1))
+				st.in <- lines[i%2]
+				inflight++
+			}
+			for ; inflight > 0; inflight-- {
+				<-st.replies
+			}
+			b.StopTimer()
+			report()
+			st.check(b)
+		})
 	}
-	for ; inflight > 0; inflight-- {
-		<-st.replies
-	}
-	b.StopTimer()
-	st.check(b)
 }
 
 // BenchmarkHandleToolsCall calls ServerSession.Handle directly with a decoded
 // message: the mcp layer alone (route, params decode, validation, the typed
 // tool, result value), plus encoding the result as Conn would.
 func BenchmarkHandleToolsCall(b *testing.B) {
-	_, ss := connectLineStream(b)
-	m := jsonrpc.Decode([]byte(callLine))
-	ctx := context.Background()
-	var buf []byte
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := ss.Handle(ctx, m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw, err := json.Marshal(res)
-		if err != nil {
-			b.Fatal(err)
-		}
-		buf = jsonrpc.NewResponse(m.ID, raw).AppendJSON(buf[:0])
+	for _, e := range eras {
+		b.Run(e.name, func(b *testing.B) {
+			_, ss := connectLineStream(b, e)
+			m := jsonrpc.Decode(e.callLine(nil, 1))
+			ctx := context.Background()
+			var buf []byte
+			b.ReportAllocs()
+			report := cpuMeter(b)
+			for b.Loop() {
+				res, err := ss.Handle(ctx, m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw, err := json.Marshal(res)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = jsonrpc.NewResponse(m.ID, raw).AppendJSON(buf[:0])
+			}
+			report()
+			if !bytes.Contains(buf, []byte(wantResult)) {
+				b.Fatalf("reply %s does not contain %s", buf, wantResult)
+			}
+		})
 	}
-	if !bytes.Contains(buf, []byte(wantResult)) {
-		b.Fatalf("reply %s does not contain %s", buf, wantResult)
+}
+
+// processCPU returns the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuMeter reports the process CPU time per operation as "cpu-ns/op": every
+// goroutine, the scheduler and the garbage collector included. On a shared
+// machine it varies much less than wall time. Call it right before the
+// timed loop and call the result after it.
+func cpuMeter(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		}
 	}
 }

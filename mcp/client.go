@@ -161,6 +161,7 @@ type ClientSession struct {
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
 	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
 	paramHeaders map[string][]ParamHeader         // modern: tool name -> x-mcp-header params
+	cache        resultCache                      // modern: results reused per their caching hints
 }
 
 // Connect opens a session on stream: it runs the initialize handshake and
@@ -633,21 +634,25 @@ func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	case NotificationResourceUpdated:
-		if h := c.opts.ResourceUpdatedHandler; h != nil {
-			var p ResourceUpdatedNotificationParams
-			if decodeParams(r.Params, &p) == nil {
+		var p ResourceUpdatedNotificationParams
+		if decodeParams(r.Params, &p) == nil {
+			cs.cache.invalidate(r.Method, p.URI)
+			if h := c.opts.ResourceUpdatedHandler; h != nil {
 				h(ctx, cs, &p)
 			}
 		}
 	case NotificationToolListChanged:
+		cs.cache.invalidate(r.Method, "")
 		if h := c.opts.ToolListChangedHandler; h != nil {
 			h(ctx, cs)
 		}
 	case NotificationPromptListChanged:
+		cs.cache.invalidate(r.Method, "")
 		if h := c.opts.PromptListChangedHandler; h != nil {
 			h(ctx, cs)
 		}
 	case NotificationResourceListChanged:
+		cs.cache.invalidate(r.Method, "")
 		if h := c.opts.ResourceListChangedHandler; h != nil {
 			h(ctx, cs)
 		}

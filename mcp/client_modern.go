@@ -136,12 +136,27 @@ func (cs *ClientSession) withModernMeta(params any) any {
 // id with the answers and the server's requestState, until the result is
 // complete.
 func (cs *ClientSession) callModern(ctx context.Context, method string, params, result any) error {
+	key, uri, useCache := "", "", false
+	if cacheable(method) {
+		key, uri, useCache = cacheKey(method, params)
+	}
+	if useCache {
+		if raw, ok := cs.cache.get(key); ok {
+			if result == nil {
+				return nil
+			}
+			return json.Unmarshal(raw, result)
+		}
+	}
 	p := cs.withModernMeta(params)
 	ctx = context.WithValue(ctx, headersKey{}, cs.standardHeaders(method, params))
 	for round := 0; ; round++ {
 		var raw json.RawMessage
 		if err := sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, p, &raw); err != nil {
 			return err
+		}
+		if useCache && round == 0 {
+			cs.cache.put(key, method, uri, raw)
 		}
 		var head struct {
 			ResultType ResultType `json:"resultType"`
@@ -228,4 +243,20 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 		return &InputResponse{ListRoots: &ListRootsResult{Roots: roots}}, nil
 	}
 	return nil, errInputRequestFields
+}
+
+// Listen opens a subscriptions/listen stream on a 2026-07-28 server and
+// delivers the notifications it carries (list changes, resource updates) to
+// the client's handlers until ctx ends, which closes the stream; it then
+// returns nil. Legacy servers send those notifications without being asked:
+// Listen returns an error for them at once.
+func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) error {
+	if !cs.modern {
+		return errors.New("mcp: subscriptions/listen needs a 2026-07-28 server")
+	}
+	err := cs.call(ctx, MethodSubscriptionsListen, &ListenParams{Notifications: *filter}, nil)
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

@@ -374,7 +374,13 @@ func TestRootsCapabilityMissing(t *testing.T) {
 func TestClientAnswers(t *testing.T) {
 	a, b := transport.Pipe()
 	w := newWireLog(mcp.LatestStatefulVersion)
-	cs, srv := connectToRaw(t, mcp.NewClient(clientImpl, statefulOpts), w.stream("client", a), b)
+	completed := make(chan string, 1)
+	cs, srv := connectToRaw(t, mcp.NewClient(clientImpl, &mcp.ClientOptions{
+		ProtocolVersion: mcp.LatestStatefulVersion,
+		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
+			completed <- p.ElicitationID
+		},
+	}), w.stream("client", a), b)
 	defer func() {
 		cs.Close()
 		w.check(t)
@@ -425,6 +431,14 @@ func TestClientAnswers(t *testing.T) {
 		case st.wantCode == 0 && string(m.Result) != st.want:
 			t.Errorf("%s: got %s, want result %s", st.method, m.AppendJSON(nil), st.want)
 		}
+	}
+	// The server has no API for notifications/elicitation/complete (URL
+	// mode, 2025-11-25), so send it by hand.
+	if err := srv.Write(ctx, jsonrpc.NewNotification(mcp.NotificationElicitationComplete, json.RawMessage(`{"elicitationId":"e42"}`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, completed, "notifications/elicitation/complete"); got != "e42" {
+		t.Errorf("ElicitationCompleteHandler got %q", got)
 	}
 	// The session still works both ways.
 	pinged := make(chan error, 1)

@@ -202,3 +202,63 @@ func TestClientFallsBackToInitialize(t *testing.T) {
 		})
 	}
 }
+
+func TestModernClientHonoursCacheHints(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	lists := 0
+	count := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			if r.Method == mcp.MethodToolsList {
+				mu.Lock()
+				lists++
+				mu.Unlock()
+			}
+			return next(ctx, r)
+		}
+	}
+	s := mcp.NewServer(nil, &mcp.ServerOptions{CacheTTL: time.Hour, Receiving: []mcp.Middleware{count}})
+	mcp.AddTool(s, &mcp.Tool{Name: "a"}, func(context.Context, *mcp.CallToolRequest, nameIn) (string, error) { return "a", nil })
+	changed := make(chan struct{}, 1)
+	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
+	a, b := transport.Pipe()
+	ss, _ := s.Connect(ctx, b)
+	defer ss.Wait()
+	cs, err := c.Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listed := func() int {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TTLMs == nil || *res.TTLMs != time.Hour.Milliseconds() || res.CacheScope != mcp.CacheScopePrivate {
+			t.Fatalf("cache hints = %v %q, want an hour, private", res.TTLMs, res.CacheScope)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return lists
+	}
+	if n := listed(); n != 1 {
+		t.Fatalf("first list reached the server %d times", n)
+	}
+	if n := listed(); n != 1 {
+		t.Fatalf("a fresh cached list went to the server again (%d requests)", n)
+	}
+	// A listen stream tells the client the list changed; the next list asks again.
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = cs.Listen(lctx, &mcp.SubscriptionFilter{ToolsListChanged: true}) }()
+	time.Sleep(50 * time.Millisecond)
+	mcp.AddTool(s, &mcp.Tool{Name: "b"}, func(context.Context, *mcp.CallToolRequest, nameIn) (string, error) { return "b", nil })
+	select {
+	case <-changed:
+	case <-time.After(2 * time.Second):
+		t.Fatal("no tools/list_changed on the listen stream")
+	}
+	if n := listed(); n != 2 {
+		t.Fatalf("after list_changed the list was not fetched again (%d requests)", n)
+	}
+}

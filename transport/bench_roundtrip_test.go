@@ -1,3 +1,5 @@
+//go:build unix
+
 package transport_test
 
 import (
@@ -5,7 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -36,18 +40,28 @@ func newBenchServer() *mcp.Server {
 // measures one tools/call round trip: the client encodes the call, the
 // server decodes, validates and runs the tool and encodes the result, and
 // the client decodes it.
-func benchRoundTrip(b *testing.B, serverSide, clientSide jsonrpc.Stream) {
+// versions are the protocol revisions the round trips run in: the newest
+// stateful one (initialize once) and the stateless 2026-07-28, where every
+// request carries _meta and which a client and server of this library
+// negotiate by default.
+var versions = []string{mcp.Version20251125, mcp.Version20260728}
+
+func benchRoundTrip(b *testing.B, version string, serverSide, clientSide jsonrpc.Stream) {
 	ctx := context.Background()
 	ss, err := newBenchServer().Connect(ctx, serverSide)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ss.Wait()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil).Connect(ctx, clientSide)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"},
+		&mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, clientSide)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer cs.Close()
+	if got := cs.ProtocolVersion(); got != version {
+		b.Fatalf("negotiated %s, want %s", got, version)
+	}
 	params := &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}
 
 	res, err := cs.CallTool(ctx, params)
@@ -60,6 +74,7 @@ func benchRoundTrip(b *testing.B, serverSide, clientSide jsonrpc.Stream) {
 	}
 
 	b.ReportAllocs()
+	report := cpuMeter(b)
 	for b.Loop() {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil {
@@ -69,13 +84,18 @@ func benchRoundTrip(b *testing.B, serverSide, clientSide jsonrpc.Stream) {
 			b.Fatal("tool failed")
 		}
 	}
+	report()
 }
 
 // BenchmarkToolsCallInMemory is a full client <-> server tools/call round
 // trip over Pipe, which hands decoded messages over without encoding them.
 func BenchmarkToolsCallInMemory(b *testing.B) {
-	a, c := transport.Pipe()
-	benchRoundTrip(b, a, c)
+	for _, v := range versions {
+		b.Run(v, func(b *testing.B) {
+			a, c := transport.Pipe()
+			benchRoundTrip(b, v, a, c)
+		})
+	}
 }
 
 // BenchmarkToolsCallStdio is the same round trip over two newline-delimited
@@ -83,26 +103,28 @@ func BenchmarkToolsCallInMemory(b *testing.B) {
 // io.Pipe (in-process, no system calls) and once over os.Pipe (kernel pipes,
 // as real stdio).
 func BenchmarkToolsCallStdio(b *testing.B) {
-	b.Run("io.Pipe", func(b *testing.B) {
-		c2sR, c2sW := io.Pipe()
-		s2cR, s2cW := io.Pipe()
-		server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-		client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
-		benchRoundTrip(b, server, client)
-	})
-	b.Run("os.Pipe", func(b *testing.B) {
-		c2sR, c2sW, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		s2cR, s2cW, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-		client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
-		benchRoundTrip(b, server, client)
-	})
+	for _, v := range versions {
+		b.Run("io.Pipe/"+v, func(b *testing.B) {
+			c2sR, c2sW := io.Pipe()
+			s2cR, s2cW := io.Pipe()
+			server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
+			client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+			benchRoundTrip(b, v, server, client)
+		})
+		b.Run("os.Pipe/"+v, func(b *testing.B) {
+			c2sR, c2sW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			s2cR, s2cW, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
+			client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+			benchRoundTrip(b, v, server, client)
+		})
+	}
 }
 
 // closeAll closes every closer it holds.
@@ -116,4 +138,26 @@ func (cs closeAll) Close() error {
 		}
 	}
 	return first
+}
+
+// processCPU returns the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuMeter reports the process CPU time per operation as "cpu-ns/op": every
+// goroutine, the scheduler and the garbage collector included. On a shared
+// machine it varies much less than wall time. Call it right before the
+// timed loop and call the result after it.
+func cpuMeter(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
 }

@@ -263,7 +263,8 @@ type sseCursor struct {
 // and noting ids and retry fields in cur. It returns when deliver says
 // stop, the body ends (io.EOF and friends) or the stream is closed.
 func (c *clientCore) consume(body io.Reader, cur *sseCursor, deliver func(*jsonrpc.Message) (stop bool)) error {
-	r := newSSEReader(body, c.max)
+	r := getSSEReader(body, c.max)
+	defer putSSEReader(r)
 	for {
 		ev, err := r.next()
 		if err != nil {
@@ -434,6 +435,12 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	c.mu.Unlock()
 	resp, err := c.post(ctx, m, sid, ver)
 	if err != nil {
+		if ctx.Err() != nil && m.IsRequest() && !isInitialize(m) {
+			// The server may have the request already; since the call
+			// fails without having been written, the connection will not
+			// cancel it, so do it here.
+			c.cancelRemote(m.ID, sid, ver)
+		}
 		return err
 	}
 	switch code := resp.StatusCode; {
@@ -458,6 +465,22 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	}
 }
 
+// cancelRemote tells the server, in the background, that the client gave up
+// on request id.
+func (c *ClientStream) cancelRemote(id jsonrpc.ID, sid, ver string) {
+	params, err := json.Marshal(&mcp.CancelledNotificationParams{RequestID: id, Reason: "request cancelled by the client"})
+	if err != nil {
+		return
+	}
+	c.goBackground(func() {
+		ctx, cancel := context.WithTimeout(c.bg, 5*time.Second)
+		defer cancel()
+		if resp, err := c.post(ctx, jsonrpc.NewNotification(mcp.NotificationCancelled, params), sid, ver); err == nil {
+			drain(resp)
+		}
+	})
+}
+
 // post sends m to the endpoint.
 func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver string) (*http.Response, error) {
 	req, err := c.newRequest(ctx, http.MethodPost, c.url, m.AppendJSON(nil))
@@ -467,6 +490,18 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if !isInitialize(m) {
 		c.sessionHeaders(req, sid, ver)
+	}
+	// A stateless-revision request comes with its standard headers
+	// (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*).
+	if hh := mcp.HTTPHeaders(ctx); hh != nil {
+		for k, v := range hh {
+			req.Header[k] = v
+		}
+	} else if ver == "" && m.IsRequest() && !isInitialize(m) && declaresModern(m) {
+		// A stateless-revision request written without them (the era
+		// probe): derive the version and method headers from the body.
+		req.Header.Set(headerProtocolVersion, *peekModern(m).Meta.ProtocolVersion)
+		req.Header.Set(mcp.HeaderMethod, m.Method)
 	}
 	return c.hc.Do(req)
 }

@@ -240,13 +240,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		h.serveDelete(w, r)
 	default:
-		h.methodNotAllowed(w)
+		h.methodNotAllowed(w, r)
 	}
 }
 
-func (h *Handler) methodNotAllowed(w http.ResponseWriter) {
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	allow := "GET, POST, DELETE"
-	if h.opts.Stateless {
+	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
 		allow = "POST"
 	}
 	w.Header().Set("Allow", allow)
@@ -305,6 +305,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	version := r.Header.Get(headerProtocolVersion)
+	sid := r.Header.Get(headerSessionID)
+	if isStateless(version) || (!isStateful(version) && (sid == "" || h.opts.Stateless) && declaresModern(msg)) {
+		h.serveModern(w, r, msg, okJSON, okSSE)
+		return
+	}
 	if e := checkVersion(version, nil); e != "" {
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidRequest, e)
 		return
@@ -313,7 +318,6 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.serveStateless(w, r, msg, version, okJSON, okSSE)
 		return
 	}
-	sid := r.Header.Get(headerSessionID)
 	if sid == "" {
 		if msg.IsRequest() && msg.Method == mcp.MethodInitialize {
 			h.serveInitialize(w, r, msg, version, okJSON, okSSE)
@@ -587,8 +591,8 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 }
 
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Stateless {
-		h.methodNotAllowed(w)
+	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
+		h.methodNotAllowed(w, r)
 		return
 	}
 	if !accepts(r.Header.Values("Accept"), "text/event-stream") {
@@ -667,8 +671,8 @@ func (h *Handler) replay(ctx context.Context, sid string, stream, after int64, c
 }
 
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Stateless {
-		h.methodNotAllowed(w)
+	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
+		h.methodNotAllowed(w, r)
 		return
 	}
 	sid := r.Header.Get(headerSessionID)
@@ -688,12 +692,17 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 // writeJSON writes a 200 JSON body, gzip-compressed when worthwhile and
 // accepted.
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, body []byte) {
+	h.writeJSONStatus(w, r, http.StatusOK, body)
+}
+
+// writeJSONStatus is writeJSON with another status.
+func (h *Handler) writeJSONStatus(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/json")
 	if !h.opts.DisableCompression && len(body) >= gzipMinSize && acceptsGzip(r.Header.Values("Accept-Encoding")) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")
-		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(status)
 		zw := gzipPool.Get().(*gzip.Writer)
 		zw.Reset(w)
 		_, _ = zw.Write(body)
@@ -703,7 +712,7 @@ func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, body []byte)
 		return
 	}
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 

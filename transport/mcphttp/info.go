@@ -34,6 +34,11 @@ type RequestInfo struct {
 	stream *stream // the SSE stream answering the request, for CloseSSEStream
 }
 
+// HTTPHeader returns the request headers. It lets code that does not know
+// this package (the mcp package checking SEP-2243 Mcp-Param-* headers, say)
+// reach them through jsonrpc.MessageInfo with an interface assertion.
+func (i *RequestInfo) HTTPHeader() http.Header { return i.Header }
+
 // newRequestInfo copies what handlers may need from r.
 func newRequestInfo(r *http.Request, sessionID string) *RequestInfo {
 	u := *r.URL

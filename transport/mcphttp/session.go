@@ -182,7 +182,7 @@ func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 		}
 	}
 	s.nextStream++
-	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
+	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{}), startedCh: make(chan struct{})}
 	for _, id := range ids {
 		s.requests[id] = st
 	}
@@ -375,7 +375,21 @@ type stream struct {
 	everConnected bool             // standalone: a GET was ever attached
 	final         *jsonrpc.Message // JSON: the answer
 	finishedCh    chan struct{}    // closed once finished (POST streams)
+
+	// A lazy stream (stateless revision) picks its form with its first
+	// message: the answer alone goes out as JSON, with an HTTP status
+	// matching its error; anything before it starts an SSE stream on lazy.
+	lazy      *sseConn
+	started   bool          // the SSE response has begun
+	startedCh chan struct{} // closed when a lazy stream starts SSE
 }
+
+// Response forms of a stream of the stateless revision.
+const (
+	streamLazy = iota
+	streamSSE
+	streamJSON
+)
 
 // send writes m to the stream; final marks the stream's last message.
 func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) error {
@@ -384,11 +398,17 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	if st.finished {
 		return errStreamFinished
 	}
-	if !st.sse {
+	if !st.sse || (st.lazy != nil && !st.started && final) {
 		// Only the answer comes here; related messages went elsewhere.
 		st.final = m
 		st.finishLocked()
 		return nil
+	}
+	if st.lazy != nil && !st.started {
+		writeSSEHeaders(st.lazy.w)
+		st.conn = st.lazy
+		st.started = true
+		close(st.startedCh)
 	}
 	if st.id == 0 && m.IsRequest() && !st.everConnected {
 		return errNoStream
@@ -413,6 +433,9 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 		b := appendEvent((*bp)[:0], id, "message", 0, data)
 		if err = st.conn.write(b); err != nil {
 			st.conn = nil
+			if st.resumable {
+				err = nil // stored: the client gets it when it resumes
+			}
 		}
 		putBuf(bp, b)
 	} else if !st.resumable {

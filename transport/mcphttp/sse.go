@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -75,6 +76,25 @@ type sseReader struct {
 
 func newSSEReader(r io.Reader, max int) *sseReader {
 	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
+}
+
+// readerPool holds the buffered readers of finished SSE streams.
+var readerPool sync.Pool
+
+// getSSEReader is newSSEReader with a pooled buffer; release it with
+// putSSEReader once the stream is done.
+func getSSEReader(r io.Reader, max int) *sseReader {
+	if br, ok := readerPool.Get().(*bufio.Reader); ok {
+		br.Reset(r)
+		return &sseReader{br: br, max: max}
+	}
+	return newSSEReader(r, max)
+}
+
+func putSSEReader(r *sseReader) {
+	r.br.Reset(nil)
+	readerPool.Put(r.br)
+	r.br = nil
 }
 
 // next returns the next event. Events without data are returned too (with

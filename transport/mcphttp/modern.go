@@ -1,0 +1,211 @@
+package mcphttp
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// The stateless revision (2026-07-28) over Streamable HTTP. One endpoint
+// serves both eras: a POST whose MCP-Protocol-Version header names a
+// stateless revision, or that has no session and declares its revision in
+// params._meta, is served on a transient session that is never initialized,
+// which the mcp package serves by the stateless lifecycle. No session id is
+// issued or honoured, streams are not resumable, and a client closing the
+// response cancels the request.
+//
+// The transport checks what only it can see, in the order the
+// specification gives: the MCP-Protocol-Version header (missing: -32020),
+// the _meta keys (missing: -32602), then that the standard headers repeat
+// the body (version, Mcp-Method, Mcp-Name; any difference: -32020). The
+// session checks the rest (unsupported version -32022, unknown method
+// -32601, missing client capability -32021), and the transport gives each
+// error its HTTP status (400, or 404 for an unknown method).
+
+// isStateless reports whether v names a stateless protocol revision.
+func isStateless(v string) bool {
+	return v >= mcp.Version20260728 && mcp.IsSupportedVersion(v)
+}
+
+// isStateful reports whether v names a revision with the initialize
+// handshake.
+func isStateful(v string) bool { return mcp.IsSupportedVersion(v) && !isStateless(v) }
+
+// modernEnvelope is what the transport reads of a modern request's params.
+type modernEnvelope struct {
+	Meta *struct {
+		ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
+		ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+	} `json:"_meta"`
+	Name string `json:"name"`
+	URI  string `json:"uri"`
+}
+
+func peekModern(m *jsonrpc.Message) *modernEnvelope {
+	var env modernEnvelope
+	if len(m.Params) > 0 && m.Params[0] == '{' {
+		_ = json.Unmarshal(m.Params, &env)
+	}
+	return &env
+}
+
+// declaresModern reports whether a message declares a protocol version in
+// its _meta, the mark of a 2026-07-28 request.
+func declaresModern(m *jsonrpc.Message) bool {
+	if m.Batch != nil || m.Method == "" {
+		return false
+	}
+	env := peekModern(m)
+	return env.Meta != nil && env.Meta.ProtocolVersion != nil
+}
+
+// headerMismatch answers a modern request whose headers do not match it.
+func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
+	writeError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, msg)
+}
+
+// serveModern answers one POST of the stateless revision.
+func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
+	if msg.Batch != nil {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of protocol revision "+mcp.Version20260728)
+		return
+	}
+	if !msg.IsRequest() {
+		// Core 2026-07-28 defines no client notifications over HTTP
+		// (cancellation is closing the response), and clients send no
+		// responses.
+		if msg.Method == "" {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: a stateless server sends no requests to answer")
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	version := r.Header.Get(headerProtocolVersion)
+	if version == "" {
+		headerMismatch(w, msg.ID, "Missing MCP-Protocol-Version header")
+		return
+	}
+	env := peekModern(msg)
+	switch {
+	case env.Meta == nil:
+		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities")
+		return
+	case env.Meta.ProtocolVersion == nil:
+		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/protocolVersion")
+		return
+	case env.Meta.ClientCapabilities == nil:
+		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/clientCapabilities")
+		return
+	}
+	if *env.Meta.ProtocolVersion != version {
+		headerMismatch(w, msg.ID, "Header mismatch: MCP-Protocol-Version "+quoteHeader(version)+" differs from _meta protocolVersion "+quoteHeader(*env.Meta.ProtocolVersion))
+		return
+	}
+	if got := r.Header.Get(mcp.HeaderMethod); got != msg.Method {
+		if got == "" {
+			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Method header")
+		} else {
+			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Method "+quoteHeader(got)+" differs from the request method "+quoteHeader(msg.Method))
+		}
+		return
+	}
+	var name string
+	switch msg.Method {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+		name = env.Name
+	case mcp.MethodResourcesRead:
+		name = env.URI
+	}
+	if name != "" {
+		got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+		if !ok {
+			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
+			return
+		}
+		v, err := mcp.DecodeHeaderValue(got[0])
+		if err != nil {
+			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name: "+err.Error())
+			return
+		}
+		if v != name {
+			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name "+quoteHeader(got[0])+" differs from the request's "+quoteHeader(name))
+			return
+		}
+	}
+
+	s := newSession(h, "")
+	ss, err := h.server.Connect(r.Context(), s)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, msg.ID, jsonrpc.CodeInternalError, "cannot start a session")
+		return
+	}
+	s.ss = ss
+	defer func() {
+		s.terminate() // also cancels the request if the client went away
+		_ = ss.Wait()
+	}()
+	ids := []jsonrpc.ID{msg.ID}
+	mode := streamLazy
+	switch {
+	case !okJSON:
+		mode = streamSSE
+	case !okSSE:
+		mode = streamJSON
+	}
+	st, _ := s.openStream(ids, mode != streamJSON) // a fresh session: no duplicate ids
+	info := newRequestInfo(r, "")
+	setInfo(msg, info)
+	var c *sseConn
+	if mode != streamJSON {
+		c = newSSEConn(w, h.opts.WriteTimeout)
+		if mode == streamSSE {
+			writeSSEHeaders(w)
+			_ = c.write(nil)
+			st.attach(r.Context(), c, 0, false)
+			st.started = true // not yet shared: no lock needed
+		} else {
+			st.lazy = c
+		}
+	}
+	if s.deliver(r.Context(), msg) != nil {
+		return
+	}
+	for {
+		select {
+		case <-st.startedCh:
+			h.hold(r, s, st, c)
+			return
+		case <-st.finishedCh:
+			st.mu.Lock()
+			final, started := st.final, st.started
+			st.mu.Unlock()
+			if started {
+				h.hold(r, s, st, c)
+				return
+			}
+			if final == nil {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			status := http.StatusOK
+			if final.Error != nil {
+				switch final.Error.Code {
+				case jsonrpc.CodeMethodNotFound:
+					status = http.StatusNotFound
+				case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+					status = http.StatusBadRequest
+				}
+			}
+			bp := bufPool.Get().(*[]byte)
+			b := final.AppendJSON((*bp)[:0])
+			h.writeJSONStatus(w, r, status, b)
+			putBuf(bp, b)
+			return
+		case <-r.Context().Done():
+			return // closing the response cancels the request (deferred terminate)
+		}
+	}
+}

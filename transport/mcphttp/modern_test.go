@@ -1,0 +1,182 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// modernBody is a 2026-07-28 request; meta replaces the default _meta
+// (use "-" for none).
+func modernBody(id int, method, params, meta string) string {
+	if meta == "" {
+		meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	}
+	if params == "" {
+		params = "{}"
+	}
+	if meta != "-" {
+		params = strings.TrimSuffix(params, "}")
+		if params != "{" {
+			params += ","
+		}
+		params += `"_meta":` + meta + "}"
+	}
+	return `{"jsonrpc":"2.0","id":` + itoaTest(int64(id)) + `,"method":"` + method + `","params":` + params + "}"
+}
+
+func modernHeaders(method string, kv ...string) map[string]string {
+	h := map[string]string{
+		"Content-Type":         "application/json",
+		"Accept":               "application/json, text/event-stream",
+		"Mcp-Protocol-Version": mcp.Version20260728,
+		"Mcp-Method":           method,
+	}
+	return with(h, kv...)
+}
+
+func TestModernRequests(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		f := newFixture(t, &HandlerOptions{Stateless: stateless})
+		echo := `{"name":"echo","arguments":{"text":"hi"}}`
+		tests := []struct {
+			name     string
+			hdr      map[string]string
+			body     string
+			status   int
+			code     int64 // expected JSON-RPC error code, 0 for a result
+			contains string
+			sse      bool
+		}{
+			{"tools/list", modernHeaders("tools/list"), modernBody(1, "tools/list", "", ""), 200, 0, `"name":"echo"`, false},
+			{"tools/call", modernHeaders("tools/call", "Mcp-Name", "echo"), modernBody(2, "tools/call", echo, ""), 200, 0, `"text":"hi"`, false},
+			{"Mcp-Name base64", modernHeaders("tools/call", "Mcp-Name", "=?base64?ZWNobw==?="), modernBody(3, "tools/call", echo, ""), 200, 0, `"text":"hi"`, false},
+			{"Mcp-Name padded", modernHeaders("tools/call", "Mcp-Name", "  echo  "), modernBody(4, "tools/call", echo, ""), 200, 0, `"text":"hi"`, false},
+			{"progress streams", modernHeaders("tools/call", "Mcp-Name", "progress"), modernBody(5, "tools/call", `{"name":"progress","arguments":{"n":3}}`,
+				`{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`), 200, 0, `"progressToken":"p1"`, true},
+			{"missing version header", modernHeaders("tools/list", "Mcp-Protocol-Version", ""), modernBody(6, "tools/list", "", ""), 400, mcp.CodeHeaderMismatch, "Missing MCP-Protocol-Version", false},
+			{"missing _meta", modernHeaders("tools/list"), modernBody(7, "tools/list", "", "-"), 400, jsonrpc.CodeInvalidParams, "_meta", false},
+			{"missing capabilities", modernHeaders("tools/list"), modernBody(8, "tools/list", "", `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), 400, jsonrpc.CodeInvalidParams, "clientCapabilities", false},
+			{"version header differs from _meta", modernHeaders("tools/list"), modernBody(9, "tools/list", "", `{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, mcp.CodeHeaderMismatch, "differs", false},
+			{"unsupported version", modernHeaders("tools/list", "Mcp-Protocol-Version", "v999"), modernBody(10, "tools/list", "", `{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, mcp.CodeUnsupportedProtocolVersion, `"requested":"v999"`, false},
+			{"missing Mcp-Method", modernHeaders("tools/list", "Mcp-Method", ""), modernBody(11, "tools/list", "", ""), 400, mcp.CodeHeaderMismatch, "Mcp-Method", false},
+			{"Mcp-Method case", modernHeaders("TOOLS/LIST"), modernBody(12, "tools/list", "", ""), 400, mcp.CodeHeaderMismatch, "Mcp-Method", false},
+			{"Mcp-Method for another method", modernHeaders("prompts/list"), modernBody(13, "tools/list", "", ""), 400, mcp.CodeHeaderMismatch, "", false},
+			{"missing Mcp-Name", modernHeaders("tools/call"), modernBody(14, "tools/call", echo, ""), 400, mcp.CodeHeaderMismatch, "Mcp-Name", false},
+			{"wrong Mcp-Name", modernHeaders("tools/call", "Mcp-Name", "other"), modernBody(15, "tools/call", echo, ""), 400, mcp.CodeHeaderMismatch, "Mcp-Name", false},
+			{"bad base64 Mcp-Name", modernHeaders("tools/call", "Mcp-Name", "=?base64?ZWNobw?="), modernBody(16, "tools/call", echo, ""), 400, mcp.CodeHeaderMismatch, "base64", false},
+			{"unknown method", modernHeaders("no/such"), modernBody(17, "no/such", "", ""), 404, jsonrpc.CodeMethodNotFound, "", false},
+			{"initialize is not a modern method", modernHeaders("initialize"), modernBody(18, "initialize", "", ""), 404, jsonrpc.CodeMethodNotFound, "", false},
+			{"ping is not a modern method", modernHeaders("ping"), modernBody(19, "ping", "", ""), 404, jsonrpc.CodeMethodNotFound, "", false},
+			{"no session, no version header: _meta decides", modernHeaders("tools/list", "Mcp-Protocol-Version", ""), modernBody(20, "tools/list", "", ""), 400, mcp.CodeHeaderMismatch, "", false},
+			{"notification", modernHeaders("notifications/cancelled"), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, 202, 0, "", false},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				r := f.do("POST", tt.hdr, tt.body)
+				if r.status != tt.status {
+					t.Fatalf("stateless=%v: status %d, want %d: %s", stateless, r.status, tt.status, r.body)
+				}
+				if r.header.Get("Mcp-Session-Id") != "" {
+					t.Error("a stateless-revision request got a session id")
+				}
+				if isSSE := strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream"); isSSE != tt.sse {
+					t.Errorf("Content-Type %q", r.header.Get("Content-Type"))
+				}
+				if !strings.Contains(r.body, tt.contains) {
+					t.Errorf("body %s lacks %q", r.body, tt.contains)
+				}
+				if tt.status == 202 {
+					return
+				}
+				data := r.body
+				if tt.sse {
+					rd := newSSEReader(strings.NewReader(r.body), 1<<20)
+					for {
+						ev := nextData(t, rd)
+						if !strings.Contains(string(ev.data), `"method"`) {
+							data = string(ev.data)
+							break
+						}
+					}
+					if strings.Contains(r.body, "id: ") {
+						t.Errorf("stateless-revision stream has event ids: %s", r.body)
+					}
+				}
+				m := jsonrpc.Decode([]byte(data))
+				if m.ID.IsZero() {
+					t.Errorf("answer without the request id: %s", data)
+				}
+				if tt.code == 0 && m.Error != nil || tt.code != 0 && (m.Error == nil || m.Error.Code != tt.code) {
+					t.Errorf("answer %s, want code %d", data, tt.code)
+				}
+			})
+		}
+		// GET and DELETE are not part of the stateless revision.
+		for _, method := range []string{"GET", "DELETE"} {
+			r := f.do(method, map[string]string{"Accept": "text/event-stream", "Mcp-Protocol-Version": mcp.Version20260728}, "")
+			if r.status != 405 || r.header.Get("Allow") != "POST" {
+				t.Errorf("%s: %d %q", method, r.status, r.header.Get("Allow"))
+			}
+		}
+		eventually(t, "transient sessions to end", func() bool { return len(f.srv.Sessions()) == 0 })
+	}
+}
+
+func TestModernClientDisconnectCancels(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, nil)
+	cctx, cancel := context.WithCancel(ctx(t))
+	req, _ := http.NewRequestWithContext(cctx, "POST", f.url, strings.NewReader(modernBody(1, "tools/call", `{"name":"block"}`, "")))
+	for k, v := range modernHeaders("tools/call", "Mcp-Name", "block") {
+		req.Header.Set(k, v)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := f.ts.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-b.started
+	cancel()
+	<-done
+	select {
+	case <-b.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the response did not cancel the request")
+	}
+}
+
+func TestModernClientEndToEnd(t *testing.T) {
+	// The mcp client probes with server/discover and speaks 2026-07-28;
+	// the same endpoint serves a 2025-11-25 client at the same time.
+	f := newFixture(t, nil)
+	cs, stream := f.connect(&mcp.ClientOptions{ProtocolVersion: mcp.Version20260728}, nil)
+	if v := cs.ProtocolVersion(); v != mcp.Version20260728 {
+		t.Fatalf("negotiated %q", v)
+	}
+	if got := callText(t, cs, "echo", `{"text":"modern"}`); got != "modern" {
+		t.Errorf("echo: %q", got)
+	}
+	if got := callText(t, cs, "header", `{"text":"Mcp-Name"}`); got != "header|POST|" {
+		t.Errorf("header: %q", got)
+	}
+	if stream.SessionID() != "" || f.h.SessionCount() != 0 {
+		t.Errorf("session %q, %d sessions", stream.SessionID(), f.h.SessionCount())
+	}
+	old, _ := f.connect(nil, nil)
+	if got := callText(t, old, "echo", `{"text":"legacy"}`); got != "legacy" || f.h.SessionCount() != 1 {
+		t.Errorf("legacy client beside it: %q", got)
+	}
+	res, err := cs.ListTools(ctx(t), nil)
+	if err != nil || len(res.Tools) == 0 {
+		t.Errorf("ListTools: %v", err)
+	}
+}
