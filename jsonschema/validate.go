@@ -41,6 +41,7 @@ const maxMessageLen = 200
 type Validator struct {
 	schema   *js.Schema
 	defaults *defaultsNode // nil if the schema declares no usable defaults
+	fast     *fastNode     // nil if the schema is outside the fast subset
 }
 
 // Compile compiles a JSON Schema. The dialect is taken from "$schema"
@@ -70,7 +71,7 @@ func Compile(schema json.RawMessage) (v *Validator, err error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	return &Validator{schema: sch, defaults: buildDefaults(sch)}, nil
+	return &Validator{schema: sch, defaults: buildDefaults(sch), fast: compileFast(schema)}, nil
 }
 
 // refuseLoader is the compiler's URL loader: it loads nothing. The known
@@ -100,6 +101,13 @@ func compileError(err error) error {
 // precision. It returns a *ValidationError if the instance does not
 // conform, or another error if instance is not valid JSON.
 func (v *Validator) Validate(instance json.RawMessage) error {
+	if v.fast != nil && json.Valid(instance) {
+		if i := skipSpace(instance, 0); i < len(instance) {
+			if _, ok := v.fast.valid(instance, i); ok {
+				return nil
+			}
+		}
+	}
 	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
 	if err != nil {
 		return fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
