@@ -255,14 +255,17 @@ func (s *Server) openState(token, binding string) (*requestState, error) {
 
 // beginInput prepares a multi-round request: it checks requestState and
 // merges the answers it carries with those of this round.
-func (s *Server) beginInput(rc *requestContext, binding, state string, responses map[string]*InputResponse) error {
+func (s *Server) beginInput(rc *requestContext, binding func() string, state string, responses map[string]*InputResponse) error {
 	if rc == nil {
 		return nil
 	}
-	rc.binding = binding
+	rc.bindingFn = binding
+	if state == "" && len(responses) == 0 {
+		return nil // the common case: a first round with nothing to merge
+	}
 	merged := make(map[string]*InputResponse)
 	if state != "" {
-		st, err := s.openState(state, binding)
+		st, err := s.openState(state, rc.bindingOf())
 		if err != nil {
 			return err
 		}
@@ -275,6 +278,14 @@ func (s *Server) beginInput(rc *requestContext, binding, state string, responses
 	}
 	rc.responses = merged
 	return nil
+}
+
+// bindingOf computes the request's binding once, when first needed.
+func (rc *requestContext) bindingOf() string {
+	if rc.binding == "" && rc.bindingFn != nil {
+		rc.binding = rc.bindingFn()
+	}
+	return rc.binding
 }
 
 // finishInput turns a handler's ErrInputRequired into the InputRequiredResult
@@ -290,7 +301,7 @@ func (s *Server) finishInput(rc *requestContext, err error) (*InputRequiredResul
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: input required but nothing asked"), true
 	}
 	token, serr := s.sealState(&requestState{
-		Binding: rc.binding,
+		Binding: rc.bindingOf(),
 		Expires: time.Now().Add(s.stateTTL()).Unix(),
 		Answers: rc.responses,
 	})

@@ -60,7 +60,7 @@ func (ss *ServerSession) handleGetPrompt(ctx context.Context, r *Request) (any, 
 		}
 	}
 	args, _ := json.Marshal(p.Arguments)
-	if err := ss.server.beginInput(r.rc, bindingOf(r.Method, p.Name, args), p.RequestState, p.InputResponses); err != nil {
+	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, args) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	res, err := sp.handler(ctx, newServerRequest(ss, r, &p, p.Meta))

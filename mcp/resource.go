@@ -135,7 +135,7 @@ func (ss *ServerSession) handleReadResource(ctx context.Context, r *Request) (an
 	if h == nil {
 		return nil, notFoundFor(version, ResourceNotFoundError(p.URI))
 	}
-	if err := ss.server.beginInput(r.rc, bindingOf(r.Method, p.URI, nil), p.RequestState, p.InputResponses); err != nil {
+	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.URI, nil) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	res, err := h(ctx, newServerRequest(ss, r, &p, p.Meta))

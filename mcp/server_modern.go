@@ -30,6 +30,7 @@ type requestContext struct {
 	// resources/read.
 	method    string
 	binding   string                    // what requestState is bound to
+	bindingFn func() string             // computes binding
 	responses map[string]*InputResponse // answers of this and earlier rounds
 	asked     map[string]*InputRequest  // questions raised in this round
 	mu        sync.Mutex                // guards asked (handlers may ask concurrently)

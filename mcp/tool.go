@@ -181,7 +181,7 @@ func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, e
 			p.Arguments = filled
 		}
 	}
-	if err := ss.server.beginInput(r.rc, bindingOf(r.Method, p.Name, p.Arguments), p.RequestState, p.InputResponses); err != nil {
+	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
 	res, err := st.handler(ctx, newServerRequest(ss, r, &p, p.Meta))
