@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
@@ -205,30 +206,97 @@ var errMetaNotObject = errors.New("mcp: _meta must be an object")
 // rest in Extra (nil when there are none). A JSON null for a reserved key
 // leaves its field zero. It walks the object once, decoding only the values
 // of reserved keys; Extra values are copies, so data may be reused.
-func (m *Meta) UnmarshalJSON(data []byte) error {
+func (m *Meta) UnmarshalJSON(data []byte) error { return m.decode(data, nil) }
+
+// metaCache remembers the last client capabilities and client info a
+// session decoded from request _meta, by their raw bytes: a 2026-07-28
+// client sends the same ones with every request, and decoding them is most
+// of the cost of reading _meta. The decoded values are shared, so they must
+// be treated as read-only (as every received value is).
+type metaCache struct {
+	mu      sync.Mutex
+	capsRaw []byte
+	caps    *ClientCapabilities
+	infoRaw []byte
+	info    *Implementation
+}
+
+func (c *metaCache) clientCapabilities(raw []byte) (*ClientCapabilities, error) {
+	c.mu.Lock()
+	if c.caps != nil && bytes.Equal(c.capsRaw, raw) {
+		v := c.caps
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
+	v := new(ClientCapabilities)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.capsRaw, c.caps = bytes.Clone(raw), v
+	c.mu.Unlock()
+	return v, nil
+}
+
+func (c *metaCache) clientInfo(raw []byte) (*Implementation, error) {
+	c.mu.Lock()
+	if c.info != nil && bytes.Equal(c.infoRaw, raw) {
+		v := c.info
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
+	v := new(Implementation)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.infoRaw, c.info = bytes.Clone(raw), v
+	c.mu.Unlock()
+	return v, nil
+}
+
+// decode is UnmarshalJSON, taking client capabilities and info from c
+// when it has them.
+func (m *Meta) decode(data []byte, c *metaCache) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errMetaNotObject
 	}
 	*m = Meta{}
 	return eachMember(data, func(rawKey, v []byte) error {
-		k, ok := unquote(rawKey)
-		if !ok {
-			return errSyntax
+		// Reserved keys never need unescaping; compare the raw bytes
+		// so that no string is allocated per key.
+		kb := rawKey[1 : len(rawKey)-1]
+		if bytes.IndexByte(kb, '\\') >= 0 {
+			s, ok := unquote(rawKey)
+			if !ok {
+				return errSyntax
+			}
+			kb = []byte(s)
 		}
-		if string(v) == "null" && m.reserved(k) {
+		if string(v) == "null" && m.reserved(string(kb)) {
 			return nil
 		}
 		var err error
-		switch k {
+		switch string(kb) {
 		case MetaKeyProgressToken:
 			err = m.ProgressToken.UnmarshalJSON(v)
 		case MetaKeyProtocolVersion:
 			m.ProtocolVersion, err = metaString(v)
 		case MetaKeyClientCapabilities:
+			if c != nil {
+				m.ClientCapabilities, err = c.clientCapabilities(v)
+				break
+			}
 			m.ClientCapabilities = new(ClientCapabilities)
 			err = json.Unmarshal(v, m.ClientCapabilities)
 		case MetaKeyClientInfo:
+			if c != nil {
+				m.ClientInfo, err = c.clientInfo(v)
+				break
+			}
 			m.ClientInfo = new(Implementation)
 			err = json.Unmarshal(v, m.ClientInfo)
 		case MetaKeyLogLevel:
@@ -256,10 +324,10 @@ func (m *Meta) UnmarshalJSON(data []byte) error {
 			if m.Extra == nil {
 				m.Extra = make(map[string]json.RawMessage)
 			}
-			m.Extra[k] = bytes.Clone(v)
+			m.Extra[string(kb)] = bytes.Clone(v)
 		}
 		if err != nil {
-			return fmt.Errorf("mcp: _meta %q: %w", k, err)
+			return fmt.Errorf("mcp: _meta %q: %w", kb, err)
 		}
 		return nil
 	})

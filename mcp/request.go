@@ -23,6 +23,7 @@ type Request struct {
 
 	outgoingRequest bool            // an outgoing request (ID is assigned later)
 	rc              *requestContext // the client context of a 2026-07-28 request
+	meta            *Meta           // params._meta, when route has decoded it
 }
 
 // IsNotification reports whether r is a notification.

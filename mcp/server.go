@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -94,6 +95,8 @@ type Server struct {
 	sessions  map[*ServerSession]struct{}
 	listeners map[*listener]struct{} // open subscriptions/listen streams
 	changed   map[string]*time.Timer // pending list_changed notifications, by method
+
+	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
 }
 
 // NewServer returns a server that introduces itself with impl. opts may be
@@ -131,6 +134,28 @@ func (s *Server) capabilities() *ServerCapabilities {
 	if s.opts.Capabilities != nil {
 		return s.opts.Capabilities
 	}
+	shape := 0
+	if s.tools.len() > 0 {
+		shape |= 1
+	}
+	if s.prompts.len() > 0 {
+		shape |= 2
+	}
+	if s.resources.len() > 0 || s.templates.len() > 0 {
+		shape |= 4
+	}
+	if c := s.capsByShape[shape].Load(); c != nil {
+		return c
+	}
+	c := s.buildCapabilities()
+	s.capsByShape[shape].Store(c)
+	return c
+}
+
+// buildCapabilities computes what the server advertises. It depends only
+// on the options and on which registries are empty, so capabilities caches
+// one value per combination.
+func (s *Server) buildCapabilities() *ServerCapabilities {
 	caps := &ServerCapabilities{Logging: &LoggingCapabilities{}}
 	if s.tools.len() > 0 {
 		caps.Tools = &ToolCapabilities{ListChanged: true}
@@ -246,7 +271,8 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 	ss := r.Session.(*ServerSession)
 	if !ss.initializeDone() {
-		if meta := peekMeta(r.Params); isModern(r, meta) {
+		if meta := peekMeta(r.Params, &ss.metaCache); isModern(r, meta) {
+			r.meta = meta
 			return s.routeModern(ctx, ss, r, meta)
 		}
 	}

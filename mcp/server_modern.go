@@ -68,17 +68,24 @@ func modernVersions() []string {
 
 // peekMeta reads only params._meta. It is used for messages on sessions that
 // were never initialized, to tell a modern request from a legacy one.
-func peekMeta(params json.RawMessage) *Meta {
+func peekMeta(params json.RawMessage, c *metaCache) *Meta {
 	if len(params) == 0 || params[0] != '{' {
 		return nil
 	}
-	var env struct {
-		Meta *Meta `json:"_meta"`
-	}
-	if json.Unmarshal(params, &env) != nil {
+	var raw []byte
+	if eachMember(params, func(k, v []byte) error {
+		if string(k) == `"_meta"` {
+			raw = v
+		}
+		return nil
+	}) != nil || raw == nil || string(raw) == "null" {
 		return nil
 	}
-	return env.Meta
+	m := new(Meta)
+	if m.decode(raw, c) != nil {
+		return nil
+	}
+	return m
 }
 
 // isModern reports whether r, on a session that was never initialized, is

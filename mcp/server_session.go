@@ -22,6 +22,8 @@ type ServerSession struct {
 	ready      bool // notifications/initialized received
 	logLevel   LoggingLevel
 	subs       map[string]struct{}
+
+	metaCache metaCache // client capabilities and info of 2026-07-28 requests
 }
 
 // levelUnset means the client never called logging/setLevel: every message

@@ -163,7 +163,7 @@ func (ss *ServerSession) handleListTools(_ context.Context, r *Request) (any, er
 
 func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	var p CallToolParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeCallToolParams(r.Params, r.meta, &p); err != nil {
 		return nil, err
 	}
 	st, ok := ss.server.tools.get(p.Name)
@@ -202,4 +202,58 @@ func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, e
 		res.Content = []Content{}
 	}
 	return res, nil
+}
+
+// decodeCallToolParams reads tools/call params in one pass over their
+// members: the name is unquoted, the arguments are a sub-slice of params
+// (which the message owns, so no copy is needed), and _meta is taken from
+// meta when route has already decoded it. Anything unusual (escaped or
+// unknown member names, which encoding/json would match case-insensitively,
+// or non-string values) falls back to decodeParams, so results and errors
+// are exactly encoding/json's.
+func decodeCallToolParams(params json.RawMessage, meta *Meta, p *CallToolParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	simple := true
+	err := eachMember(params, func(k, v []byte) error {
+		switch string(k) {
+		case `"name"`:
+			s, ok := unquote(v)
+			if !ok {
+				simple = false
+				return errSyntax
+			}
+			p.Name = s
+		case `"arguments"`:
+			if string(v) != "null" {
+				p.Arguments = json.RawMessage(v)
+			}
+		case `"_meta"`:
+			if string(v) == "null" {
+				return nil
+			}
+			if meta != nil {
+				p.Meta = meta
+				return nil
+			}
+			p.Meta = new(Meta)
+			return p.Meta.UnmarshalJSON(v)
+		case `"task"`, `"inputResponses"`, `"requestState"`:
+			// Rare members: let encoding/json read them below.
+			return json.Unmarshal(append(append([]byte("{"), k...), append(append([]byte(":"), v...), '}')...), p)
+		default:
+			simple = false
+			return errSyntax
+		}
+		return nil
+	})
+	if err == nil {
+		return nil
+	}
+	if simple {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	*p = CallToolParams{}
+	return decodeParams(params, p)
 }
