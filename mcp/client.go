@@ -80,6 +80,24 @@ type Client struct {
 	mu       sync.Mutex
 	roots    []*Root
 	sessions map[*ClientSession]struct{}
+
+	clientOnce sync.Once
+	caps       *ClientCapabilities // capabilities(), computed once
+	clientJSON []byte              // caps and impl as _meta members
+}
+
+// clientMeta returns the client's capabilities and their _meta encoding
+// (with its identity), computed once: they never change.
+func (c *Client) clientMeta() (*ClientCapabilities, []byte) {
+	c.clientOnce.Do(func() {
+		c.caps = c.capabilities()
+		m := Meta{ClientCapabilities: c.caps, ClientInfo: c.impl}
+		raw, err := m.MarshalJSON()
+		if err == nil && len(raw) > 2 {
+			c.clientJSON = raw[1 : len(raw)-1]
+		}
+	})
+	return c.caps, c.clientJSON
 }
 
 // NewClient returns a client that introduces itself with impl. opts may be

@@ -103,7 +103,7 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 		*out = *m
 	}
 	out.ProtocolVersion = version
-	out.ClientCapabilities = cs.client.capabilities()
+	out.ClientCapabilities, out.clientJSON = cs.client.clientMeta()
 	out.ClientInfo = cs.client.impl
 	if lvl := cs.logLevel.Load(); lvl != 0 {
 		out.LogLevel = LoggingLevel(lvl)
@@ -149,7 +149,7 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params, 
 		}
 	}
 	p := cs.withModernMeta(params)
-	ctx = context.WithValue(ctx, headersKey{}, cs.standardHeaders(method, params))
+	ctx = &headersCtx{Context: ctx, cs: cs, method: method, params: params}
 	for round := 0; ; round++ {
 		var raw json.RawMessage
 		if err := sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, p, &raw); err != nil {
@@ -158,20 +158,11 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params, 
 		if useCache && round == 0 {
 			cs.cache.put(key, method, uri, raw)
 		}
-		var head struct {
-			ResultType ResultType `json:"resultType"`
-		}
-		if err := json.Unmarshal(raw, &head); err != nil {
-			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-		}
-		if head.ResultType != ResultTypeInputRequired {
+		if !inputRequired(raw) {
 			if result == nil {
 				return nil
 			}
-			if err := json.Unmarshal(raw, result); err != nil {
-				return fmt.Errorf("mcp: decoding %s result: %w", method, err)
-			}
-			return nil
+			return decodeResult(method, raw, result)
 		}
 		if round >= maxInputRounds {
 			return fmt.Errorf("mcp: %s still needs input after %d rounds", method, round)
@@ -259,4 +250,24 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 		return nil
 	}
 	return err
+}
+
+// inputRequired reports whether a result says "resultType":
+// "input_required". It reads only the top-level member names.
+func inputRequired(raw json.RawMessage) bool {
+	found := false
+	err := eachMember(raw, func(k, v []byte) error {
+		if string(k) == `"resultType"` {
+			found = string(v) == `"input_required"`
+		}
+		return nil
+	})
+	if err != nil {
+		// Not an object we can scan: let encoding/json decide.
+		var head struct {
+			ResultType ResultType `json:"resultType"`
+		}
+		return json.Unmarshal(raw, &head) == nil && head.ResultType == ResultTypeInputRequired
+	}
+	return found
 }

@@ -355,6 +355,11 @@ func unmarshalContent(data []byte, allowed contentKinds) (Content, error) {
 	if kind&allowed == 0 {
 		return nil, fmt.Errorf("mcp: content type %q is not allowed here", typ)
 	}
+	if kind == kindText {
+		if c, ok := decodeTextFast(data); ok {
+			return c, nil
+		}
+	}
 	var c Content
 	switch kind {
 	case kindText:
@@ -432,4 +437,27 @@ func unmarshalContentOneOrMany(data []byte, allowed contentKinds) ([]Content, er
 func isNullOrAbsent(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// decodeTextFast decodes the common text block, {"type":"text","text":...},
+// in one pass. Anything else (annotations, _meta, escaped member names)
+// reports false and goes through encoding/json.
+func decodeTextFast(data []byte) (*TextContent, bool) {
+	c := new(TextContent)
+	hasText := false
+	err := eachMember(data, func(k, v []byte) error {
+		switch string(k) {
+		case `"type"`:
+			return nil
+		case `"text"`:
+			s, ok := unquote(v)
+			if !ok {
+				return errSyntax
+			}
+			c.Text, hasText = s, true
+			return nil
+		}
+		return errSyntax
+	})
+	return c, err == nil && hasText
 }

@@ -202,8 +202,27 @@ type headersKey struct{}
 // request written with ctx (nil for legacy requests). A transport that
 // carries headers sends them.
 func HTTPHeaders(ctx context.Context) http.Header {
-	h, _ := ctx.Value(headersKey{}).(http.Header)
-	return h
+	if h, ok := ctx.Value(headersKey{}).(*headersCtx); ok {
+		return h.cs.standardHeaders(h.method, h.params)
+	}
+	return nil
+}
+
+// headersCtx carries what the standard headers of a request are computed
+// from, so that only transports that send headers pay for them. It is one
+// allocation per request instead of a header map and a context value.
+type headersCtx struct {
+	context.Context
+	cs     *ClientSession
+	method string
+	params any
+}
+
+func (h *headersCtx) Value(key any) any {
+	if key == (headersKey{}) {
+		return h
+	}
+	return h.Context.Value(key)
 }
 
 // standardHeaders computes the SEP-2243 headers of a modern request.

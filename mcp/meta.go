@@ -69,6 +69,10 @@ type Meta struct {
 
 	// Extra holds every other key, each value as raw JSON.
 	Extra map[string]json.RawMessage
+
+	// clientJSON, when set, is the encoding of the ClientCapabilities and
+	// ClientInfo members, computed once per client (see requestMeta).
+	clientJSON []byte
 }
 
 // MarshalJSON writes the typed fields that are set, in a fixed order, then
@@ -108,11 +112,18 @@ func (m Meta) MarshalJSON() ([]byte, error) {
 	if m.ProtocolVersion != "" {
 		str(MetaKeyProtocolVersion, m.ProtocolVersion)
 	}
-	if m.ClientCapabilities != nil {
-		value(MetaKeyClientCapabilities, m.ClientCapabilities)
-	}
-	if m.ClientInfo != nil {
-		value(MetaKeyClientInfo, m.ClientInfo)
+	if m.clientJSON != nil {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, m.clientJSON...)
+	} else {
+		if m.ClientCapabilities != nil {
+			value(MetaKeyClientCapabilities, m.ClientCapabilities)
+		}
+		if m.ClientInfo != nil {
+			value(MetaKeyClientInfo, m.ClientInfo)
+		}
 	}
 	if m.LogLevel != 0 {
 		if !m.LogLevel.valid() {

@@ -1,6 +1,9 @@
 package mcp
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Tool describes a tool the client can call.
 type Tool struct {
@@ -127,6 +130,10 @@ func (r CallToolResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes Content polymorphically.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
+	if r.decodeFast(data) {
+		return nil
+	}
+	*r = CallToolResult{}
 	type wire CallToolResult
 	var w struct {
 		*wire
@@ -144,4 +151,42 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 // ToolListChangedParams are the params of notifications/tools/list_changed.
 type ToolListChangedParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
+}
+
+// decodeFast decodes a result made only of the usual members in one pass
+// over data, without encoding/json's reflection. It reports false, leaving
+// r to be reset, for anything else.
+func (r *CallToolResult) decodeFast(data []byte) bool {
+	err := eachMember(data, func(k, v []byte) error {
+		var err error
+		switch string(k) {
+		case `"content"`:
+			r.Content, err = unmarshalContentList(v, blockKinds)
+		case `"structuredContent"`:
+			r.StructuredContent = bytes.Clone(v) // null included, as encoding/json keeps it
+		case `"isError"`:
+			switch string(v) {
+			case "true":
+				r.IsError = true
+			case "false", "null":
+			default:
+				err = errSyntax
+			}
+		case `"resultType"`:
+			s, ok := unquote(v)
+			if !ok {
+				return errSyntax
+			}
+			r.ResultType = ResultType(s)
+		case `"_meta"`:
+			if string(v) != "null" {
+				r.Meta = new(Meta)
+				err = r.Meta.UnmarshalJSON(v)
+			}
+		default:
+			return errSyntax
+		}
+		return err
+	})
+	return err == nil
 }

@@ -321,7 +321,14 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error
 // decoding the result into result.
 func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params, result any) error {
 	if len(mws) == 0 {
-		return conn.Call(ctx, method, params, result)
+		if _, ok := result.(json.Unmarshaler); !ok {
+			return conn.Call(ctx, method, params, result)
+		}
+		raw, err := conn.CallRaw(ctx, method, params)
+		if err != nil {
+			return err
+		}
+		return decodeResult(method, raw, result)
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
@@ -335,7 +342,24 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		return err
 	}
 	rawRes, _ := res.(json.RawMessage)
-	return json.Unmarshal(rawRes, result)
+	return decodeResult(method, rawRes, result)
+}
+
+// decodeResult decodes a raw result. The result types of this package
+// decode themselves in one pass, validating as they go, so they are called
+// directly rather than through json.Unmarshal, which would first scan the
+// whole result once more to validate it.
+func decodeResult(method string, raw json.RawMessage, result any) error {
+	if u, ok := result.(json.Unmarshaler); ok && len(raw) > 0 && string(raw) != "null" {
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("mcp: decoding %s result: %w", method, err)
+	}
+	return nil
 }
 
 func sendNotify(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params any) error {
