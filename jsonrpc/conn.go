@@ -417,8 +417,18 @@ func marshalValue(v any) (json.RawMessage, error) {
 		return nil, nil
 	case json.RawMessage:
 		return v, nil
+	case Appender:
+		return v.AppendJSON(nil)
 	}
 	return json.Marshal(v)
+}
+
+// An Appender encodes itself by appending compact, valid JSON to b. Conn
+// uses it instead of encoding/json for results and params that implement
+// it: no reflection, and no second pass to validate and compact the output
+// of a MarshalJSON method.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
 }
 
 // requestContexts returns, in one allocation, the context for the handler of

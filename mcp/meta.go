@@ -73,6 +73,9 @@ type Meta struct {
 	// clientJSON, when set, is the encoding of the ClientCapabilities and
 	// ClientInfo members, computed once per client (see requestMeta).
 	clientJSON []byte
+	// serverJSON, when set, is the encoding of the ServerInfo member,
+	// computed once per server (see stampResult).
+	serverJSON []byte
 }
 
 // MarshalJSON writes the typed fields that are set, in a fixed order, then
@@ -135,7 +138,12 @@ func (m Meta) MarshalJSON() ([]byte, error) {
 		key(MetaKeySubscriptionID)
 		b = m.SubscriptionID.AppendJSON(b)
 	}
-	if m.ServerInfo != nil {
+	if m.serverJSON != nil {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, m.serverJSON...)
+	} else if m.ServerInfo != nil {
 		value(MetaKeyServerInfo, m.ServerInfo)
 	}
 	if m.RelatedTask != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Tool describes a tool the client can call.
@@ -189,4 +190,120 @@ func (r *CallToolResult) decodeFast(data []byte) bool {
 		return err
 	})
 	return err == nil
+}
+
+// AppendJSON implements jsonrpc.Appender: results made of text blocks (by
+// far the most common) are written directly; anything else through
+// MarshalJSON.
+func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); !ok || t == nil || t.Meta != nil || t.Annotations != nil {
+			raw, err := r.MarshalJSON()
+			return append(b, raw...), err
+		}
+	}
+	if len(r.StructuredContent) > 0 && !json.Valid(r.StructuredContent) {
+		raw, err := r.MarshalJSON()
+		return append(b, raw...), err
+	}
+	if b == nil {
+		b = make([]byte, 0, 256)
+	}
+	b = append(b, '{')
+	if r.Meta != nil {
+		raw, err := r.Meta.MarshalJSON()
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `"_meta":`...)
+		b = append(b, raw...)
+		b = append(b, ',')
+	}
+	if r.ResultType != "" {
+		b = append(b, `"resultType":`...)
+		b = appendString(b, string(r.ResultType))
+		b = append(b, ',')
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = appendString(b, c.(*TextContent).Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if len(r.StructuredContent) > 0 {
+		b = append(b, `,"structuredContent":`...)
+		if bytes.IndexAny(r.StructuredContent, " \t\r\n") >= 0 {
+			var c bytes.Buffer
+			if err := json.Compact(&c, r.StructuredContent); err != nil {
+				return b, err
+			}
+			b = append(b, c.Bytes()...)
+		} else {
+			b = append(b, r.StructuredContent...)
+		}
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as a JSON string, without HTML escaping, exactly
+// as encoding/json with SetEscapeHTML(false) would (invalid UTF-8 becomes
+// U+FFFD; U+2028 and U+2029 are escaped).
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

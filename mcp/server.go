@@ -97,6 +97,9 @@ type Server struct {
 	changed   map[string]*time.Timer // pending list_changed notifications, by method
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
+
+	serverJSONOnce sync.Once
+	serverJSON     []byte // see serverInfoJSON
 }
 
 // NewServer returns a server that introduces itself with impl. opts may be

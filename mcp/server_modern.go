@@ -207,6 +207,7 @@ func (s *Server) stampResult(res any, method string) {
 			*m = *f.Interface().(*Meta)
 		}
 		m.ServerInfo = s.impl
+		m.serverJSON = s.serverInfoJSON()
 		f.Set(reflect.ValueOf(m))
 	}
 	if idx.cache != nil && isComplete(v, idx) {
@@ -330,4 +331,16 @@ func (s *Server) notifyListeners(method, uri string, params func(*Meta) any) {
 	for _, l := range targets {
 		_ = l.ss.notify(l.ctx, method, params(l.meta()))
 	}
+}
+
+// serverInfoJSON returns the server's identity as a _meta member, encoded
+// once.
+func (s *Server) serverInfoJSON() []byte {
+	s.serverJSONOnce.Do(func() {
+		raw, err := Meta{ServerInfo: s.impl}.MarshalJSON()
+		if err == nil && len(raw) > 2 {
+			s.serverJSON = raw[1 : len(raw)-1]
+		}
+	})
+	return s.serverJSON
 }
