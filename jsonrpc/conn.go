@@ -94,7 +94,7 @@ type Conn struct {
 	inflight  map[ID]context.CancelCauseFunc // incoming requests queued or running
 	queue     []work                         // requests waiting for a worker
 	active    int                            // running request workers
-	lane      []*Message                     // notifications, in arrival order
+	lane      []laneItem                     // notifications, in arrival order
 	laneBusy  bool                           // the lane goroutine is running
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
@@ -452,14 +452,37 @@ func (c *Conn) reply(ctx context.Context, m *Message) {
 	}
 }
 
+// laneItem is a notification to handle, or a function queued by
+// AfterNotifications.
+type laneItem struct {
+	m  *Message
+	fn func()
+}
+
+// AfterNotifications runs fn on the notification lane once every
+// notification read so far has been handled. A caller whose response has
+// arrived uses it to act after the notifications the peer sent before that
+// response (MCP: to stop listening for a request's progress only after its
+// last progress notification). When the connection is closing fn runs at
+// once.
+func (c *Conn) AfterNotifications(fn func()) {
+	if !c.enqueue(laneItem{fn: fn}) {
+		fn()
+	}
+}
+
 // enqueueLane appends a notification to the ordered lane.
-func (c *Conn) enqueueLane(m *Message) {
+func (c *Conn) enqueueLane(m *Message) { c.enqueue(laneItem{m: m}) }
+
+// enqueue appends it to the lane, starting the lane goroutine if needed. It
+// reports false when the connection is closing.
+func (c *Conn) enqueue(it laneItem) bool {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		return
+		return false
 	}
-	c.lane = append(c.lane, m)
+	c.lane = append(c.lane, it)
 	start := !c.laneBusy
 	c.laneBusy = true
 	if start {
@@ -469,6 +492,7 @@ func (c *Conn) enqueueLane(m *Message) {
 	if start {
 		go c.runLane()
 	}
+	return true
 }
 
 // deliver hands a response to the call waiting for it. Responses never wait
@@ -506,10 +530,15 @@ func (c *Conn) runLane() {
 			c.mu.Unlock()
 			return
 		}
-		m := c.lane[0]
-		c.lane[0] = nil
+		it := c.lane[0]
+		c.lane[0] = laneItem{}
 		c.lane = c.lane[1:]
 		c.mu.Unlock()
+		if it.fn != nil {
+			it.fn()
+			continue
+		}
+		m := it.m
 		if _, err := c.call(withInfo(c.ctx, m.Info), m); err != nil {
 			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
 		}

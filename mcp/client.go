@@ -336,10 +336,14 @@ func (cs *ClientSession) withProgressToken(ctx context.Context, meta *Meta) (*Me
 	cs.mu.Lock()
 	cs.progress[tok] = fn
 	cs.mu.Unlock()
+	// Progress the server sent before its response may still be queued
+	// on the notification lane when the call returns: unregister after it.
 	return m, func() {
-		cs.mu.Lock()
-		delete(cs.progress, tok)
-		cs.mu.Unlock()
+		cs.conn.AfterNotifications(func() {
+			cs.mu.Lock()
+			delete(cs.progress, tok)
+			cs.mu.Unlock()
+		})
 	}
 }
 

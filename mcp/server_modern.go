@@ -296,9 +296,8 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
 	l := &listener{ss: ss, ctx: ctx, id: r.ID, filter: ack}
-	if err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack}); err != nil {
-		return nil, err
-	}
+	// Register before acknowledging: a client that acts on the
+	// acknowledgement must not miss a change that follows it.
 	s := ss.server
 	s.mu.Lock()
 	if s.listeners == nil {
@@ -311,6 +310,9 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
+	if err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack}); err != nil {
+		return nil, err
+	}
 	<-ctx.Done()
 	// The client cancelled (no response goes out) or the session is ending:
 	// say goodbye with the listen result.
