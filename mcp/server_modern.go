@@ -250,6 +250,7 @@ type listener struct {
 	ctx    context.Context // the listen request's context: writes go to its stream
 	id     jsonrpc.ID
 	filter SubscriptionFilter
+	sendMu sync.Mutex // held while the acknowledgement is written, so nothing overtakes it
 }
 
 func (l *listener) meta() *Meta { return &Meta{SubscriptionID: l.id} }
@@ -296,8 +297,11 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
 	l := &listener{ss: ss, ctx: ctx, id: r.ID, filter: ack}
-	// Register before acknowledging: a client that acts on the
-	// acknowledgement must not miss a change that follows it.
+	// Register before acknowledging, so that a client acting on the
+	// acknowledgement misses no change that follows it, and hold sendMu
+	// until the acknowledgement is written, so that it stays the first
+	// message of the stream.
+	l.sendMu.Lock()
 	s := ss.server
 	s.mu.Lock()
 	if s.listeners == nil {
@@ -310,7 +314,9 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
-	if err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack}); err != nil {
+	err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack})
+	l.sendMu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	<-ctx.Done()
@@ -331,7 +337,9 @@ func (s *Server) notifyListeners(method, uri string, params func(*Meta) any) {
 	}
 	s.mu.Unlock()
 	for _, l := range targets {
+		l.sendMu.Lock()
 		_ = l.ss.notify(l.ctx, method, params(l.meta()))
+		l.sendMu.Unlock()
 	}
 }
 
