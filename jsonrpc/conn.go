@@ -55,6 +55,11 @@ type ConnOptions struct {
 	// notifications/cancelled; JSON-RPC itself has no cancellation.
 	OnCancel func(id ID, cause error)
 
+	// Bind, if set, is called with the new Conn before it reads its first
+	// message, so that a handler that keeps the Conn (to call the peer)
+	// holds it before any message can reach it.
+	Bind func(*Conn)
+
 	// Barrier, if set, marks requests that must finish before any later
 	// message is dispatched (MCP's initialize: a client may pipeline
 	// requests behind it). Such a request runs on the reader goroutine, so
@@ -157,9 +162,18 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		readDone: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	if opts.Bind != nil {
+		opts.Bind(c)
+	}
 	go c.readLoop()
 	return c
 }
+
+// ReadDone returns a channel that is closed when the peer can send nothing
+// more (end of stream, or Close). Requests already received still run; a
+// handler that waits for the peer, such as a subscription stream, should
+// stop waiting then.
+func (c *Conn) ReadDone() <-chan struct{} { return c.readDone }
 
 // Done returns a channel that is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }

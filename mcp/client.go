@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -187,7 +188,8 @@ type ClientSession struct {
 // package does not support, Connect fails and closes the stream.
 func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
-	cs.conn = jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
+	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
+		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
 		Handler:        cs,
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
@@ -524,14 +526,25 @@ func (cs *ClientSession) ReadResource(ctx context.Context, p *ReadResourceParams
 }
 
 // Subscribe asks for notifications/resources/updated about a resource.
+//
+// A 2026-07-28 server has no resources/subscribe: use Listen with
+// ResourceSubscriptions instead.
 func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) error {
+	if cs.modern {
+		return errNoSubscribe
+	}
 	return cs.call(ctx, MethodResourcesSubscribe, p, nil)
 }
 
 // Unsubscribe cancels a Subscribe.
 func (cs *ClientSession) Unsubscribe(ctx context.Context, p *UnsubscribeParams) error {
+	if cs.modern {
+		return errNoSubscribe
+	}
 	return cs.call(ctx, MethodResourcesUnsubscribe, p, nil)
 }
+
+var errNoSubscribe = errors.New("mcp: a 2026-07-28 server has no resources/subscribe; use Listen with ResourceSubscriptions")
 
 // ListPrompts returns one page of prompts.
 func (cs *ClientSession) ListPrompts(ctx context.Context, p *ListPromptsParams) (*ListPromptsResult, error) {

@@ -34,7 +34,9 @@ func (cs *ClientSession) probe(ctx context.Context) (bool, error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, cs.client.probeTimeout())
 		var res DiscoverResult
-		err := cs.conn.Call(pctx, MethodServerDiscover, &DiscoverParams{Meta: cs.requestMeta(version, nil)}, &res)
+		params := &DiscoverParams{Meta: cs.requestMeta(version, nil)}
+		hctx := &headersCtx{Context: pctx, cs: cs, version: version, method: MethodServerDiscover, params: params}
+		err := cs.conn.Call(hctx, MethodServerDiscover, params, &res)
 		cancel()
 		if ctx.Err() != nil {
 			return false, ctx.Err()
@@ -149,7 +151,7 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params, 
 		}
 	}
 	p := cs.withModernMeta(params)
-	ctx = &headersCtx{Context: ctx, cs: cs, method: method, params: params}
+	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: params}
 	for round := 0; ; round++ {
 		var raw json.RawMessage
 		if err := sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, p, &raw); err != nil {

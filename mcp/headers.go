@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // Standard headers (SEP-2243, 2026-07-28). Over HTTP a modern request
@@ -203,7 +205,7 @@ type headersKey struct{}
 // carries headers sends them.
 func HTTPHeaders(ctx context.Context) http.Header {
 	if h, ok := ctx.Value(headersKey{}).(*headersCtx); ok {
-		return h.cs.standardHeaders(h.method, h.params)
+		return h.cs.standardHeaders(h.version, h.method, h.params)
 	}
 	return nil
 }
@@ -213,9 +215,10 @@ func HTTPHeaders(ctx context.Context) http.Header {
 // allocation per request instead of a header map and a context value.
 type headersCtx struct {
 	context.Context
-	cs     *ClientSession
-	method string
-	params any
+	cs      *ClientSession
+	version string
+	method  string
+	params  any
 }
 
 func (h *headersCtx) Value(key any) any {
@@ -226,9 +229,9 @@ func (h *headersCtx) Value(key any) any {
 }
 
 // standardHeaders computes the SEP-2243 headers of a modern request.
-func (cs *ClientSession) standardHeaders(method string, params any) http.Header {
+func (cs *ClientSession) standardHeaders(version, method string, params any) http.Header {
 	h := http.Header{}
-	h.Set(HeaderProtocolVersion, cs.version)
+	h.Set(HeaderProtocolVersion, version)
 	h.Set(HeaderMethod, method)
 	switch p := params.(type) {
 	case *CallToolParams:
@@ -272,4 +275,58 @@ func (cs *ClientSession) keepValidTools(tools []*Tool) []*Tool {
 		kept = append(kept, t)
 	}
 	return kept
+}
+
+// headerCarrier is implemented by transport information that carries HTTP
+// headers (the Streamable HTTP transport's RequestInfo).
+type headerCarrier interface{ HTTPHeader() http.Header }
+
+// checkParamHeaders checks, for a 2026-07-28 request that came with HTTP
+// headers, that every x-mcp-header argument was mirrored faithfully: a
+// missing, malformed or different Mcp-Param header is a HeaderMismatch
+// (-32020, HTTP 400). Integers compare numerically.
+func checkParamHeaders(ctx context.Context, hdrs []ParamHeader, args json.RawMessage) error {
+	hc, ok := jsonrpc.MessageInfo(ctx).(headerCarrier)
+	if !ok {
+		return nil // stdio and in-memory requests carry no headers
+	}
+	h := hc.HTTPHeader()
+	for _, ph := range hdrs {
+		name := HeaderParamPrefix + ph.Name
+		vals, sent := h[http.CanonicalHeaderKey(name)]
+		v, has := ArgumentAt(args, ph.Path)
+		switch {
+		case !has && !sent:
+			continue
+		case !sent:
+			return headerMismatch("missing %s header for argument %q", name, strings.Join(ph.Path, "."))
+		case !has:
+			return headerMismatch("%s header sent for an absent argument %q", name, strings.Join(ph.Path, "."))
+		}
+		got, err := DecodeHeaderValue(vals[0])
+		if err != nil {
+			return headerMismatch("%s: %v", name, err)
+		}
+		want, ok := EncodeHeaderValue(v)
+		if ok {
+			want, _ = DecodeHeaderValue(want)
+		}
+		if !ok || !sameHeaderValue(got, want, ph.Type) {
+			return headerMismatch("%s header does not match argument %q", name, strings.Join(ph.Path, "."))
+		}
+	}
+	return nil
+}
+
+func sameHeaderValue(got, want, typ string) bool {
+	if typ == "integer" {
+		g, err1 := strconv.ParseInt(got, 10, 64)
+		w, err2 := strconv.ParseInt(want, 10, 64)
+		return err1 == nil && err2 == nil && g == w
+	}
+	return got == want
+}
+
+func headerMismatch(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.Errorf(CodeHeaderMismatch, "Header mismatch: "+format, args...)
 }

@@ -179,7 +179,8 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // session ends when the stream does, or on ss.Close.
 func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) (*ServerSession, error) {
 	ss := &ServerSession{server: s, logLevel: levelUnset}
-	ss.conn = jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
+	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
+		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
 		Handler:        ss,
 		MaxConcurrency: s.opts.MaxConcurrency,
 		MaxQueued:      s.opts.MaxQueued,

@@ -319,9 +319,12 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	<-ctx.Done()
-	// The client cancelled (no response goes out) or the session is ending:
-	// say goodbye with the listen result.
+	select {
+	case <-ctx.Done():
+	case <-ss.conn.ReadDone():
+	}
+	// The client cancelled (no response goes out), went away, or the
+	// session is ending: say goodbye with the listen result.
 	return &ListenResult{Meta: l.meta()}, nil
 }
 

@@ -35,6 +35,7 @@ type serverTool struct {
 	tool      *Tool
 	handler   ToolHandler
 	validator *jsonschema.Validator // nil when the input schema could not be compiled
+	headers   []ParamHeader         // x-mcp-header arguments (SEP-2243)
 }
 
 var objectSchema = json.RawMessage(`{"type":"object"}`)
@@ -47,6 +48,11 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 		t.InputSchema = objectSchema
 	}
 	st := &serverTool{tool: t, handler: h}
+	if hdrs, err := ParamHeaders(t.InputSchema); err == nil {
+		st.headers = hdrs
+	} else {
+		s.log.Warn("mcp: tool has invalid x-mcp-header annotations; 2026-07-28 clients will not call it", "tool", t.Name, "err", err)
+	}
 	if v, err := jsonschema.Compile(t.InputSchema); err == nil {
 		st.validator = v
 	} else {
@@ -172,6 +178,11 @@ func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, e
 	}
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
+	}
+	if r.rc != nil && len(st.headers) > 0 {
+		if err := checkParamHeaders(ctx, st.headers, p.Arguments); err != nil {
+			return nil, err
+		}
 	}
 	if st.validator != nil {
 		if err := st.validator.Validate(p.Arguments); err != nil {

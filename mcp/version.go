@@ -30,6 +30,11 @@ var SupportedVersions = []string{
 	Version20241105,
 }
 
+// IsStatelessVersion reports whether v is a supported revision of the
+// stateless lifecycle (2026-07-28 and later): no initialize, per-request
+// _meta.
+func IsStatelessVersion(v string) bool { return features(v).stateless }
+
 // IsSupportedVersion reports whether v is a revision this package implements.
 func IsSupportedVersion(v string) bool {
 	return features(v).version != ""

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // Fixture data shared with the suite's reference server.
@@ -222,6 +223,17 @@ func addTools(s *mcp.Server, step time.Duration) {
 				return nil, err
 			}
 			return text(fmt.Sprintf("Elicitation completed: action=%s, content=%s", res.Action, jsonString(res.Content))), nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "test_reconnection", Description: "Closes its SSE stream before answering; the client must resume (SEP-1699)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
+			// Over Streamable HTTP this ends the POST's connection; the
+			// answer is kept in the event store and delivered when the
+			// client comes back with Last-Event-ID. Elsewhere it does nothing.
+			mcphttp.CloseSSEStream(ctx)
+			if err := sleep(ctx, 2*step); err != nil {
+				return nil, err
+			}
+			return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."), nil
 		})
 	s.AddTool(&mcp.Tool{
 		Name:        "json_schema_2020_12_tool",

@@ -26,7 +26,7 @@ import (
 
 // isStateless reports whether v names a stateless protocol revision.
 func isStateless(v string) bool {
-	return v >= mcp.Version20260728 && mcp.IsSupportedVersion(v)
+	return mcp.IsStatelessVersion(v)
 }
 
 // isStateful reports whether v names a revision with the initialize
