@@ -50,6 +50,39 @@ fuzz() {
 		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/
 }
 
+# conformance: the official suite against our everything-server (Streamable
+# HTTP, started with no other flags) at 2025-11-25 and 2026-07-28, and our
+# everything-client through the client scenarios.
+conformance() {
+	# shellcheck source=scripts/conformance.sh
+	source scripts/conformance.sh || return 1
+	local bin port pid rc=0
+	bin=$(mktemp -d)
+	go build -o "$bin/everything-server" ./conformance/everything-server &&
+		go build -o "$bin/everything-client" ./conformance/everything-client || return 1
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$bin/everything-server" -http "127.0.0.1:$port" &
+	pid=$!
+	for _ in $(seq 50); do
+		(: >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+		sleep 0.1
+	done
+	for v in 2025-11-25 2026-07-28; do
+		echo "--- server leg, spec version $v"
+		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	for sc in initialize tools_call elicitation-sep1034-client-defaults sse-retry json-schema-2020-12-preservation \
+		request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers \
+		http-invalid-tool-headers json-schema-ref-no-deref; do
+		echo "--- client scenario $sc"
+		conformance_client "$sc" "$bin/everything-client" || rc=1
+	done
+	rm -rf "$bin"
+	return $rc
+}
+
 compat() {
 	(cd compat && go vet ./... && go test -race -count=1 ./...)
 }
@@ -62,6 +95,7 @@ stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
 stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/
 stage "compat (go-sdk, mcp-go)" compat
+stage "conformance (official suite, server and client)" conformance
 
 printf '\n'
 for f in "${failures[@]}"; do
