@@ -60,10 +60,12 @@ type ConnOptions struct {
 	// holds it before any message can reach it.
 	Bind func(*Conn)
 
-	// Barrier, if set, marks requests that must finish before any later
-	// message is dispatched (MCP's initialize: a client may pipeline
-	// requests behind it). Such a request runs on the reader goroutine, so
-	// its handler must be quick and must not call the peer.
+	// Barrier, if set, marks messages that are handled on the reader
+	// goroutine, before any later message is dispatched: requests such as
+	// MCP's initialize (a client may pipeline requests behind it), and
+	// notifications such as progress, which must reach their callback
+	// before the response that follows them reaches its caller. Such
+	// handlers must be quick and must not call the peer.
 	Barrier func(method string) bool
 
 	// Logger receives diagnostics (handler panics, undeliverable responses).
@@ -256,6 +258,9 @@ func (c *Conn) dispatch(m *Message) {
 		c.dispatchBatch(m.Batch)
 	case m.Method == "":
 		c.deliver(m)
+	case m.ID.IsZero() && c.opts.Barrier != nil && c.opts.Barrier(m.Method):
+		ctx, _ := c.requestContexts(c.ctx, m)
+		_, _ = c.call(ctx, m)
 	case m.ID.IsZero():
 		c.enqueueLane(m)
 	case c.opts.Barrier != nil && c.opts.Barrier(m.Method):

@@ -313,7 +313,7 @@ func (n *fastNode) valid(data []byte, i int) (int, bool) {
 	case c == 'n':
 		return end, n.types == 0 || n.types&tNull != 0
 	default: // a number
-		integral := bytes.IndexAny(val, ".eE") < 0
+		integral := !bytes.ContainsAny(val, ".eE")
 		switch {
 		case n.types == 0 || n.types&tNumber != 0:
 		case n.types&tInteger != 0 && integral:

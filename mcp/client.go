@@ -194,6 +194,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
+		Barrier:        isProgress,
 		Logger:         c.log,
 	})
 	ask := c.opts.ProtocolVersion
@@ -313,9 +314,14 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 
 type progressKey struct{}
 
+func isProgress(method string) bool { return method == NotificationProgress }
+
 // WithProgress returns a context that asks for progress on the request made
 // with it: the client attaches a fresh progress token and calls fn for each
 // notifications/progress the server sends for it, until the call returns.
+// fn runs on the connection's reader, in order and before the result is
+// delivered, so every progress the server sent before its answer is seen;
+// it must be quick and must not call the session.
 func WithProgress(ctx context.Context, fn func(*ProgressNotificationParams)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }

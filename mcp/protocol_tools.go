@@ -236,7 +236,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, ']')
 	if len(r.StructuredContent) > 0 {
 		b = append(b, `,"structuredContent":`...)
-		if bytes.IndexAny(r.StructuredContent, " \t\r\n") >= 0 {
+		if bytes.ContainsAny(r.StructuredContent, " \t\r\n") {
 			var c bytes.Buffer
 			if err := json.Compact(&c, r.StructuredContent); err != nil {
 				return b, err

@@ -6,6 +6,7 @@ package everything
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -135,7 +136,7 @@ func addTools(s *mcp.Server, step time.Duration) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "test_error_handling", Description: "Always fails"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("This tool intentionally returns an error for testing")
+			return nil, errors.New("This tool intentionally returns an error for testing") //lint:ignore ST1005 the suite expects this exact text
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_progress", Description: "Reports progress 0, 50, 100 of 100"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
