@@ -614,16 +614,23 @@ func (m *Message) AppendJSON(b []byte) []byte {
 func (m *Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // appendString appends s as a JSON string, escaped exactly as encoding/json
-// does (including <, >, &, U+2028 and U+2029, and invalid UTF-8 as U+FFFD),
-// without allocating.
-func appendString(b []byte, s string) []byte {
+// does, HTML characters included: the wire encoding of method names and error
+// messages.
+func appendString(b []byte, s string) []byte { return AppendString(b, s, true) }
+
+// AppendString appends s to b as a JSON string, escaped as encoding/json
+// does (invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are escaped), and
+// without allocating. With escapeHTML false, <, > and & are kept as they are,
+// as an encoder with SetEscapeHTML(false) writes them; that keeps schemas and
+// descriptions byte-readable.
+func AppendString(b []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
 				i++
 				continue
 			}

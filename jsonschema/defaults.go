@@ -1,6 +1,8 @@
 package jsonschema
 
 import (
+	"github.com/gomcp/sdk/jsonrpc"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -91,7 +93,7 @@ func (b *defaultsBuilder) node(sch *js.Schema) *defaultsNode {
 			for _, d := range expand(ps) {
 				if d.Default != nil {
 					if v, err := marshalNoEscape(*d.Default); err == nil {
-						p.member = append(append(appendString(nil, name), ':'), v...)
+						p.member = append(append(jsonrpc.AppendString(nil, name, false), ':'), v...)
 					}
 					break
 				}

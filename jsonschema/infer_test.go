@@ -1,6 +1,8 @@
 package jsonschema
 
 import (
+	"github.com/gomcp/sdk/jsonrpc"
+
 	"encoding/json"
 	"math/big"
 	"net/netip"
@@ -603,9 +605,9 @@ func TestAppendString(t *testing.T) {
 		"bad\xffutf8":      `"bad\ufffdutf8"`,
 		"ls\u2028ps\u2029": `"ls\u2028ps\u2029"`,
 	} {
-		got := string(appendString(nil, in))
+		got := string(jsonrpc.AppendString(nil, in, false))
 		if got != want {
-			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+			t.Errorf("jsonrpc.AppendString(%q, false) = %s, want %s", in, got, want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {

@@ -1,9 +1,10 @@
 package jsonschema
 
 import (
+	"github.com/gomcp/sdk/jsonrpc"
+
 	"encoding/json"
 	"slices"
-	"unicode/utf8"
 )
 
 // object is an ordered JSON object. Inferred schemas are built from objects
@@ -53,7 +54,7 @@ func (o *object) appendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, m.key)
+		b = jsonrpc.AppendString(b, m.key, false)
 		b = append(b, ':')
 		switch v := m.val.(type) {
 		case json.RawMessage:
@@ -67,7 +68,7 @@ func (o *object) appendJSON(b []byte) []byte {
 
 // rawString returns the JSON encoding of s.
 func rawString(s string) json.RawMessage {
-	return appendString(nil, s)
+	return jsonrpc.AppendString(nil, s, false)
 }
 
 // rawStrings returns the JSON encoding of a string array.
@@ -77,61 +78,7 @@ func rawStrings(ss []string) json.RawMessage {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonrpc.AppendString(b, s, false)
 	}
 	return append(b, ']')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Unlike encoding/json it does not
-// escape <, > and &, which keeps descriptions readable; invalid UTF-8 is
-// replaced by U+FFFD as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript parsers.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

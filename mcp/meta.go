@@ -88,7 +88,7 @@ func (m Meta) MarshalJSON() ([]byte, error) {
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonrpc.AppendString(b, k, false)
 		b = append(b, ':')
 	}
 	var err error
@@ -106,7 +106,7 @@ func (m Meta) MarshalJSON() ([]byte, error) {
 	}
 	str := func(k, v string) {
 		key(k)
-		b = appendJSONString(b, v)
+		b = jsonrpc.AppendString(b, v, false)
 	}
 	if !m.ProgressToken.IsZero() {
 		key(MetaKeyProgressToken)
@@ -372,17 +372,4 @@ func metaString(v []byte) (string, error) {
 		return "", errNotString
 	}
 	return s, nil
-}
-
-// appendJSONString appends s as a JSON string without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			q, _ := marshalJSONNoEscape(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

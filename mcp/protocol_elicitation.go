@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/gomcp/sdk/jsonrpc"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -56,7 +58,7 @@ func (s ElicitSchema) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	if s.Schema != "" {
 		b = append(b, `"$schema":`...)
-		b = appendJSONString(b, s.Schema)
+		b = jsonrpc.AppendString(b, s.Schema, false)
 		b = append(b, ',')
 	}
 	b = append(b, `"type":"object","properties":{`...)
@@ -67,7 +69,7 @@ func (s ElicitSchema) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, p.Name)
+		b = jsonrpc.AppendString(b, p.Name, false)
 		b = append(b, ':')
 		raw, err := marshalJSONNoEscape(p.Schema)
 		if err != nil {

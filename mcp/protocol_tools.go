@@ -1,9 +1,10 @@
 package mcp
 
 import (
+	"github.com/gomcp/sdk/jsonrpc"
+
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // Tool describes a tool the client can call.
@@ -221,7 +222,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	}
 	if r.ResultType != "" {
 		b = append(b, `"resultType":`...)
-		b = appendString(b, string(r.ResultType))
+		b = jsonrpc.AppendString(b, string(r.ResultType), false)
 		b = append(b, ',')
 	}
 	b = append(b, `"content":[`...)
@@ -230,7 +231,7 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"type":"text","text":`...)
-		b = appendString(b, c.(*TextContent).Text)
+		b = jsonrpc.AppendString(b, c.(*TextContent).Text, false)
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -250,60 +251,4 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), nil
-}
-
-// appendString appends s as a JSON string, without HTML escaping, exactly
-// as encoding/json with SetEscapeHTML(false) would (invalid UTF-8 becomes
-// U+FFFD; U+2028 and U+2029 are escaped).
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
