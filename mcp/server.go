@@ -247,7 +247,7 @@ func (s *Server) notifyListChanged(method string) {
 		delete(s.changed, method)
 		s.mu.Unlock()
 		for _, ss := range s.Sessions() {
-			if ss.initialized() {
+			if ss.initializeDone() {
 				_ = ss.notify(context.Background(), method, &emptyParams{})
 			}
 		}

@@ -78,12 +78,6 @@ func (ss *ServerSession) initializeDone() bool {
 	return ss.initDone
 }
 
-func (ss *ServerSession) initialized() bool {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.initDone
-}
-
 func (ss *ServerSession) subscribed(uri string) bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
