@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,7 +22,7 @@ import (
 
 func main() {
 	verbose := flag.Bool("v", false, "log diagnostics to stderr")
-	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio;\nwith port 0 a free port is chosen, and the first line on stdout is always \"listening on http://HOST:PORT/mcp\"")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -44,14 +45,20 @@ func main() {
 }
 
 // serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse until
-// ctx ends.
+// ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
+// test can start it on port 0 and read where it went.
 func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger) error {
 	streamable := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger})
 	legacy := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", legacy)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		streamable.Close()
@@ -60,7 +67,7 @@ func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Log
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
 		return err
 	}
 	return nil
