@@ -18,7 +18,7 @@ func BenchmarkRoundTrip2026(b *testing.B) { benchRoundTrip(b, statelessVersion) 
 
 func benchRoundTrip(b *testing.B, version string) {
 	for _, s := range sdks {
-		for _, kind := range kinds {
+		for _, kind := range kindsFor(version) {
 			b.Run(s.name+"/"+kind, func(b *testing.B) {
 				call, stop := s.open(b, kind, version)
 				defer stop()
@@ -75,7 +75,7 @@ func BenchmarkRoundTripParallel(b *testing.B) {
 func TestRoundTripHarness(t *testing.T) {
 	for _, version := range []string{statefulVersion, statelessVersion} {
 		for _, s := range sdks {
-			for _, kind := range kinds {
+			for _, kind := range kindsFor(version) {
 				t.Run(version+"/"+s.name+"/"+kind, func(t *testing.T) {
 					call, stop := s.open(t, kind, version)
 					defer stop()

@@ -65,15 +65,20 @@ func newOurTestClient(version string) (*gomcp.Client, *ourClientEvents) {
 	return c, ev
 }
 
-// connectOurClient connects c over the client ends of p.
-func connectOurClient(t *testing.T, ctx context.Context, c *gomcp.Client, p pipes) *gomcp.ClientSession {
+// connectOurClient connects c over stream.
+func connectOurClient(t *testing.T, ctx context.Context, c *gomcp.Client, stream jsonrpc.Stream) *gomcp.ClientSession {
 	t.Helper()
-	cs, err := c.Connect(ctx, transport.NewLineStream(p.s2cR, p.c2sW, closeAll{p.s2cR, p.c2sW}, nil))
+	cs, err := c.Connect(ctx, stream)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// clientLineStream is the client's end of p, framed as stdio.
+func clientLineStream(p pipes) jsonrpc.Stream {
+	return transport.NewLineStream(p.s2cR, p.c2sW, closeAll{p.s2cR, p.c2sW}, nil)
 }
 
 // TestOurClientAgainstGoSDKServer drives a server built with the official
@@ -85,32 +90,53 @@ func TestOurClientAgainstGoSDKServer(t *testing.T) {
 		for _, era := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(kind+"/"+era, func(t *testing.T) {
 				f := newGoSDKFixture()
-				p, ss := serveGoSDKFixture(t, f, kind)
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
+				p, _ := serveGoSDKFixture(t, f, kind)
 				version := era
 				if era == "2026-07-28" {
 					version = "" // the default: probe with server/discover
 				}
-				client, ev := newOurTestClient(version)
-				cs := connectOurClient(t, ctx, client, p)
-				if got := cs.ProtocolVersion(); got != era {
-					t.Fatalf("negotiated %q, want %q", got, era)
-				}
-				o := &ourClientScenario{cs: cs, client: client, ev: ev, f: f, ss: ss, modern: era == "2026-07-28"}
-				if !o.modern {
-					waitFor(t, f.initialized, "notifications/initialized")
-				}
-				for _, step := range o.steps() {
-					t.Run(step.name, func(t *testing.T) {
-						ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-						defer cancel()
-						step.run(t, ctx)
-					})
-				}
+				walkOurClient(t, f, version, era, clientLineStream(p))
 			})
 		}
 	}
+}
+
+// walkOurClient connects our client, asking for version ("" for the
+// default: probe with server/discover), to f's server over stream, checks
+// that the two negotiated want, and walks every scenario step but those
+// named in omit.
+func walkOurClient(t *testing.T, f *goSDKFixture, version, want string, stream jsonrpc.Stream, omit ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	client, ev := newOurTestClient(version)
+	cs := connectOurClient(t, ctx, client, stream)
+	if got := cs.ProtocolVersion(); got != want {
+		t.Fatalf("negotiated %q, want %q", got, want)
+	}
+	o := &ourClientScenario{cs: cs, client: client, ev: ev, f: f, modern: want == "2026-07-28"}
+	if !o.modern {
+		waitFor(t, f.initialized, "notifications/initialized")
+		o.ss = f.initializedSession(t)
+	}
+	runSteps(t, o.steps(), omit...)
+}
+
+// initializedSession returns the one session of f's server that went
+// through initialize. (A stateful HTTP server may also hold a session
+// created by the client's server/discover probe, which never initializes.)
+func (f *goSDKFixture) initializedSession(t *testing.T) *gosdk.ServerSession {
+	t.Helper()
+	var found []*gosdk.ServerSession
+	for ss := range f.server.Sessions() {
+		if ss.InitializeParams() != nil {
+			found = append(found, ss)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("go-sdk server has %d initialized sessions, want 1", len(found))
+	}
+	return found[0]
 }
 
 // TestOurClientVersions connects our client to the go-sdk server asking for
@@ -123,7 +149,7 @@ func TestOurClientVersions(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
 			client, _ := newOurTestClient(v)
-			cs := connectOurClient(t, ctx, client, p)
+			cs := connectOurClient(t, ctx, client, clientLineStream(p))
 			if got := cs.ProtocolVersion(); got != v {
 				t.Fatalf("negotiated %q, want %q", got, v)
 			}
@@ -145,11 +171,14 @@ func TestOurClientVersions(t *testing.T) {
 // fixture server.
 type ourClientScenario struct {
 	modern bool // the session speaks 2026-07-28
-	cs     *gomcp.ClientSession
-	client *gomcp.Client
-	ev     *ourClientEvents
-	f      *goSDKFixture
-	ss     *gosdk.ServerSession
+	// toolOrder is the order of the server's tools/list; nil means by
+	// name, as go-sdk lists them.
+	toolOrder []string
+	cs        *gomcp.ClientSession
+	client    *gomcp.Client
+	ev        *ourClientEvents
+	f         *goSDKFixture
+	ss        *gosdk.ServerSession
 }
 
 func (o *ourClientScenario) steps() []scenarioStep {
@@ -246,7 +275,11 @@ func (o *ourClientScenario) tools(t *testing.T, ctx context.Context) {
 		names = append(names, tool.Name)
 		tools[tool.Name] = tool
 	}
-	if want := sortedCopy(fixtureToolNames); !slices.Equal(names, want) { // go-sdk lists by name
+	want := o.toolOrder
+	if want == nil {
+		want = sortedCopy(fixtureToolNames)
+	}
+	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
 	add := tools["add"]

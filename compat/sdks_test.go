@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 	gomcp "github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // The benchmark tool, identical for every SDK: a typed tool with a small
@@ -55,7 +57,19 @@ const (
 	kindIOPipe   = "stdio-iopipe" // the same framing over io.Pipe: no system calls
 )
 
-var kinds = []string{kindInMemory, kindOSPipe, kindIOPipe}
+var kinds = []string{kindInMemory, kindOSPipe, kindIOPipe, kindHTTPJSON, kindHTTPSSE}
+
+// kindsFor returns the connection kinds compared in a protocol revision. At
+// 2026-07-28 gomcp answers a request with JSON whenever the client accepts
+// both forms and the handler sends nothing before its result (the spec lets
+// the server choose, and JSON lets an error carry its HTTP status), so no SSE
+// round trip of gomcp exists to compare there.
+func kindsFor(version string) []string {
+	if version == statelessVersion {
+		return slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == kindHTTPSSE })
+	}
+	return kinds
+}
 
 // caller makes one tools/call of "add" with benchArgs and returns the sum
 // the way a user of the SDK would read it from the result.
@@ -140,10 +154,20 @@ func gomcpStreams(tb testing.TB, kind string) (server, client jsonrpc.Stream) {
 func openGomcp(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
-	sst, cst := gomcpStreams(tb, kind)
-	ss, err := newGomcpBenchServer().Connect(ctx, sst)
-	if err != nil {
-		tb.Fatal(err)
+	var cst jsonrpc.Stream
+	var stopServer func()
+	if isHTTPKind(kind) {
+		h := gomcpHTTPHandler(kind)
+		ts, hc, stop := serveHTTP(tb, kind, h)
+		cst = mcphttp.NewClientStream(ts.URL, &mcphttp.ClientOptions{HTTPClient: hc})
+		stopServer = func() { h.Close(); stop() }
+	} else {
+		sst, c := gomcpStreams(tb, kind)
+		ss, err := newGomcpBenchServer().Connect(ctx, sst)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cst, stopServer = c, func() { ss.Wait() }
 	}
 	cs, err := gomcp.NewClient(&gomcp.Implementation{Name: "bench", Version: "1.0.0"},
 		&gomcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, cst)
@@ -169,7 +193,7 @@ func openGomcp(tb testing.TB, kind, version string) (caller, func()) {
 	}
 	return call, func() {
 		cs.Close()
-		ss.Wait()
+		stopServer()
 	}
 }
 
@@ -197,10 +221,19 @@ func goSDKTransports(tb testing.TB, kind string) (server, client gosdk.Transport
 func openGoSDK(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
-	st, ct := goSDKTransports(tb, kind)
-	ss, err := newGoSDKBenchServer().Connect(ctx, st, nil)
-	if err != nil {
-		tb.Fatal(err)
+	var ct gosdk.Transport
+	var stopServer func()
+	if isHTTPKind(kind) {
+		ts, hc, stop := serveHTTP(tb, kind, goSDKHTTPHandler(kind, version == statelessVersion))
+		ct = &gosdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc}
+		stopServer = stop
+	} else {
+		st, c := goSDKTransports(tb, kind)
+		ss, err := newGoSDKBenchServer().Connect(ctx, st, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ct, stopServer = c, func() { ss.Wait() }
 	}
 	cs, err := gosdk.NewClient(&gosdk.Implementation{Name: "bench", Version: "1.0.0"}, nil).
 		Connect(ctx, ct, &gosdk.ClientSessionOptions{ProtocolVersion: version})
@@ -227,7 +260,7 @@ func openGoSDK(tb testing.TB, kind, version string) (caller, func()) {
 	}
 	return call, func() {
 		cs.Close()
-		ss.Wait()
+		stopServer()
 	}
 }
 
@@ -249,6 +282,11 @@ func newMCPGoBenchServer(opts ...mcpgoserver.ServerOption) *mcpgoserver.MCPServe
 // returns it with a function that stops what was started.
 func mcpGoClient(tb testing.TB, s *mcpgoserver.MCPServer, kind string) (*mcpgoclient.Client, func()) {
 	tb.Helper()
+	if isHTTPKind(kind) {
+		ts, hc, stop := serveHTTP(tb, kind, mcpgoserver.NewStreamableHTTPServer(s))
+		c := mcpGoHTTPClient(tb, ts.URL, hc)
+		return c, func() { c.Close(); stop() }
+	}
 	if kind == kindInMemory {
 		c, err := mcpgoclient.NewInProcessClient(s)
 		if err != nil {
@@ -285,7 +323,7 @@ func mcpGoClient(tb testing.TB, s *mcpgoserver.MCPServer, kind string) (*mcpgocl
 func openMCPGo(tb testing.TB, kind, version string) (caller, func()) {
 	tb.Helper()
 	ctx := context.Background()
-	c, stop := mcpGoClient(tb, newMCPGoBenchServer(), kind)
+	c, stop := mcpGoClient(tb, newMCPGoBenchServer(mcpGoServerOptions(kind)...), kind)
 	if err := c.Start(ctx); err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -24,8 +25,9 @@ import (
 
 // This file runs the official go-sdk client against gomcp's everything-server
 // (conformance/everything-server) as a real subprocess over stdio, through
-// every feature the server offers. Its identifiers all start with "stdio" so
-// that they stay out of the way of the rest of the package.
+// every feature the server offers; http_interop_test.go runs the same walk
+// over Streamable HTTP. Its identifiers all start with "stdio" so that they
+// stay out of the way of the rest of the package.
 
 // stdioEverythingTools are the everything-server's tools, in listing order.
 var stdioEverythingTools = []string{
@@ -113,8 +115,40 @@ func stdioWait(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// stdioConnect starts bin and connects a go-sdk client to it over stdio.
-func stdioConnect(t *testing.T, ctx context.Context, bin string, opts *gosdk.ClientSessionOptions) (*gosdk.ClientSession, *stdioEvents) {
+// stdioServerCommand returns the command that runs bin with args. A binary
+// built with -race would sleep a second on exit, waiting for late race
+// reports; the test waits for it to exit, so it is told not to.
+func stdioServerCommand(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return cmd
+}
+
+// stdioDial returns a fresh go-sdk transport to an everything-server: a
+// subprocess on stdio, or one serving Streamable HTTP. It may register
+// cleanups; they run after the session it carries is closed.
+type stdioDial func(t *testing.T) gosdk.Transport
+
+// stdioCommand dials a fresh everything-server subprocess (bin) over stdio.
+// The session's Close waits for the server to exit; then its stderr must be
+// empty.
+func stdioCommand(bin string) stdioDial {
+	return func(t *testing.T) gosdk.Transport {
+		var stderr bytes.Buffer
+		cmd := stdioServerCommand(bin)
+		cmd.Stderr = &stderr
+		t.Cleanup(func() {
+			if s := stderr.String(); s != "" {
+				t.Errorf("everything-server wrote to stderr:\n%s", s)
+			}
+		})
+		return &gosdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+}
+
+// stdioConnect connects a go-sdk client to an everything-server over the
+// transport dial returns.
+func stdioConnect(t *testing.T, ctx context.Context, dial stdioDial, opts *gosdk.ClientSessionOptions) (*gosdk.ClientSession, *stdioEvents) {
 	t.Helper()
 	ev := &stdioEvents{}
 	client := gosdk.NewClient(&gosdk.Implementation{Name: "go-sdk-stdio-client", Version: "1.0.0"}, &gosdk.ClientOptions{
@@ -147,20 +181,13 @@ func stdioConnect(t *testing.T, ctx context.Context, bin string, opts *gosdk.Cli
 			ev.mu.Unlock()
 		},
 	})
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Stderr = &stderr
-	cs, err := client.Connect(ctx, &gosdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, opts)
+	cs, err := client.Connect(ctx, dial(t), opts)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("close: %v", err)
-		}
-		// Close waited for the server to exit, so stderr is complete.
-		if s := stderr.String(); s != "" {
-			t.Errorf("everything-server wrote to stderr:\n%s", s)
 		}
 	})
 	return cs, ev
@@ -237,18 +264,23 @@ func stdioAssertPNG(t *testing.T, c gosdk.Content) {
 // TestGoSDKClientStdioEverythingServer drives gomcp's everything-server, run
 // as a subprocess, with the official go-sdk client over stdio.
 func TestGoSDKClientStdioEverythingServer(t *testing.T) {
-	bin := stdioBuildEverythingServer(t)
+	stdioEverything(t, stdioCommand(stdioBuildEverythingServer(t)))
+}
 
+// stdioEverything connects the go-sdk client to an everything-server over
+// what dial returns: once with no version asked for, once at 2025-11-25
+// through every feature.
+func stdioEverything(t *testing.T, dial stdioDial) {
 	// With no version asked for, the go-sdk client first probes with
-	// server/discover (2026-07-28) and falls back to initialize; whatever is
-	// negotiated must work.
+	// server/discover (2026-07-28) and falls back to initialize; the
+	// everything-server answers the probe on every transport.
 	t.Run("default negotiation", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
-		cs, _ := stdioConnect(t, ctx, bin, nil)
+		cs, _ := stdioConnect(t, ctx, dial, nil)
 		v := cs.InitializeResult().ProtocolVersion
-		if !slices.Contains(gosdk.SupportedProtocolVersions(), v) {
-			t.Fatalf("negotiated %q", v)
+		if v != "2026-07-28" {
+			t.Fatalf("negotiated %q, want 2026-07-28", v)
 		}
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil {
@@ -269,7 +301,7 @@ func TestGoSDKClientStdioEverythingServer(t *testing.T) {
 	t.Run("2025-11-25", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 		defer cancel()
-		cs, ev := stdioConnect(t, ctx, bin, &gosdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, ev := stdioConnect(t, ctx, dial, &gosdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		stdioScenario(t, ctx, cs, ev)
 	})
 }

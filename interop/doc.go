@@ -1,10 +1,25 @@
 // Package interop holds the interoperability tests that run gomcp against
-// the official MCP implementations over stdio:
+// the official MCP implementations, over stdio and over Streamable HTTP:
 //
-//   - the TypeScript SDK client (ts/client.mjs) driving gomcp's
-//     everything-server, and
-//   - gomcp's client driving the reference server-everything
-//     (@modelcontextprotocol/server-everything).
+//   - TestTypeScriptClient: the TypeScript SDK client (ts/client.mjs)
+//     drives gomcp's everything-server through every feature it offers,
+//     checking each answer and the raw messages on the wire. Subtest
+//     "stdio" lets the SDK start the server; subtest "streamable-http"
+//     starts it with -http on a free port, runs the same checks through the
+//     SDK's StreamableHTTPClientTransport, adds HTTP ones (session id,
+//     standalone GET stream, every exchange accepted, DELETE ending the
+//     session), then stops the server with SIGTERM and expects exit status
+//     0 and nothing on stderr.
+//   - TestServerEverything: gomcp's client drives the reference
+//     server-everything (@modelcontextprotocol/server-everything) through
+//     the same feature walk in subtest "stdio" (`server-everything stdio`,
+//     through transport.Command) and subtest "streamable-http"
+//     (`server-everything streamableHttp` with PORT set to a free port,
+//     through mcphttp.NewClientStream), ending with the session's close as
+//     the server sees it. The one difference, that the tools/list_changed
+//     notifications server-everything sends while it handles
+//     notifications/initialized cannot reach an HTTP client, is explained
+//     at everythingTransport.initializedNotices.
 //
 // They need Node 22 and the pinned npm packages, so they only build with the
 // interop tag and expect the variables scripts/tools.sh exports:

@@ -4,12 +4,15 @@ package interop
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -86,4 +89,91 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// serverProcess is a server subprocess serving Streamable HTTP, with its
+// output captured.
+type serverProcess struct {
+	cmd    *exec.Cmd
+	sig    os.Signal // asks the server to shut down cleanly
+	url    string
+	stdout *syncBuffer
+	stderr *syncBuffer
+	exited chan struct{} // closed once the process has been reaped
+	err    error         // cmd.Wait's result, set before exited is closed
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// startServerProcess starts cmd and waits until ready finds the endpoint's
+// URL in what the process wrote so far. If the process exits first, it
+// returns nil and a description of what happened, so that the caller can
+// retry (a port may have been taken meanwhile). The process is shut down
+// with sig when the test ends, if not before.
+func startServerProcess(t *testing.T, cmd *exec.Cmd, sig os.Signal, ready func(stdout, stderr string) (url string, ok bool)) (*serverProcess, string) {
+	t.Helper()
+	sp := &serverProcess{cmd: cmd, sig: sig, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = sp.stdout, sp.stderr
+	cmd.WaitDelay = 5 * time.Second // the output copiers end even if a grandchild keeps the pipes
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", cmd.Path, err)
+	}
+	go func() {
+		sp.err = cmd.Wait()
+		close(sp.exited)
+	}()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if url, ok := ready(sp.stdout.String(), sp.stderr.String()); ok {
+			sp.url = url
+			t.Cleanup(func() {
+				if err := sp.shutdown(); err != nil && !t.Failed() {
+					t.Errorf("%s: %v", cmd.Path, err)
+				}
+			})
+			return sp, ""
+		}
+		select {
+		case <-sp.exited:
+			return nil, fmt.Sprintf("%s exited before it was ready (%v)\nstdout:\n%s\nstderr:\n%s", cmd.Path, sp.err, sp.stdout, sp.stderr)
+		case <-deadline.C:
+			_ = cmd.Process.Kill()
+			<-sp.exited
+			t.Fatalf("%s is not ready after 30s\nstdout:\n%s\nstderr:\n%s", cmd.Path, sp.stdout, sp.stderr)
+		case <-tick.C:
+		}
+	}
+}
+
+// shutdown sends the process its shutdown signal and waits for it to exit,
+// killing it after 10 seconds. It reports how the process ended: nil for
+// exit status 0. Only the first call acts; later ones report the same.
+func (sp *serverProcess) shutdown() error {
+	sp.stopOnce.Do(func() {
+		select {
+		case <-sp.exited:
+			sp.stopErr = fmt.Errorf("the server exited by itself: %v", sp.err)
+			if sp.err == nil {
+				sp.stopErr = errors.New("the server exited by itself")
+			}
+			return
+		default:
+		}
+		if err := sp.cmd.Process.Signal(sp.sig); err != nil {
+			<-sp.exited // it exited meanwhile
+		}
+		select {
+		case <-sp.exited:
+			sp.stopErr = sp.err
+		case <-time.After(10 * time.Second):
+			_ = sp.cmd.Process.Kill()
+			<-sp.exited
+			sp.stopErr = fmt.Errorf("the server ignored %v for 10s and was killed", sp.sig)
+		}
+	})
+	return sp.stopErr
 }

@@ -71,6 +71,12 @@ type ConnOptions struct {
 	// Logger receives diagnostics (handler panics, undeliverable responses).
 	// Default: discard.
 	Logger *slog.Logger
+
+	// OnDone, if set, is called once when the connection has ended, after
+	// Done is closed and every handler has returned, on the goroutine that
+	// ended it. It must not block. A server uses it to forget the
+	// connection without keeping a goroutine per connection to wait for it.
+	OnDone func()
 }
 
 // CodeServerOverloaded answers a request refused because MaxQueued requests
@@ -83,7 +89,8 @@ const CodeServerOverloaded = -32000
 //
 // A Conn owns at most one reader goroutine, one notification goroutine while
 // notifications are pending, and MaxConcurrency request workers while
-// requests are pending; idle connections hold only the reader.
+// requests are pending; idle connections hold only the reader, and a Conn on
+// a PushStream has no reader: an idle one holds no goroutine at all.
 type Conn struct {
 	stream  Stream
 	handler Handler
@@ -107,8 +114,10 @@ type Conn struct {
 	readEnded bool                           // the stream delivers no more messages
 	err       error
 
-	readDone chan struct{} // closed when reading has stopped
-	done     chan struct{} // closed when the connection has ended
+	pushes sync.WaitGroup // Push calls in progress (PushStream only)
+
+	readDone signal // reading has stopped; guarded by mu
+	done     signal // the connection has ended; guarded by mu
 	workers  sync.WaitGroup
 }
 
@@ -132,7 +141,8 @@ type batch struct {
 var errPeerCancelled = errors.New("jsonrpc: request cancelled by peer")
 
 // NewConn starts a Conn on s. The Conn reads until the stream ends or Close is
-// called.
+// called; if s is a PushStream, NewConn attaches to it instead and starts no
+// goroutine.
 func NewConn(s Stream, opts ConnOptions) *Conn {
 	if opts.MaxConcurrency <= 0 {
 		opts.MaxConcurrency = 64
@@ -159,26 +169,98 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		ctx:      ctx,
 		detached: context.WithoutCancel(ctx),
 		cancel:   cancel,
-		pending:  make(map[int64]chan *Message),
-		inflight: make(map[ID]context.CancelCauseFunc),
-		readDone: make(chan struct{}),
-		done:     make(chan struct{}),
 	}
 	if opts.Bind != nil {
 		opts.Bind(c)
 	}
+	if ps, ok := s.(PushStream); ok {
+		ps.Attach(c)
+		return c
+	}
 	go c.readLoop()
 	return c
+}
+
+// Push dispatches m, an incoming message of a PushStream, on the caller's
+// goroutine, as a reader goroutine would: requests go to workers and
+// notifications to the ordered lane (so Push returns without waiting for
+// their handlers), responses to the calls waiting for them, and Barrier
+// messages are handled before Push returns. Transports may call Push from
+// many goroutines at once. It returns ErrClosed once EndPush was called.
+func (c *Conn) Push(m *Message) error {
+	c.mu.Lock()
+	if c.readEnded {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.pushes.Add(1)
+	c.mu.Unlock()
+	defer c.pushes.Done()
+	c.dispatch(m)
+	return nil
+}
+
+// EndPush tells a Conn on a PushStream that the peer will send nothing more,
+// because it went away (err nil or io.EOF) or the transport failed (err). It
+// returns at once; as with a stream read to its end, requests already
+// received still run and are answered, then the connection ends and closes
+// the stream. Later calls do nothing.
+func (c *Conn) EndPush(err error) {
+	if c.endRead(err) {
+		go c.finish(c.pushes.Wait)
+	}
+}
+
+// endRead records that no more messages will arrive, and why; it reports
+// false if that was already recorded.
+func (c *Conn) endRead(err error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readEnded {
+		return false
+	}
+	c.readEnded = true
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && c.err == nil && !c.closing {
+		c.err = err
+	}
+	return true
+}
+
+// finish ends the connection once reading has stopped: after drained has
+// returned (messages still being dispatched), it lets the handlers of the
+// requests received finish, then closes the stream.
+func (c *Conn) finish(drained func()) {
+	drained()
+	c.mu.Lock()
+	c.readDone.fire()
+	c.mu.Unlock()
+	c.workers.Wait()
+	c.shutdown(nil)
+	_ = c.stream.Close()
+	c.mu.Lock()
+	c.done.fire()
+	c.mu.Unlock()
+	if c.opts.OnDone != nil {
+		c.opts.OnDone()
+	}
 }
 
 // ReadDone returns a channel that is closed when the peer can send nothing
 // more (end of stream, or Close). Requests already received still run; a
 // handler that waits for the peer, such as a subscription stream, should
 // stop waiting then.
-func (c *Conn) ReadDone() <-chan struct{} { return c.readDone }
+func (c *Conn) ReadDone() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readDone.wait()
+}
 
 // Done returns a channel that is closed when the connection has ended.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.done.wait()
+}
 
 // Err returns why the connection ended (nil for a clean close or EOF), or nil
 // while it is still open.
@@ -195,14 +277,14 @@ func (c *Conn) Err() error {
 func (c *Conn) Close() error {
 	c.shutdown(nil)
 	err := c.stream.Close()
-	<-c.readDone
+	<-c.ReadDone()
 	return err
 }
 
 // Wait blocks until the connection has ended and every handler has returned,
 // and reports why it ended (nil for EOF or Close).
 func (c *Conn) Wait() error {
-	<-c.done
+	<-c.Done()
 	c.workers.Wait()
 	return c.Err()
 }
@@ -236,17 +318,8 @@ func (c *Conn) readLoop() {
 		}
 		c.dispatch(m)
 	}
-	c.mu.Lock()
-	c.readEnded = true
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && c.err == nil && !c.closing {
-		c.err = err
-	}
-	c.mu.Unlock()
-	close(c.readDone)
-	c.workers.Wait()
-	c.shutdown(nil)
-	_ = c.stream.Close()
-	close(c.done)
+	c.endRead(err)
+	c.finish(func() {})
 }
 
 // dispatch routes one incoming message. It never blocks on handlers.
@@ -327,6 +400,9 @@ func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
 		return NewErrorResponse(m.ID, NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests"))
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
 	c.inflight[m.ID] = cancel
 	hctx, wctx := c.requestContexts(ctx, m)
 	w := work{m: m, ctx: hctx, wctx: wctx, b: b, i: i}
@@ -625,7 +701,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		chanPool.Put(ch)
 		return nil, ErrClosed
 	}
+	if c.pending == nil {
+		c.pending = make(map[int64]chan *Message)
+	}
 	c.pending[n] = ch
+	readDone := c.readDone.wait()
 	c.mu.Unlock()
 
 	if err := c.stream.Write(ctx, &Message{ID: Int64ID(n), Method: method, Params: p}); err != nil {
@@ -643,7 +723,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			return nil, ctx.Err()
 		}
 		resp = <-ch // the response won the race; resolve is handing it over
-	case <-c.readDone:
+	case <-readDone:
 		if c.forget(n, ch) {
 			return nil, ErrClosed
 		}
@@ -684,4 +764,35 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		return ErrClosed
 	}
 	return c.stream.Write(ctx, &Message{Method: method, Params: p})
+}
+
+// signal is a channel closed once, made only when somebody waits for it, so
+// that a connection nobody watches keeps none. Guarded by Conn.mu.
+type signal struct {
+	ch    chan struct{}
+	fired bool
+}
+
+// closedChan is what wait returns for a signal fired before anyone waited.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+func (s *signal) wait() <-chan struct{} {
+	if s.ch == nil {
+		if s.fired {
+			return closedChan
+		}
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.fired = true
+	if s.ch != nil {
+		close(s.ch)
+	}
 }

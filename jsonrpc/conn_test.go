@@ -776,7 +776,7 @@ func TestResponseThenClose(t *testing.T) {
 	for i := range 50 {
 		s := &hangUpStream{memStream: memStream{in: newQueue(), out: newQueue(), wire: true}}
 		c := NewConn(s, ConnOptions{})
-		s.readDone = c.readDone // Write runs on this goroutine, inside Call
+		s.readDone = c.ReadDone() // Write runs on this goroutine, inside Call
 		var got string
 		if err := c.Call(context.Background(), "last", nil, &got); err != nil || got != "bye" {
 			t.Fatalf("iteration %d: Call = %q, %v; want the response", i, got, err)

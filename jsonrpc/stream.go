@@ -25,6 +25,21 @@ type Stream interface {
 	Close() error
 }
 
+// A PushStream is a Stream whose transport hands incoming messages to the
+// Conn itself, on its own goroutines, instead of having a reader goroutine
+// pull them with Read. A server transport whose messages arrive on goroutines
+// it already has (an HTTP handler's, one per request) implements it, so that
+// an idle connection costs no goroutine.
+//
+// NewConn calls Attach once, before it returns, and never calls Read. The
+// transport then calls c.Push for each incoming message and c.EndPush when
+// the peer can send no more (Close must lead to EndPush too: Conn.Close waits
+// for it).
+type PushStream interface {
+	Stream
+	Attach(c *Conn)
+}
+
 // ErrClosed is returned by operations on a closed Conn or Stream.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 

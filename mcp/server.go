@@ -188,16 +188,18 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) (*ServerSes
 		OnCancel:       ss.sendCancel,
 		Barrier:        isInitialize,
 		Logger:         s.log,
+		OnDone: func() {
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			ss.untracked = true
+			s.mu.Unlock()
+		},
 	})
 	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
+	if !ss.untracked { // the connection may already be over
+		s.sessions[ss] = struct{}{}
+	}
 	s.mu.Unlock()
-	go func() {
-		<-ss.conn.Done()
-		s.mu.Lock()
-		delete(s.sessions, ss)
-		s.mu.Unlock()
-	}()
 	return ss, nil
 }
 

@@ -12,8 +12,9 @@ import (
 
 // ServerSession is one client's connection to a Server.
 type ServerSession struct {
-	server *Server
-	conn   *jsonrpc.Conn
+	server    *Server
+	conn      *jsonrpc.Conn
+	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 
 	mu         sync.Mutex
 	initParams *InitializeParams

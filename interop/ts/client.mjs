@@ -1,9 +1,13 @@
 // interop/ts/client.mjs drives gomcp's everything-server with the official
-// TypeScript SDK client (@modelcontextprotocol/sdk) over stdio, through every
-// feature the server offers, and checks each answer the way the MCP
-// conformance suite does.
+// TypeScript SDK client (@modelcontextprotocol/sdk), over stdio or Streamable
+// HTTP, through every feature the server offers, and checks each answer the
+// way the MCP conformance suite does.
 //
-// Usage: node client.mjs <everything-server binary> <expected json_schema_2020_12_tool inputSchema>
+// Usage: node client.mjs <target> <expected json_schema_2020_12_tool inputSchema>
+//
+// target is either the everything-server binary, which the SDK starts and
+// talks to over stdio, or the URL of a running everything-server's
+// Streamable HTTP endpoint (http://HOST:PORT/mcp).
 //
 // MCP_TS_SDK_DIR must name the node_modules folder holding
 // @modelcontextprotocol/sdk (scripts/tools.sh exports it). Node ignores
@@ -16,17 +20,22 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [serverBin, expectedSchemaText] = process.argv.slice(2);
+const [target, expectedSchemaText] = process.argv.slice(2);
 const sdkDir = process.env.MCP_TS_SDK_DIR;
-if (!serverBin || !expectedSchemaText || !sdkDir) {
-	console.error('usage: MCP_TS_SDK_DIR=<node_modules> node client.mjs <everything-server binary> <expected 2020-12 inputSchema JSON>');
+if (!target || !expectedSchemaText || !sdkDir) {
+	console.error(
+		'usage: MCP_TS_SDK_DIR=<node_modules> node client.mjs <everything-server binary | http://HOST:PORT/mcp> <expected 2020-12 inputSchema JSON>',
+	);
 	process.exit(2);
 }
 const expectedSchema = JSON.parse(expectedSchemaText);
+const overHTTP = /^https?:\/\//.test(target);
+const mode = overHTTP ? 'streamable-http' : 'stdio';
 
 const sdk = (p) => import(pathToFileURL(path.join(sdkDir, '@modelcontextprotocol', 'sdk', 'dist', 'esm', p)).href);
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const {
 	CreateMessageRequestSchema,
 	ElicitRequestSchema,
@@ -131,38 +140,138 @@ const SAMPLING_ANSWER = 'This is a test response from the TypeScript client';
 
 // ---- the session --------------------------------------------------------------
 
-// Every line the server writes, parsed, in order: the wire as it was, before
-// the SDK's schemas reshaped anything.
+// Every message the server sends, parsed, in the order the client receives
+// it: the wire as it was, before the SDK's schemas reshaped anything. rawLines
+// holds the same messages as text: stdout lines over stdio; SSE data fields
+// and JSON bodies over Streamable HTTP.
 const wire = [];
 const rawLines = [];
-let rawPending = '';
 let stderr = '';
 const clientErrors = [];
+// Over Streamable HTTP, every exchange the transport had: the request's
+// method and session headers, the answer's status, media type and session id.
+const exchanges = [];
+// Whether the taps below see the server's output.
+let tapped = false;
 
-const transport = new StdioClientTransport({ command: serverBin, args: [], stderr: 'pipe' });
-transport.stderr?.on('data', (chunk) => {
-	stderr += chunk.toString();
-});
-// Tap the raw stdout bytes: the SDK hands each chunk to its read buffer.
-const readBuffer = transport._readBuffer;
-const tapped = typeof readBuffer?.append === 'function';
-if (tapped) {
-	const append = readBuffer.append.bind(readBuffer);
-	readBuffer.append = (chunk) => {
-		rawPending += chunk.toString('utf8');
+function record(text) {
+	rawLines.push(text);
+	try {
+		wire.push(JSON.parse(text));
+	} catch {
+		wire.push({ unparsable: text });
+	}
+}
+
+function mediaTypeOf(res) {
+	return (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+// sseTap returns a function fed the text of an SSE body piece by piece; it
+// records the data of each event that has some (priming events have none).
+function sseTap() {
+	let pending = '';
+	let data = null;
+	return (text, end) => {
+		pending += text;
 		let nl;
-		while ((nl = rawPending.indexOf('\n')) >= 0) {
-			const line = rawPending.slice(0, nl).replace(/\r$/, '');
-			rawPending = rawPending.slice(nl + 1);
-			rawLines.push(line);
-			try {
-				wire.push(JSON.parse(line));
-			} catch {
-				wire.push({ unparsable: line });
+		while ((nl = pending.indexOf('\n')) >= 0) {
+			const line = pending.slice(0, nl).replace(/\r$/, '');
+			pending = pending.slice(nl + 1);
+			if (line === '') {
+				if (data !== null && data !== '') {
+					record(data);
+				}
+				data = null;
+			} else if (line.startsWith('data:')) {
+				const v = line.slice(line.startsWith('data: ') ? 6 : 5);
+				data = data === null ? v : `${data}\n${v}`;
 			}
 		}
-		append(chunk);
+		if (end && data !== null && data !== '') {
+			record(data); // an event the stream ended without terminating
+		}
 	};
+}
+
+// jsonTap returns a function fed the text of a JSON body; it records the
+// body when it ends.
+function jsonTap() {
+	let body = '';
+	return (text, end) => {
+		body += text;
+		if (end && body.trim() !== '') {
+			record(body);
+		}
+	};
+}
+
+// tapFetch is the fetch the Streamable HTTP transport uses. It notes each
+// exchange and copies the messages of every successful JSON or SSE answer to
+// the wire as the bytes pass through, before the SDK reads them, so wire
+// keeps the order in which messages arrived.
+async function tapFetch(url, init) {
+	tapped = true;
+	const res = await fetch(url, init);
+	const sent = new Headers(init?.headers);
+	const ex = {
+		method: init?.method ?? 'GET',
+		sessionId: sent.get('mcp-session-id'),
+		protocolVersion: sent.get('mcp-protocol-version'),
+		status: res.status,
+		type: mediaTypeOf(res),
+		issuedSessionId: res.headers.get('mcp-session-id'),
+	};
+	exchanges.push(ex);
+	let feed;
+	if (ex.type === 'text/event-stream') {
+		feed = sseTap();
+	} else if (ex.type === 'application/json') {
+		feed = jsonTap();
+	}
+	if (!res.ok || !res.body || !feed) {
+		return res;
+	}
+	const decoder = new TextDecoder();
+	const body = res.body.pipeThrough(
+		new TransformStream({
+			transform(chunk, ctl) {
+				feed(decoder.decode(chunk, { stream: true }), false);
+				ctl.enqueue(chunk);
+			},
+			flush() {
+				feed(decoder.decode(), true);
+			},
+		}),
+	);
+	return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+let transport;
+if (overHTTP) {
+	transport = new StreamableHTTPClientTransport(new URL(target), { fetch: tapFetch });
+} else {
+	transport = new StdioClientTransport({ command: target, args: [], stderr: 'pipe' });
+	transport.stderr?.on('data', (chunk) => {
+		stderr += chunk.toString();
+	});
+	// Tap the raw stdout bytes: the SDK hands each chunk to its read buffer.
+	const readBuffer = transport._readBuffer;
+	tapped = typeof readBuffer?.append === 'function';
+	if (tapped) {
+		const append = readBuffer.append.bind(readBuffer);
+		let rawPending = '';
+		readBuffer.append = (chunk) => {
+			rawPending += chunk.toString('utf8');
+			let nl;
+			while ((nl = rawPending.indexOf('\n')) >= 0) {
+				const line = rawPending.slice(0, nl).replace(/\r$/, '');
+				rawPending = rawPending.slice(nl + 1);
+				record(line);
+			}
+			append(chunk);
+		};
+	}
 }
 
 // elicitReply decides how the client answers each elicitation/create; tests
@@ -194,7 +303,7 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
 	logs.push(n.params);
 });
 
-await check('initialize: connect over stdio', async () => {
+await check(`initialize: connect over ${mode}`, async () => {
 	await client.connect(transport);
 });
 if (failures > 0) {
@@ -215,8 +324,13 @@ const exitSeen = new Promise((resolve) => {
 	});
 });
 
-await check('initialize: raw stdout is observable', () => {
-	assert.ok(tapped, 'the SDK no longer has transport._readBuffer.append; update the tap in client.mjs');
+await check('initialize: raw server output is observable', () => {
+	assert.ok(
+		tapped,
+		overHTTP
+			? 'the SDK did not use the fetch option; update the tap in client.mjs'
+			: 'the SDK no longer has transport._readBuffer.append; update the tap in client.mjs',
+	);
 	const init = wire.find((m) => m.id === 0 && m.result);
 	assert.ok(init, 'initialize response not seen on the wire');
 });
@@ -240,6 +354,23 @@ await check('initialize: capabilities', () => {
 		tools: { listChanged: true },
 	});
 });
+
+if (overHTTP) {
+	await check('streamable-http: initialize answered 200 with an Mcp-Session-Id', () => {
+		const [init] = exchanges;
+		assert.equal(init?.method, 'POST');
+		assert.equal(init.status, 200, `initialize answered ${init.status} ${init.type}`);
+		assert.ok(init.issuedSessionId, 'no Mcp-Session-Id header');
+		assert.equal(transport.sessionId, init.issuedSessionId);
+	});
+
+	await check('streamable-http: the standalone GET stream is open', async () => {
+		await waitFor(() => exchanges.some((e) => e.method === 'GET'));
+		const get = exchanges.find((e) => e.method === 'GET');
+		assert.ok(get, 'the SDK opened no GET stream');
+		assert.deepEqual([get.status, get.type], [200, 'text/event-stream']);
+	});
+}
 
 await check('ping', async () => {
 	assert.deepEqual(await client.ping(), {});
@@ -721,9 +852,9 @@ await check('completion/complete with an unknown argument gives no values', asyn
 
 // ---- wire hygiene ----------------------------------------------------------------
 
-await check('every server line is one JSON-RPC 2.0 message', () => {
+await check('every server message is one JSON-RPC 2.0 message', () => {
 	for (const m of wire) {
-		assert.ok(!('unparsable' in m), `unparsable line: ${m.unparsable}`);
+		assert.ok(!('unparsable' in m), `unparsable message: ${m.unparsable}`);
 		assert.equal(m.jsonrpc, '2.0', JSON.stringify(m));
 	}
 });
@@ -731,6 +862,36 @@ await check('every server line is one JSON-RPC 2.0 message', () => {
 await check('no client-side protocol errors', () => {
 	assert.deepEqual(clientErrors, []);
 });
+
+if (overHTTP) {
+	await check('streamable-http: every exchange was accepted, in the session', () => {
+		const sid = exchanges[0].issuedSessionId;
+		const bad = exchanges.filter((e, i) => e.status >= 300 || (i > 0 && e.sessionId !== sid));
+		assert.deepEqual(bad, [], `session ${sid}`);
+	});
+
+	await check('close: DELETE ends the session; the server then answers 404 for it', async () => {
+		const sid = transport.sessionId;
+		await transport.terminateSession();
+		const del = exchanges.at(-1);
+		assert.equal(del.method, 'DELETE');
+		assert.ok(del.status >= 200 && del.status < 300, `DELETE answered ${del.status}`);
+		const res = await fetch(target, {
+			method: 'POST',
+			headers: {
+				'content-type': 'application/json',
+				accept: 'application/json, text/event-stream',
+				'mcp-session-id': sid,
+				'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+			},
+			body: JSON.stringify({ jsonrpc: '2.0', id: 'after-delete', method: 'ping' }),
+		});
+		await res.body?.cancel();
+		assert.equal(res.status, 404, 'a request in the ended session');
+		await client.close();
+	});
+	finish();
+}
 
 await check('close: the server exits cleanly when stdin closes', async () => {
 	await client.close();

@@ -147,6 +147,8 @@ type Handler struct {
 	sessions map[string]*session
 	reserved int // sessions being created, counted against MaxSessions
 	closed   bool
+	sweeper  *time.Timer // expires idle sessions; armed while there are sessions
+	sweeping bool        // sweeper is armed or running
 }
 
 // NewHandler returns a Handler serving s. opts may be nil.
@@ -191,6 +193,9 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 func (h *Handler) Close() error {
 	h.mu.Lock()
 	h.closed = true
+	if h.sweeper != nil {
+		h.sweeper.Stop()
+	}
 	sessions := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
@@ -216,6 +221,55 @@ func (h *Handler) lookup(id string) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.sessions[id]
+}
+
+// sweepInterval is how often idle sessions are looked for: a session ends
+// between SessionIdleTimeout and SessionIdleTimeout plus this after its last
+// request.
+func (h *Handler) sweepInterval() time.Duration {
+	return min(max(h.opts.SessionIdleTimeout/4, 10*time.Millisecond), time.Minute)
+}
+
+// armSweeper makes sure the sweeper will run. One timer for the whole
+// Handler, armed only while sessions exist, costs idle sessions nothing and
+// the request path no timer operation. h.mu must be held.
+func (h *Handler) armSweeper() {
+	if h.opts.SessionIdleTimeout <= 0 || h.sweeping {
+		return
+	}
+	h.sweeping = true
+	if h.sweeper == nil {
+		h.sweeper = time.AfterFunc(h.sweepInterval(), h.sweep)
+	} else {
+		h.sweeper.Reset(h.sweepInterval())
+	}
+}
+
+// sweep ends the sessions idle for SessionIdleTimeout, and re-arms itself
+// while sessions remain.
+func (h *Handler) sweep() {
+	timeout := h.opts.SessionIdleTimeout
+	now := time.Now().UnixNano()
+	h.mu.Lock()
+	var idle []*session
+	for _, s := range h.sessions {
+		if time.Duration(now-s.lastSeen.Load()) >= timeout {
+			idle = append(idle, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range idle {
+		if s.idle(now, timeout) {
+			h.log.Debug("mcphttp: session expired", "session", s.id)
+			s.terminate()
+		}
+	}
+	h.mu.Lock()
+	h.sweeping = false
+	if len(h.sessions) > 0 && !h.closed {
+		h.armSweeper()
+	}
+	h.mu.Unlock()
 }
 
 func (h *Handler) removeSession(s *session) {
@@ -373,6 +427,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	if err == nil && !h.closed {
 		s.ss = ss
 		h.sessions[s.id] = s
+		h.armSweeper()
 	}
 	h.mu.Unlock()
 	if s.ss == nil {
@@ -381,9 +436,6 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 		}
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")
 		return
-	}
-	if h.opts.SessionIdleTimeout > 0 {
-		s.startIdleTimer(h.opts.SessionIdleTimeout)
 	}
 	s.begin()
 	defer s.end()
@@ -425,7 +477,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 			ClientInfo:      &mcp.Implementation{Name: "stateless-http-client", Version: "0"},
 		})
 		s.initWait = make(chan struct{})
-		if s.deliver(r.Context(), jsonrpc.NewRequest(internalInitID, mcp.MethodInitialize, params)) != nil {
+		if s.deliver(jsonrpc.NewRequest(internalInitID, mcp.MethodInitialize, params)) != nil {
 			return
 		}
 		select {
@@ -474,7 +526,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	if len(ids) == 0 {
 		setInfo(msg, info)
 		s.observe(msg)
-		if s.deliver(r.Context(), msg) != nil {
+		if s.deliver(msg) != nil {
 			errSessionNotFound(w, jsonrpc.ID{})
 			return
 		}
@@ -506,7 +558,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	setInfo(msg, info)
 	s.observe(msg)
-	if s.deliver(r.Context(), msg) != nil {
+	if s.deliver(msg) != nil {
 		s.takeAll(st)
 		if c != nil {
 			c.kill()
@@ -638,7 +690,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.hold(r, s, st, c)
 		return
 	}
-	st := s.standalone
+	st := s.standaloneStream()
 	st.mu.Lock()
 	if st.conn != nil {
 		st.mu.Unlock()

@@ -170,7 +170,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 			st.lazy = c
 		}
 	}
-	if s.deliver(r.Context(), msg) != nil {
+	if s.deliver(msg) != nil {
 		return
 	}
 	for {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,13 +15,15 @@ import (
 )
 
 // session is one MCP session of a Handler: the jsonrpc.Stream an
-// mcp.ServerSession runs on. Incoming messages arrive from POST handlers
-// through in; outgoing ones are routed by Write to the stream they belong to.
+// mcp.ServerSession runs on. It is a jsonrpc.PushStream: POST handlers push
+// incoming messages into the connection on their own goroutines, so an idle
+// session holds no goroutine. Outgoing messages are routed by Write to the
+// HTTP response stream they belong to.
 type session struct {
 	h    *Handler
 	id   string // "" for a stateless (per-POST) session
 	ss   *mcp.ServerSession
-	in   chan *jsonrpc.Message
+	conn *jsonrpc.Conn // set by Attach
 	done chan struct{} // closed when the session ends
 
 	closeOnce sync.Once
@@ -30,12 +31,11 @@ type session struct {
 	initOnce  sync.Once
 
 	mu         sync.Mutex
-	requests   map[jsonrpc.ID]*stream // in-flight client requests, by id
-	streams    map[int64]*stream      // unfinished POST streams, by number
+	requests   requestTable      // in-flight client requests
+	streams    map[int64]*stream // unfinished POST streams, by number
 	nextStream int64
-	active     int // HTTP requests in progress for this session
-	standalone *stream
-	timer      *time.Timer
+	active     int     // HTTP requests in progress for this session
+	standalone *stream // made on first use: see standaloneStream
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last HTTP activity
 }
@@ -44,34 +44,29 @@ type session struct {
 var errSessionClosed = errors.New("mcphttp: session closed")
 
 func newSession(h *Handler, id string) *session {
-	s := &session{h: h, id: id, in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
-	s.standalone = &stream{s: s, id: 0, sse: true, resumable: id != ""}
+	s := &session{h: h, id: id, done: make(chan struct{})}
 	s.touch()
 	return s
 }
 
-// Read implements jsonrpc.Stream.
-func (s *session) Read(ctx context.Context) (*jsonrpc.Message, error) {
-	select {
-	case m := <-s.in:
-		return m, nil
-	case <-s.done:
-		return nil, io.EOF
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
+// errPushStream is what Read returns: a session is a jsonrpc.PushStream,
+// which a Conn never reads.
+var errPushStream = errors.New("mcphttp: a session pushes its messages; Read is not used")
+
+// Attach implements jsonrpc.PushStream.
+func (s *session) Attach(c *jsonrpc.Conn) { s.conn = c }
+
+// Read implements jsonrpc.Stream; it is never called (see Attach).
+func (s *session) Read(context.Context) (*jsonrpc.Message, error) { return nil, errPushStream }
 
 // Close implements jsonrpc.Stream: the session ends, its SSE connections
 // end, and its events are forgotten.
 func (s *session) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
-		s.mu.Lock()
-		if s.timer != nil {
-			s.timer.Stop()
+		if s.conn != nil {
+			s.conn.EndPush(nil)
 		}
-		s.mu.Unlock()
 		if s.id != "" {
 			s.h.removeSession(s)
 			if err := s.h.store.DeleteSession(context.Background(), s.id); err != nil {
@@ -90,16 +85,19 @@ func (s *session) terminate() {
 	}
 }
 
-// deliver hands an incoming message to the session.
-func (s *session) deliver(ctx context.Context, m *jsonrpc.Message) error {
+// deliver hands an incoming message to the session's connection, which
+// dispatches it on the caller's goroutine without waiting for its handler
+// (initialize excepted).
+func (s *session) deliver(m *jsonrpc.Message) error {
 	select {
-	case s.in <- m:
-		return nil
 	case <-s.done:
 		return errSessionClosed
-	case <-ctx.Done():
-		return ctx.Err()
+	default:
 	}
+	if s.conn == nil || s.conn.Push(m) != nil {
+		return errSessionClosed
+	}
+	return nil
 }
 
 // begin records that an HTTP request for the session started; it reports
@@ -127,36 +125,15 @@ func (s *session) end() {
 
 func (s *session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
 
-// startIdleTimer arranges for the session to end after timeout without HTTP
-// activity. One timer per session, re-armed only when it fires, keeps the
-// request path free of timer operations.
-func (s *session) startIdleTimer(timeout time.Duration) {
+// idle reports whether the session has had no HTTP request in progress for
+// at least timeout, as of now (unix nanoseconds).
+func (s *session) idle(now int64, timeout time.Duration) bool {
+	if time.Duration(now-s.lastSeen.Load()) < timeout {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timer = time.AfterFunc(timeout, func() { s.checkIdle(timeout) })
-}
-
-func (s *session) checkIdle(timeout time.Duration) {
-	s.mu.Lock()
-	active := s.active
-	s.mu.Unlock()
-	idle := time.Since(time.Unix(0, s.lastSeen.Load()))
-	if active == 0 && idle >= timeout {
-		s.h.log.Debug("mcphttp: session expired", "session", s.id, "idle", idle)
-		s.terminate()
-		return
-	}
-	wait := timeout - idle
-	if active > 0 || wait <= 0 {
-		wait = timeout
-	}
-	s.mu.Lock()
-	select {
-	case <-s.done:
-	default:
-		s.timer.Reset(wait)
-	}
-	s.mu.Unlock()
+	return s.active == 0
 }
 
 // protocolVersion is the negotiated revision, or "" before initialize.
@@ -173,18 +150,15 @@ func (s *session) protocolVersion() string {
 func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.requests == nil {
-		s.requests = make(map[jsonrpc.ID]*stream)
-	}
 	for _, id := range ids {
-		if _, dup := s.requests[id]; dup {
+		if s.requests.get(id) != nil {
 			return nil, errors.New("invalid request: id " + id.String() + " is already in use")
 		}
 	}
 	s.nextStream++
 	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{}), startedCh: make(chan struct{})}
 	for _, id := range ids {
-		s.requests[id] = st
+		s.requests.put(id, st)
 	}
 	if st.resumable {
 		if s.streams == nil {
@@ -200,11 +174,11 @@ func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 func (s *session) take(id jsonrpc.ID) (*stream, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.requests[id]
+	st := s.requests.get(id)
 	if st == nil {
 		return nil, false
 	}
-	delete(s.requests, id)
+	s.requests.remove(id)
 	st.pending--
 	last := st.pending == 0
 	if last {
@@ -219,8 +193,8 @@ func (s *session) takeAll(st *stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range st.ids {
-		if s.requests[id] == st {
-			delete(s.requests, id)
+		if s.requests.get(id) == st {
+			s.requests.remove(id)
 		}
 	}
 	st.pending = 0
@@ -231,14 +205,64 @@ func (s *session) takeAll(st *stream) {
 func (s *session) related(id jsonrpc.ID) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.requests[id]
+	return s.requests.get(id)
+}
+
+// standaloneStream returns the session's standalone stream (number 0),
+// making it on first use: most sessions never open one.
+func (s *session) standaloneStream() *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.standalone == nil {
+		s.standalone = &stream{s: s, id: 0, sse: true, resumable: s.id != ""}
+	}
+	return s.standalone
+}
+
+// requestTable maps the ids of a session's in-flight requests to their
+// streams. A session has few requests in flight, so a slice scanned in order
+// is as fast as a map, and an idle session keeps almost nothing of it.
+type requestTable []requestEntry
+
+type requestEntry struct {
+	id jsonrpc.ID
+	st *stream
+}
+
+func (t requestTable) get(id jsonrpc.ID) *stream {
+	for i := range t {
+		if t[i].id == id {
+			return t[i].st
+		}
+	}
+	return nil
+}
+
+func (t *requestTable) put(id jsonrpc.ID, st *stream) { *t = append(*t, requestEntry{id, st}) }
+
+// remove deletes id; once the table is empty, a large backing array (left by
+// a burst of requests) is released.
+func (t *requestTable) remove(id jsonrpc.ID) {
+	s := *t
+	for i := range s {
+		if s[i].id == id {
+			last := len(s) - 1
+			s[i] = s[last]
+			s[last] = requestEntry{}
+			*t = s[:last]
+			break
+		}
+	}
+	if len(*t) == 0 && cap(*t) > 8 {
+		*t = nil
+	}
 }
 
 // resumable returns the unfinished POST stream n, or the standalone stream
 // for 0; nil when the stream is finished or unknown.
 func (s *session) resumableStream(n int64) *stream {
 	if n == 0 {
-		return s.standalone
+		return s.standaloneStream()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -301,7 +325,7 @@ func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
 		}
 		return nil // nowhere to send an unrelated notification
 	}
-	return s.standalone.send(ctx, m, false)
+	return s.standaloneStream().send(ctx, m, false)
 }
 
 // observe looks at incoming notifications before they are delivered: a
@@ -334,7 +358,7 @@ func (s *session) abandon(st *stream) {
 	s.takeAll(st)
 	for _, id := range st.ids {
 		params, _ := json.Marshal(&mcp.CancelledNotificationParams{RequestID: id, Reason: "HTTP client disconnected"})
-		_ = s.deliver(context.Background(), jsonrpc.NewNotification(mcp.NotificationCancelled, params))
+		_ = s.deliver(jsonrpc.NewNotification(mcp.NotificationCancelled, params))
 	}
 }
 
