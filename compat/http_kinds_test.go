@@ -30,7 +30,6 @@ const (
 	kindHTTPSSE  = "http-sse"
 )
 
-
 // isHTTPKind reports whether kind runs over Streamable HTTP.
 func isHTTPKind(kind string) bool { return kind == kindHTTPJSON || kind == kindHTTPSSE }
 

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -197,7 +197,7 @@ func (c *clientCore) newRequest(ctx context.Context, method, url string, body []
 		req.Header[k] = append([]string(nil), vs...)
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = valueJSON
 	}
 	return req, nil
 }
@@ -243,8 +243,29 @@ func httpError(resp *http.Response) *HTTPError {
 }
 
 func mediaType(resp *http.Response) string {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt, _ := parseMediaRange(resp.Header.Get("Content-Type"))
 	return mt
+}
+
+// Header values the client sends on every request, shared to save an
+// allocation per header (net/http does not modify them).
+var (
+	valueJSON       = []string{"application/json"}
+	valueAcceptBoth = []string{"application/json, text/event-stream"}
+)
+
+// headerValue caches the one-element header value of a string that rarely
+// changes (the session id, the negotiated version), so that setting it
+// costs no allocation per request.
+type headerValue struct{ p atomic.Pointer[[]string] }
+
+func (h *headerValue) get(v string) []string {
+	if p := h.p.Load(); p != nil && (*p)[0] == v {
+		return *p
+	}
+	vs := []string{v}
+	h.p.Store(&vs)
+	return vs
 }
 
 func drain(resp *http.Response) {
@@ -323,6 +344,8 @@ func sleep(ctx context.Context, d time.Duration) bool {
 type ClientStream struct {
 	*clientCore
 	url            string
+	sidValue       headerValue // Mcp-Session-Id, as a header value
+	verValue       headerValue // MCP-Protocol-Version, as a header value
 	noStandalone   bool
 	noSSEFallback  bool
 	reinitMu       sync.Mutex // serializes re-initialization
@@ -397,10 +420,10 @@ func (c *ClientStream) Close() error {
 
 func (c *ClientStream) sessionHeaders(req *http.Request, sid, ver string) {
 	if sid != "" {
-		req.Header.Set(headerSessionID, sid)
+		req.Header[headerSessionID] = c.sidValue.get(sid)
 	}
 	if ver != "" {
-		req.Header.Set(headerProtocolVersion, ver)
+		req.Header[headerProtocolVersion] = c.verValue.get(ver)
 	}
 }
 
@@ -487,7 +510,7 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Accept"] = valueAcceptBoth
 	if !isInitialize(m) {
 		c.sessionHeaders(req, sid, ver)
 	}

@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"errors"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -163,12 +162,9 @@ func accepts(values []string, typ string) bool {
 	major, _, _ := strings.Cut(typ, "/")
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			if q, ok := params["q"]; ok && strings.Trim(q, "0.") == "" {
-				continue // q=0: explicitly not acceptable
+			mt, params := parseMediaRange(part)
+			if !strings.Contains(mt, "/") || zeroQuality(params) {
+				continue // malformed, or q=0: explicitly not acceptable
 			}
 			if mt == typ || mt == "*/*" || mt == major+"/*" {
 				return true
@@ -178,10 +174,36 @@ func accepts(values []string, typ string) bool {
 	return false
 }
 
+// parseMediaRange splits a media type or range (an element of Accept, or a
+// Content-Type) into its lower-cased type/subtype and its parameters. It
+// allocates nothing for the usual lower-case values, unlike
+// mime.ParseMediaType, which this runs instead of on every request.
+func parseMediaRange(v string) (mt, params string) {
+	mt, params, _ = strings.Cut(v, ";")
+	mt = strings.TrimSpace(mt)
+	for i := 0; i < len(mt); i++ {
+		if c := mt[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(mt), params
+		}
+	}
+	return mt, params
+}
+
+// zeroQuality reports whether media-range parameters say q=0.
+func zeroQuality(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			return strings.Trim(strings.TrimSpace(v), "0.") == ""
+		}
+	}
+	return false
+}
+
 // isJSONContent reports whether a Content-Type header names JSON.
 func isJSONContent(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
+	mt, _ := parseMediaRange(ct)
+	return mt == "application/json"
 }
 
 // writeError sends an HTTP error whose body is a JSON-RPC error response
@@ -190,7 +212,7 @@ func isJSONContent(ct string) bool {
 func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
 	body := jsonrpc.NewErrorResponse(id, jsonrpc.NewError(code, msg)).AppendJSON(nil)
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = valueJSON
 	h.Del("Content-Encoding")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -750,7 +750,7 @@ func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, body []byte)
 // writeJSONStatus is writeJSON with another status.
 func (h *Handler) writeJSONStatus(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
+	hdr["Content-Type"] = valueJSON
 	if !h.opts.DisableCompression && len(body) >= gzipMinSize && acceptsGzip(r.Header.Values("Accept-Encoding")) {
 		hdr.Set("Content-Encoding", "gzip")
 		hdr.Add("Vary", "Accept-Encoding")

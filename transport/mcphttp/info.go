@@ -10,17 +10,18 @@ import (
 )
 
 // RequestInfo describes the HTTP request that carried an incoming MCP
-// message. It is a copy, safe to keep after the request has ended: handlers
-// use it for authentication (the Authorization header, the TLS client
-// certificate), auditing (RemoteAddr) and per-request settings in custom
-// headers.
+// message. It stays valid after the request has ended: handlers use it for
+// authentication (the Authorization header, the TLS client certificate),
+// auditing (RemoteAddr) and per-request settings in custom headers. Its
+// Header is the request's own map, not a copy: read it, never modify it.
 type RequestInfo struct {
 	// Method is the HTTP method (POST for every message in both HTTP
 	// transports).
 	Method string
 	// URL is the request URL, as the server received it.
 	URL *url.URL
-	// Header holds the request headers.
+	// Header holds the request headers (shared with the http.Request:
+	// read-only).
 	Header http.Header
 	// RemoteAddr is the network address of the client (or the last proxy).
 	RemoteAddr string
@@ -45,7 +46,7 @@ func newRequestInfo(r *http.Request, sessionID string) *RequestInfo {
 	return &RequestInfo{
 		Method:     r.Method,
 		URL:        &u,
-		Header:     r.Header.Clone(),
+		Header:     r.Header,
 		RemoteAddr: r.RemoteAddr,
 		TLS:        r.TLS,
 		SessionID:  sessionID,
