@@ -205,7 +205,17 @@ func (c *clientCore) newRequest(ctx context.Context, method, url string, body []
 // readJSON reads and decodes a JSON response body.
 func (c *clientCore) readJSON(resp *http.Response) (*jsonrpc.Message, error) {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	var body []byte
+	var err error
+	switch n := resp.ContentLength; {
+	case n > int64(c.max):
+		return nil, fmt.Errorf("mcphttp: response larger than %d bytes", c.max)
+	case n >= 0: // one buffer of the announced size
+		body = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, body)
+	default:
+		body, err = io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcphttp: reading response: %w", err)
 	}

@@ -111,12 +111,14 @@ func (p *originPolicy) originAllowed(origin, host string, loopback bool) bool {
 
 // onLoopback reports whether r arrived on a loopback address of this server.
 func onLoopback(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
+	switch addr := r.Context().Value(http.LocalAddrContextKey).(type) {
+	case *net.TCPAddr:
+		return addr.IP.IsLoopback()
+	case net.Addr:
+		ap, err := netip.ParseAddrPort(addr.String())
+		return err == nil && ap.Addr().Unmap().IsLoopback()
 	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().Unmap().IsLoopback()
+	return false
 }
 
 // isLoopbackHost reports whether host (with or without a port) names this
@@ -223,6 +225,15 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, ms
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int, error) {
 	if r.ContentLength > limit {
 		return nil, http.StatusRequestEntityTooLarge, errBodyTooLarge(limit)
+	}
+	if r.ContentLength >= 0 {
+		// The length is known (and net/http reads no further): one
+		// buffer of the right size.
+		body := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, http.StatusBadRequest, err
+		}
+		return body, 0, nil
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {

@@ -108,6 +108,11 @@ const (
 	DefaultWriteTimeout       = 30 * time.Second
 )
 
+// smallBody is what net/http's response buffer holds (its
+// bufferBeforeChunkingSize): a body that fits gets its Content-Length from
+// net/http when the handler returns.
+const smallBody = 2048
+
 // gzipMinSize is the smallest JSON body worth compressing.
 const gzipMinSize = 1024
 
@@ -763,7 +768,9 @@ func (h *Handler) writeJSONStatus(w http.ResponseWriter, r *http.Request, status
 		gzipPool.Put(zw)
 		return
 	}
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	if len(body) > smallBody {
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	} // else net/http, which buffers that much, sets it without allocating
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

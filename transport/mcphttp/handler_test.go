@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -397,11 +398,17 @@ func TestGzipJSON(t *testing.T) {
 	if err != nil || !strings.Contains(string(plain), "compressible compressible") || len(r.body) > len(plain)/5 {
 		t.Errorf("gzip body: %v, %d bytes for %d", err, len(r.body), len(plain))
 	}
-	// Small bodies and clients without gzip get plain JSON.
-	for _, tc := range []struct{ body, enc string }{{pingBody, "gzip"}, {call, ""}} {
+	// Small bodies and clients without gzip get plain JSON. ("identity":
+	// with no Accept-Encoding, net/http asks for gzip and hides it.)
+	for _, tc := range []struct{ body, enc string }{{pingBody, "gzip"}, {call, "identity"}} {
 		r := f.do("POST", with(postHeaders(sid, ""), "Accept-Encoding", tc.enc), tc.body)
 		if r.header.Get("Content-Encoding") != "" || !strings.HasPrefix(r.body, "{") {
 			t.Errorf("%s with Accept-Encoding %q: encoded %q", tc.body, tc.enc, r.header.Get("Content-Encoding"))
+		}
+		// Small and large bodies alike are sent with their length, not
+		// chunked.
+		if got := r.header.Get("Content-Length"); got != strconv.Itoa(len(r.body)) {
+			t.Errorf("%s: Content-Length %q for a %d-byte body", tc.body, got, len(r.body))
 		}
 	}
 	// The client stream decompresses transparently.

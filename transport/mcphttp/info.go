@@ -13,12 +13,14 @@ import (
 // message. It stays valid after the request has ended: handlers use it for
 // authentication (the Authorization header, the TLS client certificate),
 // auditing (RemoteAddr) and per-request settings in custom headers. Its
-// Header is the request's own map, not a copy: read it, never modify it.
+// Header and URL are the request's own, not copies: read them, never modify
+// them.
 type RequestInfo struct {
 	// Method is the HTTP method (POST for every message in both HTTP
 	// transports).
 	Method string
-	// URL is the request URL, as the server received it.
+	// URL is the request URL, as the server received it (shared with the
+	// http.Request: read-only).
 	URL *url.URL
 	// Header holds the request headers (shared with the http.Request:
 	// read-only).
@@ -40,12 +42,11 @@ type RequestInfo struct {
 // reach them through jsonrpc.MessageInfo with an interface assertion.
 func (i *RequestInfo) HTTPHeader() http.Header { return i.Header }
 
-// newRequestInfo copies what handlers may need from r.
+// newRequestInfo keeps what handlers may need of r.
 func newRequestInfo(r *http.Request, sessionID string) *RequestInfo {
-	u := *r.URL
 	return &RequestInfo{
 		Method:     r.Method,
-		URL:        &u,
+		URL:        r.URL,
 		Header:     r.Header,
 		RemoteAddr: r.RemoteAddr,
 		TLS:        r.TLS,

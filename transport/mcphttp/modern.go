@@ -168,6 +168,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 			st.started = true // not yet shared: no lock needed
 		} else {
 			st.lazy = c
+			st.startedCh = make(chan struct{})
 		}
 	}
 	if s.deliver(msg) != nil {

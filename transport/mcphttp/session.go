@@ -156,7 +156,7 @@ func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 		}
 	}
 	s.nextStream++
-	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{}), startedCh: make(chan struct{})}
+	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
 	for _, id := range ids {
 		s.requests.put(id, st)
 	}
@@ -405,7 +405,7 @@ type stream struct {
 	// matching its error; anything before it starts an SSE stream on lazy.
 	lazy      *sseConn
 	started   bool          // the SSE response has begun
-	startedCh chan struct{} // closed when a lazy stream starts SSE
+	startedCh chan struct{} // lazy streams: closed when the stream starts SSE
 }
 
 // Response forms of a stream of the stateless revision.
