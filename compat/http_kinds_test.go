@@ -1,7 +1,9 @@
 package compat
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -108,4 +110,42 @@ func mcpGoHTTPClient(tb testing.TB, url string, hc *http.Client) *mcpgoclient.Cl
 		tb.Fatal(err)
 	}
 	return c
+}
+
+// BenchmarkHTTPFloor is what net/http alone costs for the exchange of an
+// HTTP tools/call round trip in JSON form: the same request and response
+// bytes, POSTed through the same client to a handler that reads the body
+// and writes a fixed answer. No SDK can go below it while it uses net/http
+// on both sides; the SDK's own cost is what its round trip adds.
+func BenchmarkHTTPFloor(b *testing.B) {
+	reqBody := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	respBody := []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3}}}`)
+	ts, hc, stop := serveHTTP(b, kindHTTPJSON, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header()["Content-Type"] = []string{"application/json"}
+		_, _ = w.Write(respBody)
+	}))
+	defer stop()
+	b.ReportAllocs()
+	report := cpuMeter(b)
+	for b.Loop() {
+		req, err := http.NewRequest(http.MethodPost, ts.URL, bytes.NewReader(reqBody))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header["Content-Type"] = []string{"application/json"}
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if n != int64(len(respBody)) {
+			b.Fatalf("read %d bytes, want %d", n, len(respBody))
+		}
+	}
+	report()
 }

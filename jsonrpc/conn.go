@@ -200,6 +200,38 @@ func (c *Conn) Push(m *Message) error {
 	return nil
 }
 
+// Serve handles the incoming request m on the caller's goroutine and writes
+// its response through the stream, as a worker would. It is for transports
+// that already spend a goroutine on each request (an HTTP handler's): it
+// does not count against MaxConcurrency, and the handler's context derives
+// from ctx, so ending ctx (the client closing the HTTP response) cancels the
+// handler, as Close and CancelIncoming do. A request whose id is in flight
+// already is answered with an error. Serve returns ErrClosed, answering
+// nothing, once the connection is closing or its input has ended.
+func (c *Conn) Serve(ctx context.Context, m *Message) error {
+	c.mu.Lock()
+	if c.closing || c.readEnded {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if _, dup := c.inflight[m.ID]; dup {
+		c.mu.Unlock()
+		c.reply(c.detached, NewErrorResponse(m.ID, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)))
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
+	c.inflight[m.ID] = cancel
+	c.workers.Add(1)
+	c.mu.Unlock()
+	defer c.workers.Done()
+	hctx, wctx := c.requestContexts(ctx, m)
+	c.serve(work{m: m, ctx: hctx, wctx: wctx})
+	return nil
+}
+
 // EndPush tells a Conn on a PushStream that the peer will send nothing more,
 // because it went away (err nil or io.EOF) or the transport failed (err). It
 // returns at once; as with a stream read to its end, requests already
@@ -300,8 +332,16 @@ func (c *Conn) shutdown(err error) {
 		c.err = err
 	}
 	c.queue = nil
+	// Requests run by Serve have contexts of their own: end them too.
+	cancels := make([]context.CancelCauseFunc, 0, len(c.inflight))
+	for _, cancel := range c.inflight {
+		cancels = append(cancels, cancel)
+	}
 	c.mu.Unlock()
 	c.cancel()
+	for _, cancel := range cancels {
+		cancel(ErrClosed)
+	}
 }
 
 // readLoop reads until the stream ends. When the peer ends the stream (EOF

@@ -320,7 +320,7 @@ func TestClientRequestCancelledEndsStream(t *testing.T) {
 		eventually(t, "no request in flight", func() bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return len(s.requests) == 0 && len(s.streams) == 0
+			return s.requests.len() == 0 && len(s.streams) == 0
 		})
 	}
 }

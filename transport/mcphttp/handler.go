@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -154,6 +155,9 @@ type Handler struct {
 	closed   bool
 	sweeper  *time.Timer // expires idle sessions; armed while there are sessions
 	sweeping bool        // sweeper is armed or running
+
+	modern    *session     // the stateless revision's shared session (modernSession)
+	modernSeq atomic.Int64 // ids given to stateless requests in it
 }
 
 // NewHandler returns a Handler serving s. opts may be nil.
@@ -201,9 +205,12 @@ func (h *Handler) Close() error {
 	if h.sweeper != nil {
 		h.sweeper.Stop()
 	}
-	sessions := make([]*session, 0, len(h.sessions))
+	sessions := make([]*session, 0, len(h.sessions)+1)
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
+	}
+	if h.modern != nil {
+		sessions = append(sessions, h.modern)
 	}
 	h.mu.Unlock()
 	for _, s := range sessions {

@@ -1,8 +1,11 @@
 package mcphttp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -136,18 +139,17 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		}
 	}
 
-	s := newSession(h, "")
-	ss, err := h.server.Connect(r.Context(), s)
+	s, err := h.modernSession()
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, msg.ID, jsonrpc.CodeInternalError, "cannot start a session")
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down")
 		return
 	}
-	s.ss = ss
-	defer func() {
-		s.terminate() // also cancels the request if the client went away
-		_ = ss.Wait()
-	}()
-	ids := []jsonrpc.ID{msg.ID}
+	// Every stateless request runs on the one shared session, so the
+	// client's id is replaced by one unique in it while the request runs;
+	// the response gets the client's id back (session.Write).
+	clientID := msg.ID
+	msg.ID = jsonrpc.Int64ID(h.modernSeq.Add(1))
 	mode := streamLazy
 	switch {
 	case !okJSON:
@@ -155,12 +157,14 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	case !okSSE:
 		mode = streamJSON
 	}
-	st, _ := s.openStream(ids, mode != streamJSON) // a fresh session: no duplicate ids
-	info := newRequestInfo(r, "")
-	setInfo(msg, info)
+	st, _ := s.openStream([]jsonrpc.ID{msg.ID}, mode != streamJSON) // ids are unique: no error
+	defer s.takeAll(st)
+	st.clientID = clientID
+	setInfo(msg, newRequestInfo(r, ""))
 	var c *sseConn
 	if mode != streamJSON {
 		c = newSSEConn(w, h.opts.WriteTimeout)
+		defer c.kill()
 		if mode == streamSSE {
 			writeSSEHeaders(w)
 			_ = c.write(nil)
@@ -170,43 +174,97 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 			st.lazy = c
 			st.startedCh = make(chan struct{})
 		}
+		defer h.keepAlive(st, c)()
 	}
-	if s.deliver(msg) != nil {
+	// The handler runs here, on this goroutine; the client closing the
+	// response cancels it.
+	if s.conn.Serve(r.Context(), msg) != nil {
+		if mode != streamSSE {
+			writeError(w, http.StatusServiceUnavailable, clientID, CodeServerBusy, "server shutting down")
+		}
 		return
 	}
-	for {
-		select {
-		case <-st.startedCh:
-			h.hold(r, s, st, c)
-			return
-		case <-st.finishedCh:
-			st.mu.Lock()
-			final, started := st.final, st.started
-			st.mu.Unlock()
-			if started {
-				h.hold(r, s, st, c)
-				return
-			}
-			if final == nil {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-			status := http.StatusOK
-			if final.Error != nil {
-				switch final.Error.Code {
-				case jsonrpc.CodeMethodNotFound:
-					status = http.StatusNotFound
-				case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
-					status = http.StatusBadRequest
-				}
-			}
-			bp := bufPool.Get().(*[]byte)
-			b := final.AppendJSON((*bp)[:0])
-			h.writeJSONStatus(w, r, status, b)
-			putBuf(bp, b)
-			return
-		case <-r.Context().Done():
-			return // closing the response cancels the request (deferred terminate)
+	st.mu.Lock()
+	final, started := st.final, st.started
+	st.mu.Unlock()
+	switch {
+	case started:
+		return // the answer went out on the event stream
+	case final == nil:
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	status := http.StatusOK
+	if final.Error != nil {
+		switch final.Error.Code {
+		case jsonrpc.CodeMethodNotFound:
+			status = http.StatusNotFound
+		case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+			status = http.StatusBadRequest
 		}
+	}
+	bp := bufPool.Get().(*[]byte)
+	b := final.AppendJSON((*bp)[:0])
+	h.writeJSONStatus(w, r, status, b)
+	putBuf(bp, b)
+}
+
+// modernSession returns the session every stateless-revision request runs
+// on, starting it on first use. Sharing one means a stateless request builds
+// no session of its own, and the session's connection runs each request on
+// its POST's goroutine (jsonrpc.Conn.Serve), so it holds no goroutine
+// either. It is not a client's session: it has no id and is never
+// initialized, so the mcp package serves it by the stateless lifecycle, and
+// what it caches (decoded client capabilities, keyed by their bytes) is
+// shared by all clients.
+func (h *Handler) modernSession() (*session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, jsonrpc.ErrClosed
+	}
+	if h.modern == nil {
+		s := newSession(h, "")
+		ss, err := h.server.Connect(context.Background(), s)
+		if err != nil {
+			return nil, err
+		}
+		s.ss = ss
+		h.modern = s
+	}
+	return h.modern, nil
+}
+
+// keepAlive writes a comment on the event stream c every KeepAliveInterval
+// while a stateless request runs, once the stream has started, from a timer
+// rather than a goroutine of its own. The function it returns stops it.
+func (h *Handler) keepAlive(st *stream, c *sseConn) (stop func()) {
+	every := h.opts.KeepAliveInterval
+	if every <= 0 {
+		return func() {}
+	}
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	mu.Lock()
+	t = time.AfterFunc(every, func() {
+		st.mu.Lock()
+		started := st.started
+		st.mu.Unlock()
+		if started {
+			_ = c.write(keepAliveComment)
+		}
+		mu.Lock()
+		if !stopped {
+			t.Reset(every)
+		}
+		mu.Unlock()
+	})
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,7 +125,11 @@ func TestModernRequests(t *testing.T) {
 				t.Errorf("%s: %d %q", method, r.status, r.header.Get("Allow"))
 			}
 		}
-		eventually(t, "transient sessions to end", func() bool { return len(f.srv.Sessions()) == 0 })
+		// Stateless requests build no session each: they all ran on the
+		// handler's one shared session.
+		if n := len(f.srv.Sessions()); n != 1 {
+			t.Errorf("%d server sessions after the stateless requests, want the 1 shared one", n)
+		}
 	}
 }
 
@@ -178,5 +183,67 @@ func TestModernClientEndToEnd(t *testing.T) {
 	res, err := cs.ListTools(ctx(t), nil)
 	if err != nil || len(res.Tools) == 0 {
 		t.Errorf("ListTools: %v", err)
+	}
+}
+
+// TestModernSharedSessionIDs sends stateless requests from many clients at
+// once, all with the same request id, while a long request is in flight
+// with that id too: they share one server session, and each answer must
+// carry the client's id and its own result.
+func TestModernSharedSessionIDs(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, nil)
+	blocked := make(chan raw, 1)
+	go func() {
+		blocked <- f.do("POST", modernHeaders("tools/call", "Mcp-Name", "block"), modernBody(1, "tools/call", `{"name":"block"}`, ""))
+	}()
+	<-b.started
+	const clients = 40
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			text := "client-" + itoaTest(int64(i))
+			r := f.do("POST", with(modernHeaders("tools/call", "Mcp-Name", "echo"), "Accept", "application/json"),
+				modernBody(1, "tools/call", `{"name":"echo","arguments":{"text":"`+text+`"}}`, ""))
+			m := jsonrpc.Decode([]byte(r.body))
+			if r.status != 200 || m.ID != jsonrpc.Int64ID(1) || m.Error != nil || !strings.Contains(string(m.Result), `"text":"`+text+`"`) {
+				t.Errorf("client %d: %d %s", i, r.status, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	close(b.release)
+	if r := <-blocked; r.status != 200 || !strings.Contains(r.body, `"id":1`) {
+		t.Errorf("blocked request: %d %s", r.status, r.body)
+	}
+	if n := len(srv.Sessions()); n != 1 {
+		t.Errorf("%d server sessions, want the 1 shared one", n)
+	}
+}
+
+// TestModernKeepAlive checks that a stateless request answered on an event
+// stream gets keep-alive comments while its handler runs.
+func TestModernKeepAlive(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{KeepAliveInterval: 20 * time.Millisecond})
+	done := make(chan raw, 1)
+	go func() {
+		done <- f.do("POST", with(modernHeaders("tools/call", "Mcp-Name", "block"), "Accept", "text/event-stream"),
+			modernBody(9, "tools/call", `{"name":"block"}`, ""))
+	}()
+	<-b.started
+	time.Sleep(150 * time.Millisecond)
+	close(b.release)
+	r := <-done
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("Content-Type %q", r.header.Get("Content-Type"))
+	}
+	if n := strings.Count(r.body, string(keepAliveComment)); n < 2 {
+		t.Errorf("%d keep-alive comments in %q, want several", n, r.body)
+	}
+	if !strings.Contains(r.body, `"id":9`) {
+		t.Errorf("no answer in %q", r.body)
 	}
 }

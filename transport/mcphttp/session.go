@@ -220,41 +220,68 @@ func (s *session) standaloneStream() *stream {
 }
 
 // requestTable maps the ids of a session's in-flight requests to their
-// streams. A session has few requests in flight, so a slice scanned in order
-// is as fast as a map, and an idle session keeps almost nothing of it.
-type requestTable []requestEntry
+// streams. A client's session has few requests in flight, so a slice scanned
+// in order is as fast as a map and an idle session keeps almost nothing of
+// it; past fewRequests (the shared stateless session under load) a map takes
+// over.
+type requestTable struct {
+	few  []requestEntry
+	many map[jsonrpc.ID]*stream
+}
+
+const fewRequests = 16
 
 type requestEntry struct {
 	id jsonrpc.ID
 	st *stream
 }
 
-func (t requestTable) get(id jsonrpc.ID) *stream {
-	for i := range t {
-		if t[i].id == id {
-			return t[i].st
+func (t *requestTable) len() int { return len(t.few) + len(t.many) }
+
+func (t *requestTable) get(id jsonrpc.ID) *stream {
+	if t.many != nil {
+		return t.many[id]
+	}
+	for i := range t.few {
+		if t.few[i].id == id {
+			return t.few[i].st
 		}
 	}
 	return nil
 }
 
-func (t *requestTable) put(id jsonrpc.ID, st *stream) { *t = append(*t, requestEntry{id, st}) }
+func (t *requestTable) put(id jsonrpc.ID, st *stream) {
+	if t.many == nil && len(t.few) < fewRequests {
+		t.few = append(t.few, requestEntry{id, st})
+		return
+	}
+	if t.many == nil {
+		t.many = make(map[jsonrpc.ID]*stream, 2*fewRequests)
+		for _, e := range t.few {
+			t.many[e.id] = e.st
+		}
+		t.few = nil
+	}
+	t.many[id] = st
+}
 
-// remove deletes id; once the table is empty, a large backing array (left by
-// a burst of requests) is released.
 func (t *requestTable) remove(id jsonrpc.ID) {
-	s := *t
+	if t.many != nil {
+		delete(t.many, id)
+		if len(t.many) == 0 {
+			t.many = nil
+		}
+		return
+	}
+	s := t.few
 	for i := range s {
 		if s[i].id == id {
 			last := len(s) - 1
 			s[i] = s[last]
 			s[last] = requestEntry{}
-			*t = s[:last]
-			break
+			t.few = s[:last]
+			return
 		}
-	}
-	if len(*t) == 0 && cap(*t) > 8 {
-		*t = nil
 	}
 }
 
@@ -309,6 +336,11 @@ func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
 		st, last := s.take(m.ID)
 		if st == nil {
 			return nil // cancelled or abandoned: nobody waits for it
+		}
+		if !st.clientID.IsZero() { // renamed in the shared stateless session
+			r := *m
+			r.ID = st.clientID
+			m = &r
 		}
 		return st.send(ctx, m, last)
 	}
@@ -406,6 +438,7 @@ type stream struct {
 	lazy      *sseConn
 	started   bool          // the SSE response has begun
 	startedCh chan struct{} // lazy streams: closed when the stream starts SSE
+	clientID  jsonrpc.ID    // when not zero, the id the client gave the request (see serveModern)
 }
 
 // Response forms of a stream of the stateless revision.
