@@ -3,12 +3,14 @@ package mcphttp
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
@@ -248,4 +250,30 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 
 func errBodyTooLarge(limit int64) error {
 	return errors.New("request body too large (limit " + strconv.FormatInt(limit, 10) + " bytes)")
+}
+
+// fillLimits replaces the zero values of the limits both server handlers
+// share (Handler and SSEHandler) with their defaults.
+func fillLimits(maxBody *int64, maxSessions *int, keepAlive, writeTimeout *time.Duration) {
+	if *maxBody <= 0 {
+		*maxBody = DefaultMaxBodyBytes
+	}
+	if *maxSessions == 0 {
+		*maxSessions = DefaultMaxSessions
+	}
+	if *keepAlive == 0 {
+		*keepAlive = DefaultKeepAliveInterval
+	}
+	if *writeTimeout == 0 {
+		*writeTimeout = DefaultWriteTimeout
+	}
+}
+
+// loggerOrDiscard returns l, or a logger that discards everything when l is
+// nil.
+func loggerOrDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }

@@ -167,33 +167,19 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.opts = *opts
 	}
 	o := &h.opts
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
+	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
-	if o.KeepAliveInterval == 0 {
-		o.KeepAliveInterval = DefaultKeepAliveInterval
-	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval
-	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = DefaultWriteTimeout
 	}
 	h.store = o.EventStore
 	if h.store == nil {
 		h.store = NewMemoryEventStore(nil)
 	}
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
-	h.log = o.Logger
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
+	h.log = loggerOrDiscard(o.Logger)
 	return h
 }
 

@@ -68,23 +68,9 @@ func NewSSEHandler(s *mcp.Server, opts *SSEHandlerOptions) *SSEHandler {
 		h.opts = *opts
 	}
 	o := &h.opts
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.KeepAliveInterval == 0 {
-		o.KeepAliveInterval = DefaultKeepAliveInterval
-	}
-	if o.WriteTimeout == 0 {
-		o.WriteTimeout = DefaultWriteTimeout
-	}
+	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout)
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
-	h.log = o.Logger
-	if h.log == nil {
-		h.log = slog.New(slog.DiscardHandler)
-	}
+	h.log = loggerOrDiscard(o.Logger)
 	return h
 }
 
