@@ -354,9 +354,17 @@ func TestJSONClientDisconnectCancelsRequest(t *testing.T) {
 	b := addBlocker(srv)
 	f := newFixtureWith(t, srv, &HandlerOptions{JSONResponse: true})
 	sid := f.initSession(mcp.Version20251125)
+	postAndHangUp(t, f, b, postHeaders(sid, ""), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`,
+		"the tool was not cancelled when its JSON client went away")
+}
+
+// postAndHangUp POSTs body, a call of b's blocking tool, closes the request
+// once the tool runs, and fails with msg unless the tool is cancelled.
+func postAndHangUp(t *testing.T, f *fixture, b *blocker, hdr map[string]string, body, msg string) {
+	t.Helper()
 	cctx, cancel := context.WithCancel(ctx(t))
-	req, _ := http.NewRequestWithContext(cctx, "POST", f.url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`))
-	for k, v := range postHeaders(sid, "") {
+	req, _ := http.NewRequestWithContext(cctx, "POST", f.url, strings.NewReader(body))
+	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
 	done := make(chan struct{})
@@ -372,7 +380,7 @@ func TestJSONClientDisconnectCancelsRequest(t *testing.T) {
 	select {
 	case <-b.cancelled:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the tool was not cancelled when its JSON client went away")
+		t.Fatal(msg)
 	}
 }
 

@@ -248,6 +248,23 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 	return body, 0, nil
 }
 
+// readMessage reads and decodes the JSON-RPC message of a POST body (at most
+// limit bytes). When the body is too large, unreadable or not a valid
+// message, it answers the request and returns nil.
+func readMessage(w http.ResponseWriter, r *http.Request, limit int64) *jsonrpc.Message {
+	body, status, err := readBody(w, r, limit)
+	if err != nil {
+		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil
+	}
+	msg := jsonrpc.Decode(body)
+	if msg.Invalid != nil {
+		writeError(w, http.StatusBadRequest, msg.ID, msg.Invalid.Code, msg.Invalid.Message)
+		return nil
+	}
+	return msg
+}
+
 func errBodyTooLarge(limit int64) error {
 	return errors.New("request body too large (limit " + strconv.FormatInt(limit, 10) + " bytes)")
 }

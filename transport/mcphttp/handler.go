@@ -338,14 +338,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
-	body, status, err := readBody(w, r, h.opts.MaxBodyBytes)
-	if err != nil {
-		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-		return
-	}
-	msg := jsonrpc.Decode(body)
-	if msg.Invalid != nil {
-		writeError(w, http.StatusBadRequest, msg.ID, msg.Invalid.Code, msg.Invalid.Message)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes)
+	if msg == nil {
 		return
 	}
 	if msg.Batch != nil {

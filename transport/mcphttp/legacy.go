@@ -244,14 +244,8 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	body, status, err := readBody(w, r, h.opts.MaxBodyBytes)
-	if err != nil {
-		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-		return
-	}
-	msg := jsonrpc.Decode(body)
-	if msg.Invalid != nil {
-		writeError(w, http.StatusBadRequest, msg.ID, msg.Invalid.Code, msg.Invalid.Message)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes)
+	if msg == nil {
 		return
 	}
 	setInfo(msg, newRequestInfo(r, sid))

@@ -1,8 +1,6 @@
 package mcphttp
 
 import (
-	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -137,26 +135,8 @@ func TestModernClientDisconnectCancels(t *testing.T) {
 	srv := testServer()
 	b := addBlocker(srv)
 	f := newFixtureWith(t, srv, nil)
-	cctx, cancel := context.WithCancel(ctx(t))
-	req, _ := http.NewRequestWithContext(cctx, "POST", f.url, strings.NewReader(modernBody(1, "tools/call", `{"name":"block"}`, "")))
-	for k, v := range modernHeaders("tools/call", "Mcp-Name", "block") {
-		req.Header.Set(k, v)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if resp, err := f.ts.Client().Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	<-b.started
-	cancel()
-	<-done
-	select {
-	case <-b.cancelled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("closing the response did not cancel the request")
-	}
+	postAndHangUp(t, f, b, modernHeaders("tools/call", "Mcp-Name", "block"), modernBody(1, "tools/call", `{"name":"block"}`, ""),
+		"closing the response did not cancel the request")
 }
 
 func TestModernClientEndToEnd(t *testing.T) {
