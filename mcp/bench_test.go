@@ -142,10 +142,7 @@ func (s *lineStream) check(tb testing.TB) {
 func connectLineStream(tb testing.TB, e era) (*lineStream, *mcp.ServerSession) {
 	tb.Helper()
 	st := newLineStream()
-	ss, err := newBenchServer().Connect(context.Background(), st)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	ss := newBenchServer().Connect(st, nil)
 	if e.stateful {
 		st.in <- []byte(initLine)
 		<-st.replies

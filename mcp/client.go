@@ -298,7 +298,7 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 }
 
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, cs.conn, cs, cs.client.opts.Sending, method, params)
+	return sendNotify(ctx, cs.conn.Notify, cs, cs.client.opts.Sending, method, params)
 }
 
 func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {

@@ -47,7 +47,7 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 // ErrCapability on a stateful session.
 func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if r.rc == nil {
-		return r.Session.inputLegacy(ctx, reqs)
+		return r.ss.inputLegacy(ctx, reqs)
 	}
 	return r.rc.input(reqs)
 }
@@ -153,7 +153,7 @@ func (a *InputResponse) answers(q *InputRequest) bool {
 // "elicitation" for a 2026-07-28 client).
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	if r.rc == nil {
-		return r.Session.Elicit(ctx, p)
+		return r.ss.Elicit(ctx, p)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"elicitation": {Elicit: p}})
 	if err != nil {
@@ -166,7 +166,7 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*Elicit
 // this request (key "sampling" for a 2026-07-28 client).
 func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	if r.rc == nil {
-		return r.Session.CreateMessage(ctx, p)
+		return r.ss.CreateMessage(ctx, p)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"sampling": {CreateMessage: p}})
 	if err != nil {
@@ -179,7 +179,7 @@ func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessagePa
 // "roots" for a 2026-07-28 client).
 func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
 	if r.rc == nil {
-		return r.Session.ListRoots(ctx, nil)
+		return r.ss.ListRoots(ctx, nil)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"roots": {ListRoots: &ListRootsParams{}}})
 	if err != nil {
@@ -194,7 +194,7 @@ func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities {
 	if r.rc != nil {
 		return r.rc.caps
 	}
-	return r.Session.ClientCapabilities()
+	return r.ss.ClientCapabilities()
 }
 
 // ProtocolVersion returns the revision this request was made in.
@@ -202,7 +202,7 @@ func (r *ServerRequest[P]) ProtocolVersion() string {
 	if r.rc != nil {
 		return r.rc.version
 	}
-	return r.Session.ProtocolVersion()
+	return r.ss.ProtocolVersion()
 }
 
 // The request state of a multi-round request: the answers so far, bound to

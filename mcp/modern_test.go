@@ -71,10 +71,7 @@ func TestModernClientAgainstOurServer(t *testing.T) {
 		},
 	})
 	a, b := transport.Pipe()
-	ss, err := modernServer(t).Connect(ctx, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := modernServer(t).Connect(b, nil)
 	defer ss.Wait()
 	cs, err := c.Connect(ctx, a)
 	if err != nil {
@@ -222,7 +219,7 @@ func TestModernClientHonoursCacheHints(t *testing.T) {
 	changed := make(chan struct{}, 1)
 	c := mcp.NewClient(nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} }})
 	a, b := transport.Pipe()
-	ss, _ := s.Connect(ctx, b)
+	ss := s.Connect(b, nil)
 	defer ss.Wait()
 	cs, err := c.Connect(ctx, a)
 	if err != nil {

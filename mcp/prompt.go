@@ -29,12 +29,12 @@ func (s *Server) RemovePrompts(names ...string) {
 	}
 }
 
-func (ss *ServerSession) handleListPrompts(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListPrompts(_ context.Context, r *Request) (any, error) {
 	var p ListPromptsParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := ss.server.prompts.page(p.Cursor, ss.server.opts.PageSize)
+	items, next, err := s.prompts.page(p.Cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +45,12 @@ func (ss *ServerSession) handleListPrompts(_ context.Context, r *Request) (any, 
 	return res, nil
 }
 
-func (ss *ServerSession) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
+func (s *Server) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
 	var p GetPromptParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	sp, ok := ss.server.prompts.get(p.Name)
+	sp, ok := s.prompts.get(p.Name)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown prompt %q", p.Name)
 	}
@@ -60,11 +60,11 @@ func (ss *ServerSession) handleGetPrompt(ctx context.Context, r *Request) (any, 
 		}
 	}
 	args, _ := json.Marshal(p.Arguments)
-	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, args) }, p.RequestState, p.InputResponses); err != nil {
+	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, args) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	res, err := sp.handler(ctx, newServerRequest(ss, r, &p, p.Meta))
-	if ir, err, ok := ss.server.finishInput(r.rc, err); ok {
+	res, err := sp.handler(ctx, newServerRequest(r, &p, p.Meta))
+	if ir, err, ok := s.finishInput(r.rc, err); ok {
 		return ir, err
 	}
 	if err != nil {

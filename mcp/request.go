@@ -18,12 +18,34 @@ type Request struct {
 	ID jsonrpc.ID
 	// Params is the raw params object, or nil.
 	Params json.RawMessage
-	// Session is the *ServerSession or *ClientSession the message belongs to.
+	// Session is the *ServerSession or *ClientSession the message belongs
+	// to; nil for a request of the stateless revision (2026-07-28), which
+	// belongs to no session.
 	Session Session
 
 	outgoingRequest bool            // an outgoing request (ID is assigned later)
+	stateless       bool            // an incoming request of the stateless revision
 	rc              *requestContext // the client context of a 2026-07-28 request
-	meta            *Meta           // params._meta, when route has decoded it
+	meta            *Meta           // params._meta, when it has been decoded
+
+	ss   *ServerSession // the stateful session of an incoming request
+	conn *ServerSession // the connection an incoming message came on; nil for Server.HandleStateless
+	out  outbound       // where messages about an incoming request go
+}
+
+// Stateless reports whether r is an incoming request of the stateless
+// revision (2026-07-28).
+func (r *Request) Stateless() bool { return r.stateless }
+
+// protocolVersion is the revision an incoming request is served in.
+func (r *Request) protocolVersion() string {
+	if r.rc != nil {
+		return r.rc.version
+	}
+	if r.ss != nil {
+		return r.ss.ProtocolVersion()
+	}
+	return ""
 }
 
 // IsNotification reports whether r is a notification.

@@ -87,12 +87,12 @@ func ResourceNotFoundError(uri string) *jsonrpc.Error {
 	return jsonrpc.NewError(CodeResourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 
-func (ss *ServerSession) handleListResources(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListResources(_ context.Context, r *Request) (any, error) {
 	var p ListResourcesParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := ss.server.resources.page(p.Cursor, ss.server.opts.PageSize)
+	items, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +103,12 @@ func (ss *ServerSession) handleListResources(_ context.Context, r *Request) (any
 	return res, nil
 }
 
-func (ss *ServerSession) handleListResourceTemplates(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListResourceTemplates(_ context.Context, r *Request) (any, error) {
 	var p ListResourceTemplatesParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := ss.server.templates.page(p.Cursor, ss.server.opts.PageSize)
+	items, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (ss *ServerSession) handleListResourceTemplates(_ context.Context, r *Reque
 	return res, nil
 }
 
-func (ss *ServerSession) handleReadResource(ctx context.Context, r *Request) (any, error) {
+func (s *Server) handleReadResource(ctx context.Context, r *Request) (any, error) {
 	var p ReadResourceParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
@@ -127,19 +127,16 @@ func (ss *ServerSession) handleReadResource(ctx context.Context, r *Request) (an
 	if p.URI == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
 	}
-	version := ss.ProtocolVersion()
-	if r.rc != nil {
-		version = r.rc.version
-	}
-	h := ss.findResource(p.URI)
+	version := r.protocolVersion()
+	h := s.findResource(p.URI)
 	if h == nil {
 		return nil, notFoundFor(version, ResourceNotFoundError(p.URI))
 	}
-	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.URI, nil) }, p.RequestState, p.InputResponses); err != nil {
+	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.URI, nil) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	res, err := h(ctx, newServerRequest(ss, r, &p, p.Meta))
-	if ir, err, ok := ss.server.finishInput(r.rc, err); ok {
+	res, err := h(ctx, newServerRequest(r, &p, p.Meta))
+	if ir, err, ok := s.finishInput(r.rc, err); ok {
 		return ir, err
 	}
 	if err != nil {
@@ -169,11 +166,11 @@ func notFoundFor(version string, e *jsonrpc.Error) *jsonrpc.Error {
 	return e
 }
 
-func (ss *ServerSession) findResource(uri string) ResourceHandler {
-	if sr, ok := ss.server.resources.get(uri); ok {
+func (s *Server) findResource(uri string) ResourceHandler {
+	if sr, ok := s.resources.get(uri); ok {
 		return sr.handler
 	}
-	for _, st := range ss.server.templates.all() {
+	for _, st := range s.templates.all() {
 		if st.parsed.Match(uri) != nil {
 			return st.handler
 		}

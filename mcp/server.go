@@ -67,6 +67,12 @@ type ServerOptions struct {
 	// Default 10 minutes.
 	RequestStateTTL time.Duration
 
+	// Notifier carries resource updates and list changes between the
+	// processes of one deployment, so that a change made in one reaches
+	// clients connected to any other. Default: NewMemoryNotifier, for this
+	// Server alone.
+	Notifier Notifier
+
 	// Logger receives the server's own diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -90,6 +96,10 @@ type Server struct {
 	send    Middleware    // Sending middleware, composed
 
 	stateKey []byte // see ServerOptions.RequestStateKey
+
+	notifier  Notifier
+	instance  string    // this Server's id in notices (Notice.Origin)
+	metaCache metaCache // client capabilities and info of HandleStateless requests
 
 	mu        sync.Mutex
 	sessions  map[*ServerSession]struct{}
@@ -126,8 +136,22 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	s.receive = chain(s.route, s.opts.Receiving)
 	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
+	s.instance = rand.Text()
+	s.notifier = s.opts.Notifier
+	if s.notifier == nil {
+		s.notifier = NewMemoryNotifier()
+	}
+	s.notifier.Subscribe(s.hear)
 	return s
 }
+
+// InstanceID returns the random id that tells this Server's notices
+// (Notice.Origin) from those of other processes.
+func (s *Server) InstanceID() string { return s.instance }
+
+// Notifier returns the Notifier the server publishes through, so that a
+// transport can carry its own notices on it.
+func (s *Server) Notifier() Notifier { return s.notifier }
 
 // Implementation returns the server's self-description.
 func (s *Server) Implementation() *Implementation { return s.impl }
@@ -175,10 +199,19 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 	return caps
 }
 
-// Connect starts serving one client on stream and returns at once. The
-// session ends when the stream does, or on ss.Close.
-func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) (*ServerSession, error) {
-	ss := &ServerSession{server: s, logLevel: levelUnset}
+// Connect starts serving one client connection on stream and returns at
+// once; the connection is served until the stream ends or Close is called.
+// opts may be nil: a connection with no session id, as on stdio. With
+// opts.State the session is rebuilt in the state it had elsewhere.
+func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
+	ss := &ServerSession{server: s}
+	if opts != nil {
+		ss.id, ss.store = opts.ID, opts.Store
+		if opts.State != nil {
+			ss.restore(opts.State)
+		}
+		ss.state.Principal = opts.Principal
+	}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
 		Handler:        ss,
@@ -186,7 +219,7 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) (*ServerSes
 		MaxQueued:      s.opts.MaxQueued,
 		CallTimeout:    s.opts.RequestTimeout,
 		OnCancel:       ss.sendCancel,
-		Barrier:        isInitialize,
+		Barrier:        isBarrier,
 		Logger:         s.log,
 		OnDone: func() {
 			s.mu.Lock()
@@ -200,18 +233,20 @@ func (s *Server) Connect(ctx context.Context, stream jsonrpc.Stream) (*ServerSes
 		s.sessions[ss] = struct{}{}
 	}
 	s.mu.Unlock()
-	return ss, nil
+	return ss
 }
 
-func isInitialize(method string) bool { return method == MethodInitialize }
+// isBarrier marks the messages a connection handles on its reader, before
+// any later message: initialize (a client may pipeline requests behind it)
+// and cancellation, which must never wait behind a queue of notifications.
+func isBarrier(method string) bool {
+	return method == MethodInitialize || method == NotificationCancelled
+}
 
 // Run serves one client on stream until the stream ends or ctx is done.
 // It is how a stdio server runs: s.Run(ctx, transport.Stdio()).
 func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
-	ss, err := s.Connect(ctx, stream)
-	if err != nil {
-		return err
-	}
+	ss := s.Connect(stream, nil)
 	select {
 	case <-ctx.Done():
 		ss.Close()
@@ -236,8 +271,11 @@ func (s *Server) Sessions() []*ServerSession {
 // listChangedDelay coalesces bursts of feature changes into one notification.
 const listChangedDelay = 10 * time.Millisecond
 
-// notifyListChanged tells every initialized session that a list changed,
+// notifyListChanged tells the clients of this Server that a list changed,
 // after a short delay so that adding many features sends one notification.
+// A feature list belongs to one Server: each process of a deployment
+// registers its own and announces its own changes, so list changes are not
+// published to the other processes (resource updates are).
 func (s *Server) notifyListChanged(method string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -248,40 +286,66 @@ func (s *Server) notifyListChanged(method string) {
 		s.mu.Lock()
 		delete(s.changed, method)
 		s.mu.Unlock()
-		for _, ss := range s.Sessions() {
-			if ss.initializeDone() {
-				_ = ss.notify(context.Background(), method, &emptyParams{})
-			}
-		}
-		s.notifyListeners(method, "", func(m *Meta) any { return &ToolListChangedParams{Meta: m} })
+		s.hear(&Notice{Method: method})
 	})
 }
 
 // emptyParams encodes as {}.
 type emptyParams struct{}
 
-// ResourceUpdated tells every session subscribed to uri that the resource
-// changed (notifications/resources/updated).
+// ResourceUpdated tells every client subscribed to uri, through any process
+// of the deployment (see ServerOptions.Notifier), that the resource changed
+// (notifications/resources/updated).
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
-	for _, ss := range s.Sessions() {
-		if ss.subscribed(uri) {
-			_ = ss.notify(ctx, NotificationResourceUpdated, &ResourceUpdatedNotificationParams{URI: uri})
+	s.publish(ctx, &Notice{Method: NotificationResourceUpdated, URI: uri})
+}
+
+func (s *Server) publish(ctx context.Context, n *Notice) {
+	n.Origin = s.instance
+	if err := s.notifier.Publish(ctx, n); err != nil {
+		s.log.Warn("mcp: notifier: publish", "method", n.Method, "err", err)
+	}
+}
+
+// hear delivers a notice to the sessions and listen streams of this process.
+func (s *Server) hear(n *Notice) {
+	ctx := context.Background()
+	switch n.Method {
+	case NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged:
+		for _, ss := range s.Sessions() {
+			if ss.initializeDone() {
+				_ = ss.notify(ctx, n.Method, &emptyParams{})
+			}
+		}
+		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedParams{Meta: m} })
+	case NotificationResourceUpdated:
+		uri := n.URI
+		for _, ss := range s.Sessions() {
+			if ss.subscribed(uri) {
+				_ = ss.notify(ctx, NotificationResourceUpdated, &ResourceUpdatedNotificationParams{URI: uri})
+			}
+		}
+		s.notifyListeners(NotificationResourceUpdated, uri, func(m *Meta) any {
+			return &ResourceUpdatedNotificationParams{Meta: m, URI: uri}
+		})
+	case NoticeSessionChanged:
+		if n.Origin == s.instance || n.Session == "" {
+			return
+		}
+		for _, ss := range s.Sessions() {
+			if ss.id == n.Session {
+				ss.reload(ctx)
+			}
 		}
 	}
-	s.notifyListeners(NotificationResourceUpdated, uri, func(m *Meta) any {
-		return &ResourceUpdatedNotificationParams{Meta: m, URI: uri}
-	})
 }
 
 // route dispatches one incoming request to its method handler.
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
-	ss := r.Session.(*ServerSession)
-	if !ss.initializeDone() {
-		if meta := peekMeta(r.Params, &ss.metaCache); isModern(r, meta) {
-			r.meta = meta
-			return s.routeModern(ctx, ss, r, meta)
-		}
+	if r.stateless {
+		return s.routeStateless(ctx, r)
 	}
+	ss := r.ss
 	m, ok := serverMethods[r.Method]
 	if !ok {
 		if r.IsNotification() {
@@ -298,12 +362,12 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 	if m.capability != nil && !m.capability(s.capabilities()) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s (capability not offered)", r.Method)
 	}
-	return m.handle(ss, ctx, r)
+	return m.handle(s, ctx, r)
 }
 
 // serverMethod describes one method the server answers.
 type serverMethod struct {
-	handle     func(ss *ServerSession, ctx context.Context, r *Request) (any, error)
+	handle     func(s *Server, ctx context.Context, r *Request) (any, error)
 	beforeInit bool                           // allowed before the handshake
 	capability func(*ServerCapabilities) bool // the capability the method needs, if any
 }
@@ -319,24 +383,24 @@ func init() {
 	hasSubscribe := func(c *ServerCapabilities) bool { return c.Resources != nil && c.Resources.Subscribe }
 	hasLogging := func(c *ServerCapabilities) bool { return c.Logging != nil }
 	serverMethods = map[string]serverMethod{
-		MethodInitialize:             {handle: (*ServerSession).handleInitialize, beforeInit: true},
+		MethodInitialize:             {handle: (*Server).handleInitialize, beforeInit: true},
 		MethodPing:                   {handle: handlePing, beforeInit: true},
-		NotificationInitialized:      {handle: (*ServerSession).handleInitialized, beforeInit: true},
-		NotificationCancelled:        {handle: handleCancelled, beforeInit: true},
-		NotificationProgress:         {handle: (*ServerSession).handleProgress, beforeInit: true},
-		NotificationRootsListChanged: {handle: (*ServerSession).handleRootsListChanged},
-		MethodToolsList:              {handle: (*ServerSession).handleListTools, capability: hasTools},
-		MethodToolsCall:              {handle: (*ServerSession).handleCallTool, capability: hasTools},
-		MethodPromptsList:            {handle: (*ServerSession).handleListPrompts, capability: hasPrompts},
-		MethodPromptsGet:             {handle: (*ServerSession).handleGetPrompt, capability: hasPrompts},
-		MethodResourcesList:          {handle: (*ServerSession).handleListResources, capability: hasResources},
-		MethodResourcesTemplatesList: {handle: (*ServerSession).handleListResourceTemplates, capability: hasResources},
-		MethodResourcesRead:          {handle: (*ServerSession).handleReadResource, capability: hasResources},
-		MethodResourcesSubscribe:     {handle: (*ServerSession).handleSubscribe, capability: hasSubscribe},
-		MethodResourcesUnsubscribe:   {handle: (*ServerSession).handleUnsubscribe, capability: hasSubscribe},
-		MethodCompletionComplete:     {handle: (*ServerSession).handleComplete},
-		MethodLoggingSetLevel:        {handle: (*ServerSession).handleSetLevel, capability: hasLogging},
+		NotificationInitialized:      {handle: (*Server).handleInitialized, beforeInit: true},
+		NotificationCancelled:        {handle: (*Server).handleCancelled, beforeInit: true},
+		NotificationProgress:         {handle: (*Server).handleProgress, beforeInit: true},
+		NotificationRootsListChanged: {handle: (*Server).handleRootsListChanged},
+		MethodToolsList:              {handle: (*Server).handleListTools, capability: hasTools},
+		MethodToolsCall:              {handle: (*Server).handleCallTool, capability: hasTools},
+		MethodPromptsList:            {handle: (*Server).handleListPrompts, capability: hasPrompts},
+		MethodPromptsGet:             {handle: (*Server).handleGetPrompt, capability: hasPrompts},
+		MethodResourcesList:          {handle: (*Server).handleListResources, capability: hasResources},
+		MethodResourcesTemplatesList: {handle: (*Server).handleListResourceTemplates, capability: hasResources},
+		MethodResourcesRead:          {handle: (*Server).handleReadResource, capability: hasResources},
+		MethodResourcesSubscribe:     {handle: (*Server).handleSubscribe, capability: hasSubscribe},
+		MethodResourcesUnsubscribe:   {handle: (*Server).handleUnsubscribe, capability: hasSubscribe},
+		MethodCompletionComplete:     {handle: (*Server).handleComplete},
+		MethodLoggingSetLevel:        {handle: (*Server).handleSetLevel, capability: hasLogging},
 	}
 }
 
-func handlePing(*ServerSession, context.Context, *Request) (any, error) { return &emptyParams{}, nil }
+func handlePing(*Server, context.Context, *Request) (any, error) { return &emptyParams{}, nil }

@@ -41,9 +41,9 @@ var modernMethods map[string]serverMethod
 
 func init() {
 	m := map[string]serverMethod{
-		MethodServerDiscover:      {handle: (*ServerSession).handleDiscover},
-		MethodSubscriptionsListen: {handle: (*ServerSession).handleListen},
-		NotificationCancelled:     {handle: handleCancelled},
+		MethodServerDiscover:      {handle: (*Server).handleDiscover},
+		MethodSubscriptionsListen: {handle: (*Server).handleListen},
+		NotificationCancelled:     {handle: (*Server).handleCancelled},
 	}
 	for _, name := range []string{
 		MethodToolsList, MethodToolsCall, MethodPromptsList, MethodPromptsGet,
@@ -51,7 +51,7 @@ func init() {
 	} {
 		m[name] = serverMethods[name]
 	}
-	m[MethodCompletionComplete] = serverMethod{handle: (*ServerSession).handleComplete, capability: func(c *ServerCapabilities) bool { return c.Completions != nil }}
+	m[MethodCompletionComplete] = serverMethod{handle: (*Server).handleComplete, capability: func(c *ServerCapabilities) bool { return c.Completions != nil }}
 	modernMethods = m
 }
 
@@ -88,10 +88,10 @@ func peekMeta(params json.RawMessage, c *metaCache) *Meta {
 	return m
 }
 
-// isModern reports whether r, on a session that was never initialized, is
-// served by the stateless lifecycle: it declares a protocol version in
-// _meta, or it is not one of the legacy handshake's messages.
-func isModern(r *Request, meta *Meta) bool {
+// isStateless reports whether r, on a connection that was never
+// initialized, is served by the stateless lifecycle: it declares a protocol
+// version in _meta, or it is not one of the handshake's messages.
+func isStateless(r *Request, meta *Meta) bool {
 	if meta != nil && meta.ProtocolVersion != "" {
 		return true
 	}
@@ -116,18 +116,26 @@ func unsupportedVersionError(requested string) *jsonrpc.Error {
 		WithData(map[string]any{"supported": modernVersions(), "requested": requested})
 }
 
-// routeModern serves one request of the stateless lifecycle, checking it in
-// the order the specification gives: _meta, version, method, capability.
-func (s *Server) routeModern(ctx context.Context, ss *ServerSession, r *Request, meta *Meta) (any, error) {
+// errNoLifecycle answers a request that neither follows a handshake nor
+// carries the stateless revision's _meta: it says both ways to fix it.
+const errNoLifecycle = "Invalid params: missing _meta. This server speaks both lifecycles: " +
+	"either send initialize first (protocol revisions up to 2025-11-25), " +
+	"or put io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities " +
+	"in the params._meta of every request (2026-07-28)"
+
+// routeStateless serves one request of the stateless lifecycle, checking it
+// in the order the specification gives: _meta, version, method, capability.
+func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
+	meta := r.meta
 	if r.IsNotification() {
 		if m, ok := modernMethods[r.Method]; ok {
-			return m.handle(ss, ctx, r)
+			return m.handle(s, ctx, r)
 		}
 		return nil, nil
 	}
 	switch {
 	case meta == nil:
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing _meta (io.modelcontextprotocol/protocolVersion and clientCapabilities are required)")
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, errNoLifecycle)
 	case meta.ProtocolVersion == "":
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing _meta io.modelcontextprotocol/protocolVersion")
 	case meta.ClientCapabilities == nil:
@@ -151,7 +159,7 @@ func (s *Server) routeModern(ctx context.Context, ss *ServerSession, r *Request,
 		logLevel:   meta.LogLevel,
 		method:     r.Method,
 	}
-	res, err := m.handle(ss, ctx, r)
+	res, err := m.handle(s, ctx, r)
 	if err != nil || res == nil {
 		return res, err
 	}
@@ -236,17 +244,17 @@ func (s *Server) cacheScope() CacheScope {
 	return CacheScopePrivate
 }
 
-func (ss *ServerSession) handleDiscover(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleDiscover(_ context.Context, r *Request) (any, error) {
 	return &DiscoverResult{
 		SupportedVersions: SupportedVersions,
-		Capabilities:      ss.server.capabilities(),
-		Instructions:      ss.server.opts.Instructions,
+		Capabilities:      s.capabilities(),
+		Instructions:      s.opts.Instructions,
 	}, nil
 }
 
 // listener is one open subscriptions/listen stream.
 type listener struct {
-	ss     *ServerSession
+	out    outbound
 	ctx    context.Context // the listen request's context: writes go to its stream
 	id     jsonrpc.ID
 	filter SubscriptionFilter
@@ -277,12 +285,12 @@ func (l *listener) wants(method, uri string) bool {
 // will honour, then streams matching notifications, each tagged with the
 // listen request's id, until the client goes away (no response is sent
 // then) or the session ends (the listen result is sent).
-func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, error) {
+func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	var p ListenParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	caps := ss.server.capabilities()
+	caps := s.capabilities()
 	var ack SubscriptionFilter
 	if caps.Tools != nil && caps.Tools.ListChanged {
 		ack.ToolsListChanged = p.Notifications.ToolsListChanged
@@ -296,13 +304,12 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
-	l := &listener{ss: ss, ctx: ctx, id: r.ID, filter: ack}
+	l := &listener{out: r.out, ctx: ctx, id: r.ID, filter: ack}
 	// Register before acknowledging, so that a client acting on the
 	// acknowledgement misses no change that follows it, and hold sendMu
 	// until the acknowledgement is written, so that it stays the first
 	// message of the stream.
 	l.sendMu.Lock()
-	s := ss.server
 	s.mu.Lock()
 	if s.listeners == nil {
 		s.listeners = make(map[*listener]struct{})
@@ -314,14 +321,14 @@ func (ss *ServerSession) handleListen(ctx context.Context, r *Request) (any, err
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
-	err := ss.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack})
+	err := r.out.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack})
 	l.sendMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case <-ctx.Done():
-	case <-ss.conn.ReadDone():
+	case <-r.out.gone():
 	}
 	// The client cancelled (no response goes out), went away, or the
 	// session is ending: say goodbye with the listen result.
@@ -341,7 +348,7 @@ func (s *Server) notifyListeners(method, uri string, params func(*Meta) any) {
 	s.mu.Unlock()
 	for _, l := range targets {
 		l.sendMu.Lock()
-		_ = l.ss.notify(l.ctx, method, params(l.meta()))
+		_ = l.out.notify(l.ctx, method, params(l.meta()))
 		l.sendMu.Unlock()
 	}
 }

@@ -10,58 +10,167 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
-// ServerSession is one client's connection to a Server.
+// ServerSession is one client connection to a Server, made by
+// Server.Connect. On it, a client either opens a stateful session with the
+// initialize handshake (protocol revisions 2024-11-05 to 2025-11-25), or
+// sends requests of the stateless revision (2026-07-28), each carrying its
+// own client context in _meta. A session rebuilt from a SessionState starts
+// already initialized.
+//
+// Requests of the stateless revision belong to no session: their handlers
+// see ServerRequest.Session() == nil, and take the client's version,
+// capabilities and identity from the request itself.
 type ServerSession struct {
 	server    *Server
 	conn      *jsonrpc.Conn
+	id        string
+	store     SessionStore
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 
-	mu         sync.Mutex
-	initParams *InitializeParams
-	version    string
-	initDone   bool // initialize answered
-	ready      bool // notifications/initialized received
-	logLevel   LoggingLevel
-	subs       map[string]struct{}
+	mu       sync.Mutex
+	state    SessionState        // ProtocolVersion "" until initialize
+	initDone bool                // initialize answered, or rebuilt from state
+	subs     map[string]struct{} // resource subscriptions (state.Subscriptions is built on save)
 
 	metaCache metaCache // client capabilities and info of 2026-07-28 requests
+}
+
+// SessionOptions configures one session of Server.Connect. The zero value
+// (and nil) is a session with no id whose state lives only in memory, as on
+// stdio.
+type SessionOptions struct {
+	// ID names the session (the Streamable HTTP Mcp-Session-Id).
+	ID string
+	// State, if set, rebuilds a session initialized elsewhere (another
+	// process, or before a restart): the session starts with that state,
+	// and the client is not expected to initialize again.
+	State *SessionState
+	// Store, if set, receives the session's state when the handshake
+	// completes and after every change, before the request that changed it
+	// is answered. It needs ID.
+	Store SessionStore
+	// Principal names who opens the session (for HTTP, derived from the
+	// request's credentials); it is saved with the state so that a
+	// transport can refuse the session to anyone else.
+	Principal string
 }
 
 // levelUnset means the client never called logging/setLevel: every message
 // is sent.
 const levelUnset LoggingLevel = 0
 
-// Handle implements jsonrpc.Handler: it runs the Receiving middleware and the
-// method table for one incoming message.
+// Handle implements jsonrpc.Handler: it decides which lifecycle the message
+// belongs to, then runs the Receiving middleware and the method table.
 func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
-	return ss.server.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss})
+	ctx = withTransportValues(ctx)
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, conn: ss, out: ss}
+	if !ss.initializeDone() {
+		if meta := peekMeta(m.Params, &ss.metaCache); isStateless(r, meta) {
+			r.meta = meta
+			r.stateless = true
+			return ss.server.receive(ctx, r)
+		}
+	}
+	r.Session, r.ss = ss, ss
+	return ss.server.receive(ctx, r)
 }
+
+// ID returns the session's id ("" on transports without session ids).
+func (ss *ServerSession) ID() string { return ss.id }
 
 // ProtocolVersion returns the negotiated revision ("" before initialize).
 func (ss *ServerSession) ProtocolVersion() string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.version
+	return ss.state.ProtocolVersion
 }
 
 // ClientInfo returns what the client said about itself in initialize.
 func (ss *ServerSession) ClientInfo() *Implementation {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.initParams == nil {
-		return nil
-	}
-	return ss.initParams.ClientInfo
+	return ss.state.ClientInfo
 }
 
 // ClientCapabilities returns the capabilities the client declared.
 func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.initParams == nil || ss.initParams.Capabilities == nil {
+	if ss.state.ClientCapabilities == nil {
 		return &ClientCapabilities{}
 	}
-	return ss.initParams.Capabilities
+	return ss.state.ClientCapabilities
+}
+
+// LogLevel returns the level the client set with logging/setLevel, or zero
+// if it set none (every level is sent).
+func (ss *ServerSession) LogLevel() LoggingLevel {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state.LogLevel
+}
+
+// State returns a copy of the session's state: what a SessionStore keeps.
+func (ss *ServerSession) State() *SessionState {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.stateLocked()
+}
+
+func (ss *ServerSession) stateLocked() *SessionState {
+	st := ss.state
+	st.ID = ss.id
+	st.Subscriptions = sortedKeys(ss.subs)
+	if len(st.Subscriptions) == 0 {
+		st.Subscriptions = nil
+	}
+	return &st
+}
+
+// restore puts the session in the state st describes.
+func (ss *ServerSession) restore(st *SessionState) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.state = *st
+	ss.state.Subscriptions = nil
+	ss.initDone = st.ProtocolVersion != ""
+	ss.subs = nil
+	for _, u := range st.Subscriptions {
+		if ss.subs == nil {
+			ss.subs = make(map[string]struct{}, len(st.Subscriptions))
+		}
+		ss.subs[u] = struct{}{}
+	}
+}
+
+// save writes the session's state to its store, if it has one, and tells
+// the other processes that it changed.
+func (ss *ServerSession) save(ctx context.Context) error {
+	if ss.store == nil || ss.id == "" {
+		return nil
+	}
+	if err := ss.store.Save(ctx, ss.State()); err != nil {
+		ss.server.log.Warn("mcp: session store: save", "session", ss.id, "err", err)
+		return jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the session could not be saved")
+	}
+	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.instance})
+	return nil
+}
+
+// reload reads the session's state back from its store, after another
+// process changed it.
+func (ss *ServerSession) reload(ctx context.Context) {
+	if ss.store == nil || ss.id == "" {
+		return
+	}
+	st, err := ss.store.Load(ctx, ss.id)
+	if err != nil {
+		if !errors.Is(err, ErrNoSession) {
+			ss.server.log.Warn("mcp: session store: load", "session", ss.id, "err", err)
+		}
+		return
+	}
+	ss.restore(st)
 }
 
 // Close ends the session.
@@ -86,7 +195,8 @@ func (ss *ServerSession) subscribed(uri string) bool {
 	return ok
 }
 
-func (ss *ServerSession) handleInitialize(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) {
+	ss := r.ss
 	var p InitializeParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
@@ -100,55 +210,63 @@ func (ss *ServerSession) handleInitialize(_ context.Context, r *Request) (any, e
 		ss.mu.Unlock()
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: session already initialized")
 	}
-	ss.initParams = &p
-	ss.version = version
+	ss.state.ProtocolVersion = version
+	ss.state.ClientInfo = p.ClientInfo
+	ss.state.ClientCapabilities = p.Capabilities
 	ss.initDone = true
 	ss.mu.Unlock()
+	if err := ss.save(ctx); err != nil {
+		return nil, err
+	}
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    ss.server.capabilities(),
-		ServerInfo:      ss.server.impl,
-		Instructions:    ss.server.opts.Instructions,
+		Capabilities:    s.capabilities(),
+		ServerInfo:      s.impl,
+		Instructions:    s.opts.Instructions,
 	}, nil
 }
 
-func (ss *ServerSession) handleInitialized(ctx context.Context, _ *Request) (any, error) {
+func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error) {
+	ss := r.ss
 	ss.mu.Lock()
-	first := ss.initDone && !ss.ready
-	ss.ready = ss.initDone
+	first := ss.initDone && !ss.state.Initialized
+	ss.state.Initialized = ss.initDone
 	ss.mu.Unlock()
-	if first && ss.server.opts.InitializedHandler != nil {
-		ss.server.opts.InitializedHandler(ctx, ss)
-	}
-	return nil, nil
-}
-
-func handleCancelled(sess *ServerSession, _ context.Context, r *Request) (any, error) {
-	var p CancelledNotificationParams
-	if decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
-		sess.conn.CancelIncoming(p.RequestID)
-	}
-	return nil, nil
-}
-
-func (ss *ServerSession) handleProgress(ctx context.Context, r *Request) (any, error) {
-	if h := ss.server.opts.ProgressHandler; h != nil {
-		var p ProgressNotificationParams
-		if decodeParams(r.Params, &p) == nil {
-			h(ctx, ss, &p)
+	if first {
+		_ = ss.save(ctx)
+		if s.opts.InitializedHandler != nil {
+			s.opts.InitializedHandler(ctx, ss)
 		}
 	}
 	return nil, nil
 }
 
-func (ss *ServerSession) handleRootsListChanged(ctx context.Context, _ *Request) (any, error) {
-	if h := ss.server.opts.RootsListChangedHandler; h != nil {
-		h(ctx, ss)
+func (s *Server) handleCancelled(_ context.Context, r *Request) (any, error) {
+	var p CancelledNotificationParams
+	if r.conn != nil && decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
+		r.conn.conn.CancelIncoming(p.RequestID)
 	}
 	return nil, nil
 }
 
-func (ss *ServerSession) handleSetLevel(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleProgress(ctx context.Context, r *Request) (any, error) {
+	if h := s.opts.ProgressHandler; h != nil {
+		var p ProgressNotificationParams
+		if decodeParams(r.Params, &p) == nil {
+			h(ctx, r.ss, &p)
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) handleRootsListChanged(ctx context.Context, r *Request) (any, error) {
+	if h := s.opts.RootsListChangedHandler; h != nil {
+		h(ctx, r.ss)
+	}
+	return nil, nil
+}
+
+func (s *Server) handleSetLevel(ctx context.Context, r *Request) (any, error) {
 	var p SetLevelParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
@@ -156,13 +274,16 @@ func (ss *ServerSession) handleSetLevel(_ context.Context, r *Request) (any, err
 	if p.Level == levelUnset {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: level is required")
 	}
-	ss.mu.Lock()
-	ss.logLevel = p.Level
-	ss.mu.Unlock()
+	r.ss.mu.Lock()
+	r.ss.state.LogLevel = p.Level
+	r.ss.mu.Unlock()
+	if err := r.ss.save(ctx); err != nil {
+		return nil, err
+	}
 	return &emptyParams{}, nil
 }
 
-func (ss *ServerSession) handleSubscribe(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleSubscribe(ctx context.Context, r *Request) (any, error) {
 	var p SubscribeParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
@@ -170,28 +291,36 @@ func (ss *ServerSession) handleSubscribe(_ context.Context, r *Request) (any, er
 	if p.URI == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
 	}
+	ss := r.ss
 	ss.mu.Lock()
 	if ss.subs == nil {
 		ss.subs = make(map[string]struct{})
 	}
 	ss.subs[p.URI] = struct{}{}
 	ss.mu.Unlock()
+	if err := ss.save(ctx); err != nil {
+		return nil, err
+	}
 	return &emptyParams{}, nil
 }
 
-func (ss *ServerSession) handleUnsubscribe(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleUnsubscribe(ctx context.Context, r *Request) (any, error) {
 	var p UnsubscribeParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
+	ss := r.ss
 	ss.mu.Lock()
 	delete(ss.subs, p.URI)
 	ss.mu.Unlock()
+	if err := ss.save(ctx); err != nil {
+		return nil, err
+	}
 	return &emptyParams{}, nil
 }
 
-func (ss *ServerSession) handleComplete(ctx context.Context, r *Request) (any, error) {
-	h := ss.server.opts.CompletionHandler
+func (s *Server) handleComplete(ctx context.Context, r *Request) (any, error) {
+	h := s.opts.CompletionHandler
 	if h == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: completion/complete (no completion handler)")
 	}
@@ -199,7 +328,7 @@ func (ss *ServerSession) handleComplete(ctx context.Context, r *Request) (any, e
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	res, err := h(ctx, newServerRequest(ss, r, &p, p.Meta))
+	res, err := h(ctx, newServerRequest(r, &p, p.Meta))
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +356,7 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 
 // notify sends a notification through the Sending middleware.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, ss.conn, ss, ss.server.opts.Sending, method, params)
+	return sendNotify(ctx, ss.conn.Notify, ss, ss.server.opts.Sending, method, params)
 }
 
 // sendCancel tells the client the server gave up on one of its requests.
@@ -303,10 +432,7 @@ func (ss *ServerSession) NotifyProgress(ctx context.Context, p *ProgressNotifica
 // Log sends notifications/message if p.Level is at or above the level the
 // client set (every level, if it never set one).
 func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error {
-	ss.mu.Lock()
-	min := ss.logLevel
-	ss.mu.Unlock()
-	if min != levelUnset && p.Level < min {
+	if min := ss.LogLevel(); min != levelUnset && p.Level < min {
 		return nil
 	}
 	return ss.notify(ctx, NotificationMessage, p)
@@ -357,36 +483,45 @@ func decodeResult(method string, raw json.RawMessage, result any) error {
 	return nil
 }
 
-func sendNotify(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params any) error {
+// sendNotify runs an outgoing notification through middleware and write.
+func sendNotify(ctx context.Context, write func(context.Context, string, any) error, s Session, mws []Middleware, method string, params any) error {
 	if len(mws) == 0 {
-		return conn.Notify(ctx, method, params)
+		return write(ctx, method, params)
 	}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
 	h := chain(func(ctx context.Context, r *Request) (any, error) {
-		return nil, conn.Notify(ctx, r.Method, r.Params)
+		return nil, write(ctx, r.Method, r.Params)
 	}, mws)
 	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s})
 	return err
 }
 
-// ServerRequest is what a feature handler receives: the session the request
-// came on and its decoded params. Its methods reach back to the client on
-// behalf of this request (progress, logs, sampling, elicitation, roots), so
-// that a transport can route them with the request.
+// ServerRequest is what a feature handler receives: the request's decoded
+// params, and one API for everything about the request whatever its
+// lifecycle. Its methods answer from the session for a request of a stateful
+// session, and from the request's own _meta for a request of the stateless
+// revision (2026-07-28); they reach back to the client on behalf of this
+// request (progress, logs, sampling, elicitation, roots), so that a
+// transport can route what they send with the request.
+//
+// The handler's ctx carries what the transport knows: for HTTP, the
+// request's values (what authentication middleware stored there) and
+// mcphttp.RequestInfoFromContext.
 type ServerRequest[P any] struct {
-	Session *ServerSession
-	Params  P
+	Params P
 
+	ss   *ServerSession // the stateful session; nil for a stateless request
+	out  outbound       // where messages about this request go
 	id   jsonrpc.ID
 	meta *Meta
 	rc   *requestContext // set for 2026-07-28 requests
 }
 
-func newServerRequest[P any](ss *ServerSession, r *Request, p P, meta *Meta) *ServerRequest[P] {
-	return &ServerRequest[P]{Session: ss, Params: p, id: r.ID, meta: meta, rc: r.rc}
+func newServerRequest[P any](r *Request, p P, meta *Meta) *ServerRequest[P] {
+	return &ServerRequest[P]{ss: r.ss, out: r.out, Params: p, id: r.ID, meta: meta, rc: r.rc}
 }
 
 // Request types handed to feature handlers.
@@ -397,8 +532,40 @@ type (
 	CompleteRequest     = ServerRequest[*CompleteParams]
 )
 
+// Session returns the stateful session the request belongs to, or nil for
+// a request of the stateless revision, which belongs to none.
+func (r *ServerRequest[P]) Session() *ServerSession { return r.ss }
+
+// Stateless reports whether the request is of the stateless revision
+// (2026-07-28): it carries its client context in _meta, belongs to no
+// session, and asks the client for input with input-required results.
+func (r *ServerRequest[P]) Stateless() bool { return r.rc != nil }
+
 // ID returns the JSON-RPC id of the request.
 func (r *ServerRequest[P]) ID() jsonrpc.ID { return r.id }
+
+// Meta returns the request's params._meta, or nil.
+func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
+
+// ClientInfo returns what the client said about itself: in initialize, or
+// in this request's _meta. It may be nil.
+func (r *ServerRequest[P]) ClientInfo() *Implementation {
+	if r.rc != nil {
+		return r.rc.clientInfo
+	}
+	return r.ss.ClientInfo()
+}
+
+// LogLevel returns the least severe level of log messages the client wants
+// for this request: set per session with logging/setLevel, or per request
+// in _meta. Zero means: every level for a session, none for a stateless
+// request.
+func (r *ServerRequest[P]) LogLevel() LoggingLevel {
+	if r.rc != nil {
+		return r.rc.logLevel
+	}
+	return r.ss.LogLevel()
+}
 
 // ProgressToken returns the token the client attached to ask for progress.
 func (r *ServerRequest[P]) ProgressToken() (ProgressToken, bool) {
@@ -415,23 +582,65 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 	if !ok {
 		return nil
 	}
-	return r.Session.NotifyProgress(ctx, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
+	return r.out.notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
 }
 
-// Log sends a log message to the client, related to this request. A
-// 2026-07-28 request gets logs only at or above the level its _meta asked
-// for, and none if it asked for none.
+// Log sends a log message to the client, related to this request, if the
+// client asked for that level (see LogLevel).
 func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
 	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel) {
 		return nil
+	}
+	if r.rc == nil {
+		if min := r.ss.LogLevel(); min != levelUnset && level < min {
+			return nil
+		}
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	p := &LoggingMessageParams{Level: level, Logger: logger, Data: raw}
-	if r.rc != nil {
-		return r.Session.notify(ctx, NotificationMessage, p)
+	return r.out.notify(ctx, NotificationMessage, &LoggingMessageParams{Level: level, Logger: logger, Data: raw})
+}
+
+// outbound is where the messages a request's handler sends go: the
+// connection it came on, or the response stream of a stateless HTTP
+// request.
+type outbound interface {
+	notify(ctx context.Context, method string, params any) error
+	// gone is closed when nothing more can be sent (the connection's reader
+	// stopped); nil when only the request's ctx tells.
+	gone() <-chan struct{}
+}
+
+func (ss *ServerSession) gone() <-chan struct{} { return ss.conn.ReadDone() }
+
+// withTransportValues lets a handler's ctx carry the values of the context
+// the transport received the message in (for HTTP, the request's: what
+// authentication middleware stored there), when the transport's message
+// info offers it through a Context method. Cancellation still comes from
+// ctx alone: an HTTP request ending does not end the handler of a stateful
+// session.
+func withTransportValues(ctx context.Context) context.Context {
+	src, ok := jsonrpc.MessageInfo(ctx).(interface{ Context() context.Context })
+	if !ok {
+		return ctx
 	}
-	return r.Session.Log(ctx, p)
+	if vc := src.Context(); vc != nil {
+		return &valuesCtx{Context: ctx, values: vc}
+	}
+	return ctx
+}
+
+// valuesCtx is a context whose values fall back to another context's.
+type valuesCtx struct {
+	context.Context
+	values context.Context
+}
+
+func (c *valuesCtx) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.values.Value(key)
 }

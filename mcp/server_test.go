@@ -224,10 +224,7 @@ func newRawPeer(t *testing.T, rev string, srv *mcp.Server) *rawPeer {
 	t.Helper()
 	w := newWireLog(rev)
 	a, b := transport.Pipe()
-	ss, err := srv.Connect(testCtx(t), w.stream("server", b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := srv.Connect(w.stream("server", b), nil)
 	p := &rawPeer{t: t, s: a, ss: ss, wire: w}
 	t.Cleanup(func() {
 		a.Close()

@@ -34,10 +34,7 @@ func newStdioPeer(t *testing.T, s *mcp.Server) *stdioPeer {
 	toServer, clientW := io.Pipe()
 	clientR, fromServer := io.Pipe()
 	stream := transport.NewLineStream(toServer, fromServer, closers{toServer, fromServer}, &transport.LineOptions{MaxMessageSize: maxLine})
-	ss, err := s.Connect(context.Background(), stream)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := s.Connect(stream, nil)
 	p := &stdioPeer{t: t, w: clientW, lines: make(chan []byte, 16), ss: ss}
 	go func() {
 		defer close(p.lines)

@@ -151,12 +151,12 @@ func errorResult(err error) *CallToolResult {
 	return &CallToolResult{IsError: true, Content: []Content{&TextContent{Text: err.Error()}}}
 }
 
-func (ss *ServerSession) handleListTools(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListTools(_ context.Context, r *Request) (any, error) {
 	var p ListToolsParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	tools, next, err := ss.server.tools.page(p.Cursor, ss.server.opts.PageSize)
+	tools, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +167,12 @@ func (ss *ServerSession) handleListTools(_ context.Context, r *Request) (any, er
 	return res, nil
 }
 
-func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, error) {
+func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	var p CallToolParams
 	if err := decodeCallToolParams(r.Params, r.meta, &p); err != nil {
 		return nil, err
 	}
-	st, ok := ss.server.tools.get(p.Name)
+	st, ok := s.tools.get(p.Name)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown tool %q", p.Name)
 	}
@@ -192,11 +192,11 @@ func (ss *ServerSession) handleCallTool(ctx context.Context, r *Request) (any, e
 			p.Arguments = filled
 		}
 	}
-	if err := ss.server.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
+	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	res, err := st.handler(ctx, newServerRequest(ss, r, &p, p.Meta))
-	if ir, err, ok := ss.server.finishInput(r.rc, err); ok {
+	res, err := st.handler(ctx, newServerRequest(r, &p, p.Meta))
+	if ir, err, ok := s.finishInput(r.rc, err); ok {
 		return ir, err
 	}
 	if err != nil {

@@ -258,10 +258,7 @@ func connectClient(t *testing.T, rev string, s *mcp.Server, c *mcp.Client) *env 
 	w := newWireLog(rev)
 	a, b := transport.Pipe()
 	ctx := testCtx(t)
-	ss, err := s.Connect(ctx, w.stream("server", b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := s.Connect(w.stream("server", b), nil)
 	cs, err := c.Connect(ctx, w.stream("client", a))
 	if err != nil {
 		ss.Close()

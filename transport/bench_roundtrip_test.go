@@ -48,10 +48,7 @@ var versions = []string{mcp.Version20251125, mcp.Version20260728}
 
 func benchRoundTrip(b *testing.B, version string, serverSide, clientSide jsonrpc.Stream) {
 	ctx := context.Background()
-	ss, err := newBenchServer().Connect(ctx, serverSide)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := newBenchServer().Connect(serverSide, nil)
 	defer ss.Wait()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"},
 		&mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, clientSide)

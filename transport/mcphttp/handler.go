@@ -413,10 +413,10 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	h.mu.Unlock()
 
 	s := newSession(h, rand.Text())
-	ss, err := h.server.Connect(context.Background(), s)
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id})
 	h.mu.Lock()
 	h.reserved--
-	if err == nil && !h.closed {
+	if !h.closed {
 		s.ss = ss
 		h.sessions[s.id] = s
 		h.armSweeper()
@@ -446,11 +446,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	s := newSession(h, "")
-	ss, err := h.server.Connect(r.Context(), s)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, msg.ID, jsonrpc.CodeInternalError, "cannot start a session")
-		return
-	}
+	ss := h.server.Connect(s, nil)
 	s.ss = ss
 	defer func() {
 		s.terminate()

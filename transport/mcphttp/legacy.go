@@ -177,12 +177,7 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	s := &sseSession{h: h, id: rand.Text(), in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
-	ss, err := h.server.Connect(context.Background(), s)
-	if err != nil {
-		h.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server cannot start a session now")
-		return
-	}
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id})
 	s.ss = ss
 	h.sessions[s.id] = s
 	h.mu.Unlock()

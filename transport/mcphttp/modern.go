@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -225,11 +224,7 @@ func (h *Handler) modernSession() (*session, error) {
 	}
 	if h.modern == nil {
 		s := newSession(h, "")
-		ss, err := h.server.Connect(context.Background(), s)
-		if err != nil {
-			return nil, err
-		}
-		s.ss = ss
+		s.ss = h.server.Connect(s, nil)
 		h.modern = s
 	}
 	return h.modern, nil

@@ -1,0 +1,43 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+)
+
+// NewReply builds the response to request id from what its handler
+// returned, as a Conn does: an error of type *Error is sent as it is, any
+// other error as CodeInternalError with its text, and a result is encoded
+// (through Appender when it implements it). A result that fails to encode,
+// or whose encoding panics, becomes CodeInternalError. It is for code that
+// serves a request without a Conn (a stateless HTTP request).
+func NewReply(id ID, result any, err error) (reply *Message) {
+	defer func() {
+		if p := recover(); p != nil {
+			reply = NewErrorResponse(id, NewError(CodeInternalError, "internal error"))
+		}
+	}()
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			if e == nil { // a typed nil *Error: still a failure
+				e = NewError(CodeInternalError, "internal error")
+			}
+			return NewErrorResponse(id, e)
+		}
+		return NewErrorResponse(id, NewError(CodeInternalError, err.Error()))
+	}
+	raw, err := marshalValue(result)
+	if err != nil {
+		return NewErrorResponse(id, NewError(CodeInternalError, "internal error: cannot encode result"))
+	}
+	return NewResponse(id, raw)
+}
+
+// WithMessage returns a context carrying what a Conn attaches to a
+// handler's context for the incoming message m: its id (RelatedRequest)
+// and its transport info (MessageInfo). It is for code that serves a
+// message without a Conn.
+func WithMessage(ctx context.Context, m *Message) context.Context {
+	return &requestCtx{Context: ctx, id: m.ID, info: m.Info}
+}

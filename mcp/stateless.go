@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"runtime/debug"
+
+	"github.com/gomcp/sdk/jsonrpc"
+)
+
+// HandleStateless serves one message of the stateless revision
+// (2026-07-28) that arrived outside any connection: the Streamable HTTP
+// handler calls it for each such POST. No session is involved.
+//
+// The handler runs on the caller's goroutine. ctx's values reach it (what
+// HTTP middleware stored, and m.Info through jsonrpc.MessageInfo) and ctx's
+// end cancels it. Messages the handler sends while it runs (progress, logs,
+// subscriptions/listen notifications) are passed to send, in order, before
+// HandleStateless returns. It returns the response, or nil for a
+// notification and when ctx ended before the handler answered (the client
+// went away, so nobody waits for an answer). A panicking handler is answered
+// with CodeInternalError.
+func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, send func(context.Context, *jsonrpc.Message) error) (reply *jsonrpc.Message) {
+	ctx = jsonrpc.WithMessage(ctx, m)
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, stateless: true, out: &streamOut{s: s, send: send}}
+	r.meta = peekMeta(m.Params, &s.metaCache)
+	res, err := s.receiveSafely(ctx, r)
+	if r.IsNotification() || ctx.Err() != nil {
+		return nil
+	}
+	return jsonrpc.NewReply(m.ID, res, err)
+}
+
+// receiveSafely runs the Receiving middleware and the route, turning a
+// panic into CodeInternalError as a connection would.
+func (s *Server) receiveSafely(ctx context.Context, r *Request) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: handler panicked", "method", r.Method, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
+		}
+	}()
+	return s.receive(ctx, r)
+}
+
+// streamOut sends the messages about one stateless request to its response
+// stream, through the Sending middleware.
+type streamOut struct {
+	s    *Server
+	send func(context.Context, *jsonrpc.Message) error
+}
+
+func (o *streamOut) notify(ctx context.Context, method string, params any) error {
+	return sendNotify(ctx, o.write, nil, o.s.opts.Sending, method, params)
+}
+
+func (o *streamOut) write(ctx context.Context, method string, params any) error {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return err
+	}
+	return o.send(ctx, jsonrpc.NewNotification(method, raw))
+}
+
+// gone is nil: only the request's ctx tells that the client went away.
+func (o *streamOut) gone() <-chan struct{} { return nil }
+
+// encodeParams encodes outgoing params, through their AppendJSON method
+// when they have one.
+func encodeParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	case jsonrpc.Appender:
+		return p.AppendJSON(nil)
+	}
+	return json.Marshal(params)
+}
