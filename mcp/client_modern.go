@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -113,23 +112,15 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 	return out
 }
 
-// withModernMeta returns a copy of params (a pointer to a params struct)
-// whose _meta carries the per-request client context.
+// withModernMeta returns a copy of params whose _meta carries the
+// per-request client context; params that are not a protocol params type
+// are sent as they are.
 func (cs *ClientSession) withModernMeta(params any) any {
-	v := reflect.ValueOf(params)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+	p, ok := params.(Params)
+	if !ok || p == nil {
 		return params
 	}
-	idx := fieldsOf(v.Elem().Type())
-	if idx.meta == nil {
-		return params
-	}
-	cp := reflect.New(v.Elem().Type())
-	cp.Elem().Set(v.Elem())
-	f := cp.Elem().FieldByIndex(idx.meta)
-	old, _ := f.Interface().(*Meta)
-	f.Set(reflect.ValueOf(cs.requestMeta(cs.version, old)))
-	return cp.Interface()
+	return p.withMeta(cs.requestMeta(cs.version, p.GetMeta()))
 }
 
 // callModern sends a modern request and, for tools/call, prompts/get and
@@ -181,23 +172,21 @@ func (cs *ClientSession) callModern(ctx context.Context, method string, params, 
 			}
 			answers[key] = a
 		}
-		p = withRetry(p, answers, ir.RequestState)
+		var err error
+		if p, err = withRetry(p, answers, ir.RequestState); err != nil {
+			return err
+		}
 	}
 }
 
-// withRetry returns a copy of params with InputResponses and RequestState
-// set, for the next round.
-func withRetry(params any, answers map[string]*InputResponse, state string) any {
-	v := reflect.ValueOf(params)
-	cp := reflect.New(v.Elem().Type())
-	cp.Elem().Set(v.Elem())
-	if f := cp.Elem().FieldByName("InputResponses"); f.IsValid() {
-		f.Set(reflect.ValueOf(answers))
+// withRetry returns a copy of params with the answers and the server's
+// requestState set, for the next round.
+func withRetry(params any, answers map[string]*InputResponse, state string) (any, error) {
+	p, ok := params.(retryableParams)
+	if !ok {
+		return nil, fmt.Errorf("mcp: the server asked for input on a request that cannot carry answers (%T)", params)
 	}
-	if f := cp.Elem().FieldByName("RequestState"); f.IsValid() {
-		f.SetString(state)
-	}
-	return cp.Interface()
+	return p.withInput(answers, state), nil
 }
 
 // answer fulfils one input request with the client's handlers, as it would a

@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,6 +111,9 @@ type Server struct {
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
 
+	methods    atomic.Pointer[methodTable]
+	extensions map[string]json.RawMessage // capabilities.extensions; guarded by mu
+
 	serverJSONOnce sync.Once
 	serverJSON     []byte // see serverInfoJSON
 }
@@ -134,6 +140,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.methods.Store(coreMethods())
 	s.receive = chain(s.route, s.opts.Receiving)
 	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
 	s.instance = rand.Text()
@@ -196,6 +203,11 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 	if s.opts.CompletionHandler != nil {
 		caps.Completions = &CompletionCapabilities{}
 	}
+	s.mu.Lock()
+	if len(s.extensions) > 0 {
+		caps.Extensions = maps.Clone(s.extensions)
+	}
+	s.mu.Unlock()
 	return caps
 }
 
@@ -346,7 +358,10 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 		return s.routeStateless(ctx, r)
 	}
 	ss := r.ss
-	m, ok := serverMethods[r.Method]
+	m, ok := s.methods.Load().stateful[r.Method]
+	if ok && ss.initializeDone() && !m.in(features(ss.ProtocolVersion())) {
+		ok = false
+	}
 	if !ok {
 		if r.IsNotification() {
 			return nil, nil
@@ -357,7 +372,7 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 		if r.IsNotification() {
 			return nil, nil
 		}
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: %s before initialize", r.Method)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: %s before initialize; send initialize first (or, for protocol revision 2026-07-28, put io.modelcontextprotocol/protocolVersion in params._meta)", r.Method)
 	}
 	if m.capability != nil && !m.capability(s.capabilities()) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s (capability not offered)", r.Method)
@@ -370,37 +385,70 @@ type serverMethod struct {
 	handle     func(s *Server, ctx context.Context, r *Request) (any, error)
 	beforeInit bool                           // allowed before the handshake
 	capability func(*ServerCapabilities) bool // the capability the method needs, if any
+	revisions  []string                       // the revisions it exists in; nil: all of its lifecycle
+	core       bool                           // a method of the core protocol
 }
 
-// serverMethods is the method table: every request and notification a
-// server answers, in one place.
-var serverMethods map[string]serverMethod
+// in reports whether the method exists in revision f.
+func (m *serverMethod) in(f versionFeatures) bool {
+	return m.revisions == nil || slices.Contains(m.revisions, f.version)
+}
 
-func init() {
+// methodTable is a Server's method tables, one per lifecycle. It is
+// replaced, never modified, so that routing reads it without a lock.
+type methodTable struct {
+	stateful  map[string]serverMethod
+	stateless map[string]serverMethod
+}
+
+// coreMethods returns the method tables of the core protocol.
+func coreMethods() *methodTable {
 	hasTools := func(c *ServerCapabilities) bool { return c.Tools != nil }
 	hasPrompts := func(c *ServerCapabilities) bool { return c.Prompts != nil }
 	hasResources := func(c *ServerCapabilities) bool { return c.Resources != nil }
 	hasSubscribe := func(c *ServerCapabilities) bool { return c.Resources != nil && c.Resources.Subscribe }
 	hasLogging := func(c *ServerCapabilities) bool { return c.Logging != nil }
-	serverMethods = map[string]serverMethod{
-		MethodInitialize:             {handle: (*Server).handleInitialize, beforeInit: true},
-		MethodPing:                   {handle: handlePing, beforeInit: true},
-		NotificationInitialized:      {handle: (*Server).handleInitialized, beforeInit: true},
-		NotificationCancelled:        {handle: (*Server).handleCancelled, beforeInit: true},
-		NotificationProgress:         {handle: (*Server).handleProgress, beforeInit: true},
-		NotificationRootsListChanged: {handle: (*Server).handleRootsListChanged},
-		MethodToolsList:              {handle: (*Server).handleListTools, capability: hasTools},
-		MethodToolsCall:              {handle: (*Server).handleCallTool, capability: hasTools},
-		MethodPromptsList:            {handle: (*Server).handleListPrompts, capability: hasPrompts},
-		MethodPromptsGet:             {handle: (*Server).handleGetPrompt, capability: hasPrompts},
-		MethodResourcesList:          {handle: (*Server).handleListResources, capability: hasResources},
-		MethodResourcesTemplatesList: {handle: (*Server).handleListResourceTemplates, capability: hasResources},
-		MethodResourcesRead:          {handle: (*Server).handleReadResource, capability: hasResources},
-		MethodResourcesSubscribe:     {handle: (*Server).handleSubscribe, capability: hasSubscribe},
-		MethodResourcesUnsubscribe:   {handle: (*Server).handleUnsubscribe, capability: hasSubscribe},
-		MethodCompletionComplete:     {handle: (*Server).handleComplete},
-		MethodLoggingSetLevel:        {handle: (*Server).handleSetLevel, capability: hasLogging},
+	hasCompletions := func(c *ServerCapabilities) bool { return c.Completions != nil }
+	t := &methodTable{
+		stateful: map[string]serverMethod{
+			MethodInitialize:             {handle: (*Server).handleInitialize, beforeInit: true},
+			MethodPing:                   {handle: handlePing, beforeInit: true},
+			NotificationInitialized:      {handle: (*Server).handleInitialized, beforeInit: true},
+			NotificationCancelled:        {handle: (*Server).handleCancelled, beforeInit: true},
+			NotificationProgress:         {handle: (*Server).handleProgress, beforeInit: true},
+			NotificationRootsListChanged: {handle: (*Server).handleRootsListChanged},
+			MethodToolsList:              {handle: (*Server).handleListTools, capability: hasTools},
+			MethodToolsCall:              {handle: (*Server).handleCallTool, capability: hasTools},
+			MethodPromptsList:            {handle: (*Server).handleListPrompts, capability: hasPrompts},
+			MethodPromptsGet:             {handle: (*Server).handleGetPrompt, capability: hasPrompts},
+			MethodResourcesList:          {handle: (*Server).handleListResources, capability: hasResources},
+			MethodResourcesTemplatesList: {handle: (*Server).handleListResourceTemplates, capability: hasResources},
+			MethodResourcesRead:          {handle: (*Server).handleReadResource, capability: hasResources},
+			MethodResourcesSubscribe:     {handle: (*Server).handleSubscribe, capability: hasSubscribe},
+			MethodResourcesUnsubscribe:   {handle: (*Server).handleUnsubscribe, capability: hasSubscribe},
+			MethodCompletionComplete:     {handle: (*Server).handleComplete},
+			MethodLoggingSetLevel:        {handle: (*Server).handleSetLevel, capability: hasLogging},
+		},
+		stateless: map[string]serverMethod{
+			MethodServerDiscover:      {handle: (*Server).handleDiscover},
+			MethodSubscriptionsListen: {handle: (*Server).handleListen},
+			NotificationCancelled:     {handle: (*Server).handleCancelled},
+			MethodCompletionComplete:  {handle: (*Server).handleComplete, capability: hasCompletions},
+		},
 	}
+	for _, name := range []string{
+		MethodToolsList, MethodToolsCall, MethodPromptsList, MethodPromptsGet,
+		MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead,
+	} {
+		t.stateless[name] = t.stateful[name]
+	}
+	for _, m := range []map[string]serverMethod{t.stateful, t.stateless} {
+		for name, sm := range m {
+			sm.core = true
+			m[name] = sm
+		}
+	}
+	return t
 }
 
 func handlePing(*Server, context.Context, *Request) (any, error) { return &emptyParams{}, nil }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"sync"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -34,25 +33,6 @@ type requestContext struct {
 	responses map[string]*InputResponse // answers of this and earlier rounds
 	asked     map[string]*InputRequest  // questions raised in this round
 	mu        sync.Mutex                // guards asked (handlers may ask concurrently)
-}
-
-// modernMethods is the method table of the stateless lifecycle.
-var modernMethods map[string]serverMethod
-
-func init() {
-	m := map[string]serverMethod{
-		MethodServerDiscover:      {handle: (*Server).handleDiscover},
-		MethodSubscriptionsListen: {handle: (*Server).handleListen},
-		NotificationCancelled:     {handle: (*Server).handleCancelled},
-	}
-	for _, name := range []string{
-		MethodToolsList, MethodToolsCall, MethodPromptsList, MethodPromptsGet,
-		MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead, MethodCompletionComplete,
-	} {
-		m[name] = serverMethods[name]
-	}
-	m[MethodCompletionComplete] = serverMethod{handle: (*Server).handleComplete, capability: func(c *ServerCapabilities) bool { return c.Completions != nil }}
-	modernMethods = m
 }
 
 // modernVersions lists the stateless revisions this package serves.
@@ -128,7 +108,7 @@ const errNoLifecycle = "Invalid params: missing _meta. This server speaks both l
 func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	meta := r.meta
 	if r.IsNotification() {
-		if m, ok := modernMethods[r.Method]; ok {
+		if m, ok := s.methods.Load().stateless[r.Method]; ok {
 			return m.handle(s, ctx, r)
 		}
 		return nil, nil
@@ -144,8 +124,8 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	if !features(meta.ProtocolVersion).stateless {
 		return nil, unsupportedVersionError(meta.ProtocolVersion)
 	}
-	m, ok := modernMethods[r.Method]
-	if !ok {
+	m, ok := s.methods.Load().stateless[r.Method]
+	if !ok || !m.in(features(meta.ProtocolVersion)) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", r.Method)
 	}
 	caps := s.capabilities()
@@ -163,78 +143,78 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	if err != nil || res == nil {
 		return res, err
 	}
+	if _, typed := res.(typedResult); !typed && !m.core {
+		// A custom method's result of its own type: every 2026-07-28
+		// result still carries resultType.
+		return withResultType(res)
+	}
 	s.stampResult(res, r.Method)
 	return res, nil
 }
 
-// resultFields caches, per result type, where its ResultType, Meta and
-// CacheHints fields are.
-var resultFields sync.Map // reflect.Type -> *resultFieldIndex
-
-type resultFieldIndex struct {
-	resultType, meta, cache []int
-}
-
-func fieldsOf(t reflect.Type) *resultFieldIndex {
-	if v, ok := resultFields.Load(t); ok {
-		return v.(*resultFieldIndex)
+// withResultType encodes a result that is a JSON object and adds
+// "resultType":"complete" to it unless it has a resultType already.
+func withResultType(res any) (any, error) {
+	raw, err := encodeParams(res)
+	if err != nil {
+		return nil, err
 	}
-	idx := &resultFieldIndex{}
-	if f, ok := t.FieldByName("ResultType"); ok && f.Type == reflect.TypeFor[ResultType]() {
-		idx.resultType = f.Index
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return raw, nil
 	}
-	if f, ok := t.FieldByName("Meta"); ok && f.Type == reflect.TypeFor[*Meta]() {
-		idx.meta = f.Index
+	has := false
+	if eachMember(raw, func(k, _ []byte) error {
+		has = has || string(k) == `"resultType"`
+		return nil
+	}) != nil || has {
+		return raw, nil
 	}
-	if f, ok := t.FieldByName("CacheHints"); ok && f.Type == reflect.TypeFor[CacheHints]() {
-		idx.cache = f.Index
+	out := make([]byte, 0, len(raw)+26)
+	out = append(out, `{"resultType":"complete"`...)
+	if rest := raw[skipSpace(raw, i+1):]; len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
 	}
-	resultFields.Store(t, idx)
-	return idx
+	out = append(out, raw[i+1:]...)
+	return json.RawMessage(out), nil
 }
 
 // stampResult sets what every 2026-07-28 result carries: resultType
 // (complete unless the handler chose another), the server's identity in
 // _meta, and caching hints on cacheable results.
 func (s *Server) stampResult(res any, method string) {
-	v := reflect.ValueOf(res)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return
-	}
-	v = v.Elem()
-	idx := fieldsOf(v.Type())
-	if idx.resultType != nil {
-		if f := v.FieldByIndex(idx.resultType); f.String() == "" {
-			f.SetString(string(ResultTypeComplete))
+	complete := true
+	if t, ok := res.(typedResult); ok {
+		rt := t.resultTypeField()
+		if *rt == "" {
+			*rt = ResultTypeComplete
 		}
+		complete = *rt == ResultTypeComplete
 	}
-	if idx.meta != nil {
-		f := v.FieldByIndex(idx.meta)
+	if r, ok := res.(Result); ok {
 		m := &Meta{}
-		if !f.IsNil() {
-			*m = *f.Interface().(*Meta)
+		if old := r.GetMeta(); old != nil {
+			*m = *old
 		}
 		m.ServerInfo = s.impl
 		m.serverJSON = s.serverInfoJSON()
-		f.Set(reflect.ValueOf(m))
+		r.SetMeta(m)
 	}
-	if idx.cache != nil && isComplete(v, idx) {
-		switch method {
-		case MethodServerDiscover, MethodToolsList, MethodPromptsList, MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead:
-			ch := v.FieldByIndex(idx.cache).Addr().Interface().(*CacheHints)
-			if ch.TTLMs == nil {
-				ttl := s.opts.CacheTTL.Milliseconds()
-				ch.TTLMs = &ttl
-			}
-			if ch.CacheScope == "" {
-				ch.CacheScope = s.cacheScope()
-			}
+	c, ok := res.(cacheableResult)
+	if !ok || !complete {
+		return
+	}
+	switch method {
+	case MethodServerDiscover, MethodToolsList, MethodPromptsList, MethodResourcesList, MethodResourcesTemplatesList, MethodResourcesRead:
+		ch := c.cacheHintsField()
+		if ch.TTLMs == nil {
+			ttl := s.opts.CacheTTL.Milliseconds()
+			ch.TTLMs = &ttl
+		}
+		if ch.CacheScope == "" {
+			ch.CacheScope = s.cacheScope()
 		}
 	}
-}
-
-func isComplete(v reflect.Value, idx *resultFieldIndex) bool {
-	return idx.resultType == nil || v.FieldByIndex(idx.resultType).String() == string(ResultTypeComplete)
 }
 
 func (s *Server) cacheScope() CacheScope {

@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+)
+
+// Lifecycle names the lifecycles a Method is served in.
+type Lifecycle uint8
+
+const (
+	// EveryLifecycle serves the method on stateful sessions and to
+	// stateless requests alike.
+	EveryLifecycle Lifecycle = iota
+	// StatefulOnly serves it only on sessions opened with initialize
+	// (protocol revisions 2024-11-05 to 2025-11-25).
+	StatefulOnly
+	// StatelessOnly serves it only to requests of the stateless revision
+	// (2026-07-28).
+	StatelessOnly
+)
+
+// A Method is a request or notification a Server answers beyond the core
+// protocol: a protocol extension's, or an application's own. It goes through
+// the same middleware, handshake, version and cancellation rules as the core
+// methods.
+type Method struct {
+	// Name is the JSON-RPC method name. It must not be one of the core
+	// protocol's.
+	Name string
+	// Handler answers the method. r.Params holds the raw params; decode
+	// them with json.Unmarshal. For a request, the value returned is the
+	// result (a *jsonrpc.Error error is sent as it is); for a notification
+	// it is ignored. r.Session is nil for a stateless request.
+	Handler MethodHandler
+	// Lifecycle says which lifecycles serve the method.
+	Lifecycle Lifecycle
+	// Revisions lists the protocol revisions the method exists in; empty
+	// means every revision of its lifecycles.
+	Revisions []string
+	// BeforeInitialize lets a stateful connection use the method before
+	// the handshake.
+	BeforeInitialize bool
+}
+
+// An Extension is a protocol extension a Server offers: it advertises
+// Settings under capabilities.extensions[ID] (in the revisions that have
+// that member, 2026-07-28 on) and answers its Methods.
+type Extension struct {
+	// ID names the extension, e.g. "io.modelcontextprotocol/tasks".
+	ID string
+	// Settings is the extension's settings object; nil advertises {}.
+	Settings json.RawMessage
+	// Methods are the methods the extension adds.
+	Methods []Method
+}
+
+// ErrInvalidMethod is wrapped by the errors of AddMethod and AddExtension.
+var ErrInvalidMethod = errors.New("mcp: invalid method")
+
+// AddMethod adds or replaces a method. It fails, registering nothing, when
+// the name is empty or a core protocol method's, or the handler is nil.
+func (s *Server) AddMethod(m Method) error { return s.addMethods([]Method{m}) }
+
+// AddExtension adds an extension: its capability and all of its methods, or,
+// on error, nothing.
+func (s *Server) AddExtension(e *Extension) error {
+	if e.ID == "" {
+		return fmt.Errorf("%w: extension without an id", ErrInvalidMethod)
+	}
+	settings := e.Settings
+	if settings == nil {
+		settings = json.RawMessage("{}")
+	} else if !isJSONObject(settings) {
+		return fmt.Errorf("%w: extension %q: settings must be a JSON object", ErrInvalidMethod, e.ID)
+	}
+	if err := s.addMethods(e.Methods); err != nil {
+		return fmt.Errorf("extension %q: %w", e.ID, err)
+	}
+	s.mu.Lock()
+	if s.extensions == nil {
+		s.extensions = make(map[string]json.RawMessage)
+	}
+	s.extensions[e.ID] = settings
+	s.mu.Unlock()
+	for i := range s.capsByShape {
+		s.capsByShape[i].Store(nil)
+	}
+	return nil
+}
+
+func (s *Server) addMethods(ms []Method) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.methods.Load()
+	t := &methodTable{stateful: maps.Clone(old.stateful), stateless: maps.Clone(old.stateless)}
+	for _, m := range ms {
+		if m.Name == "" || m.Handler == nil {
+			return fmt.Errorf("%w: %q needs a name and a handler", ErrInvalidMethod, m.Name)
+		}
+		if c, ok := old.stateful[m.Name]; ok && c.core {
+			return fmt.Errorf("%w: %q is a core protocol method", ErrInvalidMethod, m.Name)
+		}
+		if c, ok := old.stateless[m.Name]; ok && c.core {
+			return fmt.Errorf("%w: %q is a core protocol method", ErrInvalidMethod, m.Name)
+		}
+		for _, v := range m.Revisions {
+			if !IsSupportedVersion(v) {
+				return fmt.Errorf("%w: %q names unknown revision %q", ErrInvalidMethod, m.Name, v)
+			}
+		}
+		h := m.Handler
+		sm := serverMethod{
+			handle:     func(_ *Server, ctx context.Context, r *Request) (any, error) { return h(ctx, r) },
+			beforeInit: m.BeforeInitialize,
+			revisions:  m.Revisions,
+		}
+		delete(t.stateful, m.Name)
+		delete(t.stateless, m.Name)
+		if m.Lifecycle != StatelessOnly {
+			t.stateful[m.Name] = sm
+		}
+		if m.Lifecycle != StatefulOnly {
+			t.stateless[m.Name] = sm
+		}
+	}
+	s.methods.Store(t)
+	return nil
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	i := skipSpace(raw, 0)
+	return i < len(raw) && raw[i] == '{' && json.Valid(raw)
+}

@@ -1,0 +1,113 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// echoMethod answers with its params and whether the request was stateless.
+func echoMethod(name string, lc mcp.Lifecycle, revs ...string) mcp.Method {
+	return mcp.Method{
+		Name:      name,
+		Lifecycle: lc,
+		Revisions: revs,
+		Handler: func(_ context.Context, r *mcp.Request) (any, error) {
+			return map[string]any{"params": r.Params, "stateless": r.Stateless(), "session": r.Session != nil}, nil
+		},
+	}
+}
+
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func TestAddMethod(t *testing.T) {
+	s := mcp.NewServer(serverImpl, nil)
+	for _, m := range []mcp.Method{
+		echoMethod("x/both", mcp.EveryLifecycle),
+		echoMethod("x/stateful", mcp.StatefulOnly),
+		echoMethod("x/stateless", mcp.StatelessOnly),
+		echoMethod("x/only-2025-06-18", mcp.EveryLifecycle, mcp.Version20250618),
+	} {
+		if err := s.AddMethod(m); err != nil {
+			t.Fatalf("AddMethod(%s): %v", m.Name, err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		m       mcp.Method
+		wantErr bool
+	}{
+		{"core method", echoMethod(mcp.MethodToolsCall, mcp.EveryLifecycle), true},
+		{"core stateless method", echoMethod(mcp.MethodServerDiscover, mcp.EveryLifecycle), true},
+		{"no name", echoMethod("", mcp.EveryLifecycle), true},
+		{"no handler", mcp.Method{Name: "x/nil"}, true},
+		{"unknown revision", echoMethod("x/r", mcp.EveryLifecycle, "1999-01-01"), true},
+	} {
+		err := s.AddMethod(tc.m)
+		if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, mcp.ErrInvalidMethod)) {
+			t.Errorf("%s: AddMethod error %v, want error %v", tc.name, err, tc.wantErr)
+		}
+	}
+
+	stateful := newRawPeer(t, mcp.Version20251125, s)
+	if m := stateful.call(1, mcp.MethodInitialize, initParams); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	stateless := newRawPeer(t, mcp.Version20260728, s)
+	for _, tc := range []struct {
+		peer   *rawPeer
+		method string
+		params string
+		want   string // substring of the result, or "" for method not found
+	}{
+		{stateful, "x/both", `{"a":1}`, `"params":{"a":1},"session":true,"stateless":false`},
+		{stateful, "x/stateful", `{}`, `"session":true`},
+		{stateful, "x/stateless", `{}`, ""},
+		{stateful, "x/only-2025-06-18", `{}`, ""},
+		{stateless, "x/both", `{` + statelessMeta + `}`, `"session":false,"stateless":true`},
+		{stateless, "x/stateless", `{` + statelessMeta + `}`, `"stateless":true`},
+		{stateless, "x/stateful", `{` + statelessMeta + `}`, ""},
+	} {
+		m := tc.peer.call(2, tc.method, tc.params)
+		switch {
+		case tc.want == "" && (m.Error == nil || m.Error.Code != jsonrpc.CodeMethodNotFound):
+			t.Errorf("%s: got %s, want method not found", tc.method, m.AppendJSON(nil))
+		case tc.want != "" && (m.Error != nil || !strings.Contains(string(m.Result), tc.want)):
+			t.Errorf("%s: got %s, want a result with %s", tc.method, m.AppendJSON(nil), tc.want)
+		}
+	}
+}
+
+func TestAddExtension(t *testing.T) {
+	s := mcp.NewServer(serverImpl, nil)
+	if err := s.AddExtension(&mcp.Extension{ID: "com.example/bad", Settings: json.RawMessage(`[1]`)}); err == nil {
+		t.Error("AddExtension accepted settings that are not an object")
+	}
+	if err := s.AddExtension(&mcp.Extension{ID: "com.example/bad", Methods: []mcp.Method{echoMethod(mcp.MethodPing, mcp.EveryLifecycle)}}); err == nil {
+		t.Error("AddExtension accepted a core method")
+	}
+	err := s.AddExtension(&mcp.Extension{
+		ID:       "com.example/echo",
+		Settings: json.RawMessage(`{"loud":true}`),
+		Methods:  []mcp.Method{echoMethod("echo/say", mcp.EveryLifecycle)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newRawPeer(t, mcp.Version20260728, s)
+	m := p.call(1, mcp.MethodServerDiscover, `{`+statelessMeta+`}`)
+	if m.Error != nil || !strings.Contains(string(m.Result), `"extensions":{"com.example/echo":{"loud":true}}`) {
+		t.Errorf("server/discover: got %s, want the extension under capabilities.extensions", m.AppendJSON(nil))
+	}
+	if m := p.call(2, "echo/say", `{"word":"hi",`+statelessMeta+`}`); m.Error != nil || !strings.Contains(string(m.Result), `"word":"hi"`) {
+		t.Errorf("echo/say: got %s", m.AppendJSON(nil))
+	}
+	if m := p.call(3, "com.example/bad", `{`+statelessMeta+`}`); m.Error == nil {
+		t.Errorf("a method of a refused extension was registered: %s", m.AppendJSON(nil))
+	}
+}
