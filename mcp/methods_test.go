@@ -111,3 +111,57 @@ func TestAddExtension(t *testing.T) {
 		t.Errorf("a method of a refused extension was registered: %s", m.AppendJSON(nil))
 	}
 }
+
+// TestMiddlewareMeta checks that middleware reads and injects _meta: a
+// client's Sending middleware puts a traceparent on every request, and the
+// server's Receiving middleware sees it with the session id, on every
+// revision.
+func TestMiddlewareMeta(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, rev := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
+		t.Run(rev, func(t *testing.T) {
+			seen := make(chan string, 16)
+			s := mcp.NewServer(serverImpl, &mcp.ServerOptions{Receiving: []mcp.Middleware{
+				func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, r *mcp.Request) (any, error) {
+						if r.Method == mcp.MethodToolsList {
+							m, err := r.Meta()
+							if err != nil || m == nil {
+								seen <- "no _meta"
+							} else {
+								seen <- m.TraceParent + " stateless=" + map[bool]string{true: "yes", false: "no"}[r.Stateless()]
+							}
+						}
+						return next(ctx, r)
+					}
+				},
+			}})
+			s.AddTool(&mcp.Tool{Name: "t"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+			inject := func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, r *mcp.Request) (any, error) {
+					m, err := r.Meta()
+					if err != nil {
+						return nil, err
+					}
+					c := mcp.Meta{}
+					if m != nil {
+						c = *m
+					}
+					c.TraceParent = tp
+					if err := r.SetMeta(&c); err != nil {
+						return nil, err
+					}
+					return next(ctx, r)
+				}
+			}
+			e := connect(t, rev, s, &mcp.ClientOptions{Sending: []mcp.Middleware{inject}})
+			if _, err := e.cs.ListTools(testCtx(t), nil); err != nil {
+				t.Fatal(err)
+			}
+			want := tp + " stateless=" + map[bool]string{true: "yes", false: "no"}[rev == mcp.Version20260728]
+			if got := <-seen; got != want {
+				t.Errorf("server middleware saw %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
@@ -90,4 +92,91 @@ func decodeParams(raw json.RawMessage, p any) error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// Meta returns the message's params._meta, decoded (nil when there is
+// none). Middleware reads progress tokens, the 2026-07-28 client context and
+// trace context (TraceParent) here. The decoded value is shared with the
+// handler: treat it as read-only, and use SetMeta to change it.
+func (r *Request) Meta() (*Meta, error) {
+	if r.meta != nil {
+		return r.meta, nil
+	}
+	raw := metaMember(r.Params)
+	if raw == nil {
+		return nil, nil
+	}
+	m := new(Meta)
+	if err := m.UnmarshalJSON(raw); err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	r.meta = m
+	return m, nil
+}
+
+// SetMeta replaces the message's params._meta (nil removes it), re-encoding
+// the params. Middleware uses it to inject trace context (TraceParent,
+// TraceState) into messages it sends or passes on.
+func (r *Request) SetMeta(m *Meta) error {
+	params := r.Params
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if i := skipSpace(params, 0); i >= len(params) || params[i] != '{' {
+		return errors.New("mcp: SetMeta: params are not a JSON object")
+	}
+	out := make([]byte, 0, len(params)+64)
+	out = append(out, '{')
+	err := eachMember(params, func(k, v []byte) error {
+		if string(k) == `"_meta"` {
+			return nil
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k...), ':'), v...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("mcp: SetMeta: %w", err)
+	}
+	if m != nil {
+		raw, err := m.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(out, `"_meta":`...), raw...)
+	}
+	r.Params = append(out, '}')
+	r.meta = m
+	return nil
+}
+
+// SessionID returns the id of the session the message belongs to, or ""
+// (a stateless request, or a transport without session ids).
+func (r *Request) SessionID() string {
+	if ss, ok := r.Session.(*ServerSession); ok && ss != nil {
+		return ss.id
+	}
+	return ""
+}
+
+// metaMember returns the raw _meta member of a params object, or nil.
+func metaMember(params json.RawMessage) []byte {
+	if len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	var raw []byte
+	if eachMember(params, func(k, v []byte) error {
+		if string(k) == `"_meta"` {
+			raw = v
+		}
+		return nil
+	}) != nil || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }

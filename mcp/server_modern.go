@@ -49,16 +49,8 @@ func modernVersions() []string {
 // peekMeta reads only params._meta. It is used for messages on sessions that
 // were never initialized, to tell a modern request from a legacy one.
 func peekMeta(params json.RawMessage, c *metaCache) *Meta {
-	if len(params) == 0 || params[0] != '{' {
-		return nil
-	}
-	var raw []byte
-	if eachMember(params, func(k, v []byte) error {
-		if string(k) == `"_meta"` {
-			raw = v
-		}
-		return nil
-	}) != nil || raw == nil || string(raw) == "null" {
+	raw := metaMember(params)
+	if raw == nil {
 		return nil
 	}
 	m := new(Meta)
