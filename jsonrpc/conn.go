@@ -17,9 +17,10 @@ import (
 //
 // Handle runs on one of the Conn's request workers for requests, and on the
 // Conn's single notification lane for notifications (so notifications are
-// handled one at a time, in arrival order). For a notification the result is
-// discarded. An error of type *Error is sent as it is; any other error is sent
-// as CodeInternalError. A panic is recovered and answered with
+// handled one at a time, in arrival order; ConnOptions.MaxQueuedNotifications
+// bounds how many may wait). For a notification the result is discarded. An
+// error of type *Error is sent as it is; any other error is sent as
+// CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
@@ -48,9 +49,9 @@ type ConnOptions struct {
 
 	// MaxQueuedNotifications bounds how many incoming notifications may wait
 	// on the lane for the notification handler. Past that a notification is
-	// dropped: notifications get no reply, and the reader never waits for a
-	// handler, so dropping is the only way a peer that floods notifications
-	// at a slow handler cannot grow memory without bound. Drops are logged at
+	// dropped: notifications get no reply and the reader must not wait for a
+	// handler, so dropping is what keeps a peer that floods notifications at
+	// a slow handler from growing memory without bound. Drops are logged at
 	// Warn once per burst (the first drop, then the count when the lane has
 	// drained), counted in Stats and reported to OnReject. Barrier
 	// notifications are handled on the reader, never queued, so never
@@ -95,9 +96,9 @@ type ConnOptions struct {
 	// Batches (m is the whole batch). Rejected messages are counted in Stats
 	// whether or not OnReject is set.
 	//
-	// It runs on the goroutine dispatching m (the reader, or a Push caller),
-	// so it must not block, nor call Close (which waits for that goroutine),
-	// and must not modify m.
+	// It runs on the goroutine dispatching m (the reader, or the caller of
+	// Push or Serve), so it must not block, nor call Close (which waits for
+	// the reader), and must not modify m.
 	OnReject func(m *Message, err *Error)
 
 	// Batches, if set, is asked whenever a batch arrives. If it returns an
