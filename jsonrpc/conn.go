@@ -17,9 +17,10 @@ import (
 //
 // Handle runs on one of the Conn's request workers for requests, and on the
 // Conn's single notification lane for notifications (so notifications are
-// handled one at a time, in arrival order). For a notification the result is
-// discarded. An error of type *Error is sent as it is; any other error is sent
-// as CodeInternalError. A panic is recovered and answered with
+// handled one at a time, in arrival order; ConnOptions.MaxQueuedNotifications
+// bounds how many may wait). For a notification the result is discarded. An
+// error of type *Error is sent as it is; any other error is sent as
+// CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
@@ -46,6 +47,17 @@ type ConnOptions struct {
 	// Default 1024.
 	MaxQueued int
 
+	// MaxQueuedNotifications bounds how many incoming notifications may wait
+	// on the lane for the notification handler. Past that a notification is
+	// dropped: notifications get no reply and the reader must not wait for a
+	// handler, so dropping is what keeps a peer that floods notifications at
+	// a slow handler from growing memory without bound. Drops are logged at
+	// Warn once per burst (the first drop, then the count when the lane has
+	// drained), counted in Stats and reported to OnReject. Barrier
+	// notifications are handled on the reader, never queued, so never
+	// dropped. Default 1024.
+	MaxQueuedNotifications int
+
 	// CallTimeout, if positive, bounds every outgoing Call that has no
 	// earlier deadline of its own.
 	CallTimeout time.Duration
@@ -68,9 +80,33 @@ type ConnOptions struct {
 	// handlers must be quick and must not call the peer.
 	Barrier func(method string) bool
 
-	// Logger receives diagnostics (handler panics, undeliverable responses).
-	// Default: discard.
+	// Logger receives diagnostics (handler panics, undeliverable responses,
+	// dropped notifications and malformed responses). Default: discard.
 	Logger *slog.Logger
+
+	// OnReject, if set, is called for every incoming message the Conn refuses
+	// or drops without calling the Handler, so that upper layers can count
+	// them: an invalid message answered with CodeParseError or
+	// CodeInvalidRequest (err is m.Invalid, the error sent), a malformed
+	// response dropped unanswered (m.IsInvalidResponse(); err is m.Invalid,
+	// saying why), a request refused because its id is in use or because
+	// MaxQueued requests are waiting (err is the error sent), a notification
+	// dropped because the lane is full (ErrNotificationDropped), a response
+	// no call is waiting for (ErrUnknownResponse), and a batch refused by
+	// Batches (m is the whole batch). Rejected messages are counted in Stats
+	// whether or not OnReject is set.
+	//
+	// It runs on the goroutine dispatching m (the reader, or the caller of
+	// Push or Serve), so it must not block, nor call Close (which waits for
+	// the reader), and must not modify m.
+	OnReject func(m *Message, err *Error)
+
+	// Batches, if set, is asked whenever a batch arrives. If it returns an
+	// error, the batch is not dispatched: it is answered with that single
+	// error response (id null) and reported to OnReject. A protocol that
+	// allows batches only in some revisions (MCP: only in 2025-03-26) uses
+	// it to refuse them in the others.
+	Batches func() *Error
 
 	// OnDone, if set, is called once when the connection has ended, after
 	// Done is closed and every handler has returned, on the goroutine that
@@ -82,6 +118,37 @@ type ConnOptions struct {
 // CodeServerOverloaded answers a request refused because MaxQueued requests
 // are already waiting.
 const CodeServerOverloaded = -32000
+
+// The errors OnReject receives for messages that are dropped without a reply,
+// so never sent. Compare them with ==; do not modify them.
+var (
+	// ErrNotificationDropped reports a notification dropped because
+	// MaxQueuedNotifications notifications were already waiting for the
+	// handler.
+	ErrNotificationDropped = NewError(CodeServerOverloaded, "notification dropped: lane full")
+
+	// ErrUnknownResponse reports a response no call is waiting for: its
+	// call gave up already (a late response), its id was never used, or it
+	// has a null id (the peer could not read something this side sent).
+	ErrUnknownResponse = NewError(CodeInvalidRequest, "response dropped: no call is waiting for its id")
+)
+
+// ConnStats is a snapshot of a Conn's counters, for metrics, and for tests
+// that want them without an OnReject hook.
+type ConnStats struct {
+	// DroppedNotifications counts the notifications dropped because
+	// MaxQueuedNotifications were already waiting.
+	DroppedNotifications uint64
+
+	// Rejected counts every incoming message refused or dropped without
+	// calling the Handler: one for each OnReject call (so dropped
+	// notifications are counted here too).
+	Rejected uint64
+
+	// QueuedNotifications is how many notifications wait on the lane now
+	// (not counting the one being handled): at most MaxQueuedNotifications.
+	QueuedNotifications int
+}
 
 // Conn runs one JSON-RPC 2.0 peer over a Stream: it reads and dispatches
 // incoming messages, correlates responses to outgoing calls, and writes
@@ -109,12 +176,17 @@ type Conn struct {
 	queue     []work                         // requests waiting for a worker
 	active    int                            // running request workers
 	lane      []laneItem                     // notifications, in arrival order
+	laneNotes int                            // notifications in lane (the rest are AfterNotifications functions)
+	laneDrops uint64                         // notifications dropped since the lane last drained
 	laneBusy  bool                           // the lane goroutine is running
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
 	err       error
 
 	pushes sync.WaitGroup // Push calls in progress (PushStream only)
+
+	dropped  atomic.Uint64 // ConnStats.DroppedNotifications
+	rejected atomic.Uint64 // ConnStats.Rejected
 
 	readDone signal // reading has stopped; guarded by mu
 	done     signal // the connection has ended; guarded by mu
@@ -149,6 +221,9 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	}
 	if opts.MaxQueued <= 0 {
 		opts.MaxQueued = 1024
+	}
+	if opts.MaxQueuedNotifications <= 0 {
+		opts.MaxQueuedNotifications = 1024
 	}
 	log := opts.Logger
 	if log == nil {
@@ -216,7 +291,9 @@ func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	}
 	if _, dup := c.inflight[m.ID]; dup {
 		c.mu.Unlock()
-		c.reply(c.detached, NewErrorResponse(m.ID, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)))
+		e := Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
+		c.reject(m, e)
+		c.reply(c.detached, NewErrorResponse(m.ID, e))
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -366,8 +443,17 @@ func (c *Conn) readLoop() {
 func (c *Conn) dispatch(m *Message) {
 	switch {
 	case m.Invalid != nil:
-		c.reply(c.detached, NewErrorResponse(m.ID, m.Invalid))
+		if r := c.refuseInvalid(m); r != nil {
+			c.reply(c.detached, r)
+		}
 	case m.Batch != nil:
+		if c.opts.Batches != nil {
+			if e := c.opts.Batches(); e != nil {
+				c.reject(m, e)
+				c.reply(c.detached, NewErrorResponse(ID{}, e))
+				return
+			}
+		}
 		c.dispatchBatch(m.Batch)
 	case m.Method == "":
 		c.deliver(m)
@@ -387,13 +473,46 @@ func (c *Conn) dispatch(m *Message) {
 	}
 }
 
+// refuseInvalid reports the invalid message m and returns the reply it gets:
+// none for a malformed response, whose id is one of this side's own.
+func (c *Conn) refuseInvalid(m *Message) *Message {
+	c.reject(m, m.Invalid)
+	if m.IsInvalidResponse() {
+		c.log.Warn("jsonrpc: dropped a malformed response", "id", m.ID, "err", m.Invalid.Message)
+		return nil
+	}
+	return NewErrorResponse(m.ID, m.Invalid)
+}
+
+// reject counts m, refused or dropped without calling the handler, and
+// reports it to OnReject.
+func (c *Conn) reject(m *Message, err *Error) {
+	c.rejected.Add(1)
+	if c.opts.OnReject != nil {
+		c.opts.OnReject(m, err)
+	}
+}
+
+// Stats returns the Conn's counters. It is safe to call at any time, from
+// any goroutine.
+func (c *Conn) Stats() ConnStats {
+	c.mu.Lock()
+	queued := c.laneNotes
+	c.mu.Unlock()
+	return ConnStats{
+		DroppedNotifications: c.dropped.Load(),
+		Rejected:             c.rejected.Load(),
+		QueuedNotifications:  queued,
+	}
+}
+
 func (c *Conn) dispatchBatch(elems []*Message) {
 	b := &batch{replies: make([]*Message, len(elems))}
 	b.mu.Lock() // hold until every element is dispatched, so no worker finishes the batch early
 	for i, m := range elems {
 		switch {
 		case m.Invalid != nil:
-			b.replies[i] = NewErrorResponse(m.ID, m.Invalid)
+			b.replies[i] = c.refuseInvalid(m)
 		case m.Method == "":
 			c.deliver(m)
 		case m.ID.IsZero():
@@ -426,18 +545,29 @@ func (c *Conn) finishBatch(b *batch) {
 }
 
 // enqueueRequest registers m as in flight and hands it to a worker. It returns
-// an immediate error reply when m cannot be accepted.
+// an immediate error reply when m cannot be accepted, having reported m to
+// OnReject.
 func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
+	if e := c.admitRequest(m, b, i); e != nil {
+		c.reject(m, e)
+		return NewErrorResponse(m.ID, e)
+	}
+	return nil
+}
+
+// admitRequest does the work of enqueueRequest under c.mu, returning the
+// error that refuses m, if any.
+func (c *Conn) admitRequest(m *Message, b *batch, i int) *Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
 		return nil
 	}
 	if _, dup := c.inflight[m.ID]; dup {
-		return NewErrorResponse(m.ID, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID))
+		return Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
 	}
 	if c.active >= c.opts.MaxConcurrency && len(c.queue) >= c.opts.MaxQueued {
-		return NewErrorResponse(m.ID, NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests"))
+		return NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests")
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	if c.inflight == nil {
@@ -599,34 +729,60 @@ type laneItem struct {
 // arrived uses it to act after the notifications the peer sent before that
 // response (MCP: to stop listening for a request's progress only after its
 // last progress notification). When the connection is closing fn runs at
-// once.
+// once. Functions do not count against MaxQueuedNotifications: there is one
+// per call this side made, not per message the peer sent.
 func (c *Conn) AfterNotifications(fn func()) {
-	if !c.enqueue(laneItem{fn: fn}) {
-		fn()
-	}
-}
-
-// enqueueLane appends a notification to the ordered lane.
-func (c *Conn) enqueueLane(m *Message) { c.enqueue(laneItem{m: m}) }
-
-// enqueue appends it to the lane, starting the lane goroutine if needed. It
-// reports false when the connection is closing.
-func (c *Conn) enqueue(it laneItem) bool {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		return false
+		fn()
+		return
 	}
-	c.lane = append(c.lane, it)
-	start := !c.laneBusy
-	c.laneBusy = true
-	if start {
-		c.workers.Add(1)
-	}
+	start := c.appendLane(laneItem{fn: fn})
 	c.mu.Unlock()
 	if start {
 		go c.runLane()
 	}
+}
+
+// enqueueLane appends a notification to the ordered lane, or drops it when
+// MaxQueuedNotifications are waiting already. It never blocks.
+func (c *Conn) enqueueLane(m *Message) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	if c.laneNotes >= c.opts.MaxQueuedNotifications {
+		c.laneDrops++
+		first := c.laneDrops == 1
+		c.mu.Unlock()
+		c.dropped.Add(1)
+		if first {
+			c.log.Warn("jsonrpc: notification lane full, dropping notifications until it drains",
+				"method", m.Method, "limit", c.opts.MaxQueuedNotifications)
+		}
+		c.reject(m, ErrNotificationDropped)
+		return
+	}
+	c.laneNotes++
+	start := c.appendLane(laneItem{m: m})
+	c.mu.Unlock()
+	if start {
+		go c.runLane()
+	}
+}
+
+// appendLane appends it to the lane. It reports whether the caller must
+// start the lane goroutine (already counted in workers), after unlocking
+// c.mu, which it must hold.
+func (c *Conn) appendLane(it laneItem) (start bool) {
+	c.lane = append(c.lane, it)
+	if c.laneBusy {
+		return false
+	}
+	c.laneBusy = true
+	c.workers.Add(1)
 	return true
 }
 
@@ -650,6 +806,7 @@ func (c *Conn) resolve(m *Message) {
 		if m.Error != nil {
 			c.log.Debug("jsonrpc: error response for no pending call", "id", m.ID, "code", m.Error.Code, "message", m.Error.Message)
 		}
+		c.reject(m, ErrUnknownResponse)
 		return
 	}
 	ch <- m
@@ -662,12 +819,21 @@ func (c *Conn) runLane() {
 		if len(c.lane) == 0 || c.closing {
 			c.laneBusy = false
 			c.lane = nil
+			c.laneNotes = 0
+			drops := c.laneDrops // the burst, if any, is over
+			c.laneDrops = 0
 			c.mu.Unlock()
+			if drops > 0 {
+				c.log.Warn("jsonrpc: notification lane drained", "dropped", drops)
+			}
 			return
 		}
 		it := c.lane[0]
 		c.lane[0] = laneItem{}
 		c.lane = c.lane[1:]
+		if it.m != nil {
+			c.laneNotes--
+		}
 		c.mu.Unlock()
 		if it.fn != nil {
 			it.fn()

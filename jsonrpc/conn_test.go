@@ -464,7 +464,8 @@ func TestCallCancel(t *testing.T) {
 // dropped, and that responses for unknown ids are ignored.
 func TestLateResponse(t *testing.T) {
 	var cancels atomic.Int32
-	c, peer := newRawConn(t, ConnOptions{OnCancel: func(ID, error) { cancels.Add(1) }})
+	onReject, rejects := rejectRecorder(8)
+	c, peer := newRawConn(t, ConnOptions{OnCancel: func(ID, error) { cancels.Add(1) }, OnReject: onReject})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := c.Call(ctx, "slow", nil, nil); !errors.Is(err, context.DeadlineExceeded) {
@@ -474,7 +475,8 @@ func TestLateResponse(t *testing.T) {
 	if !req.IsRequest() || req.Method != "slow" {
 		t.Fatalf("peer got %s", describe(req))
 	}
-	// Late, unknown, string-id and null-id responses are all dropped.
+	// Late, unknown, string-id and null-id responses are all dropped, and
+	// reported.
 	peer.send(string(NewResponse(req.ID, json.RawMessage(`"late"`)).AppendJSON(nil)))
 	peer.send(`{"jsonrpc":"2.0","id":999,"result":1}`)
 	peer.send(`{"jsonrpc":"2.0","id":"1","result":1}`)
@@ -496,6 +498,14 @@ func TestLateResponse(t *testing.T) {
 	peer.expectNothing(20 * time.Millisecond) // responses are never answered
 	if n := cancels.Load(); n != 1 {
 		t.Errorf("OnCancel called %d times, want 1", n)
+	}
+	for _, id := range []ID{req.ID, Int64ID(999), StringID("1"), {}, Int64ID(1000)} {
+		if r := recvTimeout(t, rejects, "OnReject"); r.m.ID != id || r.err != ErrUnknownResponse {
+			t.Errorf("OnReject(%s, %v), want id %v and ErrUnknownResponse", describe(r.m), r.err, id)
+		}
+	}
+	if len(rejects) != 0 || c.Stats().Rejected != 5 {
+		t.Errorf("%d more OnReject calls, Stats() = %+v", len(rejects), c.Stats())
 	}
 }
 
@@ -908,13 +918,15 @@ func TestRelatedRequest(t *testing.T) {
 func TestBatches(t *testing.T) {
 	srv := &specServer{}
 	_, peer := newRawConn(t, ConnOptions{Handler: srv})
-	// Requests, notifications, a stray response and invalid elements: one
-	// array with replies for the requests and the invalid elements only.
+	// Requests, notifications, a stray response, a malformed response and
+	// invalid elements: one array with replies for the requests and the
+	// invalid elements only.
 	peer.send(`[
 		{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2]},
 		{"jsonrpc":"2.0","method":"update","params":[1]},
 		5,
 		{"jsonrpc":"2.0","id":99,"result":"stray response"},
+		{"jsonrpc":"2.0","id":98,"result":1,"error":{"code":1,"message":"malformed response: no reply"}},
 		{"jsonrpc":"2.0","id":"x","method":"subtract","params":{"minuend":1,"subtrahend":2}},
 		{"jsonrpc":"1.0","id":3,"method":"sum","params":[]},
 		{"jsonrpc":"2.0","id":4,"method":"nope"}

@@ -67,6 +67,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode accepted invalid JSON %q as %s", data, describe(m))
 		}
 		checkDecoded(t, m, true)
+		checkResponseShape(t, in, m)
 
 		// Decode copies what it keeps.
 		before := m.AppendJSON(nil)
@@ -86,6 +87,26 @@ func FuzzDecode(f *testing.F) {
 			t.Logf("not compared with the reference decoder: %s", why)
 		}
 	})
+}
+
+// checkResponseShape checks IsInvalidResponse against encoding/json: when in
+// is one JSON object, m is an invalid response exactly when it is invalid
+// and has no "method" member but a "result" or an "error" member.
+func checkResponseShape(t *testing.T, in []byte, m *Message) {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if !utf8.Valid(in) || json.Unmarshal(in, &obj) != nil || obj == nil {
+		if m.IsInvalidResponse() {
+			t.Fatalf("%q is not a JSON object, yet an invalid response", in)
+		}
+		return
+	}
+	_, method := obj["method"]
+	_, result := obj["result"]
+	_, hasErr := obj["error"]
+	if want := m.Invalid != nil && !method && (result || hasErr); m.IsInvalidResponse() != want {
+		t.Fatalf("Decode(%q).IsInvalidResponse() = %v, want %v", in, !want, want)
+	}
 }
 
 // checkDecoded checks the invariants of a decoded message.

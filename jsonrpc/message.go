@@ -18,7 +18,9 @@ import (
 //   - batch:        Batch != nil, every other field zero
 //
 // A message that failed to decode or validate has Invalid set to the error the
-// receiver must answer with (and ID set when it could be read).
+// receiver must answer with (and ID set when it could be read), unless it was
+// shaped as a response (see IsInvalidResponse): that one is dropped, not
+// answered.
 type Message struct {
 	ID      ID
 	Method  string
@@ -33,6 +35,9 @@ type Message struct {
 	// It is never encoded. Conn makes it available to handlers through
 	// MessageInfo.
 	Info any
+
+	// badResponse marks an Invalid message that was shaped as a response.
+	badResponse bool
 }
 
 // IsRequest reports whether m is a request (it expects a response).
@@ -40,6 +45,14 @@ func (m *Message) IsRequest() bool { return m.Method != "" && !m.ID.IsZero() }
 
 // IsNotification reports whether m is a notification.
 func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+
+// IsInvalidResponse reports whether m failed to decode or validate (Invalid
+// is set) while shaped as a response: an object with no "method" member but
+// with a "result" or an "error" member. The receiver drops such a message
+// instead of answering it: an error reply would carry the id of one of its
+// own calls back to the peer, where it could be taken for the answer to the
+// peer's own pending call with that id. Invalid then explains what is wrong.
+func (m *Message) IsInvalidResponse() bool { return m.Invalid != nil && m.badResponse }
 
 // IsResponse reports whether m is a response (success or error).
 func (m *Message) IsResponse() bool {
@@ -141,6 +154,11 @@ func invalid(id ID, msg string) *Message {
 	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: " + msg}}
 }
 
+// invalidResponse is invalid for a message shaped as a response.
+func invalidResponse(id ID, msg string) *Message {
+	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid response: " + msg}, badResponse: true}
+}
+
 // envelope holds the raw members of a message object, as slices of the
 // decoded input (nil when absent).
 type envelope struct {
@@ -181,50 +199,56 @@ func decodeObject(data []byte) *Message {
 			idOK = false
 		}
 	}
+	// Without "method" but with "result" or "error" it is a response, even
+	// when malformed: the receiver drops it rather than answer it.
+	bad := invalid
+	if w.method == nil && (w.result != nil || w.error != nil) {
+		bad = invalidResponse
+	}
 	if w.dup == "id" {
 		id, idOK = ID{}, false
 	}
 	if w.dup != "" {
-		return invalid(id, `duplicate member "`+w.dup+`"`)
+		return bad(id, `duplicate member "`+w.dup+`"`)
 	}
 	if string(w.jsonrpc) != `"2.0"` {
-		return invalid(id, `"jsonrpc" must be "2.0"`)
+		return bad(id, `"jsonrpc" must be "2.0"`)
 	}
 	if w.method != nil {
 		method, ok := unquote(w.method)
 		if !ok || method == "" {
-			return invalid(id, `"method" must be a non-empty string`)
+			return bad(id, `"method" must be a non-empty string`)
 		}
 		if !idOK {
-			return invalid(ID{}, `"id" must be a string or an integer`)
+			return bad(ID{}, `"id" must be a string or an integer`)
 		}
 		if w.result != nil || w.error != nil {
-			return invalid(id, "a request cannot carry result or error")
+			return bad(id, "a request cannot carry result or error")
 		}
 		if w.params != nil && w.params[0] != '{' && w.params[0] != '[' {
-			return invalid(id, `"params" must be an object or an array`)
+			return bad(id, `"params" must be an object or an array`)
 		}
 		return &Message{ID: id, Method: method, Params: bytes.Clone(w.params)}
 	}
 	// A response. Error responses may carry a null id (the request was unreadable).
 	if (w.result == nil) == (w.error == nil) {
-		return invalid(id, "a response must carry exactly one of result and error")
+		return bad(id, "a response must carry exactly one of result and error")
 	}
 	if w.result != nil {
 		if w.id == nil || !idOK {
-			return invalid(ID{}, `a result response needs a string or integer "id"`)
+			return bad(ID{}, `a result response needs a string or integer "id"`)
 		}
 		return &Message{ID: id, Result: bytes.Clone(w.result)}
 	}
 	if w.id == nil {
-		return invalid(ID{}, `an error response needs an "id" member`)
+		return bad(ID{}, `an error response needs an "id" member`)
 	}
 	if !idOK && string(w.id) != "null" {
-		return invalid(ID{}, `"id" must be a string, an integer or null`)
+		return bad(ID{}, `"id" must be a string, an integer or null`)
 	}
 	e := decodeError(w.error)
 	if e == nil {
-		return invalid(id, `"error" must be an object with an integer "code" and a string "message"`)
+		return bad(id, `"error" must be an object with an integer "code" and a string "message"`)
 	}
 	return &Message{ID: id, Error: e}
 }

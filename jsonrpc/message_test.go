@@ -321,6 +321,48 @@ func TestMessageKinds(t *testing.T) {
 	}
 }
 
+// TestIsInvalidResponse checks which invalid messages count as malformed
+// responses (dropped by a Conn) rather than invalid requests (answered).
+func TestIsInvalidResponse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		// Shaped as responses: no "method", a "result" or an "error".
+		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, true},
+		{`{"jsonrpc":"2.0","result":1}`, true},
+		{`{"jsonrpc":"2.0","id":null,"result":1}`, true},
+		{`{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"error":null}`, true},
+		{`{"jsonrpc":"1.0","id":1,"result":1}`, true},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"result":1}`, true},
+		{`{"jsonrpc":"2.0","id":1,"Method":"m","result":1,"error":null}`, true},
+		// Not shaped as responses, or valid.
+		{`{"jsonrpc":"2.0","id":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"m","result":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":5,"error":{"code":1,"message":"m"}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"Result":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"m"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":1`, false},
+		{`[1]`, false},
+	}
+	for _, tt := range tests {
+		m := Decode([]byte(tt.in))
+		if m.Batch == nil && m.Invalid == nil && tt.want {
+			t.Errorf("Decode(%s) is valid: %s", tt.in, describe(m))
+		}
+		if got := m.IsInvalidResponse(); got != tt.want {
+			t.Errorf("Decode(%s).IsInvalidResponse() = %v, want %v", tt.in, got, tt.want)
+		}
+		// Inside a batch too.
+		if b := Decode([]byte("[" + tt.in + "]")); b.Batch != nil && b.Batch[0].IsInvalidResponse() != tt.want {
+			t.Errorf("in a batch, Decode(%s).IsInvalidResponse() = %v, want %v", tt.in, !tt.want, tt.want)
+		}
+	}
+}
+
 func TestIDJSON(t *testing.T) {
 	tests := []struct {
 		id   ID

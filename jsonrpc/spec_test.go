@@ -173,7 +173,8 @@ func TestSpecExamples(t *testing.T) {
 }
 
 // TestStrictness feeds a Conn messages MCP forbids. Each must get the error
-// reply shown (with the id echoed when it could be read), and the Conn must
+// reply shown (with the id echoed when it could be read), or none at all for
+// a malformed response, be reported once to OnReject, and the Conn must
 // answer a valid request right after.
 func TestStrictness(t *testing.T) {
 	deepArrays := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
@@ -189,6 +190,7 @@ func TestStrictness(t *testing.T) {
 		invNull = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}`
 		inv1    = `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`
 		invStr  = `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"m"}}`
+		dropped = "" // a malformed response: no reply
 	)
 	tests := []struct {
 		name string
@@ -225,19 +227,26 @@ func TestStrictness(t *testing.T) {
 		// request with response members
 		{"request with result", `{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}`, inv1},
 		{"request with error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"m"}}`, inv1},
-		// responses
-		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, inv1},
+		// responses: malformed ones get no reply, since an error reply with
+		// their id could be taken for the answer to a call of the peer's own
 		{"neither result nor error", `{"jsonrpc":"2.0","id":1}`, inv1},
-		{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, invNull},
-		{"result without id", `{"jsonrpc":"2.0","result":{}}`, invNull},
-		{"error without id", `{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, invNull},
-		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, inv1},
-		{"error code string", `{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, inv1},
-		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, inv1},
-		{"error code missing", `{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`, inv1},
-		{"error message missing", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, inv1},
-		{"error message number", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`, inv1},
-		{"error not object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, inv1},
+		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, dropped},
+		{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, dropped},
+		{"result without id", `{"jsonrpc":"2.0","result":{}}`, dropped},
+		{"result with float id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, dropped},
+		{"error without id", `{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, dropped},
+		{"error with bool id", `{"jsonrpc":"2.0","id":true,"error":{"code":1,"message":"m"}}`, dropped},
+		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, dropped},
+		{"error code string", `{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, dropped},
+		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, dropped},
+		{"error code missing", `{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`, dropped},
+		{"error message missing", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, dropped},
+		{"error message number", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`, dropped},
+		{"error not object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, dropped},
+		{"response jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"result":{}}`, dropped},
+		{"response without jsonrpc", `{"id":1,"error":{"code":1,"message":"m"}}`, dropped},
+		{"response duplicate result", `{"jsonrpc":"2.0","id":1,"result":1,"result":2}`, dropped},
+		{"malformed response in batch", `[{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}]`, dropped},
 		// not a message
 		{"empty object", `{}`, invNull},
 		{"null", `null`, invNull},
@@ -267,12 +276,48 @@ func TestStrictness(t *testing.T) {
 		// unreadable id but readable otherwise: id must be null
 		{"string id with bad method", `{"jsonrpc":"2.0","id":"x","method":7}`, invStr},
 	}
-	_, peer := newRawConn(t, ConnOptions{Handler: &specServer{}})
-	for _, tt := range tests {
+	type rejection struct {
+		m   *Message
+		err *Error
+	}
+	rejects := make(chan rejection, 8)
+	c, peer := newRawConn(t, ConnOptions{Handler: &specServer{}, OnReject: func(m *Message, err *Error) {
+		rejects <- rejection{m, err}
+	}})
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			peer.t = t
-			assertJSON(t, peer.roundTrip(tt.in), tt.want)
+			wantCode := int64(CodeInvalidRequest)
+			if tt.want == dropped {
+				// Nothing comes back: a reply would arrive before the one
+				// to the request assertAlive sends.
+				peer.send(tt.in)
+			} else {
+				assertJSON(t, peer.roundTrip(tt.in), tt.want)
+				w := Decode([]byte(tt.want))
+				if w.Batch != nil {
+					w = w.Batch[0]
+				}
+				wantCode = w.Error.Code
+			}
 			peer.assertAlive()
+			r := recvTimeout(t, rejects, "OnReject")
+			m := r.m
+			if m.Batch != nil {
+				m = m.Batch[0]
+			}
+			if r.err == nil || r.err != m.Invalid || r.err.Code != wantCode {
+				t.Errorf("OnReject(%s, %v), want the message's Invalid error with code %d", describe(r.m), r.err, wantCode)
+			}
+			if m.IsInvalidResponse() != (tt.want == dropped) {
+				t.Errorf("IsInvalidResponse() = %v for %s", m.IsInvalidResponse(), describe(m))
+			}
+			if len(rejects) != 0 {
+				t.Errorf("OnReject called %d times more", len(rejects))
+			}
+			if got := c.Stats().Rejected; got != uint64(i+1) {
+				t.Errorf("Stats().Rejected = %d, want %d", got, i+1)
+			}
 		})
 	}
 }
