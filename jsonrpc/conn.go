@@ -649,31 +649,10 @@ func (c *Conn) call(ctx context.Context, m *Message) (result any, err error) {
 	return c.handler.Handle(ctx, m)
 }
 
-// response builds the reply for a finished request. Encoding the result runs
-// the handler's MarshalJSON methods, so a panic there is recovered too.
-func (c *Conn) response(id ID, result any, err error) (reply *Message) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.log.Error("jsonrpc: encoding a result panicked", "id", id, "panic", p, "stack", string(debug.Stack()))
-			reply = NewErrorResponse(id, NewError(CodeInternalError, "internal error"))
-		}
-	}()
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			if e == nil { // a typed nil *Error: still a failure
-				e = NewError(CodeInternalError, "internal error")
-			}
-			return NewErrorResponse(id, e)
-		}
-		return NewErrorResponse(id, NewError(CodeInternalError, err.Error()))
-	}
-	raw, err := marshalValue(result)
-	if err != nil {
-		c.log.Error("jsonrpc: cannot encode result", "id", id, "err", err)
-		return NewErrorResponse(id, NewError(CodeInternalError, "internal error: cannot encode result"))
-	}
-	return NewResponse(id, raw)
+// response builds the reply for a finished request (see NewReply),
+// logging what the peer will only see as an internal error.
+func (c *Conn) response(id ID, result any, err error) *Message {
+	return newReply(id, result, err, c.log)
 }
 
 func marshalValue(v any) (json.RawMessage, error) {

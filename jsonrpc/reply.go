@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"runtime/debug"
 )
 
 // NewReply builds the response to request id from what its handler
@@ -11,9 +13,17 @@ import (
 // (through Appender when it implements it). A result that fails to encode,
 // or whose encoding panics, becomes CodeInternalError. It is for code that
 // serves a request without a Conn (a stateless HTTP request).
-func NewReply(id ID, result any, err error) (reply *Message) {
+func NewReply(id ID, result any, err error) *Message { return newReply(id, result, err, nil) }
+
+// newReply is NewReply, logging to log (when not nil) what the peer only
+// sees as an internal error. Encoding the result runs its MarshalJSON or
+// AppendJSON method, so a panic there is recovered too.
+func newReply(id ID, result any, err error, log *slog.Logger) (reply *Message) {
 	defer func() {
 		if p := recover(); p != nil {
+			if log != nil {
+				log.Error("jsonrpc: encoding a result panicked", "id", id, "panic", p, "stack", string(debug.Stack()))
+			}
 			reply = NewErrorResponse(id, NewError(CodeInternalError, "internal error"))
 		}
 	}()
@@ -29,6 +39,9 @@ func NewReply(id ID, result any, err error) (reply *Message) {
 	}
 	raw, err := marshalValue(result)
 	if err != nil {
+		if log != nil {
+			log.Error("jsonrpc: cannot encode result", "id", id, "err", err)
+		}
 		return NewErrorResponse(id, NewError(CodeInternalError, "internal error: cannot encode result"))
 	}
 	return NewResponse(id, raw)

@@ -314,7 +314,12 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 
 type progressKey struct{}
 
-func isProgress(method string) bool { return method == NotificationProgress }
+// isProgress marks the messages a client handles on its reader: progress,
+// which must reach its callback before the response it precedes, and
+// cancellation, which must never wait behind other notifications.
+func isProgress(method string) bool {
+	return method == NotificationProgress || method == NotificationCancelled
+}
 
 // WithProgress returns a context that asks for progress on the request made
 // with it: the client attaches a fresh progress token and calls fn for each

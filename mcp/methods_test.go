@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -163,5 +164,39 @@ func TestMiddlewareMeta(t *testing.T) {
 				t.Errorf("server middleware saw %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestRejectedReachMiddleware checks that messages the connection refuses
+// before any handler (garbage, an invalid request, a batch the revision
+// does not allow) are shown to the Receiving middleware with their error.
+func TestRejectedReachMiddleware(t *testing.T) {
+	got := make(chan string, 8)
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{Receiving: []mcp.Middleware{
+		func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, r *mcp.Request) (any, error) {
+				res, err := next(ctx, r)
+				if r.Rejected() {
+					var je *jsonrpc.Error
+					errors.As(err, &je)
+					got <- fmt.Sprintf("%q %d", r.Method, je.Code)
+				}
+				return res, err
+			}
+		},
+	}})
+	p := newStdioPeer(t, s)
+	p.write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":` + initParams + `}` + "\n"))
+	p.read()
+	for _, tc := range []struct{ input, want string }{
+		{`not json`, `"" -32700`},
+		{`{"jsonrpc":"2.0","id":1,"method":""}`, `"" -32600`},
+		{`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, `"" -32600`},
+	} {
+		p.write([]byte(tc.input + "\n"))
+		p.read() // the error answer
+		if g := <-got; g != tc.want {
+			t.Errorf("%s: middleware saw %s, want %s", tc.input, g, tc.want)
+		}
 	}
 }

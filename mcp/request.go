@@ -27,6 +27,7 @@ type Request struct {
 
 	outgoingRequest bool            // an outgoing request (ID is assigned later)
 	stateless       bool            // an incoming request of the stateless revision
+	rejected        bool            // refused before reaching a handler
 	rc              *requestContext // the client context of a 2026-07-28 request
 	meta            *Meta           // params._meta, when it has been decoded
 
@@ -38,6 +39,13 @@ type Request struct {
 // Stateless reports whether r is an incoming request of the stateless
 // revision (2026-07-28).
 func (r *Request) Stateless() bool { return r.stateless }
+
+// Rejected reports whether the connection refused the message before any
+// handler could see it: invalid JSON-RPC (Method may then be empty), a full
+// queue, a batch the revision does not allow. The middleware's next handler
+// returns the error the peer was sent (nothing, for a dropped response or
+// notification).
+func (r *Request) Rejected() bool { return r.rejected }
 
 // protocolVersion is the revision an incoming request is served in.
 func (r *Request) protocolVersion() string {

@@ -45,6 +45,11 @@ type ServerOptions struct {
 	// (default 64); MaxQueued bounds those waiting (default 1024).
 	MaxConcurrency int
 	MaxQueued      int
+	// MaxQueuedNotifications bounds the notifications from one client
+	// waiting to be handled (default 1024); beyond it they are dropped,
+	// logged and shown to the Receiving middleware. Cancellation never
+	// waits in that queue.
+	MaxQueuedNotifications int
 
 	// RequestTimeout bounds requests the server sends to the client
 	// (sampling, elicitation, roots) that have no deadline. Default none.
@@ -233,6 +238,10 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 		OnCancel:       ss.sendCancel,
 		Barrier:        isBarrier,
 		Logger:         s.log,
+
+		MaxQueuedNotifications: s.opts.MaxQueuedNotifications,
+		Batches:                ss.batchAllowed,
+		OnReject:               ss.rejected,
 		OnDone: func() {
 			s.mu.Lock()
 			delete(s.sessions, ss)

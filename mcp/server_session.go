@@ -75,6 +75,32 @@ func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, e
 	return ss.server.receive(ctx, r)
 }
 
+// batchAllowed refuses JSON-RPC batches outside the one revision that has
+// them (2025-03-26).
+func (ss *ServerSession) batchAllowed() *jsonrpc.Error {
+	v := ss.ProtocolVersion()
+	switch {
+	case v == "":
+		return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: a batch before initialize; batches exist only in protocol revision 2025-03-26, after the handshake")
+	case !features(v).batches:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: batches exist only in protocol revision 2025-03-26; this session uses %s: send the messages one by one", v)
+	}
+	return nil
+}
+
+// rejected shows a message the connection refused without handling it
+// (invalid JSON-RPC, a full queue, a refused batch) to the Receiving
+// middleware, which sees it fail with err, so that metrics count it.
+func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
+	mws := ss.server.opts.Receiving
+	if len(mws) == 0 {
+		return
+	}
+	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, conn: ss, out: ss, rejected: true}
+	_, _ = h(context.Background(), r)
+}
+
 // ID returns the session's id ("" on transports without session ids).
 func (ss *ServerSession) ID() string { return ss.id }
 

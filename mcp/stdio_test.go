@@ -239,7 +239,12 @@ func TestStdioBadInput(t *testing.T) {
 
 			for i, tt := range tests {
 				p.write(tt.input)
+				isBatch := bytes.HasPrefix(tt.input, []byte("[")) && !bytes.HasPrefix(tt.input, []byte("[]"))
 				switch {
+				case isBatch && rev != mcp.Version20250326:
+					// Batches exist only in 2025-03-26: elsewhere the
+					// whole batch gets one error.
+					checkResponse(t, p.read(), wantErr{"null", -32600, "invalid request: batches exist only in protocol revision 2025-03-26"})
 				case tt.result != "":
 					if line := p.read(); !bytes.HasPrefix(line, []byte(tt.result)) {
 						t.Errorf("%s: got %s, want %s", tt.name, shorten(line), tt.result)
