@@ -103,6 +103,12 @@ func TestTypedTool(t *testing.T) {
 		case !slices.Equal(in.Required, []string{"city"}):
 			t.Errorf("required %v, want [city]", in.Required)
 		}
+		if !since(rev, mcp.Version20250618) {
+			if tool.OutputSchema != nil {
+				t.Errorf("output schema %s sent to a %s client", tool.OutputSchema, rev)
+			}
+			return
+		}
 		var out struct {
 			Type       string                     `json:"type"`
 			Properties map[string]json.RawMessage `json:"properties"`
@@ -270,7 +276,9 @@ func TestRawSchemaPreserved(t *testing.T) {
 		if string(tool.InputSchema) != rawSchema {
 			t.Errorf("input schema changed:\n got %s\nwant %s", tool.InputSchema, rawSchema)
 		}
-		if string(tool.OutputSchema) != rawOutputSchema {
+		if want := rawOutputSchema; !since(rev, mcp.Version20250618) && tool.OutputSchema != nil {
+			t.Errorf("output schema %s sent to a %s client", tool.OutputSchema, rev)
+		} else if since(rev, mcp.Version20250618) && string(tool.OutputSchema) != want {
 			t.Errorf("output schema changed:\n got %s\nwant %s", tool.OutputSchema, rawOutputSchema)
 		}
 		// And the server validates against it, $ref to an anchor,
@@ -340,6 +348,10 @@ func TestStructuredOutputValidation(t *testing.T) {
 		}
 		for _, tt := range tests {
 			res, err := e.callTool(ctx, "sum", tt.args)
+			if !since(rev, mcp.Version20250618) {
+				// No output schemas before 2025-06-18: nothing to check.
+				tt.wantErr = ""
+			}
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("%s: %v", tt.args, err)
@@ -612,8 +624,8 @@ func TestCompletion(t *testing.T) {
 		})
 		e := connect(t, rev, s, nil)
 		ctx := testCtx(t)
-		if e.cs.ServerCapabilities().Completions == nil {
-			t.Error("completions capability not advertised")
+		if got := e.cs.ServerCapabilities().Completions != nil; got != since(rev, mcp.Version20250326) {
+			t.Errorf("completions capability advertised: %v (it exists from 2025-03-26 on)", got)
 		}
 		res, err := e.cs.Complete(ctx, &mcp.CompleteParams{
 			Ref:      mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: "code"},
@@ -785,7 +797,11 @@ func TestProgress(t *testing.T) {
 			t.Fatalf("got %d progress notifications, want 3", len(got))
 		}
 		for i, p := range got {
-			if p.Progress != float64(i+1) || p.Total != 3 || p.Message != fmt.Sprintf("step %d", i+1) || p.ProgressToken != got[0].ProgressToken {
+			msg := fmt.Sprintf("step %d", i+1)
+			if !since(rev, mcp.Version20250326) {
+				msg = "" // progress messages exist from 2025-03-26 on
+			}
+			if p.Progress != float64(i+1) || p.Total != 3 || p.Message != msg || p.ProgressToken != got[0].ProgressToken {
 				t.Errorf("progress %d: %+v", i, p)
 			}
 		}
@@ -983,4 +999,10 @@ func TestListChanged(t *testing.T) {
 			}
 		}
 	})
+}
+
+// since reports whether revision rev is first or later than first, by their
+// order in SupportedVersions (newest first).
+func since(rev, first string) bool {
+	return slices.Index(mcp.SupportedVersions, rev) <= slices.Index(mcp.SupportedVersions, first)
 }

@@ -74,7 +74,7 @@ func (s *Server) AddExtension(e *Extension) error {
 	settings := e.Settings
 	if settings == nil {
 		settings = json.RawMessage("{}")
-	} else if !isJSONObject(settings) {
+	} else if !isJSONObject(settings) || !json.Valid(settings) {
 		return fmt.Errorf("%w: extension %q: settings must be a JSON object", ErrInvalidMethod, e.ID)
 	}
 	if err := s.addMethods(e.Methods); err != nil {
@@ -129,9 +129,4 @@ func (s *Server) addMethods(ms []Method) error {
 	}
 	s.methods.Store(t)
 	return nil
-}
-
-func isJSONObject(raw json.RawMessage) bool {
-	i := skipSpace(raw, 0)
-	return i < len(raw) && raw[i] == '{' && json.Valid(raw)
 }

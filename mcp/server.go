@@ -386,7 +386,12 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 	if m.capability != nil && !m.capability(s.capabilities()) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s (capability not offered)", r.Method)
 	}
-	return m.handle(s, ctx, r)
+	res, err := m.handle(s, ctx, r)
+	if err != nil || res == nil {
+		return res, err
+	}
+	// Fields the session's revision lacks are not sent to its client.
+	return downgradeResult(features(ss.ProtocolVersion()), r.Method, res), nil
 }
 
 // serverMethod describes one method the server answers.

@@ -141,7 +141,7 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 		return withResultType(res)
 	}
 	s.stampResult(res, r.Method)
-	return res, nil
+	return downgradeResult(features(meta.ProtocolVersion), r.Method, res), nil
 }
 
 // withResultType encodes a result that is a JSON object and adds

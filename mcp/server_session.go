@@ -377,12 +377,21 @@ var ErrCapability = errors.New("mcp: the peer did not declare the capability thi
 
 // call sends a request to the client through the Sending middleware.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
-	return sendCall(ctx, ss.conn, ss, ss.server.opts.Sending, method, params, result)
+	return sendCall(ctx, ss.conn, ss, ss.server.opts.Sending, method, ss.downgrade(method, params), result)
+}
+
+// downgrade removes from outgoing params the fields the session's revision
+// lacks.
+func (ss *ServerSession) downgrade(method string, params any) any {
+	if v := ss.ProtocolVersion(); v != "" {
+		return downgradeParams(features(v), method, params)
+	}
+	return params
 }
 
 // notify sends a notification through the Sending middleware.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, ss.conn.Notify, ss, ss.server.opts.Sending, method, params)
+	return sendNotify(ctx, ss.conn.Notify, ss, ss.server.opts.Sending, method, ss.downgrade(method, params))
 }
 
 // sendCancel tells the client the server gave up on one of its requests.
