@@ -186,7 +186,18 @@ type ClientSession struct {
 // Connect opens a session on stream: it runs the initialize handshake and
 // returns once the server has answered. If the server offers a revision this
 // package does not support, Connect fails and closes the stream.
+//
+// A stream that must be started first (a jsonrpc.Starter, such as
+// transport.CommandTransport, which runs the server as a subprocess) is
+// started here, with ctx bounding only the start; the session then owns it,
+// and a failed start or handshake closes it.
 func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSession, error) {
+	if st, ok := stream.(jsonrpc.Starter); ok {
+		if err := st.Start(ctx); err != nil {
+			_ = stream.Close()
+			return nil, fmt.Errorf("mcp: connect: start: %w", err)
+		}
+	}
 	cs := &ClientSession{client: c, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
