@@ -13,7 +13,7 @@
 //   - TestServerEverything: gomcp's client drives the reference
 //     server-everything (@modelcontextprotocol/server-everything) through
 //     the same feature walk in subtest "stdio" (`server-everything stdio`,
-//     through transport.Command) and subtest "streamable-http"
+//     through transport.CommandTransport) and subtest "streamable-http"
 //     (`server-everything streamableHttp` with PORT set to a free port,
 //     through mcphttp.NewClientStream), ending with the session's close as
 //     the server sees it. The one difference, that the tools/list_changed

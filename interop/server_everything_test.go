@@ -151,20 +151,13 @@ func startEverythingStdio(t *testing.T, bin string, env []string) everythingConn
 	cmd := exec.Command(bin, "stdio")
 	cmd.Env = env
 	stderr := &syncBuffer{}
-	stream, err := transport.Command(cmd, &transport.CommandOptions{Stderr: stderr})
-	if err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
+	stream := &transport.CommandTransport{Cmd: cmd, Stderr: stderr}
 	return everythingConn{
-		stream: stream,
+		stream: stream, // started by the client's Connect
 		output: func() string { return "stderr:\n" + stderr.String() },
 		ended: func(t *testing.T) {
 			// Closing stdin ends the server, which exits by itself.
-			cmdStream, ok := stream.(*transport.CommandStream)
-			if !ok {
-				t.Fatalf("transport.Command returned a %T", stream)
-			}
-			if err := cmdStream.Wait(); err != nil {
+			if err := stream.Wait(); err != nil {
 				t.Errorf("server-everything exited with %v once stdin closed", err)
 			}
 		},

@@ -25,7 +25,9 @@ type ClientOptions struct {
 	// probe and asks for that revision in initialize. The client accepts
 	// any revision the server offers that this package supports.
 	ProtocolVersion string
-	// ProbeTimeout bounds the server/discover probe. Default 3s.
+	// ProbeTimeout bounds the server/discover probe, and on a 2026-07-28
+	// session Connect's wait for the acknowledgement of the listen stream
+	// it opens for the list-changed handlers. Default 3s.
 	ProbeTimeout time.Duration
 
 	// Capabilities, if set, is declared as it is. Otherwise the client
@@ -49,12 +51,27 @@ type ClientOptions struct {
 	// Client.SetRoots. A non-nil slice declares the roots capability.
 	Roots []*Root
 
-	// Notification handlers.
+	// ToolListChangedHandler, PromptListChangedHandler and
+	// ResourceListChangedHandler receive notifications/*/list_changed, at
+	// every revision. A stateful server (2024-11-05 to 2025-11-25) sends
+	// them on the session by itself. A 2026-07-28 server sends them only on
+	// a subscriptions/listen stream, so when any of the three is set,
+	// Connect opens one for the session, asking for the kinds whose handler
+	// is set and that the server offers listChanged for; it returns once the
+	// server acknowledged the stream, so no later change is missed, and the
+	// stream ends when the session is closed.
 	ToolListChangedHandler     func(ctx context.Context, cs *ClientSession)
 	PromptListChangedHandler   func(ctx context.Context, cs *ClientSession)
 	ResourceListChangedHandler func(ctx context.Context, cs *ClientSession)
-	ResourceUpdatedHandler     func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
-	LoggingMessageHandler      func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
+	// ResourceUpdatedHandler receives notifications/resources/updated for
+	// the resources the client subscribed to: with ClientSession.Subscribe
+	// on a stateful session, and on a 2026-07-28 session, where the URIs
+	// are filters of a listen request, by running ClientSession.Listen with
+	// SubscriptionFilter.ResourceSubscriptions for as long as the updates
+	// matter.
+	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
+	// LoggingMessageHandler receives notifications/message.
+	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
 
 	// RequestTimeout bounds every request that has no deadline of its own.
 	// Default none.
@@ -181,12 +198,34 @@ type ClientSession struct {
 	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
 	paramHeaders map[string][]ParamHeader         // modern: tool name -> x-mcp-header params
 	cache        resultCache                      // modern: results reused per their caching hints
+	listenAcked  chan struct{}                    // modern: closed when the session's own listen stream is acknowledged
+
+	// modern: the session's own subscriptions/listen stream
+	// (client_listen.go), set by Connect.
+	stopListen  context.CancelFunc // ends it; nil when there is none
+	listenEnded chan struct{}      // closed once the goroutine carrying it has returned
 }
 
 // Connect opens a session on stream: it runs the initialize handshake and
 // returns once the server has answered. If the server offers a revision this
 // package does not support, Connect fails and closes the stream.
+//
+// A stream that must be started first (a jsonrpc.Starter, such as
+// transport.CommandTransport, which runs the server as a subprocess) is
+// started here, with ctx bounding only the start; the session then owns it,
+// and a failed start or handshake closes it.
+//
+// On a 2026-07-28 session, Connect also opens the subscriptions/listen
+// stream that carries list changes when list-changed handlers are set (see
+// ClientOptions.ToolListChangedHandler), and returns once it is
+// acknowledged.
 func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSession, error) {
+	if st, ok := stream.(jsonrpc.Starter); ok {
+		if err := st.Start(ctx); err != nil {
+			_ = stream.Close()
+			return nil, fmt.Errorf("mcp: connect: start: %w", err)
+		}
+	}
 	cs := &ClientSession{client: c, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
@@ -208,6 +247,10 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		if modern {
 			cs.modern = true
 			cs.ready.Store(true)
+			if err := cs.listenForChanges(ctx); err != nil {
+				cs.Close()
+				return nil, fmt.Errorf("mcp: connect: subscriptions/listen: %w", err)
+			}
 			c.track(cs)
 			return cs, nil
 		}
@@ -276,11 +319,18 @@ func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
 	return cs.init.Capabilities
 }
 
-// Close ends the session and waits for its handlers to return. For a
+// Close ends the session and waits for its handlers to return, and for the
+// subscriptions/listen stream Connect opened, if any, to end. For a
 // subprocess transport, closing the stream runs the shutdown sequence.
 func (cs *ClientSession) Close() error {
+	if cs.stopListen != nil {
+		cs.stopListen() // first, so that the listen call ends as cancelled
+	}
 	err := cs.conn.Close()
 	cs.conn.Wait()
+	if cs.listenEnded != nil {
+		<-cs.listenEnded
+	}
 	return err
 }
 
@@ -702,6 +752,8 @@ func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 		if h := c.opts.ResourceListChangedHandler; h != nil {
 			h(ctx, cs)
 		}
+	case NotificationSubscriptionsAcknowledged:
+		cs.listenAcknowledged()
 	case NotificationElicitationComplete:
 		if h := c.opts.ElicitationCompleteHandler; h != nil {
 			var p ElicitationCompleteParams

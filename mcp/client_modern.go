@@ -230,8 +230,15 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 // Listen opens a subscriptions/listen stream on a 2026-07-28 server and
 // delivers the notifications it carries (list changes, resource updates) to
 // the client's handlers until ctx ends, which closes the stream; it then
-// returns nil. Legacy servers send those notifications without being asked:
-// Listen returns an error for them at once.
+// returns nil. It returns an error if the session ends first. Legacy
+// servers send those notifications without being asked: Listen returns an
+// error for them at once.
+//
+// Connect already listens for the list changes whose handlers are set (see
+// ClientOptions.ToolListChangedHandler), so Listen is for what only the
+// application knows it wants: the updates of particular resources
+// (SubscriptionFilter.ResourceSubscriptions, delivered to
+// ClientOptions.ResourceUpdatedHandler) and task status.
 func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) error {
 	if !cs.modern {
 		return errors.New("mcp: subscriptions/listen needs a 2026-07-28 server")

@@ -7,35 +7,70 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
-// DefaultShutdownTimeout is how long CommandStream.Close waits at each step
-// of the shutdown sequence before escalating.
+// DefaultShutdownTimeout is how long CommandTransport.Close waits at each
+// step of the shutdown sequence before escalating.
 const DefaultShutdownTimeout = 2 * time.Second
 
-// CommandOptions configures Command. A nil *CommandOptions selects the
-// defaults.
-type CommandOptions struct {
+// ErrNotStarted is returned by the CommandTransport methods that need the
+// child (Read, Write, Wait) before Start, so that a transport handed to
+// something other than mcp.Client.Connect (which starts it) fails plainly
+// instead of blocking.
+var ErrNotStarted = errors.New("transport: command not started")
+
+// CommandTransport is the client side of the stdio transport: it runs an
+// MCP server as a child process and exchanges newline-delimited JSON with it
+// over the child's stdin and stdout. It is a description first and a
+// connection once started, so that the code opening the session owns the
+// process from start to shutdown:
+//
+//	t := &transport.CommandTransport{Cmd: exec.Command("my-server")}
+//	cs, err := client.Connect(ctx, t) // starts the child, then the handshake
+//	...
+//	log.Print(t.Process().Pid)
+//	cs.Close() // closes stdin, waits, SIGTERM, SIGKILL
+//
+// It implements jsonrpc.Starter: mcp.Client.Connect calls Start, and closes
+// the transport if the handshake fails. Set the fields before Start and do
+// not change them afterwards. A CommandTransport must not be copied once
+// used, and it runs one child: Start succeeds at most once.
+//
+// Reads, writes and framing behave as for NewLineStream. When the child
+// exits on its own, Read returns io.EOF once its output is drained (later,
+// if a grandchild keeps the pipe open); Wait reports how it exited.
+type CommandTransport struct {
+	// Cmd is the server to run. It must not have been started and must
+	// leave Stdin and Stdout unset: the transport connects them.
+	Cmd *exec.Cmd
+
 	// LineOptions configures the framing of the child's stdout.
 	LineOptions
 
 	// Stderr receives the child's standard error, which is passed through
 	// untouched and never parsed as messages (MCP servers log there). When
-	// nil, cmd.Stderr is used if set, and os.Stderr otherwise.
+	// nil, Cmd.Stderr is used if set, and os.Stderr otherwise.
 	Stderr io.Writer
 
 	// ShutdownTimeout is how long Close waits for the child to exit after
 	// closing its stdin, and again after SIGTERM, before escalating. Zero or
 	// negative means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+
+	mu      sync.Mutex                 // serialises Start and Close; guards tried and exited
+	tried   bool                       // Start was called
+	closed  atomic.Bool                // Close was called
+	exited  chan struct{}              // closed once the child has been reaped; made on demand
+	running atomic.Pointer[commandRun] // set once Start has succeeded
 }
 
-// CommandStream is the Stream returned by Command: newline-delimited JSON
-// over the stdin and stdout of a child process, which it owns.
-type CommandStream struct {
+// commandRun is the state of a started child. It never changes after Start
+// publishes it, so Read and Write reach it without locking.
+type commandRun struct {
 	ls      *lineStream
 	cmd     *exec.Cmd
 	stdin   *os.File // our end of the child's stdin
@@ -49,45 +84,50 @@ type CommandStream struct {
 	closeErr  error
 }
 
-// Command starts cmd, an MCP server speaking newline-delimited JSON on its
-// stdin and stdout (the stdio transport, client side), and returns a Stream
-// connected to it. The returned Stream is a *CommandStream. cmd must not
-// have been started and must leave Stdin and Stdout unset; the child's
-// standard error goes to opts.Stderr (see CommandOptions). opts may be nil.
-//
-// Reads, writes and framing behave as for NewLineStream. When the child
-// exits on its own, Read returns io.EOF once its output is drained (later,
-// if a grandchild keeps the pipe open); Wait reports how it exited.
-//
-// Close runs the MCP shutdown sequence: it closes the child's stdin, waits
-// up to opts.ShutdownTimeout for the child to exit, then sends SIGTERM
-// (on platforms without it, skips to the next step), waits again, and
-// finally kills the child. It returns once the child has been reaped.
-func Command(cmd *exec.Cmd, opts *CommandOptions) (jsonrpc.Stream, error) {
-	s, err := startCommand(cmd, opts)
-	if err != nil {
-		return nil, err
+// exitedChan returns the channel closed when the child is reaped, making it
+// if need be. t.mu must be held.
+func (t *CommandTransport) exitedChan() chan struct{} {
+	if t.exited == nil {
+		t.exited = make(chan struct{})
 	}
-	return s, nil
+	return t.exited
 }
 
-func startCommand(cmd *exec.Cmd, opts *CommandOptions) (*CommandStream, error) {
-	if cmd.Process != nil {
-		return nil, errors.New("transport: Command: cmd already started")
+// Start launches Cmd with its stdin and stdout connected to the transport.
+// ctx bounds only the start, not the life of the child, which runs until it
+// exits or Close ends it (use exec.CommandContext to tie the child to a
+// context). Start fails if it was called before, if the transport is
+// closed, if Cmd is nil, already started or has Stdin or Stdout set, or if
+// the program cannot be run; a failed Start leaves nothing behind.
+func (t *CommandTransport) Start(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.tried:
+		return errors.New("transport: CommandTransport started twice")
+	case t.closed.Load():
+		return jsonrpc.ErrClosed
 	}
-	if cmd.Stdin != nil || cmd.Stdout != nil {
-		return nil, errors.New("transport: Command: cmd.Stdin and cmd.Stdout must be unset")
+	t.tried = true
+	cmd := t.Cmd
+	switch {
+	case cmd == nil:
+		return errors.New("transport: CommandTransport has no Cmd")
+	case cmd.Process != nil:
+		return errors.New("transport: CommandTransport: Cmd already started")
+	case cmd.Stdin != nil || cmd.Stdout != nil:
+		return errors.New("transport: CommandTransport: Cmd.Stdin and Cmd.Stdout must be unset")
 	}
-	if opts == nil {
-		opts = &CommandOptions{}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	timeout := opts.ShutdownTimeout
+	timeout := t.ShutdownTimeout
 	if timeout <= 0 {
 		timeout = DefaultShutdownTimeout
 	}
 	switch {
-	case opts.Stderr != nil:
-		cmd.Stderr = opts.Stderr
+	case t.Stderr != nil:
+		cmd.Stderr = t.Stderr
 	case cmd.Stderr == nil:
 		cmd.Stderr = os.Stderr
 	}
@@ -102,69 +142,117 @@ func startCommand(cmd *exec.Cmd, opts *CommandOptions) (*CommandStream, error) {
 	// can honour ctx and Close can interrupt it.
 	childIn, stdin, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stdout, childOut, err := os.Pipe()
 	if err != nil {
 		childIn.Close()
 		stdin.Close()
-		return nil, err
+		return err
 	}
 	cmd.Stdin, cmd.Stdout = childIn, childOut
 	err = cmd.Start()
 	childIn.Close()
 	childOut.Close()
 	if err != nil {
+		cmd.Stdin, cmd.Stdout = nil, nil
 		stdin.Close()
 		stdout.Close()
-		return nil, err
+		return err
 	}
 
-	s := &CommandStream{
-		ls:      newLineStream(stdout, stdin, nil, &opts.LineOptions, readBufferSize),
+	r := &commandRun{
+		ls:      newLineStream(stdout, stdin, nil, &t.LineOptions, readBufferSize),
 		cmd:     cmd,
 		stdin:   stdin,
 		stdout:  stdout,
 		timeout: timeout,
-		exited:  make(chan struct{}),
+		exited:  t.exitedChan(),
 	}
 	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
+		r.waitErr = cmd.Wait()
+		close(r.exited)
 	}()
-	return s, nil
+	t.running.Store(r)
+	return nil
 }
 
-// Close shuts the child down as described at Command and releases the
-// pipes. It returns once the child has been reaped. It is idempotent: every
-// call waits for the child, and only the first reports an error. How the
-// child exited is reported by Wait, not by Close.
-func (s *CommandStream) Close() error {
-	s.closeOnce.Do(func() {
-		s.ls.closeWrite()
-		err := s.stdin.Close()
-		if !s.waitExit() && !(terminate(s.cmd.Process) && s.waitExit()) {
-			_ = s.cmd.Process.Kill()
+// run returns the started child's state, or the error for a transport with
+// no child: ErrNotStarted, or jsonrpc.ErrClosed once closed.
+func (t *CommandTransport) run() (*commandRun, error) {
+	if r := t.running.Load(); r != nil {
+		return r, nil
+	}
+	if t.closed.Load() {
+		return nil, jsonrpc.ErrClosed
+	}
+	return nil, ErrNotStarted
+}
+
+// Read returns the next message from the child. See CommandTransport and
+// NewLineStream.
+func (t *CommandTransport) Read(ctx context.Context) (*jsonrpc.Message, error) {
+	r, err := t.run()
+	if err != nil {
+		return nil, err
+	}
+	return r.ls.Read(ctx)
+}
+
+// Write sends m to the child. See CommandTransport and NewLineStream.
+func (t *CommandTransport) Write(ctx context.Context, m *jsonrpc.Message) error {
+	r, err := t.run()
+	if err != nil {
+		return err
+	}
+	return r.ls.Write(ctx, m)
+}
+
+// Close runs the MCP shutdown sequence: it closes the child's stdin, waits
+// up to ShutdownTimeout for the child to exit, then sends SIGTERM (on
+// platforms without it, skips to the next step), waits again, and finally
+// kills the child. It releases the pipes and returns once the child has
+// been reaped. It is idempotent: every call waits for the child, and only
+// the first reports an error. How the child exited is reported by Wait, not
+// by Close. Closing a transport that was never started just makes it
+// unusable.
+func (t *CommandTransport) Close() error {
+	t.mu.Lock()
+	t.closed.Store(true)
+	r := t.running.Load()
+	t.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.close()
+}
+
+func (r *commandRun) close() error {
+	r.closeOnce.Do(func() {
+		r.ls.closeWrite()
+		err := r.stdin.Close()
+		if !r.waitExit() && !(terminate(r.cmd.Process) && r.waitExit()) {
+			_ = r.cmd.Process.Kill()
 		}
-		<-s.exited
+		<-r.exited
 		// Close the read side only now, so the child's last output could be
 		// read while it shut down.
-		s.ls.Close()
-		if cerr := s.stdout.Close(); err == nil {
+		r.ls.Close()
+		if cerr := r.stdout.Close(); err == nil {
 			err = cerr
 		}
-		s.closeErr = err
+		r.closeErr = err
 	})
-	<-s.exited
-	return s.closeErr
+	<-r.exited
+	return r.closeErr
 }
 
 // waitExit waits up to the shutdown timeout for the child to be reaped.
-func (s *CommandStream) waitExit() bool {
-	t := time.NewTimer(s.timeout)
+func (r *commandRun) waitExit() bool {
+	t := time.NewTimer(r.timeout)
 	defer t.Stop()
 	select {
-	case <-s.exited:
+	case <-r.exited:
 		return true
 	case <-t.C:
 		return false
@@ -173,26 +261,33 @@ func (s *CommandStream) waitExit() bool {
 
 // Wait blocks until the child has exited and returns its exit error as
 // (*exec.Cmd).Wait does: nil for a zero exit status, an *exec.ExitError
-// otherwise (after Close escalated, one reporting the signal).
-func (s *CommandStream) Wait() error {
-	<-s.exited
-	return s.waitErr
+// otherwise (after Close escalated, one reporting the signal). Before Start
+// it returns ErrNotStarted at once.
+func (t *CommandTransport) Wait() error {
+	r := t.running.Load()
+	if r == nil {
+		return ErrNotStarted
+	}
+	<-r.exited
+	return r.waitErr
 }
 
-// Done returns a channel that is closed once the child has exited and been
-// reaped; Wait then returns at once.
-func (s *CommandStream) Done() <-chan struct{} { return s.exited }
-
-// Process returns the running child, for its pid or to signal it.
-func (s *CommandStream) Process() *os.Process { return s.cmd.Process }
-
-// Read returns the next message from the child. See Command and
-// NewLineStream.
-func (s *CommandStream) Read(ctx context.Context) (*jsonrpc.Message, error) {
-	return s.ls.Read(ctx)
+// Done returns a channel that is closed once the started child has exited
+// and been reaped; Wait then returns at once. It may be called before Start
+// (the channel then stays open until a child has run and exited).
+func (t *CommandTransport) Done() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.exitedChan()
 }
 
-// Write sends m to the child. See Command and NewLineStream.
-func (s *CommandStream) Write(ctx context.Context, m *jsonrpc.Message) error {
-	return s.ls.Write(ctx, m)
+// Process returns the running child, for its pid or to signal it, once
+// Start has succeeded; before that it returns nil.
+func (t *CommandTransport) Process() *os.Process {
+	if r := t.running.Load(); r != nil {
+		return r.cmd.Process
+	}
+	return nil
 }
+
+var _ jsonrpc.Starter = (*CommandTransport)(nil)

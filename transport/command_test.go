@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
 )
 
 // helperCmd returns a command re-executing the test binary in helper mode
@@ -27,18 +30,19 @@ func helperCmd(mode string) *exec.Cmd {
 	return cmd
 }
 
-func startHelper(t *testing.T, mode string, opts *CommandOptions) *CommandStream {
+// startHelper starts a CommandTransport running the helper in mode, with
+// the options of base (nil for none), and closes it when the test ends.
+func startHelper(t *testing.T, mode string, base *CommandTransport) *CommandTransport {
 	t.Helper()
-	s, err := Command(helperCmd(mode), opts)
-	if err != nil {
+	ct := &CommandTransport{Cmd: helperCmd(mode)}
+	if base != nil {
+		ct.LineOptions, ct.Stderr, ct.ShutdownTimeout = base.LineOptions, base.Stderr, base.ShutdownTimeout
+	}
+	if err := ct.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cs, ok := s.(*CommandStream)
-	if !ok {
-		t.Fatalf("Command returned a %T", s)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	t.Cleanup(func() { ct.Close() })
+	return ct
 }
 
 func readTimeout(t *testing.T, s jsonrpc.Stream) (*jsonrpc.Message, error) {
@@ -61,7 +65,7 @@ func expectMessage(t *testing.T, s jsonrpc.Stream, want string) {
 
 func TestCommandEcho(t *testing.T) {
 	var stderr bytes.Buffer
-	s := startHelper(t, "stderr", &CommandOptions{Stderr: &stderr, ShutdownTimeout: 5 * time.Second})
+	s := startHelper(t, "stderr", &CommandTransport{Stderr: &stderr, ShutdownTimeout: 5 * time.Second})
 	ctx := context.Background()
 	msgs := []*jsonrpc.Message{
 		jsonrpc.NewRequest(jsonrpc.Int64ID(1), "initialize", json.RawMessage(`{"protocolVersion":"2025-06-18"}`)),
@@ -115,7 +119,7 @@ func TestCommandShutdownSequence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			s := startHelper(t, tt.mode, &CommandOptions{ShutdownTimeout: tt.timeout})
+			s := startHelper(t, tt.mode, &CommandTransport{ShutdownTimeout: tt.timeout})
 			if tt.mode == "echo" {
 				if err := s.Write(context.Background(), jsonrpc.NewNotification("ready", nil)); err != nil {
 					t.Fatal(err)
@@ -177,7 +181,7 @@ func TestCommandChildExits(t *testing.T) {
 }
 
 func TestCommandReadContext(t *testing.T) {
-	s := startHelper(t, "ignore-eof", &CommandOptions{ShutdownTimeout: 100 * time.Millisecond})
+	s := startHelper(t, "ignore-eof", &CommandTransport{ShutdownTimeout: 100 * time.Millisecond})
 	expectMessage(t, s, ready)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -202,31 +206,200 @@ func TestCommandReadContext(t *testing.T) {
 	}
 }
 
-func TestCommandErrors(t *testing.T) {
+func TestCommandStartErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		cmd  func() *exec.Cmd
 	}{
+		{"no command", func() *exec.Cmd { return nil }},
 		{"stdout set", func() *exec.Cmd { c := helperCmd("echo"); c.Stdout = io.Discard; return c }},
 		{"stdin set", func() *exec.Cmd { c := helperCmd("echo"); c.Stdin = strings.NewReader(""); return c }},
 		{"no such program", func() *exec.Cmd { return exec.Command("/nonexistent/mcp-server") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Command(tt.cmd(), nil)
-			if err == nil || s != nil {
-				t.Fatalf("got %v, %v; want a nil Stream and an error", s, err)
+			ct := &CommandTransport{Cmd: tt.cmd()}
+			if err := ct.Start(context.Background()); err == nil {
+				t.Fatal("Start succeeded")
+			}
+			if p := ct.Process(); p != nil {
+				t.Errorf("Process() = %v after a failed Start", p)
+			}
+			if err := ct.Close(); err != nil {
+				t.Errorf("Close after a failed Start: %v", err)
 			}
 		})
 	}
+	t.Run("no such program", func(t *testing.T) {
+		err := (&CommandTransport{Cmd: exec.Command("/nonexistent/mcp-server")}).Start(context.Background())
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Start: %v, want fs.ErrNotExist", err)
+		}
+	})
 	t.Run("already started", func(t *testing.T) {
 		cmd := helperCmd("echo")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		defer cmd.Wait()
-		if _, err := Command(cmd, nil); err == nil {
+		defer cmd.Process.Kill()
+		if err := (&CommandTransport{Cmd: cmd}).Start(context.Background()); err == nil {
 			t.Fatal("no error")
+		}
+	})
+	t.Run("ctx done", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		ct := &CommandTransport{Cmd: helperCmd("echo")}
+		if err := ct.Start(ctx); err != context.Canceled {
+			t.Fatalf("Start: %v, want context.Canceled", err)
+		}
+		if ct.Process() != nil || ct.Cmd.Process != nil {
+			t.Fatal("a child was started")
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		ct := &CommandTransport{Cmd: helperCmd("echo")}
+		if err := ct.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ct.Start(context.Background()); err != jsonrpc.ErrClosed {
+			t.Fatalf("Start after Close: %v, want jsonrpc.ErrClosed", err)
+		}
+		if _, err := ct.Read(context.Background()); err != jsonrpc.ErrClosed {
+			t.Fatalf("Read after Close: %v, want jsonrpc.ErrClosed", err)
+		}
+	})
+}
+
+// TestCommandNotStarted checks that an unstarted transport fails plainly
+// instead of blocking, and has no process.
+func TestCommandNotStarted(t *testing.T) {
+	ct := &CommandTransport{Cmd: helperCmd("echo")}
+	ctx := context.Background()
+	if p := ct.Process(); p != nil {
+		t.Fatalf("Process() = %v before Start", p)
+	}
+	if _, err := ct.Read(ctx); err != ErrNotStarted {
+		t.Errorf("Read: %v, want ErrNotStarted", err)
+	}
+	if err := ct.Write(ctx, jsonrpc.NewNotification("x", nil)); err != ErrNotStarted {
+		t.Errorf("Write: %v, want ErrNotStarted", err)
+	}
+	if err := ct.Wait(); err != ErrNotStarted {
+		t.Errorf("Wait: %v, want ErrNotStarted", err)
+	}
+	select {
+	case <-ct.Done():
+		t.Error("Done is closed before Start")
+	default:
+	}
+}
+
+// TestCommandDoubleStart checks that a second Start fails and leaves the
+// first child running and usable.
+func TestCommandDoubleStart(t *testing.T) {
+	ct := startHelper(t, "echo", nil)
+	done := ct.Done()
+	pid := ct.Process().Pid
+	if err := ct.Start(context.Background()); err == nil {
+		t.Fatal("second Start succeeded")
+	}
+	if got := ct.Process().Pid; got != pid {
+		t.Fatalf("Process().Pid changed from %d to %d", pid, got)
+	}
+	m := jsonrpc.NewNotification("still-here", nil)
+	if err := ct.Write(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	expectMessage(t, ct, string(m.AppendJSON(nil)))
+	if err := ct.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done: // the channel Done gave before is the child's
+	default:
+		t.Fatal("Done not closed after Close")
+	}
+	if err := ct.Wait(); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+}
+
+// TestCommandConnect checks the transport as mcp.Client.Connect uses it:
+// Connect starts the child, which then has a process, talks MCP over it, and
+// Close shuts it down; a child that cannot start fails Connect with the
+// start error.
+func TestCommandConnect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(version, func(t *testing.T) {
+			ct := &CommandTransport{Cmd: helperCmd("mcp-server")}
+			if p := ct.Process(); p != nil {
+				t.Fatalf("Process() = %v before Connect", p)
+			}
+			cs, err := mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: version}).Connect(ctx, ct)
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			defer cs.Close()
+			p := ct.Process()
+			if p == nil || p.Pid <= 0 || p.Pid == os.Getpid() {
+				t.Fatalf("Process() = %v after Connect", p)
+			}
+			if ct.Cmd.Process != p {
+				t.Errorf("Process() = %v, Cmd.Process = %v", p, ct.Cmd.Process)
+			}
+			if got := cs.ProtocolVersion(); got != version {
+				t.Errorf("negotiated %s, want %s", got, version)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "pid"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strconv.Itoa(p.Pid)
+			if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != want {
+				t.Fatalf("the server says its pid is %+v, want %s", res.Content[0], want)
+			}
+			if err := cs.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			if err := ct.Wait(); err != nil {
+				t.Fatalf("the server exited with %v", err)
+			}
+		})
+	}
+	t.Run("start fails", func(t *testing.T) {
+		ct := &CommandTransport{Cmd: exec.Command("/nonexistent/mcp-server")}
+		cs, err := mcp.NewClient(nil, nil).Connect(ctx, ct)
+		if err == nil {
+			cs.Close()
+			t.Fatal("Connect succeeded")
+		}
+		if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "mcp: connect: start: ") {
+			t.Fatalf("Connect: %v, want mcp: connect: start: ... (fs.ErrNotExist)", err)
+		}
+		if ct.Process() != nil {
+			t.Fatal("a process after a failed start")
+		}
+	})
+	t.Run("handshake fails", func(t *testing.T) {
+		// The child exits without a word: Connect fails, and the child
+		// is reaped (Close ran) by the time it returns.
+		ct := &CommandTransport{Cmd: helperCmd("exit3")}
+		cs, err := mcp.NewClient(nil, &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}).Connect(ctx, ct)
+		if err == nil {
+			cs.Close()
+			t.Fatal("Connect succeeded")
+		}
+		select {
+		case <-ct.Done():
+		default:
+			t.Fatal("the child was not reaped when Connect failed")
+		}
+		if _, err := ct.Read(ctx); err != jsonrpc.ErrClosed {
+			t.Fatalf("Read after the failed Connect: %v, want jsonrpc.ErrClosed", err)
 		}
 	})
 }

@@ -1,8 +1,8 @@
 // Package transport carries JSON-RPC messages between MCP peers. Every
-// transport returns a jsonrpc.Stream: newline-delimited JSON over any byte
-// stream (NewLineStream, Stdio), a subprocess speaking that framing on its
-// stdin and stdout (Command), and an in-memory pair that skips encoding
-// altogether (Pipe).
+// transport is a jsonrpc.Stream: newline-delimited JSON over any byte stream
+// (NewLineStream, Stdio), a subprocess speaking that framing on its stdin
+// and stdout (CommandTransport, started by mcp.Client.Connect), and an
+// in-memory pair that skips encoding altogether (Pipe).
 package transport
 
 import (
@@ -74,7 +74,7 @@ type flusher interface {
 }
 
 // lineStream is the newline-delimited JSON framing behind NewLineStream,
-// Stdio and Command.
+// Stdio and CommandTransport.
 type lineStream struct {
 	// Read side, guarded by rmu.
 	rmu      sync.Mutex
@@ -315,7 +315,7 @@ func (s *lineStream) Close() error {
 }
 
 // closeWrite makes further Writes fail with jsonrpc.ErrClosed while Read
-// keeps working; Command uses it during its shutdown sequence.
+// keeps working; CommandTransport uses it during its shutdown sequence.
 func (s *lineStream) closeWrite() { s.wclosed.Store(true) }
 
 // errNilMessage is returned by Write when given a nil message.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
 )
 
 // helperEnv selects a helper mode when the test binary is re-executed as a
@@ -61,6 +63,8 @@ func runHelper(mode string) int {
 		return stdioCancel()
 	case "stdio-close": // a blocked Stdio Read ends when the stream closes
 		return stdioClose()
+	case "mcp-server": // an MCP server on Stdio whose tool "pid" says its pid
+		return mcpServer()
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 2
@@ -156,5 +160,17 @@ func stdioClose() int {
 	}
 	// Standard output still works after Close.
 	fmt.Println(ready)
+	return 0
+}
+
+func mcpServer() int {
+	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "pid"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(strconv.Itoa(os.Getpid()))}}, nil
+	})
+	if err := s.Run(context.Background(), Stdio()); err != nil {
+		fmt.Fprintln(os.Stderr, "helper: server:", err)
+		return 1
+	}
 	return 0
 }
