@@ -145,10 +145,7 @@ func TestListenEndsWithSession(t *testing.T) {
 	s.AddTool(&mcp.Tool{Name: "t"}, noTool)
 	a, b := transport.Pipe()
 	ctx := testCtx(t)
-	ss, err := s.Connect(ctx, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := s.Connect(b, nil)
 	cs, err := mcp.NewClient(clientImpl, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {},
 	}).Connect(ctx, a)
@@ -251,10 +248,7 @@ func TestListenNotAcknowledged(t *testing.T) {
 			}})
 			s.AddTool(&mcp.Tool{Name: "t"}, noTool)
 			a, b := transport.Pipe()
-			ss, err := s.Connect(context.Background(), b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ss := s.Connect(b, nil)
 			defer func() {
 				close(release)
 				ss.Close()
