@@ -197,8 +197,7 @@ func newOurFixture(opts *gomcp.ServerOptions) *ourFixture {
 			}}, nil
 		})
 	if err := s.AddResourceTemplate(&gomcp.ResourceTemplate{URITemplate: userTemplate, Name: "user"},
-		func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
-			args := gomcp.TemplateArgs(userTemplate, req.Params.URI)
+		func(_ context.Context, req *gomcp.ReadResourceRequest, args map[string]string) (*gomcp.ReadResourceResult, error) {
 			return &gomcp.ReadResourceResult{Contents: []gomcp.ResourceContents{
 				&gomcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: "user " + args["id"]},
 			}}, nil

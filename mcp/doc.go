@@ -17,9 +17,21 @@
 //		Greeting string `json:"greeting"`
 //	}
 //	s := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
-//	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "say hello"},
+//	err := mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "say hello"},
 //		func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error) {
 //			return Out{Greeting: "Hello, " + in.Name}, nil
 //		})
-//	err := s.Run(ctx, transport.Stdio())
+//	if err != nil {
+//		return err // the tool is invalid; see ErrInvalidFeature
+//	}
+//	err = s.Run(ctx, transport.Stdio())
+//
+// The Add functions (AddTool, Server.AddTool, AddResource,
+// AddResourceTemplate, AddPrompt) check a feature when it is added and
+// return an error wrapping ErrInvalidFeature, registering nothing, for one
+// that clients could not use. A typed tool returns *ToolResult[T] to send
+// structured output together with isError, content of its own or _meta. A
+// resource template's handler (ResourceTemplateHandler) receives the
+// variables matched in the URI. On the client, CallToolFor takes any Go
+// value as arguments and decodes the structured content into a Go type.
 package mcp

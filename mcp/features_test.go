@@ -384,8 +384,7 @@ func TestResources(t *testing.T) {
 		// check wrongly rejects them, so this template avoids them.
 		const tmpl = "test://users/{id}/posts/{page}"
 		err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: tmpl, Name: "posts"},
-			func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				args := mcp.TemplateArgs(tmpl, req.Params.URI)
+			func(_ context.Context, req *mcp.ReadResourceRequest, args map[string]string) (*mcp.ReadResourceResult, error) {
 				if args["id"] == "0" {
 					return nil, mcp.ResourceNotFoundError(req.Params.URI)
 				}
@@ -396,7 +395,7 @@ func TestResources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://{", Name: "bad"}, nil); err == nil {
+		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://{", Name: "bad"}, noTemplate); err == nil {
 			t.Error("AddResourceTemplate accepted an invalid template")
 		}
 		e := connect(t, rev, s, nil)
@@ -849,7 +848,7 @@ func TestPagination(t *testing.T) {
 			s.AddTool(&mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
 			s.AddPrompt(&mcp.Prompt{Name: name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
 			s.AddResource(&mcp.Resource{URI: "test://" + name, Name: name}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
-			if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://" + name + "/{x}", Name: name}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }); err != nil {
+			if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://" + name + "/{x}", Name: name}, noTemplate); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -969,7 +968,7 @@ func TestListChanged(t *testing.T) {
 		expect("prompts")
 		s.AddResource(&mcp.Resource{URI: "test://second", Name: "second"}, noResource)
 		expect("resources")
-		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://t/{x}", Name: "t"}, noResource); err != nil {
+		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://t/{x}", Name: "t"}, noTemplate); err != nil {
 			t.Fatal(err)
 		}
 		expect("resources")

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
@@ -16,10 +18,35 @@ type serverPrompt struct {
 	handler PromptHandler
 }
 
-// AddPrompt adds or replaces the prompt p.Name.
-func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
+// AddPrompt adds or replaces the prompt p.Name. It registers nothing and
+// returns a *RegistrationError (wrapping ErrInvalidFeature) when the name is
+// empty, an argument is nil, unnamed or named twice, or p or h is nil.
+func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
+	if p == nil {
+		return &RegistrationError{Kind: featurePrompt, Err: errNilFeature}
+	}
+	fail := func(err error) error { return &RegistrationError{Kind: featurePrompt, Name: p.Name, Err: err} }
+	if h == nil {
+		return fail(errNilHandler)
+	}
+	if p.Name == "" {
+		return fail(errors.New("empty name"))
+	}
+	seen := make(map[string]bool, len(p.Arguments))
+	for i, a := range p.Arguments {
+		switch {
+		case a == nil:
+			return fail(fmt.Errorf("argument %d is nil", i))
+		case a.Name == "":
+			return fail(fmt.Errorf("argument %d has no name", i))
+		case seen[a.Name]:
+			return fail(fmt.Errorf("argument %q is declared twice", a.Name))
+		}
+		seen[a.Name] = true
+	}
 	s.prompts.put([]string{p.Name}, []*serverPrompt{{prompt: p, handler: h}})
 	s.notifyListChanged(NotificationPromptListChanged)
+	return nil
 }
 
 // RemovePrompts removes prompts by name.

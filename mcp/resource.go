@@ -8,10 +8,16 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 )
 
-// A ResourceHandler reads a resource. For a template, req.Params.URI is the
-// concrete URI the client asked for; TemplateArgs extracts the variables.
-// Return ResourceNotFoundError(uri) when there is no such resource.
+// A ResourceHandler reads a resource. Return ResourceNotFoundError(uri)
+// when there is no such resource.
 type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
+
+// A ResourceTemplateHandler reads a resource of a template. req.Params.URI
+// is the concrete URI the client asked for, and vars holds the values of
+// the template's variables matched in it (decoded; a variable the URI
+// leaves out is absent), so the handler need not match the URI again.
+// Return ResourceNotFoundError(uri) when there is no such resource.
+type ResourceTemplateHandler func(ctx context.Context, req *ReadResourceRequest, vars map[string]string) (*ReadResourceResult, error)
 
 type serverResource struct {
 	resource *Resource
@@ -21,24 +27,55 @@ type serverResource struct {
 type serverTemplate struct {
 	template *ResourceTemplate
 	parsed   *uritemplate.Template
-	handler  ResourceHandler
+	handler  ResourceHandler // the template's handler, given the variables
 }
 
-// AddResource adds or replaces the resource r.URI.
-func (s *Server) AddResource(r *Resource, h ResourceHandler) {
+// AddResource adds or replaces the resource r.URI. It registers nothing
+// and returns a *RegistrationError (wrapping ErrInvalidFeature) when the URI
+// is not an absolute URI (empty, no scheme, white space) or r or h is nil.
+func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
+	if r == nil {
+		return &RegistrationError{Kind: featureResource, Err: errNilFeature}
+	}
+	fail := func(err error) error { return &RegistrationError{Kind: featureResource, Name: r.URI, Err: err} }
+	if h == nil {
+		return fail(errNilHandler)
+	}
+	if err := checkResourceURI(r.URI); err != nil {
+		return fail(err)
+	}
 	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
 	s.notifyListChanged(NotificationResourceListChanged)
+	return nil
 }
 
 // AddResourceTemplate adds or replaces a resource template (RFC 6570). A
 // resources/read for a URI that matches no resource is offered to the
-// templates in the order they were added.
-func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) error {
+// templates in the order they were added; the first that matches reads it,
+// with the variables it matched. It registers nothing and returns a
+// *RegistrationError (wrapping ErrInvalidFeature) when the template is
+// empty or not valid RFC 6570, or t or h is nil.
+func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHandler) error {
+	if t == nil {
+		return &RegistrationError{Kind: featureTemplate, Err: errNilFeature}
+	}
+	fail := func(err error) error { return &RegistrationError{Kind: featureTemplate, Name: t.URITemplate, Err: err} }
+	if h == nil {
+		return fail(errNilHandler)
+	}
+	if t.URITemplate == "" {
+		return fail(errors.New("empty URI template"))
+	}
 	parsed, err := uritemplate.New(t.URITemplate)
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
+	// The read path finds the template by matching the URI; the
+	// variables are matched here, for the template's handler alone.
+	read := func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return h(ctx, req, matchTemplate(parsed, req.Params.URI))
+	}
+	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: read}})
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }
@@ -58,7 +95,9 @@ func (s *Server) RemoveResourceTemplates(templates ...string) {
 }
 
 // TemplateArgs returns the values of the template variables in uri, or nil
-// if uri does not match template.
+// if uri does not match template. A ResourceTemplateHandler is given them
+// already; TemplateArgs serves code that has only the URI, such as a
+// completion handler.
 func TemplateArgs(template, uri string) map[string]string {
 	t, err := uritemplate.New(template)
 	if err != nil {

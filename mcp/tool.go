@@ -26,15 +26,76 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 // Out decides the result's shape:
 //   - *CallToolResult is sent as it is;
 //   - string becomes one text content block, with no output schema;
+//   - *ToolResult[T] sends T as structuredContent, with the output schema
+//     inferred from T, and lets the handler set isError, the content and
+//     _meta too;
 //   - any other type is sent as structuredContent, with its JSON also as a
 //     text block for clients that predate structured output, and its
 //     output schema inferred from Out.
 type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest, in In) (Out, error)
 
+// A ToolResult is the Out of a typed tool (ToolHandlerFor) that returns
+// structured output and also needs the rest of a result: an error result
+// that still carries data, content of its own, or _meta. Use it as
+// *ToolResult[T]; the output schema is inferred from T. A nil
+// *ToolResult[T] is the same as a zero one.
+type ToolResult[T any] struct {
+	// Structured is sent as structuredContent (clients check it against
+	// the output schema unless IsError is set).
+	Structured T
+	// IsError marks the result as a tool failure the model should see.
+	IsError bool
+	// Content, when not nil, is the result's content exactly as given, in
+	// place of the default: one text block holding Structured's JSON, for
+	// clients that predate structured output. Include such a block
+	// yourself if those clients matter and you set Content.
+	Content []Content
+	// Meta is sent as the result's _meta.
+	Meta *Meta
+}
+
+// toolResult is implemented by *ToolResult[T], whatever T: it is how AddTool
+// recognises the wrapper, by its method set rather than by its name.
+type toolResult interface {
+	// structuredType is T, whose schema is the output schema. It is called
+	// on a nil pointer.
+	structuredType() reflect.Type
+	// callToolResult builds the wire result.
+	callToolResult() (*CallToolResult, error)
+}
+
+func (*ToolResult[T]) structuredType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (r *ToolResult[T]) callToolResult() (*CallToolResult, error) {
+	if r == nil {
+		r = &ToolResult[T]{}
+	}
+	res, err := structuredResult(r.Structured)
+	if err != nil {
+		return nil, err
+	}
+	if r.Content != nil {
+		res.Content = r.Content
+	}
+	res.IsError = r.IsError
+	res.Meta = r.Meta
+	return res, nil
+}
+
+// structuredResult encodes out once, as structuredContent and as the JSON
+// text block that mirrors it.
+func structuredResult(out any) (*CallToolResult, error) {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tool output: %w", err)
+	}
+	return &CallToolResult{Content: []Content{&TextContent{Text: string(raw)}}, StructuredContent: raw}, nil
+}
+
 type serverTool struct {
 	tool      *Tool
 	handler   ToolHandler
-	validator *jsonschema.Validator // nil when the input schema could not be compiled
+	validator *jsonschema.Validator // the compiled input schema
 	headers   []ParamHeader         // x-mcp-header arguments (SEP-2243)
 }
 
@@ -43,38 +104,91 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 // AddTool adds or replaces a tool whose handler builds its own results.
 // t.InputSchema is kept byte for byte as given (a nil schema means any
 // object); arguments are validated against it before h runs.
-func (s *Server) AddTool(t *Tool, h ToolHandler) {
-	if t.InputSchema == nil {
-		t.InputSchema = objectSchema
+//
+// A tool clients could not use is refused: AddTool registers nothing and
+// returns a *RegistrationError (wrapping ErrInvalidFeature) when the name is
+// not 1 to 128 characters of [A-Za-z0-9_.-], when either schema is not a
+// JSON object with "type": "object" or does not compile, when an
+// x-mcp-header annotation is invalid (see ParamHeaders), or when t or h is
+// nil.
+func (s *Server) AddTool(t *Tool, h ToolHandler) error {
+	if t == nil {
+		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
 	}
-	st := &serverTool{tool: t, handler: h}
-	if hdrs, err := ParamHeaders(t.InputSchema); err == nil {
-		st.headers = hdrs
-	} else {
-		s.log.Warn("mcp: tool has invalid x-mcp-header annotations; 2026-07-28 clients will not call it", "tool", t.Name, "err", err)
+	in := t.InputSchema
+	if in == nil {
+		in = objectSchema
 	}
-	if v, err := jsonschema.Compile(t.InputSchema); err == nil {
-		st.validator = v
-	} else {
-		s.log.Warn("mcp: tool input schema does not compile; arguments will not be validated", "tool", t.Name, "err", err)
+	return s.addTool(t, in, t.OutputSchema, h)
+}
+
+// addTool checks a tool whose schemas are in and out, and registers it with
+// them only if all is well, so that a refused tool leaves t as it was.
+func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error {
+	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
+	if h == nil {
+		return fail(errNilHandler)
 	}
-	s.tools.put([]string{t.Name}, []*serverTool{st})
+	if err := checkToolName(t.Name); err != nil {
+		return fail(err)
+	}
+	if err := checkObjectSchema(in); err != nil {
+		return fail(fmt.Errorf("input schema: %w", err))
+	}
+	v, err := jsonschema.Compile(in)
+	if err != nil {
+		return fail(fmt.Errorf("input schema: %w", err))
+	}
+	hdrs, err := ParamHeaders(in)
+	if err != nil {
+		return fail(fmt.Errorf("input schema: %w", err))
+	}
+	if out != nil {
+		if err := checkObjectSchema(out); err != nil {
+			return fail(fmt.Errorf("output schema: %w", err))
+		}
+		if _, err := jsonschema.Compile(out); err != nil {
+			return fail(fmt.Errorf("output schema: %w", err))
+		}
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	s.tools.put([]string{t.Name}, []*serverTool{{tool: t, handler: h, validator: v, headers: hdrs}})
 	s.notifyListChanged(NotificationToolListChanged)
+	return nil
 }
 
 // AddTool adds or replaces a typed tool. Unless t sets them, the input
 // schema is inferred from In and the output schema from Out (see
-// ToolHandlerFor). It panics if a schema cannot be inferred, which is a
-// programming error caught the first time the server starts.
-func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
-	if t.InputSchema == nil {
-		t.InputSchema = mustInfer[In]("input", t.Name)
+// ToolHandlerFor). Besides what Server.AddTool refuses, it refuses, with a
+// *RegistrationError and registering nothing, an In or Out whose schema
+// cannot be inferred or does not describe a JSON object, and an Out of
+// ToolResult[T] instead of *ToolResult[T].
+func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
+	if t == nil {
+		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
 	}
-	structured := structuredOutput[Out]()
-	if t.OutputSchema == nil && structured {
-		t.OutputSchema = mustInfer[Out]("output", t.Name)
+	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
+	if h == nil {
+		return fail(errNilHandler)
 	}
-	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	in := t.InputSchema
+	if in == nil {
+		var err error
+		if in, err = inferObjectSchema(reflect.TypeFor[In]()); err != nil {
+			return fail(fmt.Errorf("input type: %w", err))
+		}
+	}
+	structured, err := structuredType[Out]()
+	if err != nil {
+		return fail(err)
+	}
+	out := t.OutputSchema
+	if out == nil && structured != nil {
+		if out, err = inferObjectSchema(structured); err != nil {
+			return fail(fmt.Errorf("output type: %w", err))
+		}
+	}
+	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 {
 			if err := json.Unmarshal(args, &in); err != nil {
@@ -90,45 +204,48 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 			return o, nil
 		case string:
 			return &CallToolResult{Content: []Content{&TextContent{Text: o}}}, nil
+		case toolResult:
+			return o.callToolResult()
 		}
-		raw, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("encoding tool output: %w", err)
-		}
-		return &CallToolResult{Content: []Content{&TextContent{Text: string(raw)}}, StructuredContent: raw}, nil
+		return structuredResult(out)
 	})
 }
 
-// structuredOutput reports whether a typed tool's Out is sent as structured
-// content.
-func structuredOutput[Out any]() bool {
-	switch reflect.TypeFor[Out]() {
-	case reflect.TypeFor[*CallToolResult](), reflect.TypeFor[string]():
-		return false
+// structuredType returns the type whose schema is a typed tool's output
+// schema: nil when Out is not sent as structured content, T for
+// *ToolResult[T], Out itself otherwise.
+func structuredType[Out any]() (reflect.Type, error) {
+	var zero Out
+	switch o := any(zero).(type) {
+	case *CallToolResult, string:
+		return nil, nil
+	case toolResult:
+		return o.structuredType(), nil
 	}
-	return true
+	if _, ok := any(&zero).(toolResult); ok {
+		return nil, fmt.Errorf("output type %s: use a pointer, *%[1]s", reflect.TypeFor[Out]())
+	}
+	return reflect.TypeFor[Out](), nil
 }
 
-// mustInfer infers the schema of T, which must describe a JSON object.
-func mustInfer[T any](what, tool string) json.RawMessage {
-	t := reflect.TypeFor[T]()
+// inferObjectSchema infers the schema of t, which must describe a JSON
+// object. Interfaces and json.RawMessage, which could hold anything, get
+// the schema of any object.
+func inferObjectSchema(t reflect.Type) (json.RawMessage, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() == reflect.Interface || t == reflect.TypeFor[json.RawMessage]() {
-		return objectSchema
+		return objectSchema, nil
 	}
 	schema, err := jsonschema.ForType(t)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: tool %q: cannot infer %s schema: %v", tool, what, err))
+		return nil, err
 	}
-	var probe struct {
-		Type any `json:"type"`
+	if err := checkObjectSchema(schema); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object", t)
 	}
-	if json.Unmarshal(schema, &probe) != nil || probe.Type != "object" {
-		panic(fmt.Sprintf("mcp: tool %q: %s type %s is not a JSON object", tool, what, t))
-	}
-	return schema
+	return schema, nil
 }
 
 // Tool returns the tool registered under name.

@@ -29,14 +29,16 @@ type countIn struct {
 
 var languages = []string{"go", "python", "rust", "typescript", "zig"}
 
-func newDemoServer(logger *slog.Logger) *mcp.Server {
+// newDemoServer returns the demo server, or the first feature it could not
+// register.
+func newDemoServer(logger *slog.Logger) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "gomcp-demo", Title: "gomcp demo server", Version: "0.1.0"}, &mcp.ServerOptions{
 		Instructions:      "A demo of every MCP server feature. Try the greet and count tools, the demo://readme resource and the review prompt.",
 		Logger:            logger,
 		CompletionHandler: complete,
 	})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "Greet someone by name."},
+	err := mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "Greet someone by name."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (greetOut, error) {
 			g := "Hello, " + in.Name
 			if in.Style == "loud" {
@@ -44,8 +46,11 @@ func newDemoServer(logger *slog.Logger) *mcp.Server {
 			}
 			return greetOut{Greeting: g}, nil
 		})
+	if err != nil {
+		return nil, err
+	}
 
-	mcp.AddTool(s, &mcp.Tool{Name: "count", Description: "Count slowly, reporting progress and logging each step."},
+	err = mcp.AddTool(s, &mcp.Tool{Name: "count", Description: "Count slowly, reporting progress and logging each step."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in countIn) (string, error) {
 			for i := 1; i <= in.To; i++ {
 				select {
@@ -58,24 +63,32 @@ func newDemoServer(logger *slog.Logger) *mcp.Server {
 			}
 			return fmt.Sprintf("counted to %d", in.To), nil
 		})
+	if err != nil {
+		return nil, err
+	}
 
-	s.AddResource(&mcp.Resource{URI: "demo://readme", Name: "readme", MIMEType: "text/markdown", Description: "What this server is."},
+	err = s.AddResource(&mcp.Resource{URI: "demo://readme", Name: "readme", MIMEType: "text/markdown", Description: "What this server is."},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
 				URI: req.Params.URI, MIMEType: "text/markdown",
 				Text: "# gomcp demo\n\nA server built with github.com/gomcp/sdk.",
 			}}}, nil
 		})
+	if err != nil {
+		return nil, err
+	}
 
-	_ = s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "demo://lang/{name}", Name: "language", MIMEType: "text/plain"},
-		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			name := mcp.TemplateArgs("demo://lang/{name}", req.Params.URI)["name"]
+	err = s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "demo://lang/{name}", Name: "language", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest, vars map[string]string) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
-				URI: req.Params.URI, MIMEType: "text/plain", Text: "All about " + name + ".",
+				URI: req.Params.URI, MIMEType: "text/plain", Text: "All about " + vars["name"] + ".",
 			}}}, nil
 		})
+	if err != nil {
+		return nil, err
+	}
 
-	s.AddPrompt(&mcp.Prompt{Name: "review", Description: "Ask for a code review.",
+	err = s.AddPrompt(&mcp.Prompt{Name: "review", Description: "Ask for a code review.",
 		Arguments: []*mcp.PromptArgument{{Name: "language", Description: "programming language", Required: true}}},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
@@ -83,7 +96,10 @@ func newDemoServer(logger *slog.Logger) *mcp.Server {
 				Content: mcp.NewTextContent("Please review this " + req.Params.Arguments["language"] + " code."),
 			}}}, nil
 		})
-	return s
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // complete offers language names for the review prompt and the language

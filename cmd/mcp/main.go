@@ -59,10 +59,14 @@ func serve(args []string, stderr io.Writer) error {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
+	s, err := newDemoServer(logger)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// stdout carries only MCP messages; diagnostics go to stderr.
-	err := newDemoServer(logger).Run(ctx, transport.Stdio())
+	err = s.Run(ctx, transport.Stdio())
 	if err == context.Canceled {
 		return nil
 	}

@@ -30,7 +30,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := everything.NewServer(&everything.Options{Logger: logger})
+	s, err := everything.NewServer(&everything.Options{Logger: logger})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "everything-server:", err)
+		os.Exit(1)
+	}
 	if *httpAddr != "" {
 		if err := serveHTTP(ctx, *httpAddr, s, logger); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-server:", err)

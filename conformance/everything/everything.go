@@ -51,8 +51,9 @@ type messageIn struct {
 	Message string `json:"message" description:"the message to show the user"`
 }
 
-// NewServer returns the everything server.
-func NewServer(opts *Options) *mcp.Server {
+// NewServer returns the everything server, or the errors of the fixtures
+// it could not register.
+func NewServer(opts *Options) (*mcp.Server, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -65,11 +66,16 @@ func NewServer(opts *Options) *mcp.Server {
 		Logger:            o.Logger,
 		CompletionHandler: complete,
 	})
-	addTools(s, o.Step)
-	addModernTools(s)
-	addResources(s)
-	addPrompts(s)
-	return s
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	addTools(s, o.Step, add)
+	addModernTools(s, add)
+	addResources(s, add)
+	addPrompts(s, add)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func text(s string) *mcp.CallToolResult {
@@ -90,27 +96,27 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func addTools(s *mcp.Server, step time.Duration) {
+func addTools(s *mcp.Server, step time.Duration, add func(error)) {
 	// test_simple_text comes first: some scenarios call the first tool listed.
-	mcp.AddTool(s, &mcp.Tool{Name: "test_simple_text", Description: "Returns a simple text response"},
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_simple_text", Description: "Returns a simple text response"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return text("This is a simple text response for testing."), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_image_content", Description: "Returns an image"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_image_content", Description: "Returns an image"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{image()}}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_audio_content", Description: "Returns audio"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_audio_content", Description: "Returns audio"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: wavBase64, MIMEType: "audio/wav"}}}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_embedded_resource", Description: "Returns an embedded resource"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_embedded_resource", Description: "Returns an embedded resource"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewEmbeddedResource(&mcp.TextResourceContents{
 				URI: "test://embedded-resource", MIMEType: "text/plain", Text: "This is an embedded resource content.",
 			})}}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_multiple_content_types", Description: "Returns text, an image and a resource"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_multiple_content_types", Description: "Returns text, an image and a resource"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				mcp.NewTextContent("Multiple content types test:"),
@@ -119,8 +125,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 					URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`,
 				}),
 			}}, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_logging", Description: "Sends three log messages while it runs"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_logging", Description: "Sends three log messages while it runs"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				if i > 0 {
@@ -133,12 +139,12 @@ func addTools(s *mcp.Server, step time.Duration) {
 				}
 			}
 			return text("Logging test completed"), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_error_handling", Description: "Always fails"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_error_handling", Description: "Always fails"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
 			return nil, errors.New("This tool intentionally returns an error for testing") //lint:ignore ST1005 the suite expects this exact text
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_progress", Description: "Reports progress 0, 50, 100 of 100"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_progress", Description: "Reports progress 0, 50, 100 of 100"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			for i, p := range []float64{0, 50, 100} {
 				if i > 0 {
@@ -151,8 +157,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 				}
 			}
 			return text("Progress test completed"), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_sampling", Description: "Asks the client's model to answer a prompt"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_sampling", Description: "Asks the client's model to answer a prompt"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in promptIn) (*mcp.CallToolResult, error) {
 			res, err := req.CreateMessage(ctx, &mcp.CreateMessageParams{
 				Messages:  []*mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.NewTextContent(in.Prompt)}}},
@@ -168,8 +174,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 				}
 			}
 			return text("LLM response: " + answer), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation", Description: "Asks the user for a username and an email"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation", Description: "Asks the user for a username and an email"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in messageIn) (*mcp.CallToolResult, error) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: in.Message,
@@ -185,8 +191,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 				return nil, err
 			}
 			return text(fmt.Sprintf("User response: <action: %s, content: %s>", res.Action, jsonString(res.Content))), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: "Elicits a form whose fields have defaults (SEP-1034)"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: "Elicits a form whose fields have defaults (SEP-1034)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: "Please review your profile",
@@ -202,8 +208,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 				return nil, err
 			}
 			return text(fmt.Sprintf("Elicitation completed: action=%s, content=%s", res.Action, jsonString(res.Content))), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: "Elicits every kind of enum field (SEP-1330)"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: "Elicits every kind of enum field (SEP-1330)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: "Please choose your options",
@@ -224,8 +230,8 @@ func addTools(s *mcp.Server, step time.Duration) {
 				return nil, err
 			}
 			return text(fmt.Sprintf("Elicitation completed: action=%s, content=%s", res.Action, jsonString(res.Content))), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_reconnection", Description: "Closes its SSE stream before answering; the client must resume (SEP-1699)"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_reconnection", Description: "Closes its SSE stream before answering; the client must resume (SEP-1699)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			// Over Streamable HTTP this ends the POST's connection; the
 			// answer is kept in the event store and delivered when the
@@ -235,14 +241,14 @@ func addTools(s *mcp.Server, step time.Duration) {
 				return nil, err
 			}
 			return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."), nil
-		})
-	s.AddTool(&mcp.Tool{
+		}))
+	add(s.AddTool(&mcp.Tool{
 		Name:        "json_schema_2020_12_tool",
 		Description: "Tool with JSON Schema 2020-12 features",
 		InputSchema: json.RawMessage(JSONSchema202012),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("Received: " + string(req.Params.Arguments)), nil
-	})
+	}))
 }
 
 func jsonString(v any) string {
@@ -253,45 +259,45 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-func addResources(s *mcp.Server) {
-	s.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", Description: "A static text resource", MIMEType: "text/plain"},
+func addResources(s *mcp.Server, add func(error)) {
+	add(s.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", Description: "A static text resource", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
 				URI: req.Params.URI, MIMEType: "text/plain", Text: "This is the content of the static text resource.",
 			}}}, nil
-		})
+		}))
 	png, _ := base64.StdEncoding.DecodeString(pngBase64)
-	s.AddResource(&mcp.Resource{URI: "test://static-binary", Name: "static-binary", Description: "A static binary resource (a PNG image)", MIMEType: "image/png"},
+	add(s.AddResource(&mcp.Resource{URI: "test://static-binary", Name: "static-binary", Description: "A static binary resource (a PNG image)", MIMEType: "image/png"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.NewBlobResourceContents(req.Params.URI, "image/png", png)}}, nil
-		})
-	s.AddResource(&mcp.Resource{URI: "test://watched-resource", Name: "watched-resource", Description: "A resource clients can subscribe to", MIMEType: "text/plain"},
+		}))
+	add(s.AddResource(&mcp.Resource{URI: "test://watched-resource", Name: "watched-resource", Description: "A resource clients can subscribe to", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
 				URI: req.Params.URI, MIMEType: "text/plain", Text: "Watched resource content",
 			}}}, nil
-		})
+		}))
 	const tmpl = "test://template/{id}/data"
-	_ = s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: tmpl, Name: "template-data", Description: "A resource template with an id", MIMEType: "application/json"},
-		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			id := mcp.TemplateArgs(tmpl, req.Params.URI)["id"]
+	add(s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: tmpl, Name: "template-data", Description: "A resource template with an id", MIMEType: "application/json"},
+		func(_ context.Context, req *mcp.ReadResourceRequest, vars map[string]string) (*mcp.ReadResourceResult, error) {
+			id := vars["id"]
 			body := jsonString(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
 				URI: req.Params.URI, MIMEType: "application/json", Text: body,
 			}}}, nil
-		})
+		}))
 }
 
 func userText(s string) *mcp.PromptMessage {
 	return &mcp.PromptMessage{Role: mcp.RoleUser, Content: mcp.NewTextContent(s)}
 }
 
-func addPrompts(s *mcp.Server) {
-	s.AddPrompt(&mcp.Prompt{Name: "test_simple_prompt", Description: "A simple prompt without arguments"},
+func addPrompts(s *mcp.Server, add func(error)) {
+	add(s.AddPrompt(&mcp.Prompt{Name: "test_simple_prompt", Description: "A simple prompt without arguments"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{userText("This is a simple prompt for testing.")}}, nil
-		})
-	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_arguments", Description: "A prompt with two required arguments",
+		}))
+	add(s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_arguments", Description: "A prompt with two required arguments",
 		Arguments: []*mcp.PromptArgument{
 			{Name: "arg1", Description: "First test argument", Required: true},
 			{Name: "arg2", Description: "Second test argument", Required: true},
@@ -301,8 +307,8 @@ func addPrompts(s *mcp.Server) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 				userText(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"])),
 			}}, nil
-		})
-	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_embedded_resource", Description: "A prompt that embeds a resource",
+		}))
+	add(s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_embedded_resource", Description: "A prompt that embeds a resource",
 		Arguments: []*mcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
@@ -311,14 +317,14 @@ func addPrompts(s *mcp.Server) {
 				})},
 				userText("Please process the embedded resource above."),
 			}}, nil
-		})
-	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image"},
+		}))
+	add(s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 				{Role: mcp.RoleUser, Content: image()},
 				userText("Please analyze the image above."),
 			}}, nil
-		})
+		}))
 }
 
 // complete suggests values for prompt and template arguments.

@@ -69,41 +69,45 @@ func field(a *mcp.InputResponse, name string) any {
 // header (SEP-2243).
 const customHeaderSchema = `{"type":"object","properties":{"region":{"type":"string","description":"Region to query","x-mcp-header":"Region"},"query":{"type":"string"}},"required":["region"]}`
 
-func addModernTools(s *mcp.Server) {
+func addModernTools(s *mcp.Server, add func(error)) {
 	tg := &toggler{s: s}
-	mcp.AddTool(s, &mcp.Tool{Name: "test_missing_capability", Description: "Needs sampling: a client without it gets -32021"},
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_missing_capability", Description: "Needs sampling: a client without it gets -32021"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			res, err := req.CreateMessage(ctx, sample("Say hello", 10).CreateMessage)
 			if err != nil {
 				return nil, err
 			}
 			return text("Sampling answered: " + describe(&mcp.InputResponse{CreateMessage: res})), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_streaming_elicitation", Description: "Asks the user a question"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_streaming_elicitation", Description: "Asks the user a question"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", "string")})
 			if err != nil {
 				return nil, err
 			}
 			return text(fmt.Sprintf("Hello, %v!", field(a["user_name"], "name"))), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_logging_tool", Description: "Logs one message at each of info and debug"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_logging_tool", Description: "Logs one message at each of info and debug"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 			_ = req.Log(ctx, mcp.LevelInfo, "everything", "logging tool: info")
 			_ = req.Log(ctx, mcp.LevelDebug, "everything", "logging tool: debug")
 			return text("Logging tool completed"), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_trigger_tool_change", Description: "Adds or removes a tool, so the tool list changes"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_trigger_tool_change", Description: "Adds or removes a tool, so the tool list changes"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
-			tg.toggleTool()
+			if err := tg.toggleTool(); err != nil {
+				return nil, err
+			}
 			return text("Tool list changed"), nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "test_trigger_prompt_change", Description: "Adds or removes a prompt, so the prompt list changes"},
+		}))
+	add(mcp.AddTool(s, &mcp.Tool{Name: "test_trigger_prompt_change", Description: "Adds or removes a prompt, so the prompt list changes"},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, error) {
-			tg.togglePrompt()
+			if err := tg.togglePrompt(); err != nil {
+				return nil, err
+			}
 			return text("Prompt list changed"), nil
-		})
-	s.AddTool(&mcp.Tool{Name: "test_custom_header_param", Description: "Echoes a parameter the client also sends as the Mcp-Param-Region header",
+		}))
+	add(s.AddTool(&mcp.Tool{Name: "test_custom_header_param", Description: "Echoes a parameter the client also sends as the Mcp-Param-Region header",
 		InputSchema: json.RawMessage(customHeaderSchema)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var in struct {
@@ -111,17 +115,17 @@ func addModernTools(s *mcp.Server) {
 			}
 			_ = json.Unmarshal(req.Params.Arguments, &in)
 			return text("Region: " + in.Region), nil
-		})
+		}))
 
 	inputTool := func(name, desc string, h func(ctx context.Context, req *mcp.CallToolRequest) (string, error)) {
-		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc},
+		add(mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc},
 			func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
 				out, err := h(ctx, req)
 				if err != nil {
 					return nil, err
 				}
 				return text(out), nil
-			})
+			}))
 	}
 	inputTool("test_input_required_result_elicitation", "Asks the user's name", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
 		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", "string")})
@@ -197,14 +201,14 @@ func addModernTools(s *mcp.Server) {
 		return fmt.Sprintf("Got %d answer(s)", len(a)), nil
 	})
 
-	s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for context first"},
+	add(s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for context first"},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_context": elicitText("What context should the prompt use?", "context", "string")})
 			if err != nil {
 				return nil, err
 			}
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{userText(fmt.Sprintf("Use this context: %v", field(a["user_context"], "context")))}}, nil
-		})
+		}))
 }
 
 const dynamicName = "test_dynamic"
@@ -216,28 +220,36 @@ type toggler struct {
 	tool, prompt bool
 }
 
-func (t *toggler) toggleTool() {
+func (t *toggler) toggleTool() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.tool {
 		t.s.RemoveTools(dynamicName)
 	} else {
-		mcp.AddTool(t.s, &mcp.Tool{Name: dynamicName, Description: "Appears and disappears"},
+		err := mcp.AddTool(t.s, &mcp.Tool{Name: dynamicName, Description: "Appears and disappears"},
 			func(context.Context, *mcp.CallToolRequest, none) (string, error) { return "dynamic", nil })
+		if err != nil {
+			return err
+		}
 	}
 	t.tool = !t.tool
+	return nil
 }
 
-func (t *toggler) togglePrompt() {
+func (t *toggler) togglePrompt() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.prompt {
 		t.s.RemovePrompts(dynamicName)
 	} else {
-		t.s.AddPrompt(&mcp.Prompt{Name: dynamicName, Description: "Appears and disappears"},
+		err := t.s.AddPrompt(&mcp.Prompt{Name: dynamicName, Description: "Appears and disappears"},
 			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{userText("dynamic")}}, nil
 			})
+		if err != nil {
+			return err
+		}
 	}
 	t.prompt = !t.prompt
+	return nil
 }
