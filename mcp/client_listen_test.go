@@ -18,9 +18,6 @@ import (
 // stateful server sends them on the session, and for a 2026-07-28 server
 // Connect opens a subscriptions/listen stream by itself (client_listen.go).
 
-func noTool(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{}, nil
-}
 
 // listenRequests returns the filters of the subscriptions/listen requests
 // the client sent.

@@ -27,7 +27,7 @@ type serverResource struct {
 type serverTemplate struct {
 	template *ResourceTemplate
 	parsed   *uritemplate.Template
-	handler  ResourceHandler // the template's handler, given the variables
+	handler  ResourceTemplateHandler
 }
 
 // AddResource adds or replaces the resource r.URI. It registers nothing
@@ -70,12 +70,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHand
 	if err != nil {
 		return fail(err)
 	}
-	// The read path finds the template by matching the URI; the
-	// variables are matched here, for the template's handler alone.
-	read := func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
-		return h(ctx, req, matchTemplate(parsed, req.Params.URI))
-	}
-	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: read}})
+	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }
@@ -210,8 +205,11 @@ func (s *Server) findResource(uri string) ResourceHandler {
 		return sr.handler
 	}
 	for _, st := range s.templates.all() {
-		if st.parsed.Match(uri) != nil {
-			return st.handler
+		if vars := matchTemplate(st.parsed, uri); vars != nil {
+			h := st.handler // the URI is matched once, and its variables handed over
+			return func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+				return h(ctx, req, vars)
+			}
 		}
 	}
 	return nil
