@@ -18,7 +18,6 @@ import (
 // stateful server sends them on the session, and for a 2026-07-28 server
 // Connect opens a subscriptions/listen stream by itself (client_listen.go).
 
-
 // listenRequests returns the filters of the subscriptions/listen requests
 // the client sent.
 func listenRequests(t *testing.T, w *wireLog) []mcp.SubscriptionFilter {
