@@ -102,6 +102,7 @@ type Client struct {
 	mu       sync.Mutex
 	roots    []*Root
 	sessions map[*ClientSession]struct{}
+	methods  map[string]MethodHandler // AddMethod's
 
 	clientOnce sync.Once
 	caps       *ClientCapabilities // capabilities(), computed once
@@ -348,11 +349,20 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 	if cs.modern {
 		return cs.callModern(ctx, method, params, result)
 	}
-	return sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, params, result)
+	return sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, cs.downgrade(method, params), result)
 }
 
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, cs.conn.Notify, cs, cs.client.opts.Sending, method, params)
+	return sendNotify(ctx, cs.conn.Notify, cs, cs.client.opts.Sending, method, cs.downgrade(method, params))
+}
+
+// downgrade removes from outgoing params the fields the negotiated
+// revision lacks.
+func (cs *ClientSession) downgrade(method string, params any) any {
+	if cs.version == "" {
+		return params
+	}
+	return downgradeParams(features(cs.version), method, params)
 }
 
 func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
@@ -775,6 +785,15 @@ type (
 
 // route dispatches one message from the server.
 func (c *Client) route(ctx context.Context, r *Request) (any, error) {
+	res, err := c.routeMethod(ctx, r)
+	if cs := r.Session.(*ClientSession); err == nil && res != nil && cs.version != "" {
+		// Fields the session's revision lacks are not sent to its server.
+		res = downgradeResult(features(cs.version), r.Method, res)
+	}
+	return res, err
+}
+
+func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 	cs := r.Session.(*ClientSession)
 	switch r.Method {
 	case MethodPing:
@@ -856,6 +875,9 @@ func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	default:
+		if h := c.method(r.Method); h != nil {
+			return h(ctx, r)
+		}
 		if !r.IsNotification() {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
 		}

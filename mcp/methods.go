@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // Lifecycle names the lifecycles a Method is served in.
@@ -129,4 +130,79 @@ func (s *Server) addMethods(ms []Method) error {
 	}
 	s.methods.Store(t)
 	return nil
+}
+
+// clientCoreMethods are the methods a client answers by itself.
+var clientCoreMethods = []string{
+	MethodPing, MethodSamplingCreateMessage, MethodElicitationCreate, MethodRootsList,
+	NotificationCancelled, NotificationProgress, NotificationMessage, NotificationResourceUpdated,
+	NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged,
+	NotificationElicitationComplete, NotificationSubscriptionsAcknowledged,
+}
+
+// AddMethod adds or replaces a request or notification the client answers
+// beyond the core protocol (an extension's, or an application's own). The
+// handler runs behind the Receiving middleware; r.Params holds the raw
+// params. It fails for an empty name, a nil handler or a core method.
+func (c *Client) AddMethod(name string, h MethodHandler) error {
+	if name == "" || h == nil || slices.Contains(clientCoreMethods, name) {
+		return fmt.Errorf("%w: %q: a client method needs a name that is not a core method's, and a handler", ErrInvalidMethod, name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.methods == nil {
+		c.methods = make(map[string]MethodHandler)
+	}
+	c.methods[name] = h
+	return nil
+}
+
+// method returns the handler AddMethod registered for name, or nil.
+func (c *Client) method(name string) MethodHandler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.methods[name]
+}
+
+// Call sends a request the core protocol does not define (an extension's,
+// or one the server added with Server.AddMethod) and decodes its result
+// into result, which may be nil. params must encode as a JSON object, or be
+// nil. On a 2026-07-28 session the client's context is added to its _meta,
+// as for every request.
+func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
+	if !cs.modern {
+		return cs.call(ctx, method, params, result)
+	}
+	raw, err := encodeParams(params)
+	if err != nil {
+		return err
+	}
+	var old *Meta
+	if m := metaMember(raw); m != nil {
+		old = new(Meta)
+		if err := old.UnmarshalJSON(m); err != nil {
+			return err
+		}
+	}
+	if raw, err = spliceMeta(raw, cs.requestMeta(cs.version, old)); err != nil {
+		return fmt.Errorf("mcp: %s: %w", method, err)
+	}
+	return cs.call(ctx, method, raw, result)
+}
+
+// Notify sends a notification the core protocol does not define.
+func (cs *ClientSession) Notify(ctx context.Context, method string, params any) error {
+	return cs.notify(ctx, method, params)
+}
+
+// Call sends the client a request the core protocol does not define (an
+// extension's, or one the client added with Client.AddMethod) and decodes
+// its result into result, which may be nil.
+func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
+	return ss.call(ctx, method, params, result)
+}
+
+// Notify sends the client a notification the core protocol does not define.
+func (ss *ServerSession) Notify(ctx context.Context, method string, params any) error {
+	return ss.notify(ctx, method, params)
 }

@@ -126,12 +126,23 @@ func (r *Request) Meta() (*Meta, error) {
 // the params. Middleware uses it to inject trace context (TraceParent,
 // TraceState) into messages it sends or passes on.
 func (r *Request) SetMeta(m *Meta) error {
-	params := r.Params
+	p, err := spliceMeta(r.Params, m)
+	if err != nil {
+		return fmt.Errorf("mcp: SetMeta: %w", err)
+	}
+	r.Params = p
+	r.meta = m
+	return nil
+}
+
+// spliceMeta returns params (a JSON object, or empty) with its _meta
+// member replaced by m, or removed when m is nil.
+func spliceMeta(params json.RawMessage, m *Meta) (json.RawMessage, error) {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
 	if i := skipSpace(params, 0); i >= len(params) || params[i] != '{' {
-		return errors.New("mcp: SetMeta: params are not a JSON object")
+		return nil, errors.New("params are not a JSON object")
 	}
 	out := make([]byte, 0, len(params)+64)
 	out = append(out, '{')
@@ -146,21 +157,19 @@ func (r *Request) SetMeta(m *Meta) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("mcp: SetMeta: %w", err)
+		return nil, err
 	}
 	if m != nil {
 		raw, err := m.MarshalJSON()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		out = append(append(out, `"_meta":`...), raw...)
 	}
-	r.Params = append(out, '}')
-	r.meta = m
-	return nil
+	return append(out, '}'), nil
 }
 
 // SessionID returns the id of the session the message belongs to, or ""
