@@ -221,11 +221,7 @@ func newOurFixture(opts *gomcp.ServerOptions) *ourFixture {
 func serveOurFixture(t *testing.T, f *ourFixture, kind string) pipes {
 	t.Helper()
 	p := newPipes(t, kind)
-	ss, err := f.server.Connect(context.Background(),
-		transport.NewLineStream(p.c2sR, p.s2cW, closeAll{p.c2sR, p.s2cW}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := f.server.Connect(transport.NewLineStream(p.c2sR, p.s2cW, closeAll{p.c2sR, p.s2cW}, nil), nil)
 	t.Cleanup(func() {
 		ss.Close()
 		ss.Wait()

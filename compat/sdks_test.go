@@ -163,10 +163,7 @@ func openGomcp(tb testing.TB, kind, version string) (caller, func()) {
 		stopServer = func() { h.Close(); stop() }
 	} else {
 		sst, c := gomcpStreams(tb, kind)
-		ss, err := newGomcpBenchServer().Connect(ctx, sst)
-		if err != nil {
-			tb.Fatal(err)
-		}
+		ss := newGomcpBenchServer().Connect(sst, nil)
 		cst, stopServer = c, func() { ss.Wait() }
 	}
 	cs, err := gomcp.NewClient(&gomcp.Implementation{Name: "bench", Version: "1.0.0"},
