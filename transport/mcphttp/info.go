@@ -82,8 +82,10 @@ func RequestInfoFromContext(ctx context.Context) *RequestInfo {
 //
 // Servers use it to avoid holding a connection open during long operations.
 // It reports whether there was a resumable stream to close: it does nothing
-// when the response is JSON, when the handler is stateless, or when ctx does
-// not come from a Streamable HTTP handler.
+// when the response is JSON, for a request of the stateless revision
+// (2026-07-28), or when ctx does not come from a Streamable HTTP handler.
+// The stream can be resumed on another Handler sharing the EventStore only
+// once the request is over (see Handler).
 func CloseSSEStream(ctx context.Context) bool {
 	info := RequestInfoFromContext(ctx)
 	if info == nil || info.stream == nil {
