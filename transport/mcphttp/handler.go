@@ -879,7 +879,7 @@ func (h *Handler) replay(ctx context.Context, sid, stream, after string, c *sseC
 	b := (*bp)[:0]
 	last := after
 	err := h.events.Replay(ctx, sid, stream, after, func(id string, data []byte) error {
-		b = appendEvent(b[:0], eventID(stream, id), "message", 0, data)
+		b = appendStoredEvent(b[:0], stream, id, true, data)
 		last = id
 		return c.write(b)
 	})

@@ -475,13 +475,10 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	}
 	data := m.AppendJSON(nil) // owned by the store from here on
 	h := st.s.h
-	var id string
 	sid, err := h.events.Append(ctx, st.s.id, st.name, data)
 	if err != nil {
 		h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
 		err = fmt.Errorf("mcphttp: event store: %w", err)
-	} else {
-		id = eventID(st.name, sid)
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -490,7 +487,7 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	}
 	if c := st.conn; c != nil {
 		bp := bufPool.Get().(*[]byte)
-		b := appendEvent((*bp)[:0], id, "message", 0, data)
+		b := appendStoredEvent((*bp)[:0], st.name, sid, err == nil, data)
 		if c.write(b) != nil {
 			st.conn = nil // stored: the client gets it when it resumes
 		}

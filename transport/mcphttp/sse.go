@@ -49,6 +49,20 @@ func appendEvent(b []byte, id, event string, retry time.Duration, data []byte) [
 	return append(b, '\n', '\n')
 }
 
+// appendStoredEvent appends a message event whose id is eventID(stream,
+// storeID) (none when storeID is unset), without building the id string.
+func appendStoredEvent(b []byte, stream, storeID string, stored bool, data []byte) []byte {
+	b = append(b, "event: message\n"...)
+	if stored {
+		b = append(b, "id: "...)
+		b = append(b, stream...)
+		b = append(b, '_')
+		b = append(b, storeID...)
+		b = append(b, '\n')
+	}
+	return appendEvent(b, "", "", 0, data)
+}
+
 // keepAliveComment is the SSE comment written on idle streams, so that
 // proxies and the peer see traffic; SSE clients ignore comments.
 var keepAliveComment = []byte(": keep-alive\n\n")

@@ -157,3 +157,15 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendStoredEvent(t *testing.T) {
+	got := string(appendStoredEvent(nil, "ABC.1", "42", true, []byte(`{"a":1}`)))
+	want := string(appendEvent(nil, eventID("ABC.1", "42"), "message", 0, []byte(`{"a":1}`)))
+	if got != want {
+		t.Errorf("stored event %q, want %q", got, want)
+	}
+	got = string(appendStoredEvent(nil, "ABC.1", "", false, []byte(`{}`)))
+	if want := string(appendEvent(nil, "", "message", 0, []byte(`{}`))); got != want {
+		t.Errorf("unstored event %q, want %q", got, want)
+	}
+}
