@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -145,14 +144,14 @@ func TestGoSDKClientHTTPOurServer(t *testing.T) {
 }
 
 // TestOurClientHTTPOurServer connects this library's client, in its default
-// configuration, to its own mcphttp.Handler, in the handler's stateful and
-// stateless modes, and walks the steps that need nothing of the go-sdk
-// fixture.
+// configuration, to its own mcphttp.Handler, and walks the steps that need
+// nothing of the go-sdk fixture. (The handler serves 2026-07-28 requests
+// without sessions whatever its options; it has no stateless mode.)
 func TestOurClientHTTPOurServer(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stateless=%t", stateless), func(t *testing.T) {
+	{
+		t.Run("default", func(t *testing.T) {
 			f := newOurFixture(nil)
-			h := mcphttp.NewHandler(f.server, &mcphttp.HandlerOptions{Stateless: stateless})
+			h := mcphttp.NewHandler(f.server, nil)
 			url := httpServe(t, h)
 			t.Cleanup(func() { h.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

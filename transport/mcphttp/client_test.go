@@ -283,11 +283,27 @@ func TestClientReinitializesAfterRestart(t *testing.T) {
 	}
 }
 
-func TestClientReinitializesAfterExpiry(t *testing.T) {
+func TestClientSessionSurvivesExpiry(t *testing.T) {
+	// Expiry ends the Handler's copy; the session is rebuilt from the
+	// SessionStore on the next request, and the client keeps its session.
 	f := newFixture(t, &HandlerOptions{SessionIdleTimeout: 100 * time.Millisecond})
 	cs, stream := f.connect(nil, &ClientOptions{DisableStandaloneStream: true})
 	sid := stream.SessionID()
 	eventually(t, "the session to expire", func() bool { return f.h.SessionCount() == 0 })
+	if got := callText(t, cs, "echo", `{"text":"x"}`); got != "x" || stream.SessionID() != sid {
+		t.Errorf("after expiry: %q, session %q, want %q", got, stream.SessionID(), sid)
+	}
+}
+
+func TestClientReinitializesAfterStateExpiry(t *testing.T) {
+	// Once the store forgot the session too, the client gets 404 and
+	// initializes a new one.
+	states := mcp.NewMemorySessionStore(nil)
+	f := newFixture(t, &HandlerOptions{SessionIdleTimeout: 100 * time.Millisecond, SessionStore: states})
+	cs, stream := f.connect(nil, &ClientOptions{DisableStandaloneStream: true})
+	sid := stream.SessionID()
+	eventually(t, "the session to expire", func() bool { return f.h.SessionCount() == 0 })
+	_ = states.Delete(ctx(t), sid)
 	if got := callText(t, cs, "echo", `{"text":"x"}`); got != "x" || stream.SessionID() == sid {
 		t.Errorf("after expiry: %q, session %q", got, stream.SessionID())
 	}
@@ -382,48 +398,6 @@ func postAndHangUp(t *testing.T, f *fixture, b *blocker, hdr map[string]string, 
 	case <-time.After(5 * time.Second):
 		t.Fatal(msg)
 	}
-}
-
-func TestStateless(t *testing.T) {
-	f := newFixture(t, &HandlerOptions{Stateless: true})
-	// Requests need no handshake, and no session is issued.
-	r := f.do("POST", postHeaders("", mcp.Version20250618), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
-	if r.status != 200 || !strings.Contains(r.body, `"text":"hi"`) || r.header.Get("Mcp-Session-Id") != "" {
-		t.Fatalf("%d %s %v", r.status, r.body, r.header)
-	}
-	if strings.Contains(r.body, "id: ") {
-		t.Errorf("stateless SSE stream has event ids: %s", r.body)
-	}
-	r = f.do("POST", postHeaders("", ""), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if r.status != 202 {
-		t.Errorf("notification: %d", r.status)
-	}
-	for _, m := range []string{"GET", "DELETE"} {
-		if r := f.do(m, map[string]string{"Accept": "text/event-stream"}, ""); r.status != 405 || r.header.Get("Allow") != "POST" {
-			t.Errorf("%s: %d %v", m, r.status, r.header)
-		}
-	}
-	// An mcp.Client works too (its GET gets 405, which it shrugs off).
-	var p progressLog
-	cs, stream := f.connect(&mcp.ClientOptions{LoggingMessageHandler: p.log}, nil)
-	if got := callText(t, cs, "header", `{"text":"Accept"}`); got != "application/json, text/event-stream|POST|" {
-		t.Errorf("header: %q", got)
-	}
-	if _, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "progress", Arguments: json.RawMessage(`{"n":5}`)}); err != nil {
-		t.Fatal(err)
-	}
-	p.checkExactlyOnce(t, 5)
-	if stream.SessionID() != "" {
-		t.Errorf("session id %q from a stateless server", stream.SessionID())
-	}
-	if _, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "sample", Arguments: json.RawMessage(`{"text":"x"}`)}); err == nil {
-		// The synthesized session declares no client capabilities.
-		res, _ := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "sample", Arguments: json.RawMessage(`{"text":"x"}`)})
-		if res == nil || !res.IsError {
-			t.Errorf("sampling on a stateless server: %+v", res)
-		}
-	}
-	eventually(t, "transient sessions to end", func() bool { return len(f.srv.Sessions()) == 0 })
 }
 
 func TestLegacySSE(t *testing.T) {

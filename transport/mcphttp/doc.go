@@ -1,5 +1,6 @@
 // Package mcphttp carries MCP over HTTP: the Streamable HTTP transport
-// (protocol revisions 2025-03-26 to 2025-11-25) and the legacy HTTP+SSE
+// (the stateful revisions 2025-03-26 to 2025-11-25, and the stateless
+// revision 2026-07-28 on the same endpoint) and the legacy HTTP+SSE
 // transport (2024-11-05), server and client sides.
 //
 // Serving:
@@ -20,7 +21,19 @@
 // (HTTP 404), initializes a new one and retries, without the mcp.Client
 // noticing.
 //
+// Several processes serve the same sessions, without session affinity,
+// when their Handlers share a SessionStore and an EventStore and their
+// servers share an mcp.Notifier (see Handler):
+//
+//	server := mcp.NewServer(impl, &mcp.ServerOptions{Notifier: notifier})
+//	h := mcphttp.NewHandler(server, &mcphttp.HandlerOptions{
+//		SessionStore: sessions, // mcp.SessionStore, e.g. backed by Redis
+//		EventStore:   events,
+//		Principal:    func(r *http.Request) string { return userFrom(r) },
+//	})
+//
 // Handlers see the HTTP request behind each message through
 // RequestInfoFromContext (headers for authentication, remote address, TLS
-// state).
+// state), and the values of its context (RequestInfo.Context; for a
+// 2026-07-28 request, the handler's context is the request's own).
 package mcphttp

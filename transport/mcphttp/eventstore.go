@@ -3,38 +3,54 @@ package mcphttp
 import (
 	"container/list"
 	"context"
+	"errors"
+	"strconv"
 	"sync"
 )
 
 // An EventStore keeps the SSE events a Handler sends, so that a client whose
-// connection broke can resume a stream with GET and Last-Event-ID and receive
-// every event it missed, exactly once.
+// connection broke can resume a stream with GET and Last-Event-ID and
+// receive every event it missed, exactly once, from any Handler sharing the
+// store, including one that never saw the session before.
 //
-// Within a session, each SSE stream has a number (0 is the standalone GET
-// stream, POST streams count up from 1) and each event of a stream a sequence
-// number (1, 2, 3, ... with no gaps); the event id the client sees is
-// "<stream>_<seq>". The Handler calls Append for one stream from one
-// goroutine at a time, in sequence order.
+// Within a session, each SSE stream has a name chosen by the Handler: the
+// standalone GET stream is "0", and a POST stream is named after the Handler
+// that opened it and a counter. The store assigns each event an id, unique
+// and increasing within its stream; the event id a client sees is
+// "<stream>_<id>", so that resuming finds the stream again. Store ids must
+// not contain a line break or NUL (they travel in an SSE id field).
 //
-// The default is an in-memory store (NewMemoryEventStore). A shared store
-// (Redis, a database) lets another process replay a stream, which matters
-// once sessions themselves can move between processes (see Handler).
+// The Handler appends to one stream in the order the events go out and
+// never appends to one stream from two goroutines at once; a session's
+// standalone stream is appended to by one Handler at a time (see Handler).
+//
+// The default is an in-memory store (NewMemoryEventStore), which serves one
+// process. A store outside the process (Redis, a database) lets every
+// process of a deployment resume every stream.
 type EventStore interface {
-	// Append stores an event. The store takes ownership of data: the
-	// caller never modifies it afterwards.
-	Append(ctx context.Context, session string, stream, seq int64, data []byte) error
+	// Append stores data as the next event of the stream and returns its
+	// id. The store takes ownership of data: the caller never modifies it
+	// afterwards.
+	Append(ctx context.Context, session, stream string, data []byte) (id string, err error)
 
-	// Replay calls fn, in sequence order, for every stored event of the
-	// stream whose sequence number is greater than after. Events evicted
-	// to respect the store's bounds are skipped. fn must not retain data
-	// beyond what the store promises (the in-memory store never modifies
-	// it). An error from fn stops the replay and is returned.
-	Replay(ctx context.Context, session string, stream, after int64, fn func(seq int64, data []byte) error) error
+	// Replay calls fn, in order, for every stored event of the stream that
+	// came after the event with id after ("" means: from the start). Events
+	// evicted to respect the store's bounds are skipped. fn must not retain
+	// data beyond what the store promises (the in-memory store never
+	// modifies it). An error from fn stops the replay and is returned. An
+	// after the store cannot have issued gives an error wrapping
+	// ErrUnknownEvent.
+	Replay(ctx context.Context, session, stream, after string, fn func(id string, data []byte) error) error
 
 	// DeleteSession forgets every event of a session. The Handler calls it
-	// when the session ends.
+	// when the client ends the session (DELETE); sessions that merely
+	// expire are left to the store's bounds.
 	DeleteSession(ctx context.Context, session string) error
 }
+
+// ErrUnknownEvent is returned by EventStore.Replay for an event id the
+// store did not issue.
+var ErrUnknownEvent = errors.New("mcphttp: unknown event id")
 
 // MemoryEventStoreOptions bounds a MemoryEventStore. Zero values select the
 // defaults.
@@ -49,12 +65,15 @@ type MemoryEventStoreOptions struct {
 }
 
 // MemoryEventStore is the default EventStore: bounded, in process memory.
-// It is safe for concurrent use.
+// Its event ids are decimal numbers from one counter for the whole store,
+// so they keep increasing within a stream even after its events were all
+// evicted. It is safe for concurrent use.
 type MemoryEventStore struct {
 	maxBytes, maxSessionBytes int
 
 	mu       sync.Mutex
 	bytes    int
+	seq      int64 // the id of the last event appended
 	sessions map[string]*memSession
 	lru      list.List // of *memSession, least recently appended first
 }
@@ -69,8 +88,9 @@ type memSession struct {
 }
 
 type memEvent struct {
-	stream, seq int64
-	data        []byte
+	stream string
+	seq    int64
+	data   []byte
 }
 
 // eventOverhead is what one stored event costs beyond its data, counted
@@ -92,7 +112,7 @@ func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
 }
 
 // Append implements EventStore.
-func (s *MemoryEventStore) Append(_ context.Context, session string, stream, seq int64, data []byte) error {
+func (s *MemoryEventStore) Append(_ context.Context, session, stream string, data []byte) (string, error) {
 	size := len(data) + eventOverhead
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,6 +124,8 @@ func (s *MemoryEventStore) Append(_ context.Context, session string, stream, seq
 	} else {
 		s.lru.MoveToBack(ms.elem)
 	}
+	s.seq++
+	seq := s.seq
 	ms.events = append(ms.events, memEvent{stream: stream, seq: seq, data: data})
 	ms.bytes += size
 	s.bytes += size
@@ -117,7 +139,7 @@ func (s *MemoryEventStore) Append(_ context.Context, session string, stream, seq
 		}
 		s.evictOldest(oldest)
 	}
-	return nil
+	return strconv.FormatInt(seq, 10), nil
 }
 
 // evictOldest drops the oldest event of ms, and ms itself once empty.
@@ -144,12 +166,24 @@ func (s *MemoryEventStore) evictOldest(ms *memSession) {
 }
 
 // Replay implements EventStore. fn runs without the store's lock held.
-func (s *MemoryEventStore) Replay(ctx context.Context, session string, stream, after int64, fn func(seq int64, data []byte) error) error {
+func (s *MemoryEventStore) Replay(ctx context.Context, session, stream, after string, fn func(id string, data []byte) error) error {
+	var from int64
+	if after != "" {
+		n, err := strconv.ParseInt(after, 10, 64)
+		if err != nil || n < 0 {
+			return ErrUnknownEvent
+		}
+		from = n
+	}
 	var found []memEvent
 	s.mu.Lock()
+	if from > s.seq {
+		s.mu.Unlock()
+		return ErrUnknownEvent
+	}
 	if ms := s.sessions[session]; ms != nil {
 		for _, e := range ms.events[ms.head:] {
-			if e.stream == stream && e.seq > after {
+			if e.stream == stream && e.seq > from {
 				found = append(found, e)
 			}
 		}
@@ -159,7 +193,7 @@ func (s *MemoryEventStore) Replay(ctx context.Context, session string, stream, a
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(e.seq, e.data); err != nil {
+		if err := fn(strconv.FormatInt(e.seq, 10), e.data); err != nil {
 			return err
 		}
 	}

@@ -2,17 +2,20 @@ package mcphttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// replayAll returns the events of a stream after seq as "seq:data".
-func replayAll(t *testing.T, s EventStore, session string, stream, after int64) []string {
+// replayAll returns the data of a stream's events after id after, as
+// strings.
+func replayAll(t *testing.T, s EventStore, session, stream, after string) []string {
 	t.Helper()
 	var got []string
-	err := s.Replay(context.Background(), session, stream, after, func(seq int64, data []byte) error {
-		got = append(got, fmt.Sprintf("%d:%s", seq, data))
+	err := s.Replay(context.Background(), session, stream, after, func(_ string, data []byte) error {
+		got = append(got, string(data))
 		return nil
 	})
 	if err != nil {
@@ -21,45 +24,76 @@ func replayAll(t *testing.T, s EventStore, session string, stream, after int64) 
 	return got
 }
 
+// appendAll appends data to a stream and returns the ids the store gave.
+func appendAll(t *testing.T, s EventStore, session, stream string, data ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, d := range data {
+		id, err := s.Append(context.Background(), session, stream, []byte(d))
+		if err != nil {
+			t.Fatalf("Append: %v", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 func TestMemoryEventStore(t *testing.T) {
 	bg := context.Background()
 	s := NewMemoryEventStore(nil)
-	for i := int64(1); i <= 3; i++ {
-		_ = s.Append(bg, "A", 1, i, fmt.Appendf(nil, "a1-%d", i))
-		_ = s.Append(bg, "A", 2, i, fmt.Appendf(nil, "a2-%d", i))
-		_ = s.Append(bg, "B", 1, i, fmt.Appendf(nil, "b1-%d", i))
+	var a1, a2, b1 []string
+	for i := 1; i <= 3; i++ {
+		a1 = append(a1, appendAll(t, s, "A", "1", fmt.Sprintf("a1-%d", i))...)
+		a2 = append(a2, appendAll(t, s, "A", "2", fmt.Sprintf("a2-%d", i))...)
+		b1 = append(b1, appendAll(t, s, "B", "1", fmt.Sprintf("b1-%d", i))...)
+	}
+	seen := map[string]bool{}
+	for _, id := range append(append(append([]string{}, a1...), a2...), b1...) {
+		if seen[id] || strings.ContainsAny(id, "\r\n\x00") {
+			t.Fatalf("id %q repeated or unfit for SSE", id)
+		}
+		seen[id] = true
 	}
 	tests := []struct {
-		session       string
-		stream, after int64
-		want          string
+		session, stream, after string
+		want                   string
 	}{
-		{"A", 1, 0, "1:a1-1 2:a1-2 3:a1-3"},
-		{"A", 1, 1, "2:a1-2 3:a1-3"},
-		{"A", 2, 2, "3:a2-3"},
-		{"A", 2, 3, ""},
-		{"B", 1, 0, "1:b1-1 2:b1-2 3:b1-3"},
-		{"B", 2, 0, ""},
-		{"C", 1, 0, ""},
+		{"A", "1", "", "a1-1 a1-2 a1-3"},
+		{"A", "1", a1[0], "a1-2 a1-3"},
+		{"A", "2", a2[1], "a2-3"},
+		{"A", "2", a2[2], ""},
+		{"A", "1", a2[2], ""}, // an id of another stream: only what came after it
+		{"B", "1", "", "b1-1 b1-2 b1-3"},
+		{"B", "2", "", ""},
+		{"C", "1", "", ""},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(replayAll(t, s, tt.session, tt.stream, tt.after), " "); got != tt.want {
-			t.Errorf("Replay(%s, %d, after %d) = %q, want %q", tt.session, tt.stream, tt.after, got, tt.want)
+			t.Errorf("Replay(%s, %s, after %q) = %q, want %q", tt.session, tt.stream, tt.after, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "999999"} {
+		if err := s.Replay(bg, "A", "1", bad, func(string, []byte) error { return nil }); !errors.Is(err, ErrUnknownEvent) {
+			t.Errorf("Replay after %q: %v, want ErrUnknownEvent", bad, err)
 		}
 	}
 	if n, _ := s.Len(); n != 9 {
 		t.Errorf("Len = %d events, want 9", n)
 	}
 	_ = s.DeleteSession(bg, "A")
-	if got := replayAll(t, s, "A", 1, 0); len(got) != 0 {
+	if got := replayAll(t, s, "A", "1", ""); len(got) != 0 {
 		t.Errorf("after DeleteSession: %q", got)
 	}
 	if n, b := s.Len(); n != 3 || b != 3*(4+eventOverhead) {
 		t.Errorf("Len = %d events, %d bytes; want 3, %d", n, b, 3*(4+eventOverhead))
 	}
+	// Ids keep increasing after a session's events are all gone.
+	if id := appendAll(t, s, "A", "1", "again")[0]; seen[id] {
+		t.Errorf("id %q reused", id)
+	}
 	// A replay stops at fn's error.
 	calls := 0
-	err := s.Replay(bg, "B", 1, 0, func(int64, []byte) error { calls++; return fmt.Errorf("stop") })
+	err := s.Replay(bg, "B", "1", "", func(string, []byte) error { calls++; return fmt.Errorf("stop") })
 	if err == nil || calls != 1 {
 		t.Errorf("Replay with failing fn: err %v after %d calls", err, calls)
 	}
@@ -68,40 +102,44 @@ func TestMemoryEventStore(t *testing.T) {
 func TestMemoryEventStoreBounds(t *testing.T) {
 	bg := context.Background()
 	data := func(i int) []byte { return []byte(fmt.Sprintf("%052d", i)) } // 52 + 48 overhead = 100 bytes each
+	first := func(got []string) int {
+		n, _ := strconv.Atoi(strings.TrimLeft(got[0], "0"))
+		return n
+	}
 	t.Run("per session", func(t *testing.T) {
 		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxSessionBytes: 1000})
 		for i := 1; i <= 25; i++ {
-			_ = s.Append(bg, "A", 1, int64(i), data(i))
+			_, _ = s.Append(bg, "A", "1", data(i))
 		}
-		got := replayAll(t, s, "A", 1, 0)
-		if len(got) != 10 || !strings.HasPrefix(got[0], "16:") || !strings.HasPrefix(got[9], "25:") {
+		got := replayAll(t, s, "A", "1", "")
+		if len(got) != 10 || first(got) != 16 {
 			t.Errorf("kept %d events %q..., want the newest 10 (16-25)", len(got), got)
 		}
 		// Other sessions are unaffected.
-		_ = s.Append(bg, "B", 1, 1, data(1))
-		if got := replayAll(t, s, "B", 1, 0); len(got) != 1 {
+		_, _ = s.Append(bg, "B", "1", data(1))
+		if got := replayAll(t, s, "B", "1", ""); len(got) != 1 {
 			t.Errorf("session B: %q", got)
 		}
 	})
 	t.Run("global, least recently appended session first", func(t *testing.T) {
 		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytes: 1000, MaxSessionBytes: 1000})
 		for i := 1; i <= 5; i++ {
-			_ = s.Append(bg, "old", 1, int64(i), data(i))
+			_, _ = s.Append(bg, "old", "1", data(i))
 		}
 		for i := 1; i <= 5; i++ {
-			_ = s.Append(bg, "new", 1, int64(i), data(i))
+			_, _ = s.Append(bg, "new", "1", data(i))
 		}
-		_ = s.Append(bg, "new", 1, 6, data(6)) // over by one event: "old" loses its oldest
-		if got := replayAll(t, s, "old", 1, 0); len(got) != 4 || !strings.HasPrefix(got[0], "2:") {
+		_, _ = s.Append(bg, "new", "1", data(6)) // over by one event: "old" loses its oldest
+		if got := replayAll(t, s, "old", "1", ""); len(got) != 4 || first(got) != 2 {
 			t.Errorf("old: %q", got)
 		}
-		if got := replayAll(t, s, "new", 1, 0); len(got) != 6 {
+		if got := replayAll(t, s, "new", "1", ""); len(got) != 6 {
 			t.Errorf("new: %q", got)
 		}
 		for i := 7; i <= 20; i++ {
-			_ = s.Append(bg, "new", 1, int64(i), data(i))
+			_, _ = s.Append(bg, "new", "1", data(i))
 		}
-		if got := replayAll(t, s, "old", 1, 0); len(got) != 0 {
+		if got := replayAll(t, s, "old", "1", ""); len(got) != 0 {
 			t.Errorf("old should be gone: %q", got)
 		}
 		if n, b := s.Len(); n != 10 || b != 1000 {
@@ -110,16 +148,16 @@ func TestMemoryEventStoreBounds(t *testing.T) {
 	})
 	t.Run("one event larger than the bounds is kept alone", func(t *testing.T) {
 		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytes: 100, MaxSessionBytes: 100})
-		_ = s.Append(bg, "A", 1, 1, data(1))
-		_ = s.Append(bg, "A", 1, 2, make([]byte, 500))
-		if got := replayAll(t, s, "A", 1, 0); len(got) != 1 || !strings.HasPrefix(got[0], "2:") {
+		_, _ = s.Append(bg, "A", "1", data(1))
+		_, _ = s.Append(bg, "A", "1", make([]byte, 500))
+		if got := replayAll(t, s, "A", "1", ""); len(got) != 1 || len(got[0]) != 500 {
 			t.Errorf("got %d events", len(got))
 		}
 	})
 	t.Run("steady eviction compacts", func(t *testing.T) {
 		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxSessionBytes: 1000})
 		for i := 1; i <= 10000; i++ {
-			_ = s.Append(bg, "A", 1, int64(i), data(i))
+			_, _ = s.Append(bg, "A", "1", data(i))
 		}
 		s.mu.Lock()
 		n := cap(s.sessions["A"].events)

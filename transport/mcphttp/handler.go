@@ -4,13 +4,12 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/rand"
-	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -19,30 +18,44 @@ import (
 
 // HandlerOptions configures a Handler. The zero value (and a nil
 // *HandlerOptions) selects safe defaults.
+//
+// There is no stateless mode any more (the former Stateless option, which
+// served each POST on a transient session with a synthesized initialize):
+// requests of the stateless revision (2026-07-28) are served without a
+// session whatever the options, and sessions of the stateful revisions
+// scale horizontally by sharing a SessionStore, an EventStore and the
+// server's mcp.Notifier between the processes.
 type HandlerOptions struct {
 	// JSONResponse answers each request with a single application/json
 	// body instead of an SSE stream. Messages the server sends while
 	// handling a request (progress, logs, sampling and elicitation
 	// requests) then go to the client's standalone GET stream, if it has
-	// one. The default, SSE, keeps them with their request, makes streams
-	// resumable, and is what the conformance suite exercises. A client whose
-	// Accept header allows only one of the two types gets that type.
-	// Initialize is always answered with JSON when the client accepts it.
+	// one on this Handler. The default, SSE, keeps them with their request,
+	// makes streams resumable, and is what the conformance suite exercises.
+	// A client whose Accept header allows only one of the two types gets
+	// that type. Initialize is always answered with JSON when the client
+	// accepts it.
 	JSONResponse bool
 
-	// Stateless serves each POST on a fresh, transient session: no
-	// Mcp-Session-Id is issued or required, GET and DELETE get 405, and
-	// requests are accepted without a prior initialize (the handler
-	// initializes each transient session itself, at the revision named by
-	// the MCP-Protocol-Version header, or 2025-03-26 without one). Such a
-	// server cannot send requests to the client, and notifications reach
-	// the client only on a request's SSE stream. It suits servers that scale
-	// horizontally without session affinity.
-	Stateless bool
+	// SessionStore keeps the state of every session (what initialize
+	// established, the log level, subscriptions, the principal), so that a
+	// Handler can serve a session it does not hold in memory: another
+	// process's, or its own after a restart or an idle expiry. Processes
+	// sharing a store (and an EventStore, and the mcp.Server's Notifier)
+	// serve the same sessions. Default: mcp.NewMemorySessionStore(nil),
+	// which this Handler alone uses.
+	SessionStore mcp.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
 	// Default: an in-memory store with the MemoryEventStoreOptions defaults.
 	EventStore EventStore
+
+	// Principal names the caller of an HTTP request (a user or client id
+	// taken from what authentication established: a verified token's
+	// subject, a client certificate). A session remembers the principal
+	// that created it, and a request for it from any other principal gets
+	// 403. Default nil: no principal, no check.
+	Principal func(*http.Request) string
 
 	// AllowedHosts lists the Host header values accepted ("name" matches
 	// any port, "name:port" only that port, "*" anything). Empty means: a
@@ -62,14 +75,17 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Default 4 MiB.
 	MaxBodyBytes int64
 
-	// MaxSessions bounds the sessions open at once. Beyond it, a new
-	// initialize gets 503 with a JSON-RPC error (CodeServerBusy) and a
-	// Retry-After header, while existing sessions keep working. Default
-	// 10000; negative means no limit.
+	// MaxSessions bounds the sessions this Handler holds in memory at once
+	// (its own and those rebuilt from the SessionStore). Beyond it, a new
+	// initialize, or a request for a session held elsewhere, gets 503 with
+	// a JSON-RPC error (CodeServerBusy) and a Retry-After header, while the
+	// sessions held keep working. Default 10000; negative means no limit.
 	MaxSessions int
 
-	// SessionIdleTimeout ends a session after this long without any HTTP
-	// request for it (an open GET or POST stream counts as activity).
+	// SessionIdleTimeout ends this Handler's copy of a session after this
+	// long without any HTTP request for it (an open GET or POST stream
+	// counts as activity). The session's state stays in the SessionStore,
+	// which has its own expiry: a later request rebuilds the session.
 	// Default 30 minutes; negative means never.
 	SessionIdleTimeout time.Duration
 
@@ -117,37 +133,77 @@ const smallBody = 2048
 // gzipMinSize is the smallest JSON body worth compressing.
 const gzipMinSize = 1024
 
-// Handler serves an mcp.Server over the Streamable HTTP transport (protocol
-// revisions 2025-03-26, 2025-06-18 and 2025-11-25). Mount it at any path:
+// Notices a Handler publishes on the server's mcp.Notifier, for the other
+// Handlers serving the same sessions.
+const (
+	// noticeStreamTaken: a Handler (Data) took the standalone stream of a
+	// session over; the previous holder stops storing its events.
+	noticeStreamTaken = "mcphttp/streamTaken"
+	// noticeSessionDeleted: the client ended a session (DELETE); every
+	// Handler ends its copy.
+	noticeSessionDeleted = "mcphttp/sessionDeleted"
+)
+
+// Handler serves an mcp.Server over the Streamable HTTP transport. Mount it
+// at any path:
 //
 //	http.Handle("/mcp", mcphttp.NewHandler(server, nil))
 //
-// A POST carries one message (or, at 2025-03-26, a batch); requests are
-// answered with an SSE stream or a JSON body, notifications and responses
-// with 202. GET opens the session's standalone SSE stream (one at a time;
-// another gets 409) or, with Last-Event-ID, resumes any stream of the
-// session. DELETE ends the session.
+// Each POST takes one of two paths, decided once from its headers and
+// body. A request of the stateless revision (2026-07-28: the
+// MCP-Protocol-Version header names it, or the POST has no session and its
+// params._meta declares it) is served by mcp.Server.HandleStateless on the
+// POST's goroutine, with no session. Anything else belongs to a session of
+// a stateful revision (2025-03-26 to 2025-11-25): a POST carries one
+// message (or, at 2025-03-26, a batch); requests are answered with an SSE
+// stream or a JSON body, notifications and responses with 202. GET opens
+// the session's standalone SSE stream (one at a time on a Handler; another
+// gets 409) or, with Last-Event-ID, resumes a stream of the session. DELETE
+// ends the session.
 //
-// Sessions live in this process: each holds an mcp.ServerSession with its
-// handshake state, subscriptions and in-flight requests. Events are kept in
-// an EventStore, which can be shared. To let sessions survive a restart or
-// move between replicas, a session store would sit beside it: keyed by
-// Mcp-Session-Id, holding what the initialize exchange established (the
-// negotiated revision, the client's capabilities and info, the log level and
-// subscriptions); on a request for a session id not held in memory, the
-// Handler would rebuild an mcp.ServerSession from that record instead of
-// answering 404. That needs a way to create a ServerSession already
-// initialized, which the mcp package does not offer yet; until then an
-// unknown session gets 404, and clients (this package's included)
-// re-initialize.
+// Sessions are data: their state lives in a SessionStore and their events
+// in an EventStore, and a Handler holds in memory a copy of the sessions it
+// serves (an mcp.ServerSession each). A request for a session it does not
+// hold rebuilds the session from the SessionStore; several Handlers, in one
+// process or many, sharing the two stores and the mcp.Server's Notifier
+// serve the same sessions without affinity:
 //
-// A Handler is safe for concurrent use. Close ends every session.
+//   - A change to a session's state (subscriptions, log level) is saved
+//     before it is answered, and the other copies reload it.
+//   - The standalone GET stream is held by the Handler that last attached a
+//     GET to it. Only the holder stores and writes the session's unrelated
+//     messages (resource updates reach every copy of the session through
+//     the Notifier; the holder's copy alone sends them), and it goes on
+//     storing them after the connection breaks. A client resuming the
+//     stream with Last-Event-ID on another Handler makes that Handler the
+//     holder: it tells the others so (a notice on the Notifier) before
+//     replaying what the store kept, then continues live. With a Notifier
+//     that delivers to every process before Publish returns (as
+//     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
+//     that delivers later, an event the old holder stores in between
+//     reaches the client only on its next resumption.
+//   - A POST stream belongs to the Handler running its request. Resuming it
+//     on another Handler replays what was stored and ends the response, so
+//     the client comes back until the answer is there; it does not go on
+//     live there.
+//   - Requests the server sends while answering with JSON go to the
+//     standalone stream and need it held by the Handler running the
+//     request.
+//   - DELETE forgets the session in both stores and ends every copy.
+//
+// A Handler is safe for concurrent use. Close ends every session copy it
+// holds (not their stored state).
 type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
-	store  EventStore
+	events EventStore
+	states mcp.SessionStore
 	policy originPolicy
 	log    *slog.Logger
+
+	id           string // this Handler's name in notices
+	streamPrefix string // the prefix of the names of the POST streams it opens
+	unsubscribe  func()
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -155,9 +211,6 @@ type Handler struct {
 	closed   bool
 	sweeper  *time.Timer // expires idle sessions; armed while there are sessions
 	sweeping bool        // sweeper is armed or running
-
-	modern    *session     // the stateless revision's shared session (modernSession)
-	modernSeq atomic.Int64 // ids given to stateless requests in it
 }
 
 // NewHandler returns a Handler serving s. opts may be nil.
@@ -174,29 +227,35 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval
 	}
-	h.store = o.EventStore
-	if h.store == nil {
-		h.store = NewMemoryEventStore(nil)
+	h.events = o.EventStore
+	if h.events == nil {
+		h.events = NewMemoryEventStore(nil)
+	}
+	h.states = o.SessionStore
+	if h.states == nil {
+		h.states = mcp.NewMemorySessionStore(nil)
 	}
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
 	h.log = loggerOrDiscard(o.Logger)
+	h.id = rand.Text()
+	h.streamPrefix = h.id[:10] + "."
+	h.unsubscribe = s.Notifier().Subscribe(h.hear)
 	return h
 }
 
-// Close ends every session and refuses new ones (503). It waits for the
-// sessions' handlers to return.
+// Close ends every session copy this Handler holds and refuses new
+// sessions (503). It waits for the sessions' handlers to return. The
+// sessions' stored state stays, for other Handlers to serve.
 func (h *Handler) Close() error {
+	h.unsubscribe()
 	h.mu.Lock()
 	h.closed = true
 	if h.sweeper != nil {
 		h.sweeper.Stop()
 	}
-	sessions := make([]*session, 0, len(h.sessions)+1)
+	sessions := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
-	}
-	if h.modern != nil {
-		sessions = append(sessions, h.modern)
 	}
 	h.mu.Unlock()
 	for _, s := range sessions {
@@ -208,7 +267,7 @@ func (h *Handler) Close() error {
 	return nil
 }
 
-// SessionCount reports how many sessions are open.
+// SessionCount reports how many sessions this Handler holds in memory.
 func (h *Handler) SessionCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -219,6 +278,160 @@ func (h *Handler) lookup(id string) *session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.sessions[id]
+}
+
+// principal returns the caller of r ("" without HandlerOptions.Principal).
+func (h *Handler) principal(r *http.Request) string {
+	if h.opts.Principal == nil {
+		return ""
+	}
+	return h.opts.Principal(r)
+}
+
+// permits reports whether the caller of r may use a session created by
+// owner.
+func (h *Handler) permits(r *http.Request, owner string) bool {
+	return h.opts.Principal == nil || h.opts.Principal(r) == owner
+}
+
+// errForbiddenSession answers a request for another principal's session.
+func errForbiddenSession(w http.ResponseWriter, id jsonrpc.ID) {
+	writeError(w, http.StatusForbidden, id, jsonrpc.CodeInvalidRequest, "forbidden: this session belongs to another principal")
+}
+
+// sessionFor returns the session sid for a request by r's caller, and
+// begins an HTTP request on it (the caller ends it): the copy this Handler
+// holds, or one rebuilt from the SessionStore. It answers the request
+// itself and returns nil when the session is unknown (404), another
+// principal's (403), or cannot be rebuilt now (503).
+func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string, id jsonrpc.ID) *session {
+	s := h.lookup(sid)
+	if s == nil {
+		state, err := h.states.Load(r.Context(), sid)
+		switch {
+		case errors.Is(err, mcp.ErrNoSession):
+			errSessionNotFound(w, id)
+			return nil
+		case err != nil:
+			h.log.Warn("mcphttp: session store: load", "session", sid, "err", err)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: the session store is unavailable; try again later")
+			return nil
+		case !h.permits(r, state.Principal):
+			errForbiddenSession(w, id)
+			return nil
+		}
+		if s = h.rebuild(state); s == nil {
+			w.Header().Set("Retry-After", "5")
+			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: cannot hold another session now; try again later")
+			return nil
+		}
+	}
+	if !h.permits(r, s.principal) {
+		errForbiddenSession(w, id)
+		return nil
+	}
+	if !s.begin() {
+		errSessionNotFound(w, id)
+		return nil
+	}
+	return s
+}
+
+// reserve counts a session about to be created against MaxSessions. It
+// reports false when the Handler is closed or full.
+func (h *Handler) reserve() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || (h.opts.MaxSessions > 0 && len(h.sessions)+h.reserved >= h.opts.MaxSessions) {
+		return false
+	}
+	h.reserved++
+	return true
+}
+
+// install registers a session made after reserve, or reports false (and
+// ends it) when the Handler closed meanwhile or, for a rebuilt session,
+// another request rebuilt it first; the winner is returned then.
+func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
+	h.mu.Lock()
+	h.reserved--
+	other := h.sessions[s.id]
+	ok := !h.closed && other == nil
+	if ok {
+		s.ss = ss
+		h.sessions[s.id] = s
+		h.armSweeper()
+	}
+	h.mu.Unlock()
+	if !ok {
+		s.ss = ss
+		s.terminate()
+	}
+	return other, ok
+}
+
+// rebuild makes this Handler's copy of a session from its stored state,
+// or returns nil when it cannot hold one more session.
+func (h *Handler) rebuild(state *mcp.SessionState) *session {
+	if !h.reserve() {
+		if s := h.lookup(state.ID); s != nil {
+			return s
+		}
+		return nil
+	}
+	s := newSession(h, state.ID, state.Principal)
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.states, Principal: state.Principal})
+	if other, ok := h.install(s, ss); !ok {
+		return other
+	}
+	h.log.Debug("mcphttp: session rebuilt from the session store", "session", s.id)
+	return s
+}
+
+// forget ends a session for good, at the client's request: its state and
+// events are deleted and every Handler ends its copy.
+func (h *Handler) forget(ctx context.Context, sid string) {
+	if err := h.states.Delete(ctx, sid); err != nil {
+		h.log.Warn("mcphttp: session store: delete", "session", sid, "err", err)
+	}
+	if err := h.events.DeleteSession(ctx, sid); err != nil {
+		h.log.Warn("mcphttp: event store: delete session", "session", sid, "err", err)
+	}
+	h.publish(ctx, noticeSessionDeleted, sid)
+	if s := h.lookup(sid); s != nil {
+		s.terminate()
+	}
+}
+
+// publish sends one of this package's notices to the other Handlers.
+func (h *Handler) publish(ctx context.Context, method, sid string) {
+	n := &mcp.Notice{Method: method, Session: sid, Data: h.id, Origin: h.server.InstanceID()}
+	if err := h.server.Notifier().Publish(ctx, n); err != nil {
+		h.log.Warn("mcphttp: notifier: publish", "method", method, "err", err)
+	}
+}
+
+// hear acts on the notices of other Handlers.
+func (h *Handler) hear(n *mcp.Notice) {
+	if n.Data == h.id || n.Session == "" {
+		return
+	}
+	switch n.Method {
+	case noticeStreamTaken:
+		if s := h.lookup(n.Session); s != nil {
+			s.mu.Lock()
+			st := s.standalone
+			s.mu.Unlock()
+			if st != nil {
+				st.release()
+			}
+		}
+	case noticeSessionDeleted:
+		if s := h.lookup(n.Session); s != nil {
+			s.terminate()
+		}
+	}
 }
 
 // sweepInterval is how often idle sessions are looked for: a session ends
@@ -243,8 +456,8 @@ func (h *Handler) armSweeper() {
 	}
 }
 
-// sweep ends the sessions idle for SessionIdleTimeout, and re-arms itself
-// while sessions remain.
+// sweep ends the copies of the sessions idle for SessionIdleTimeout (their
+// stored state stays), and re-arms itself while sessions remain.
 func (h *Handler) sweep() {
 	timeout := h.opts.SessionIdleTimeout
 	now := time.Now().UnixNano()
@@ -298,7 +511,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	allow := "GET, POST, DELETE"
-	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
+	if isStateless(r.Header.Get(headerProtocolVersion)) {
 		allow = "POST"
 	}
 	w.Header().Set("Allow", allow)
@@ -327,6 +540,9 @@ func checkVersion(header string, s *session) string {
 	return ""
 }
 
+// servePost decides, once, which lifecycle a POST belongs to: a request of
+// the stateless revision (serveModern), or a message of a stateful session
+// (initialize creates one; anything else names one).
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !isJSONContent(r.Header.Get("Content-Type")) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
@@ -342,6 +558,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if msg == nil {
 		return
 	}
+	version := r.Header.Get(headerProtocolVersion)
+	sid := r.Header.Get(headerSessionID)
+	if isStateless(version) || (sid == "" && !isStateful(version) && declaresModern(msg)) {
+		h.serveModern(w, r, msg, okJSON, okSSE)
+		return
+	}
+	h.serveSession(w, r, msg, version, sid, okJSON, okSSE)
+}
+
+// serveSession serves a POST of a stateful session.
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version, sid string, okJSON, okSSE bool) {
 	if msg.Batch != nil {
 		for _, e := range msg.Batch {
 			if e.Method == mcp.MethodInitialize {
@@ -350,18 +577,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	version := r.Header.Get(headerProtocolVersion)
-	sid := r.Header.Get(headerSessionID)
-	if isStateless(version) || (!isStateful(version) && (sid == "" || h.opts.Stateless) && declaresModern(msg)) {
-		h.serveModern(w, r, msg, okJSON, okSSE)
-		return
-	}
 	if e := checkVersion(version, nil); e != "" {
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidRequest, e)
-		return
-	}
-	if h.opts.Stateless {
-		h.serveStateless(w, r, msg, version, okJSON, okSSE)
 		return
 	}
 	if sid == "" {
@@ -372,9 +589,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidRequest, "bad request: missing Mcp-Session-Id header; initialize a session first")
 		return
 	}
-	s := h.lookup(sid)
-	if s == nil || !s.begin() {
-		errSessionNotFound(w, msg.ID)
+	s := h.sessionFor(w, r, sid, msg.ID)
+	if s == nil {
 		return
 	}
 	defer s.end()
@@ -394,87 +610,30 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveInitialize creates a session for an initialize request.
 func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, okJSON, okSSE bool) {
-	h.mu.Lock()
-	switch {
-	case h.closed:
-		h.mu.Unlock()
+	if !h.reserve() {
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down: no new sessions")
-		return
-	case h.opts.MaxSessions > 0 && len(h.sessions)+h.reserved >= h.opts.MaxSessions:
+		h.mu.Lock()
+		closed := h.closed
 		h.mu.Unlock()
+		if closed {
+			writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down: no new sessions")
+			return
+		}
 		h.log.Warn("mcphttp: refusing new session: at MaxSessions", "max", h.opts.MaxSessions)
-		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy,
 			"server busy: session limit reached ("+strconv.Itoa(h.opts.MaxSessions)+" open sessions); try again later")
 		return
 	}
-	h.reserved++
-	h.mu.Unlock()
-
-	s := newSession(h, rand.Text())
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id})
-	h.mu.Lock()
-	h.reserved--
-	if !h.closed {
-		s.ss = ss
-		h.sessions[s.id] = s
-		h.armSweeper()
-	}
-	h.mu.Unlock()
-	if s.ss == nil {
-		if ss != nil {
-			_ = ss.Close()
-		}
+	principal := h.principal(r)
+	s := newSession(h, rand.Text(), principal)
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.states, Principal: principal})
+	if _, ok := h.install(s, ss); !ok {
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")
 		return
 	}
 	s.begin()
 	defer s.end()
 	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, true)
-}
-
-// serveStateless answers one POST on a transient session.
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, okJSON, okSSE bool) {
-	if len(requestIDs(msg)) == 0 {
-		// Notifications and responses have no session to act on.
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	if msg.Batch != nil && version != mcp.Version20250326 && version != "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are allowed only in protocol revision 2025-03-26")
-		return
-	}
-	s := newSession(h, "")
-	ss := h.server.Connect(s, nil)
-	s.ss = ss
-	defer func() {
-		s.terminate()
-		_ = ss.Wait()
-	}()
-	if msg.Method != mcp.MethodInitialize && version != mcp.Version20260728 {
-		// Put the transient session in the initialized state the client
-		// established at some earlier point (or never did).
-		v := version
-		if v == "" {
-			v = mcp.Version20250326
-		}
-		params, _ := json.Marshal(&mcp.InitializeParams{
-			ProtocolVersion: v,
-			Capabilities:    &mcp.ClientCapabilities{},
-			ClientInfo:      &mcp.Implementation{Name: "stateless-http-client", Version: "0"},
-		})
-		s.initWait = make(chan struct{})
-		if s.deliver(jsonrpc.NewRequest(internalInitID, mcp.MethodInitialize, params)) != nil {
-			return
-		}
-		select {
-		case <-s.initWait:
-		case <-r.Context().Done():
-			return
-		}
-	}
-	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, false)
 }
 
 // requestIDs returns the ids of the requests in msg (valid ones, for a
@@ -529,20 +688,17 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	var c *sseConn
 	if useSSE {
-		if st.resumable {
-			info.stream = st
-		}
+		info.stream = st
 		if init {
 			w.Header().Set(headerSessionID, s.id)
 		}
 		c = newSSEConn(w, h.opts.WriteTimeout)
-		writeSSEHeaders(w)
 		var prime []byte
 		if s.primes(version) {
-			prime = appendEvent(nil, eventID(st.id, 0), "", h.opts.RetryInterval, nil)
+			prime = appendEvent(nil, eventID(st.name, ""), "", h.opts.RetryInterval, nil)
 		}
 		_ = c.write(prime) // flushes the headers
-		st.attach(r.Context(), c, 0, false)
+		_ = st.attach(r.Context(), c, "", false)
 	}
 	setInfo(msg, info)
 	s.observe(msg)
@@ -585,7 +741,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	case <-r.Context().Done():
 		s.abandon(st)
 		if init {
-			s.terminate()
+			h.forget(context.WithoutCancel(r.Context()), s.id)
 		}
 	case <-s.done:
 		errSessionNotFound(w, ids[0])
@@ -631,7 +787,7 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 }
 
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
+	if isStateless(r.Header.Get(headerProtocolVersion)) {
 		h.methodNotAllowed(w, r)
 		return
 	}
@@ -644,9 +800,17 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: missing Mcp-Session-Id header")
 		return
 	}
-	s := h.lookup(sid)
-	if s == nil || !s.begin() {
-		errSessionNotFound(w, jsonrpc.ID{})
+	var name, after string
+	last := r.Header.Get(headerLastEventID)
+	if last != "" {
+		var err error
+		if name, after, err = parseEventID(last); err != nil {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID "+quoteHeader(last)+" was not issued by this server")
+			return
+		}
+	}
+	s := h.sessionFor(w, r, sid, jsonrpc.ID{})
+	if s == nil {
 		return
 	}
 	defer s.end()
@@ -656,62 +820,75 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newSSEConn(w, h.opts.WriteTimeout)
-	if last := r.Header.Get(headerLastEventID); last != "" {
-		n, seq, err := parseEventID(last)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID "+quoteHeader(last)+" was not issued by this server")
-			return
+	defer c.kill()
+	var st *stream
+	switch {
+	case last == "":
+		st = s.standaloneStream()
+		if !st.isHeld() {
+			h.publish(r.Context(), noticeStreamTaken, s.id)
 		}
-		writeSSEHeaders(w)
-		_ = c.write(nil)
-		st := s.resumableStream(n)
-		if st == nil {
-			// A finished POST stream: replay what the client missed.
-			_ = h.replay(r.Context(), s.id, n, seq, c)
-			c.kill()
-			return
-		}
-		if !st.attach(r.Context(), c, seq, true) {
-			c.kill()
+		if !st.open(r.Context(), c, s.primes(version), h.opts.RetryInterval) {
+			writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "conflict: this session already has an open GET stream (resume with Last-Event-ID to replace it)")
 			return
 		}
 		h.hold(r, s, st, c)
 		return
+	case name == standaloneName:
+		st = s.standaloneStream()
+		if !st.isHeld() {
+			// Take the stream over before replaying, so that the previous
+			// holder stores nothing the replay would miss.
+			h.publish(r.Context(), noticeStreamTaken, s.id)
+		}
+	default:
+		st = s.postStream(name)
 	}
-	st := s.standaloneStream()
-	st.mu.Lock()
-	if st.conn != nil {
-		st.mu.Unlock()
-		writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "conflict: this session already has an open GET stream (resume with Last-Event-ID to replace it)")
+	if st == nil {
+		// A finished POST stream, or another Handler's: replay what the
+		// client missed, and end.
+		_, err := h.replay(r.Context(), s.id, name, after, c)
+		h.endReplay(w, c, last, err)
 		return
 	}
-	writeSSEHeaders(w)
-	var prime []byte
-	if s.primes(version) {
-		prime = appendEvent(nil, eventID(0, st.seq), "", h.opts.RetryInterval, nil)
+	if err := st.attach(r.Context(), c, after, true); err != nil {
+		h.endReplay(w, c, last, err)
+		return
 	}
-	if c.write(prime) == nil {
-		st.conn = c
-		st.everConnected = true
-	}
-	st.mu.Unlock()
+	_ = c.write(nil) // the headers, if nothing was replayed
 	h.hold(r, s, st, c)
 }
 
-// replay writes the stored events of a stream after seq to c.
-func (h *Handler) replay(ctx context.Context, sid string, stream, after int64, c *sseConn) error {
+// endReplay ends a GET whose replay is all there is: with 400 if the store
+// did not know Last-Event-ID and nothing was sent yet.
+func (h *Handler) endReplay(w http.ResponseWriter, c *sseConn, last string, err error) {
+	if c.started() {
+		return
+	}
+	if errors.Is(err, ErrUnknownEvent) {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID "+quoteHeader(last)+" was not issued by this server")
+		return
+	}
+	_ = c.write(nil)
+}
+
+// replay writes the stored events of a stream after the store id after to
+// c, and returns the store id of the last one (after when there is none).
+func (h *Handler) replay(ctx context.Context, sid, stream, after string, c *sseConn) (string, error) {
 	bp := bufPool.Get().(*[]byte)
 	b := (*bp)[:0]
-	err := h.store.Replay(ctx, sid, stream, after, func(seq int64, data []byte) error {
-		b = appendEvent(b[:0], eventID(stream, seq), "message", 0, data)
+	last := after
+	err := h.events.Replay(ctx, sid, stream, after, func(id string, data []byte) error {
+		b = appendStoredEvent(b[:0], stream, id, true, data)
+		last = id
 		return c.write(b)
 	})
 	putBuf(bp, b)
-	return err
+	return last, err
 }
 
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Stateless || isStateless(r.Header.Get(headerProtocolVersion)) {
+	if isStateless(r.Header.Get(headerProtocolVersion)) {
 		h.methodNotAllowed(w, r)
 		return
 	}
@@ -720,12 +897,28 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: missing Mcp-Session-Id header")
 		return
 	}
-	s := h.lookup(sid)
-	if s == nil {
-		errSessionNotFound(w, jsonrpc.ID{})
+	owner := ""
+	if s := h.lookup(sid); s != nil {
+		owner = s.principal
+	} else {
+		state, err := h.states.Load(r.Context(), sid)
+		switch {
+		case errors.Is(err, mcp.ErrNoSession):
+			errSessionNotFound(w, jsonrpc.ID{})
+			return
+		case err != nil:
+			h.log.Warn("mcphttp: session store: load", "session", sid, "err", err)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: the session store is unavailable; try again later")
+			return
+		}
+		owner = state.Principal
+	}
+	if !h.permits(r, owner) {
+		errForbiddenSession(w, jsonrpc.ID{})
 		return
 	}
-	s.terminate()
+	h.forget(r.Context(), sid)
 	w.WriteHeader(http.StatusNoContent)
 }
 

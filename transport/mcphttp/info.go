@@ -30,12 +30,21 @@ type RequestInfo struct {
 	// TLS is the connection's TLS state, nil for plain HTTP.
 	TLS *tls.ConnectionState
 	// SessionID is the Mcp-Session-Id of the request (for the legacy
-	// HTTP+SSE transport, its session query parameter); "" when the
-	// handler is stateless or the request is an initialize.
+	// HTTP+SSE transport, its session query parameter); "" for a request
+	// of the stateless revision or an initialize.
 	SessionID string
 
-	stream *stream // the SSE stream answering the request, for CloseSSEStream
+	stream *stream         // the SSE stream answering the request, for CloseSSEStream
+	ctx    context.Context // the request's context, for its values (Context)
 }
+
+// Context returns the HTTP request's context, for its values only: what
+// middleware in front of the Handler stored there (an authenticated user, a
+// trace span). The mcp package makes these values visible in the contexts
+// of the handlers of stateful sessions through this method. Its
+// cancellation is not the handler's: a stateful session's request outlives
+// the HTTP request that carried it when the response stream is resumed.
+func (i *RequestInfo) Context() context.Context { return i.ctx }
 
 // HTTPHeader returns the request headers. It lets code that does not know
 // this package (the mcp package checking SEP-2243 Mcp-Param-* headers, say)
@@ -51,6 +60,7 @@ func newRequestInfo(r *http.Request, sessionID string) *RequestInfo {
 		RemoteAddr: r.RemoteAddr,
 		TLS:        r.TLS,
 		SessionID:  sessionID,
+		ctx:        r.Context(),
 	}
 }
 
@@ -72,8 +82,10 @@ func RequestInfoFromContext(ctx context.Context) *RequestInfo {
 //
 // Servers use it to avoid holding a connection open during long operations.
 // It reports whether there was a resumable stream to close: it does nothing
-// when the response is JSON, when the handler is stateless, or when ctx does
-// not come from a Streamable HTTP handler.
+// when the response is JSON, for a request of the stateless revision
+// (2026-07-28), or when ctx does not come from a Streamable HTTP handler.
+// The stream can be resumed on another Handler sharing the EventStore only
+// once the request is over (see Handler).
 func CloseSSEStream(ctx context.Context) bool {
 	info := RequestInfoFromContext(ctx)
 	if info == nil || info.stream == nil {

@@ -186,7 +186,6 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 		_ = ss.Close()
 	}()
 
-	writeSSEHeaders(w)
 	endpoint := requestPath(r) + "?sessionId=" + s.id
 	if s.conn.write(appendEvent(nil, "", "endpoint", 0, []byte(endpoint))) != nil {
 		return

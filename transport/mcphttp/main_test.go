@@ -20,8 +20,11 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testServer returns an MCP server with the tools the tests drive.
-func testServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, nil)
+func testServer() *mcp.Server { return testServerWith(nil) }
+
+// testServerWith is testServer with options.
+func testServerWith(opts *mcp.ServerOptions) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcphttp-test", Version: "1.0.0"}, opts)
 	type textIn struct {
 		Text string `json:"text"`
 	}

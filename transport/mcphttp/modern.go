@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -13,10 +14,10 @@ import (
 // The stateless revision (2026-07-28) over Streamable HTTP. One endpoint
 // serves both eras: a POST whose MCP-Protocol-Version header names a
 // stateless revision, or that has no session and declares its revision in
-// params._meta, is served on a transient session that is never initialized,
-// which the mcp package serves by the stateless lifecycle. No session id is
-// issued or honoured, streams are not resumable, and a client closing the
-// response cancels the request.
+// params._meta, is served by mcp.Server.HandleStateless on the POST's
+// goroutine, with no session and no connection. No session id is issued or
+// honoured, streams are not resumable, and a client closing the response
+// cancels the request.
 //
 // The transport checks what only it can see, in the order the
 // specification gives: the MCP-Protocol-Version header (missing: -32020),
@@ -138,59 +139,51 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		}
 	}
 
-	s, err := h.modernSession()
-	if err != nil {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down")
 		return
 	}
-	// Every stateless request runs on the one shared session, so the
-	// client's id is replaced by one unique in it while the request runs;
-	// the response gets the client's id back (session.Write).
-	clientID := msg.ID
-	msg.ID = jsonrpc.Int64ID(h.modernSeq.Add(1))
-	mode := streamLazy
-	switch {
-	case !okJSON:
-		mode = streamSSE
-	case !okSSE:
-		mode = streamJSON
-	}
-	st, _ := s.openStream([]jsonrpc.ID{msg.ID}, mode != streamJSON) // ids are unique: no error
-	defer s.takeAll(st)
-	st.clientID = clientID
-	setInfo(msg, newRequestInfo(r, ""))
+	// The response is an event stream when the client accepts only that,
+	// JSON when it accepts only that, and otherwise whichever the handler
+	// calls for: the answer alone goes out as JSON, with an HTTP status
+	// matching its error; a message before it starts an event stream.
 	var c *sseConn
-	if mode != streamJSON {
+	if okSSE {
 		c = newSSEConn(w, h.opts.WriteTimeout)
 		defer c.kill()
-		if mode == streamSSE {
-			writeSSEHeaders(w)
-			_ = c.write(nil)
-			st.attach(r.Context(), c, 0, false)
-			st.started = true // not yet shared: no lock needed
-		} else {
-			st.lazy = c
-			st.startedCh = make(chan struct{})
+		if !okJSON {
+			_ = c.write(nil) // the headers
 		}
-		defer h.keepAlive(st, c)()
+		defer h.keepAlive(c)()
 	}
-	// The handler runs here, on this goroutine; the client closing the
-	// response cancels it.
-	if s.conn.Serve(r.Context(), msg) != nil {
-		if mode != streamSSE {
-			writeError(w, http.StatusServiceUnavailable, clientID, CodeServerBusy, "server shutting down")
+	send := func(_ context.Context, m *jsonrpc.Message) error {
+		if c == nil {
+			return nil // JSON only: related messages have nowhere to go
 		}
-		return
+		dp, bp := bufPool.Get().(*[]byte), bufPool.Get().(*[]byte)
+		data := m.AppendJSON((*dp)[:0])
+		b := appendEvent((*bp)[:0], "", "message", 0, data)
+		err := c.write(b)
+		putBuf(bp, b)
+		putBuf(dp, data)
+		return err
 	}
-	st.mu.Lock()
-	final, started := st.final, st.started
-	st.mu.Unlock()
+	msg.Info = newRequestInfo(r, "")
+	// The handler runs here, on this goroutine, with the request's context:
+	// the client closing the response cancels it.
+	final := h.server.HandleStateless(r.Context(), msg, send)
 	switch {
-	case started:
+	case c != nil && c.started():
+		if final != nil {
+			_ = send(r.Context(), final)
+		}
 		return // the answer went out on the event stream
 	case final == nil:
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(http.StatusNoContent) // the client went away
 		return
 	}
 	status := http.StatusOK
@@ -208,32 +201,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	putBuf(bp, b)
 }
 
-// modernSession returns the session every stateless-revision request runs
-// on, starting it on first use. Sharing one means a stateless request builds
-// no session of its own, and the session's connection runs each request on
-// its POST's goroutine (jsonrpc.Conn.Serve), so it holds no goroutine
-// either. It is not a client's session: it has no id and is never
-// initialized, so the mcp package serves it by the stateless lifecycle, and
-// what it caches (decoded client capabilities, keyed by their bytes) is
-// shared by all clients.
-func (h *Handler) modernSession() (*session, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, jsonrpc.ErrClosed
-	}
-	if h.modern == nil {
-		s := newSession(h, "")
-		s.ss = h.server.Connect(s, nil)
-		h.modern = s
-	}
-	return h.modern, nil
-}
-
 // keepAlive writes a comment on the event stream c every KeepAliveInterval
 // while a stateless request runs, once the stream has started, from a timer
 // rather than a goroutine of its own. The function it returns stops it.
-func (h *Handler) keepAlive(st *stream, c *sseConn) (stop func()) {
+func (h *Handler) keepAlive(c *sseConn) (stop func()) {
 	every := h.opts.KeepAliveInterval
 	if every <= 0 {
 		return func() {}
@@ -243,12 +214,7 @@ func (h *Handler) keepAlive(st *stream, c *sseConn) (stop func()) {
 	var t *time.Timer
 	mu.Lock()
 	t = time.AfterFunc(every, func() {
-		st.mu.Lock()
-		started := st.started
-		st.mu.Unlock()
-		if started {
-			_ = c.write(keepAliveComment)
-		}
+		_ = c.keepAlive()
 		mu.Lock()
 		if !stopped {
 			t.Reset(every)

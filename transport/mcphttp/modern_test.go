@@ -40,8 +40,8 @@ func modernHeaders(method string, kv ...string) map[string]string {
 }
 
 func TestModernRequests(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		f := newFixture(t, &HandlerOptions{Stateless: stateless})
+	{
+		f := newFixture(t, nil)
 		echo := `{"name":"echo","arguments":{"text":"hi"}}`
 		tests := []struct {
 			name     string
@@ -79,7 +79,7 @@ func TestModernRequests(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				r := f.do("POST", tt.hdr, tt.body)
 				if r.status != tt.status {
-					t.Fatalf("stateless=%v: status %d, want %d: %s", stateless, r.status, tt.status, r.body)
+					t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
 				}
 				if r.header.Get("Mcp-Session-Id") != "" {
 					t.Error("a stateless-revision request got a session id")
@@ -123,10 +123,9 @@ func TestModernRequests(t *testing.T) {
 				t.Errorf("%s: %d %q", method, r.status, r.header.Get("Allow"))
 			}
 		}
-		// Stateless requests build no session each: they all ran on the
-		// handler's one shared session.
-		if n := len(f.srv.Sessions()); n != 1 {
-			t.Errorf("%d server sessions after the stateless requests, want the 1 shared one", n)
+		// Stateless requests build no session at all.
+		if n := len(f.srv.Sessions()); n != 0 || f.h.SessionCount() != 0 {
+			t.Errorf("%d server sessions, %d handler sessions after the stateless requests, want none", n, f.h.SessionCount())
 		}
 	}
 }
@@ -166,11 +165,11 @@ func TestModernClientEndToEnd(t *testing.T) {
 	}
 }
 
-// TestModernSharedSessionIDs sends stateless requests from many clients at
-// once, all with the same request id, while a long request is in flight
-// with that id too: they share one server session, and each answer must
-// carry the client's id and its own result.
-func TestModernSharedSessionIDs(t *testing.T) {
+// TestModernSameIDs sends stateless requests from many clients at once, all
+// with the same request id, while a long request is in flight with that id
+// too: they belong to no session, so the ids never meet, and each answer
+// must carry the client's id and its own result.
+func TestModernSameIDs(t *testing.T) {
 	srv := testServer()
 	b := addBlocker(srv)
 	f := newFixtureWith(t, srv, nil)
@@ -197,8 +196,8 @@ func TestModernSharedSessionIDs(t *testing.T) {
 	if r := <-blocked; r.status != 200 || !strings.Contains(r.body, `"id":1`) {
 		t.Errorf("blocked request: %d %s", r.status, r.body)
 	}
-	if n := len(srv.Sessions()); n != 1 {
-		t.Errorf("%d server sessions, want the 1 shared one", n)
+	if n := len(srv.Sessions()); n != 0 {
+		t.Errorf("%d server sessions, want none", n)
 	}
 }
 

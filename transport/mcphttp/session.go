@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,16 +21,19 @@ import (
 // incoming messages into the connection on their own goroutines, so an idle
 // session holds no goroutine. Outgoing messages are routed by Write to the
 // HTTP response stream they belong to.
+//
+// A session may be this Handler's own (made by initialize) or a copy
+// rebuilt from the SessionStore for a session another Handler created;
+// they behave the same.
 type session struct {
-	h    *Handler
-	id   string // "" for a stateless (per-POST) session
-	ss   *mcp.ServerSession
-	conn *jsonrpc.Conn // set by Attach
-	done chan struct{} // closed when the session ends
+	h         *Handler
+	id        string
+	principal string // who created the session (HandlerOptions.Principal)
+	ss        *mcp.ServerSession
+	conn      *jsonrpc.Conn // set by Attach
+	done      chan struct{} // closed when the session ends
 
 	closeOnce sync.Once
-	initWait  chan struct{} // stateless: closed when the synthesized initialize is answered
-	initOnce  sync.Once
 
 	mu         sync.Mutex
 	requests   requestTable      // in-flight client requests
@@ -43,8 +48,8 @@ type session struct {
 // errSessionClosed reports a message for a session that has ended.
 var errSessionClosed = errors.New("mcphttp: session closed")
 
-func newSession(h *Handler, id string) *session {
-	s := &session{h: h, id: id, done: make(chan struct{})}
+func newSession(h *Handler, id, principal string) *session {
+	s := &session{h: h, id: id, principal: principal, done: make(chan struct{})}
 	s.touch()
 	return s
 }
@@ -59,25 +64,22 @@ func (s *session) Attach(c *jsonrpc.Conn) { s.conn = c }
 // Read implements jsonrpc.Stream; it is never called (see Attach).
 func (s *session) Read(context.Context) (*jsonrpc.Message, error) { return nil, errPushStream }
 
-// Close implements jsonrpc.Stream: the session ends, its SSE connections
-// end, and its events are forgotten.
+// Close implements jsonrpc.Stream: this Handler's copy of the session
+// ends, with its SSE connections. What the stores keep of it stays: another
+// Handler, or this one on the next request, can rebuild it (the client's
+// DELETE forgets it: Handler.forget).
 func (s *session) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		if s.conn != nil {
 			s.conn.EndPush(nil)
 		}
-		if s.id != "" {
-			s.h.removeSession(s)
-			if err := s.h.store.DeleteSession(context.Background(), s.id); err != nil {
-				s.h.log.Warn("mcphttp: event store: delete session", "session", s.id, "err", err)
-			}
-		}
+		s.h.removeSession(s)
 	})
 	return nil
 }
 
-// terminate ends the session and its mcp.ServerSession.
+// terminate ends this copy of the session and its mcp.ServerSession.
 func (s *session) terminate() {
 	s.Close()
 	if s.ss != nil {
@@ -156,7 +158,10 @@ func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 		}
 	}
 	s.nextStream++
-	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse && s.id != "", pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
+	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse, pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
+	if sse {
+		st.name = s.h.streamPrefix + strconv.FormatInt(st.id, 10)
+	}
 	for _, id := range ids {
 		s.requests.put(id, st)
 	}
@@ -214,7 +219,7 @@ func (s *session) standaloneStream() *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
-		s.standalone = &stream{s: s, id: 0, sse: true, resumable: s.id != ""}
+		s.standalone = &stream{s: s, id: 0, name: standaloneName, sse: true, resumable: true}
 	}
 	return s.standalone
 }
@@ -222,8 +227,7 @@ func (s *session) standaloneStream() *stream {
 // requestTable maps the ids of a session's in-flight requests to their
 // streams. A client's session has few requests in flight, so a slice scanned
 // in order is as fast as a map and an idle session keeps almost nothing of
-// it; past fewRequests (the shared stateless session under load) a map takes
-// over.
+// it; past fewRequests a map takes over.
 type requestTable struct {
 	few  []requestEntry
 	many map[jsonrpc.ID]*stream
@@ -285,21 +289,21 @@ func (t *requestTable) remove(id jsonrpc.ID) {
 	}
 }
 
-// resumable returns the unfinished POST stream n, or the standalone stream
-// for 0; nil when the stream is finished or unknown.
-func (s *session) resumableStream(n int64) *stream {
-	if n == 0 {
-		return s.standaloneStream()
+// postStream returns the unfinished POST stream this Handler opened under
+// name; nil when the stream is finished, unknown, or another Handler's.
+func (s *session) postStream(name string) *stream {
+	n, ok := strings.CutPrefix(name, s.h.streamPrefix)
+	if !ok {
+		return nil
+	}
+	num, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.streams[n]
+	return s.streams[num]
 }
-
-// internalInitID is the id of the initialize request a stateless handler
-// synthesizes on each transient session. The session is fresh, so it cannot
-// collide with a client's id.
-var internalInitID = jsonrpc.StringID("mcphttp-stateless-initialize")
 
 // Write implements jsonrpc.Stream: it routes a message the server sends.
 //
@@ -329,18 +333,9 @@ func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
 		s.takeAll(st)
 		return st.send(ctx, m, true)
 	case m.Method == "":
-		if s.initWait != nil && m.ID == internalInitID {
-			s.initOnce.Do(func() { close(s.initWait) })
-			return nil
-		}
 		st, last := s.take(m.ID)
 		if st == nil {
 			return nil // cancelled or abandoned: nobody waits for it
-		}
-		if !st.clientID.IsZero() { // renamed in the shared stateless session
-			r := *m
-			r.ID = st.clientID
-			m = &r
 		}
 		return st.send(ctx, m, last)
 	}
@@ -350,12 +345,6 @@ func (s *session) Write(ctx context.Context, m *jsonrpc.Message) error {
 				return err
 			}
 		}
-	}
-	if s.id == "" {
-		if m.IsRequest() {
-			return errors.New("mcphttp: a stateless server cannot send requests outside a request's SSE stream")
-		}
-		return nil // nowhere to send an unrelated notification
 	}
 	return s.standaloneStream().send(ctx, m, false)
 }
@@ -402,7 +391,7 @@ func (s *session) primes(headerVersion string) bool {
 	if v == "" {
 		v = headerVersion
 	}
-	return s.id != "" && v >= mcp.Version20251125
+	return v >= mcp.Version20251125
 }
 
 // errStreamFinished is returned by stream.send after the stream's last
@@ -410,96 +399,99 @@ func (s *session) primes(headerVersion string) bool {
 var errStreamFinished = errors.New("mcphttp: stream finished")
 
 // errNoStream is returned when the server sends a request on the standalone
-// stream before the client ever opened it.
-var errNoStream = errors.New("mcphttp: the client has no open stream to receive server requests (it never sent GET)")
+// stream while this Handler does not hold it: the client never opened it
+// here, or took it to another Handler.
+var errNoStream = errors.New("mcphttp: the client has no open stream on this handler to receive server requests (it never sent GET here)")
+
+// standaloneName is the standalone GET stream's name in the EventStore and
+// in event ids; every Handler serving the session uses it, so the stream
+// can move between them.
+const standaloneName = "0"
 
 // stream is one response stream of a session: the SSE stream or JSON answer
 // of one POST, or (number 0) the standalone GET stream.
+//
+// Events of a resumable stream are appended to the EventStore and written
+// to the live connection in one order, kept by the order lock, which is
+// held across the store I/O; mu, which guards the connection, never is, so
+// connections come and go without waiting for the store. Resuming takes the
+// order lock too: an event is either in the store before the replay reads
+// it, or written live after the new connection is attached, never both and
+// never neither.
 type stream struct {
 	s         *session
 	id        int64
+	name      string       // in the EventStore and event ids; "" for JSON
 	sse       bool         // SSE, else a single JSON answer
-	resumable bool         // events have ids and are kept in the EventStore
+	resumable bool         // events have ids and are kept in the EventStore (every SSE stream)
 	ids       []jsonrpc.ID // the requests of the POST
 
 	pending int // requests not answered yet; guarded by s.mu
 
-	mu            sync.Mutex
-	seq           int64    // number of the last event
-	conn          *sseConn // the live connection, nil while disconnected
-	finished      bool
-	everConnected bool             // standalone: a GET was ever attached
-	final         *jsonrpc.Message // JSON: the answer
-	finishedCh    chan struct{}    // closed once finished (POST streams)
+	order sync.Mutex // resumable streams: held while an event is stored and written
 
-	// A lazy stream (stateless revision) picks its form with its first
-	// message: the answer alone goes out as JSON, with an HTTP status
-	// matching its error; anything before it starts an SSE stream on lazy.
-	lazy      *sseConn
-	started   bool          // the SSE response has begun
-	startedCh chan struct{} // lazy streams: closed when the stream starts SSE
-	clientID  jsonrpc.ID    // when not zero, the id the client gave the request (see serveModern)
+	mu         sync.Mutex
+	conn       *sseConn // the live connection, nil while disconnected
+	finished   bool
+	final      *jsonrpc.Message // JSON: the answer
+	finishedCh chan struct{}    // closed once finished (POST streams)
+
+	// The standalone stream is held by the Handler that last attached a GET
+	// to it: only the holder stores and writes the session's unrelated
+	// messages. held and last change with both order and mu held.
+	held bool
+	last string // the store id of the stream's newest event this Handler knows
 }
 
-// Response forms of a stream of the stateless revision.
-const (
-	streamLazy = iota
-	streamSSE
-	streamJSON
-)
-
-// send writes m to the stream; final marks the stream's last message.
+// send writes m to the stream; final marks the stream's last message. An
+// EventStore error is returned (the message still goes to a live
+// connection, without an event id, so it is not lost now but cannot be
+// replayed).
 func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.finished {
-		return errStreamFinished
-	}
-	if !st.sse || (st.lazy != nil && !st.started && final) {
-		// Only the answer comes here; related messages went elsewhere.
+	if !st.resumable {
+		// A JSON answer: only the response comes here.
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.finished {
+			return errStreamFinished
+		}
 		st.final = m
 		st.finishLocked()
 		return nil
 	}
-	if st.lazy != nil && !st.started {
-		writeSSEHeaders(st.lazy.w)
-		st.conn = st.lazy
-		st.started = true
-		close(st.startedCh)
+	st.order.Lock()
+	defer st.order.Unlock()
+	st.mu.Lock()
+	finished, held := st.finished, st.held
+	st.mu.Unlock()
+	if finished {
+		return errStreamFinished
 	}
-	if st.id == 0 && m.IsRequest() && !st.everConnected {
-		return errNoStream
-	}
-	var id string
-	var data []byte
-	var dp *[]byte
-	if st.resumable {
-		st.seq++
-		id = eventID(st.id, st.seq)
-		data = m.AppendJSON(nil) // owned by the store from here on
-		if err := st.s.h.store.Append(ctx, st.s.id, st.id, st.seq, data); err != nil {
-			st.s.h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
+	if st.id == 0 && !held {
+		if m.IsRequest() {
+			return errNoStream
 		}
-	} else if st.conn != nil {
-		dp = bufPool.Get().(*[]byte)
-		data = m.AppendJSON((*dp)[:0])
+		return nil // another Handler holds the stream, or no client opened one
 	}
-	var err error
-	if st.conn != nil {
+	data := m.AppendJSON(nil) // owned by the store from here on
+	h := st.s.h
+	sid, err := h.events.Append(ctx, st.s.id, st.name, data)
+	if err != nil {
+		h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
+		err = fmt.Errorf("mcphttp: event store: %w", err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil && st.id == 0 {
+		st.last = sid
+	}
+	if c := st.conn; c != nil {
 		bp := bufPool.Get().(*[]byte)
-		b := appendEvent((*bp)[:0], id, "message", 0, data)
-		if err = st.conn.write(b); err != nil {
-			st.conn = nil
-			if st.resumable {
-				err = nil // stored: the client gets it when it resumes
-			}
+		b := appendStoredEvent((*bp)[:0], st.name, sid, err == nil, data)
+		if c.write(b) != nil {
+			st.conn = nil // stored: the client gets it when it resumes
 		}
 		putBuf(bp, b)
-	} else if !st.resumable {
-		err = errConnGone // nothing keeps the message for later
-	}
-	if dp != nil {
-		putBuf(dp, data)
 	}
 	if final {
 		st.finishLocked()
@@ -529,29 +521,92 @@ func (st *stream) finishLocked() {
 	}
 }
 
-// attach makes c the stream's live connection. It replays the stored events
-// after seq first (when resuming), all under the stream's lock, so that no
-// event is lost or sent twice. It reports false when the stream is finished
-// (after the replay, c is then ended).
-func (st *stream) attach(ctx context.Context, c *sseConn, after int64, replay bool) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if replay && st.resumable {
-		if err := st.s.h.replay(ctx, st.s.id, st.id, after, c); err != nil {
-			return false
+// attach makes c the stream's live connection, after replaying to it the
+// stored events after the store id after when resuming. It returns
+// errStreamFinished when the stream is finished (after the replay; c is
+// then to be ended), or the replay's error.
+func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay bool) error {
+	st.order.Lock()
+	defer st.order.Unlock()
+	last := after
+	if replay {
+		var err error
+		if last, err = st.s.h.replay(ctx, st.s.id, st.name, after, c); err != nil {
+			return err
 		}
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.finished {
-		return false
+		return errStreamFinished
 	}
 	if old := st.conn; old != nil {
 		old.end() // a resuming client replaces a connection it lost
 	}
 	st.conn = c
 	if st.id == 0 {
-		st.everConnected = true
+		st.held, st.last = true, last
 	}
+	return nil
+}
+
+// open attaches c to the standalone stream for a GET without Last-Event-ID,
+// writing first the priming event (when prime), whose id names the stream's
+// newest event so that a resumption from it replays only what follows. It
+// reports false when the stream already has a live connection.
+func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.Duration) bool {
+	st.order.Lock()
+	defer st.order.Unlock()
+	st.mu.Lock()
+	busy, held, last := st.conn != nil, st.held, st.last
+	st.mu.Unlock()
+	if busy {
+		return false
+	}
+	if !held {
+		// Another Handler held the stream and may have stored events this
+		// one never saw: skip to the newest.
+		_ = st.s.h.events.Replay(ctx, st.s.id, st.name, last, func(id string, _ []byte) error {
+			last = id
+			return nil
+		})
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.conn != nil {
+		return false
+	}
+	var b []byte
+	if prime {
+		b = appendEvent(nil, eventID(st.name, last), "", retry, nil)
+	}
+	if c.write(b) == nil {
+		st.conn = c
+	}
+	st.held, st.last = true, last
 	return true
+}
+
+// isHeld reports whether this Handler holds the (standalone) stream.
+func (st *stream) isHeld() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.held
+}
+
+// release gives the standalone stream up to another Handler that took it
+// over: its live connection here ends, and this Handler stores no more of
+// its events. It waits for an append in progress.
+func (st *stream) release() {
+	st.order.Lock()
+	defer st.order.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.held = false
+	if st.conn != nil {
+		st.conn.end()
+		st.conn = nil
+	}
 }
 
 // detach forgets c if it is still the live connection.
@@ -590,14 +645,17 @@ func appendRetry(b []byte, retry time.Duration) []byte {
 // sseConn is the HTTP response an SSE stream is written to. Writes come from
 // whichever goroutine sends a message; the handler goroutine waits until
 // done, then marks the connection dead before returning, so nothing touches
-// the ResponseWriter after ServeHTTP ends.
+// the ResponseWriter after ServeHTTP ends. The response headers go out with
+// the first write, so that the handler can still answer with an HTTP error
+// until then.
 type sseConn struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
 
-	mu   sync.Mutex
-	dead bool
+	mu    sync.Mutex
+	dead  bool
+	begun bool // the headers were written
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -617,6 +675,10 @@ func (c *sseConn) write(b []byte) error {
 	if c.dead {
 		return errConnGone
 	}
+	if !c.begun {
+		c.begun = true
+		writeSSEHeaders(c.w)
+	}
 	if c.timeout > 0 {
 		_ = c.rc.SetWriteDeadline(time.Now().Add(c.timeout))
 	}
@@ -634,6 +696,21 @@ func (c *sseConn) write(b []byte) error {
 		c.end()
 	}
 	return err
+}
+
+// started reports whether the response headers went out.
+func (c *sseConn) started() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.begun
+}
+
+// keepAlive writes a keep-alive comment if the stream has started.
+func (c *sseConn) keepAlive() error {
+	if !c.started() {
+		return nil
+	}
+	return c.write(keepAliveComment)
 }
 
 // end tells the handler goroutine to finish the response.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -46,6 +47,20 @@ func appendEvent(b []byte, id, event string, retry time.Duration, data []byte) [
 		data = data[i+1:]
 	}
 	return append(b, '\n', '\n')
+}
+
+// appendStoredEvent appends a message event whose id is eventID(stream,
+// storeID) (none when storeID is unset), without building the id string.
+func appendStoredEvent(b []byte, stream, storeID string, stored bool, data []byte) []byte {
+	b = append(b, "event: message\n"...)
+	if stored {
+		b = append(b, "id: "...)
+		b = append(b, stream...)
+		b = append(b, '_')
+		b = append(b, storeID...)
+		b = append(b, '\n')
+	}
+	return appendEvent(b, "", "", 0, data)
 }
 
 // keepAliveComment is the SSE comment written on idle streams, so that
@@ -197,30 +212,20 @@ func (r *sseReader) readLine() ([]byte, error) {
 	}
 }
 
-// eventID formats the id of event seq of stream: "<stream>_<seq>". Ids are
-// unique within a session, and name the stream they belong to, so that a
-// client resuming with Last-Event-ID resumes the right stream.
-func eventID(stream, seq int64) string {
-	var buf [40]byte
-	b := strconv.AppendInt(buf[:0], stream, 10)
-	b = append(b, '_')
-	b = strconv.AppendInt(b, seq, 10)
-	return string(b)
+// eventID forms the id a client sees for the event the EventStore stored
+// under id in stream: "<stream>_<id>". Stream names never contain "_", so
+// the id names its stream, and a client resuming with Last-Event-ID resumes
+// the right one, on any Handler sharing the store.
+func eventID(stream, id string) string {
+	return stream + "_" + id
 }
 
-// parseEventID reverses eventID.
-func parseEventID(id string) (stream, seq int64, err error) {
-	i := len(id) - 1
-	for i >= 0 && id[i] != '_' {
-		i--
+// parseEventID reverses eventID. It fails on ids no Handler issues; whether
+// the store knows the id is for the store to say (ErrUnknownEvent).
+func parseEventID(id string) (stream, storeID string, err error) {
+	stream, storeID, ok := strings.Cut(id, "_")
+	if !ok || stream == "" || strings.ContainsAny(storeID, "\r\n\x00") {
+		return "", "", fmt.Errorf("mcphttp: malformed event id %q", id)
 	}
-	if i <= 0 {
-		return 0, 0, fmt.Errorf("mcphttp: malformed event id %q", id)
-	}
-	stream, err1 := strconv.ParseInt(id[:i], 10, 64)
-	seq, err2 := strconv.ParseInt(id[i+1:], 10, 64)
-	if err1 != nil || err2 != nil || stream < 0 || seq < 0 {
-		return 0, 0, fmt.Errorf("mcphttp: malformed event id %q", id)
-	}
-	return stream, seq, nil
+	return stream, storeID, nil
 }

@@ -127,16 +127,14 @@ func TestSSEReaderLimits(t *testing.T) {
 }
 
 func TestEventID(t *testing.T) {
-	for _, tt := range []struct {
-		stream, seq int64
-	}{{0, 0}, {0, 7}, {12, 345}, {1 << 40, 1 << 50}} {
-		id := eventID(tt.stream, tt.seq)
+	for _, tt := range []struct{ stream, id string }{{"0", ""}, {"0", "7"}, {"ABCDEFGHIJ.12", "345"}, {"0", "1-2:x"}} {
+		id := eventID(tt.stream, tt.id)
 		s, q, err := parseEventID(id)
-		if err != nil || s != tt.stream || q != tt.seq {
-			t.Errorf("parseEventID(%q) = %d, %d, %v", id, s, q, err)
+		if err != nil || s != tt.stream || q != tt.id {
+			t.Errorf("parseEventID(%q) = %q, %q, %v", id, s, q, err)
 		}
 	}
-	for _, bad := range []string{"", "_", "1_", "_1", "a_1", "1_b", "-1_2", "1_-2", "12", "1_2_x", "1__2"} {
+	for _, bad := range []string{"", "_", "_1", "12", "garbage", "1_a\x00b"} {
 		if _, _, err := parseEventID(bad); err == nil {
 			t.Errorf("parseEventID(%q) succeeded", bad)
 		}
@@ -158,4 +156,16 @@ func FuzzSSEReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestAppendStoredEvent(t *testing.T) {
+	got := string(appendStoredEvent(nil, "ABC.1", "42", true, []byte(`{"a":1}`)))
+	want := string(appendEvent(nil, eventID("ABC.1", "42"), "message", 0, []byte(`{"a":1}`)))
+	if got != want {
+		t.Errorf("stored event %q, want %q", got, want)
+	}
+	got = string(appendStoredEvent(nil, "ABC.1", "", false, []byte(`{}`)))
+	if want := string(appendEvent(nil, "", "message", 0, []byte(`{}`))); got != want {
+		t.Errorf("unstored event %q, want %q", got, want)
+	}
 }
