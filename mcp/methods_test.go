@@ -200,3 +200,43 @@ func TestRejectedReachMiddleware(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomMethodsRoundTrip calls a method the server added from a client
+// on every lifecycle, and a method the client added from the server.
+func TestCustomMethodsRoundTrip(t *testing.T) {
+	for _, rev := range []string{mcp.Version20250326, mcp.Version20251125, mcp.Version20260728} {
+		t.Run(rev, func(t *testing.T) {
+			s := mcp.NewServer(serverImpl, nil)
+			if err := s.AddMethod(mcp.Method{Name: "x/add", Handler: func(_ context.Context, r *mcp.Request) (any, error) {
+				var p struct{ A, B int }
+				if err := json.Unmarshal(r.Params, &p); err != nil {
+					return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
+				}
+				return map[string]int{"sum": p.A + p.B}, nil
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			c := mcp.NewClient(clientImpl, &mcp.ClientOptions{ProtocolVersion: rev})
+			if err := c.AddMethod("x/whoami", func(context.Context, *mcp.Request) (any, error) {
+				return map[string]string{"name": "custom client"}, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.AddMethod(mcp.MethodRootsList, func(context.Context, *mcp.Request) (any, error) { return nil, nil }); err == nil {
+				t.Error("Client.AddMethod accepted a core method")
+			}
+			e := connectClient(t, rev, s, c)
+			var got struct{ Sum int }
+			if err := e.cs.Call(testCtx(t), "x/add", map[string]int{"A": 2, "B": 3}, &got); err != nil || got.Sum != 5 {
+				t.Fatalf("Call x/add: %v, sum %d", err, got.Sum)
+			}
+			if rev == mcp.Version20260728 {
+				return // a stateless server sends no requests
+			}
+			var who struct{ Name string }
+			if err := e.ss.Call(testCtx(t), "x/whoami", nil, &who); err != nil || who.Name != "custom client" {
+				t.Fatalf("ServerSession.Call x/whoami: %v, %q", err, who.Name)
+			}
+		})
+	}
+}

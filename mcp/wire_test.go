@@ -103,6 +103,9 @@ func (w *wireLog) add(side string, m *jsonrpc.Message, raw []byte, answers strin
 	var verr error
 	if w.validate {
 		verr = specschema.ValidateMessage(w.rev, raw, answers)
+		if errors.Is(verr, specschema.ErrUnknownMethod) && (strings.HasPrefix(m.Method, "x/") || strings.HasPrefix(answers, "x/")) {
+			verr = nil // the tests' own methods (Server.AddMethod) are beyond every revision's schema
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
