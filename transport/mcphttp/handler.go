@@ -601,7 +601,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 	if version == "" {
 		version = s.protocolVersion()
 	}
-	if msg.Batch != nil && version != mcp.Version20250326 && version != "" {
+	if rev, ok := mcp.LookupRevision(version); msg.Batch != nil && ok && !rev.Batches {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are allowed only in protocol revision 2025-03-26 (this session uses "+version+")")
 		return
 	}

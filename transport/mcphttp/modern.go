@@ -72,7 +72,7 @@ func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
 // serveModern answers one POST of the stateless revision.
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
 	if msg.Batch != nil {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of protocol revision "+mcp.Version20260728)
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of the stateless protocol revision")
 		return
 	}
 	if !msg.IsRequest() {

@@ -391,7 +391,8 @@ func (s *session) primes(headerVersion string) bool {
 	if v == "" {
 		v = headerVersion
 	}
-	return v >= mcp.Version20251125
+	rev, _ := mcp.LookupRevision(v)
+	return rev.SSEPriming
 }
 
 // errStreamFinished is returned by stream.send after the stream's last
