@@ -81,7 +81,7 @@ func pickModern(offered []string, want string) string {
 	if want != "" && slices.Contains(offered, want) && features(want).stateless {
 		return want
 	}
-	for _, v := range SupportedVersions {
+	for _, v := range supportedVersions {
 		if features(v).stateless && slices.Contains(offered, v) {
 			return v
 		}

@@ -94,8 +94,8 @@ type dgCase struct {
 
 // dgAll is the same JSON for every revision.
 func dgAll(s string) map[string]string {
-	m := make(map[string]string, len(SupportedVersions))
-	for _, v := range SupportedVersions {
+	m := make(map[string]string, len(supportedVersions))
+	for _, v := range supportedVersions {
 		m[v] = s
 	}
 	return m
@@ -525,7 +525,7 @@ func (c dgCase) downgrade(f versionFeatures, v any) any {
 // back when nothing needed removing.
 func TestDowngrade(t *testing.T) {
 	for _, c := range dgCases() {
-		for _, rev := range SupportedVersions {
+		for _, rev := range supportedVersions {
 			t.Run(c.name+"/"+rev, func(t *testing.T) {
 				in := c.in()
 				before := mustMarshal(t, in)
@@ -598,7 +598,7 @@ func dgDowngradeSample(f versionFeatures, s sample) any {
 // revision, with no allocation: a server already speaking the peer's
 // revision pays nothing.
 func TestDowngradeOwnRevision(t *testing.T) {
-	for _, rev := range SupportedVersions {
+	for _, rev := range supportedVersions {
 		f := features(rev)
 		for _, s := range (fixtures{rev: rev, f: f}).samples() {
 			if s.kind == kindError {
@@ -625,11 +625,11 @@ func TestDowngradeOwnRevision(t *testing.T) {
 // two newest revisions to every older revision and validates the messages
 // against that revision's official schema.
 func TestDowngradeValidatesAgainstOlderSchemas(t *testing.T) {
-	for i, from := range SupportedVersions[:2] {
+	for i, from := range supportedVersions[:2] {
 		for _, s := range (fixtures{rev: from, f: features(from)}).samples() {
 			// Older revisions only: downgrading removes fields, it cannot
 			// add those a newer revision requires.
-			for _, to := range SupportedVersions[i:] {
+			for _, to := range supportedVersions[i:] {
 				f := features(to)
 				if s.kind == kindError || !dgCanCarry(f, s) {
 					continue
@@ -696,7 +696,7 @@ func TestDowngradeConcurrent(t *testing.T) {
 		values[i] = c.in()
 	}
 	var wg sync.WaitGroup
-	for _, rev := range SupportedVersions {
+	for _, rev := range supportedVersions {
 		wg.Go(func() {
 			f := features(rev)
 			for i, c := range cases {

@@ -1003,5 +1003,5 @@ func TestListChanged(t *testing.T) {
 // since reports whether revision rev is first or later than first, by their
 // order in SupportedVersions (newest first).
 func since(rev, first string) bool {
-	return slices.Index(mcp.SupportedVersions, rev) <= slices.Index(mcp.SupportedVersions, first)
+	return slices.Index(mcp.SupportedVersions(), rev) <= slices.Index(mcp.SupportedVersions(), first)
 }

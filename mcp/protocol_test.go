@@ -664,7 +664,7 @@ func (x fixtures) samples() []sample {
 	// Errors.
 	errResp("method not found", jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: x"))
 	errResp("resource not found", jsonrpc.NewError(f.resourceNotFoundCode, "no such resource").WithData(map[string]string{"uri": "file:///nope"}))
-	errResp("legacy version error", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unsupported protocol version").WithData(UnsupportedProtocolVersionData{Supported: SupportedVersions, Requested: "1999-01-01"}))
+	errResp("legacy version error", jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unsupported protocol version").WithData(UnsupportedProtocolVersionData{Supported: supportedVersions, Requested: "1999-01-01"}))
 	if f.modernErrors {
 		errResp("unsupported version", jsonrpc.NewError(CodeUnsupportedProtocolVersion, "unsupported").WithData(UnsupportedProtocolVersionData{Supported: []string{Version20260728}, Requested: "v999"}))
 		errResp("missing capability", jsonrpc.NewError(CodeMissingRequiredClientCapability, "needs sampling").WithData(MissingRequiredClientCapabilityData{RequiredCapabilities: &ClientCapabilities{Sampling: &SamplingCapabilities{}}}))
@@ -711,7 +711,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 // TestSamplesValidate puts every protocol value in a JSON-RPC message and
 // validates it against the official schema of each revision.
 func TestSamplesValidate(t *testing.T) {
-	for _, rev := range SupportedVersions {
+	for _, rev := range supportedVersions {
 		x := fixtures{rev: rev, f: features(rev)}
 		samples := x.samples()
 		if len(samples) < 40 {
@@ -741,7 +741,7 @@ func TestSamplesValidate(t *testing.T) {
 // TestSamplesRoundTrip decodes every encoded value into a fresh value of the
 // same type and checks it is equal, and re-encodes to the same bytes.
 func TestSamplesRoundTrip(t *testing.T) {
-	for _, rev := range SupportedVersions {
+	for _, rev := range supportedVersions {
 		x := fixtures{rev: rev, f: features(rev)}
 		for _, s := range x.samples() {
 			t.Run(rev+"/"+s.name, func(t *testing.T) {

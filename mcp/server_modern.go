@@ -38,7 +38,7 @@ type requestContext struct {
 // modernVersions lists the stateless revisions this package serves.
 func modernVersions() []string {
 	var out []string
-	for _, v := range SupportedVersions {
+	for _, v := range supportedVersions {
 		if features(v).stateless {
 			out = append(out, v)
 		}
@@ -218,7 +218,7 @@ func (s *Server) cacheScope() CacheScope {
 
 func (s *Server) handleDiscover(_ context.Context, r *Request) (any, error) {
 	return &DiscoverResult{
-		SupportedVersions: SupportedVersions,
+		SupportedVersions: supportedVersions,
 		Capabilities:      s.capabilities(),
 		Instructions:      s.opts.Instructions,
 	}, nil

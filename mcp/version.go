@@ -1,5 +1,7 @@
 package mcp
 
+import "slices"
+
 // Protocol revisions this package implements. A revision is named by the date
 // its specification was published.
 const (
@@ -19,10 +21,13 @@ const (
 	LatestStatefulVersion = Version20251125
 )
 
-// SupportedVersions lists every revision this package implements, newest
-// first. Treat it as read-only: the package itself consults its own version
-// table, so changing this slice changes nothing but what you read back.
-var SupportedVersions = []string{
+// SupportedVersions returns every revision this package implements, newest
+// first, in a slice of the caller's own.
+func SupportedVersions() []string { return slices.Clone(supportedVersions) }
+
+// supportedVersions lists every revision this package implements, newest
+// first.
+var supportedVersions = []string{
 	Version20260728,
 	Version20251125,
 	Version20250618,

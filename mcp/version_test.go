@@ -23,16 +23,16 @@ func TestVersionConstants(t *testing.T) {
 	for _, f := range versionTable {
 		tableVersions = append(tableVersions, f.version)
 	}
-	if !slices.Equal(tableVersions, SupportedVersions) {
-		t.Fatalf("version table %v, SupportedVersions %v", tableVersions, SupportedVersions)
+	if !slices.Equal(tableVersions, supportedVersions) {
+		t.Fatalf("version table %v, supportedVersions %v", tableVersions, supportedVersions)
 	}
-	if !slices.IsSortedFunc(SupportedVersions, func(a, b string) int { return -cmpString(a, b) }) {
-		t.Errorf("SupportedVersions not newest first: %v", SupportedVersions)
+	if !slices.IsSortedFunc(supportedVersions, func(a, b string) int { return -cmpString(a, b) }) {
+		t.Errorf("supportedVersions not newest first: %v", supportedVersions)
 	}
-	if LatestVersion != SupportedVersions[0] {
-		t.Errorf("LatestVersion = %s, want %s", LatestVersion, SupportedVersions[0])
+	if LatestVersion != supportedVersions[0] {
+		t.Errorf("LatestVersion = %s, want %s", LatestVersion, supportedVersions[0])
 	}
-	for _, v := range SupportedVersions {
+	for _, v := range supportedVersions {
 		if !features(v).stateless {
 			if LatestStatefulVersion != v {
 				t.Errorf("LatestStatefulVersion = %s, want %s", LatestStatefulVersion, v)

@@ -530,7 +530,7 @@ func checkVersion(header string, s *session) string {
 		return ""
 	}
 	if !mcp.IsSupportedVersion(header) {
-		return "bad request: unsupported MCP-Protocol-Version " + quoteHeader(header) + "; supported: " + strings.Join(mcp.SupportedVersions, ", ")
+		return "bad request: unsupported MCP-Protocol-Version " + quoteHeader(header) + "; supported: " + strings.Join(mcp.SupportedVersions(), ", ")
 	}
 	if s != nil {
 		if v := s.protocolVersion(); v != "" && v != header {
