@@ -20,14 +20,14 @@ import (
 
 // ourClientEvents collects what a client of this library receives.
 type ourClientEvents struct {
-	logs         chan *gomcp.LoggingMessageParams
+	logs         chan *gomcp.LoggingMessageNotificationParams
 	updated      chan string
 	toolsChanged chan struct{}
 }
 
 func newOurTestClient(version string) (*gomcp.Client, *ourClientEvents) {
 	ev := &ourClientEvents{
-		logs:         make(chan *gomcp.LoggingMessageParams, 32),
+		logs:         make(chan *gomcp.LoggingMessageNotificationParams, 32),
 		updated:      make(chan string, 8),
 		toolsChanged: make(chan struct{}, 8),
 	}
@@ -52,7 +52,7 @@ func newOurTestClient(version string) (*gomcp.Client, *ourClientEvents) {
 			return &gomcp.ElicitResult{Action: gomcp.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
 		Roots: []*gomcp.Root{{URI: "file:///workspace", Name: "workspace"}},
-		LoggingMessageHandler: func(_ context.Context, _ *gomcp.ClientSession, p *gomcp.LoggingMessageParams) {
+		LoggingMessageHandler: func(_ context.Context, _ *gomcp.ClientSession, p *gomcp.LoggingMessageNotificationParams) {
 			ev.logs <- p
 		},
 		ResourceUpdatedHandler: func(_ context.Context, _ *gomcp.ClientSession, p *gomcp.ResourceUpdatedNotificationParams) {

@@ -41,7 +41,7 @@ const envMarker = "GOMCP_INTEROP_MARKER"
 // block.
 type recorder struct {
 	mu               sync.Mutex
-	logs             []*mcp.LoggingMessageParams
+	logs             []*mcp.LoggingMessageNotificationParams
 	updated          []string
 	samples          []*mcp.CreateMessageParams
 	elicits          []*mcp.ElicitParams
@@ -274,7 +274,7 @@ func newEverythingSession(t *testing.T, tr everythingTransport) *everythingSessi
 			return rec.elicitReply(req.Params), nil
 		},
 		ElicitationURL: true,
-		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 			rec.mu.Lock()
 			rec.logs = append(rec.logs, p)
 			rec.mu.Unlock()
@@ -1102,10 +1102,10 @@ func walkServerEverything(t *testing.T, es *everythingSession) {
 	})
 
 	t.Run("logging", func(t *testing.T) {
-		simulated := func() []*mcp.LoggingMessageParams {
+		simulated := func() []*mcp.LoggingMessageNotificationParams {
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
-			var out []*mcp.LoggingMessageParams
+			var out []*mcp.LoggingMessageNotificationParams
 			for _, l := range rec.logs {
 				if bytes.Contains(l.Data, []byte("-level message")) || bytes.Contains(l.Data, []byte("level-message")) {
 					out = append(out, l)

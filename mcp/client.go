@@ -49,7 +49,7 @@ type ClientOptions struct {
 	ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
 	ElicitationURL     bool
 	// ElicitationCompleteHandler receives notifications/elicitation/complete.
-	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteParams)
+	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, p *ElicitationCompleteNotificationParams)
 
 	// Roots are the roots offered to servers (roots/list); see also
 	// Client.SetRoots. A non-nil slice declares the roots capability.
@@ -75,7 +75,7 @@ type ClientOptions struct {
 	// matter.
 	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
 	// LoggingMessageHandler receives notifications/message.
-	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
+	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageNotificationParams)
 
 	// RequestTimeout bounds every request that has no deadline of its own.
 	// Default none.
@@ -837,7 +837,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		}
 	case NotificationMessage:
 		if h := c.opts.LoggingMessageHandler; h != nil {
-			var p LoggingMessageParams
+			var p LoggingMessageNotificationParams
 			if decodeParams(r.Params, &p) == nil {
 				h(ctx, cs, &p)
 			}
@@ -869,7 +869,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		cs.listenAcknowledged()
 	case NotificationElicitationComplete:
 		if h := c.opts.ElicitationCompleteHandler; h != nil {
-			var p ElicitationCompleteParams
+			var p ElicitationCompleteNotificationParams
 			if decodeParams(r.Params, &p) == nil {
 				h(ctx, cs, &p)
 			}

@@ -114,7 +114,7 @@ func TestListenFilterFollowsHandlers(t *testing.T) {
 	}{
 		{"no handlers", full(), mcp.ClientOptions{}, nil},
 		{"only other handlers", full(), mcp.ClientOptions{
-			LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageParams) {},
+			LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageNotificationParams) {},
 		}, nil},
 		{"prompts and resources", full(), mcp.ClientOptions{PromptListChangedHandler: handler, ResourceListChangedHandler: handler},
 			[]mcp.SubscriptionFilter{{PromptsListChanged: true, ResourcesListChanged: true}}},

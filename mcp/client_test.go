@@ -377,7 +377,7 @@ func TestClientAnswers(t *testing.T) {
 	completed := make(chan string, 1)
 	cs, srv := connectToRaw(t, mcp.NewClient(clientImpl, &mcp.ClientOptions{
 		ProtocolVersion: mcp.LatestStatefulVersion,
-		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteParams) {
+		ElicitationCompleteHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ElicitationCompleteNotificationParams) {
 			completed <- p.ElicitationID
 		},
 	}), w.stream("client", a), b)

@@ -157,7 +157,7 @@ func TestRequiredArraysAreNeverNull(t *testing.T) {
 		{ElicitSchema{}, `{"type":"object","properties":{}}`},
 		{EmptyResult{}, `{}`},
 		{Tool{Name: "t"}, `{"name":"t","inputSchema":{"type":"object"}}`},
-		{LoggingMessageParams{Level: LevelInfo}, `{"level":"info","data":null}`},
+		{LoggingMessageNotificationParams{Level: LevelInfo}, `{"level":"info","data":null}`},
 		{Task{TaskID: "t", Status: TaskStatusWorking}, `{"taskId":"t","status":"working","createdAt":"","lastUpdatedAt":"","ttl":null}`},
 		{CancelledNotificationParams{}, `{}`},
 		{ListenResult{ResultType: ResultTypeComplete}, `{"resultType":"complete"}`},

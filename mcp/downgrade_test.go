@@ -360,13 +360,13 @@ func dgCases() []dgCase {
 		{
 			name: "logging message", method: NotificationMessage, params: true,
 			in: func() any {
-				return &LoggingMessageParams{Meta: dgMeta(), Level: LevelInfo, Logger: "l", Data: json.RawMessage(`"x"`)}
+				return &LoggingMessageNotificationParams{Meta: dgMeta(), Level: LevelInfo, Logger: "l", Data: json.RawMessage(`"x"`)}
 			},
 			want: dgAll(`{"_meta":{"k":1},"level":"info","logger":"l","data":"x"}`),
 		},
 		{
 			name: "tools/list_changed", method: NotificationToolListChanged, params: true,
-			in:   func() any { return &ToolListChangedParams{Meta: dgMeta()} },
+			in:   func() any { return &ToolListChangedNotificationParams{Meta: dgMeta()} },
 			want: dgAll(`{"_meta":{"k":1}}`),
 		},
 		{

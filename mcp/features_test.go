@@ -669,19 +669,19 @@ func TestCompletion(t *testing.T) {
 
 func TestLogging(t *testing.T) {
 	forEachRev(t, func(t *testing.T, rev string) {
-		logs := make(chan *mcp.LoggingMessageParams, 10)
+		logs := make(chan *mcp.LoggingMessageNotificationParams, 10)
 		s := mcp.NewServer(serverImpl, nil)
 		mcp.AddTool(s, &mcp.Tool{Name: "noisy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
 			return "done", req.Log(ctx, mcp.LevelError, "noisy", map[string]any{"step": 1})
 		})
 		e := connect(t, rev, s, &mcp.ClientOptions{
-			LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageParams) { logs <- p },
+			LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) { logs <- p },
 		})
 		ctx := testCtx(t)
-		next := func() *mcp.LoggingMessageParams { return recv(t, logs, "a log message") }
+		next := func() *mcp.LoggingMessageNotificationParams { return recv(t, logs, "a log message") }
 		log := func(level mcp.LoggingLevel, data string) {
 			t.Helper()
-			if err := e.ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Data: json.RawMessage(data)}); err != nil {
+			if err := e.ss.Log(ctx, &mcp.LoggingMessageNotificationParams{Level: level, Data: json.RawMessage(data)}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -98,7 +98,7 @@ func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if err != nil {
 		return err
 	}
-	return h.ss.Log(ctx, &LoggingMessageParams{Level: mcpLevel(r.Level), Logger: h.opts.Logger, Data: raw})
+	return h.ss.Log(ctx, &LoggingMessageNotificationParams{Level: mcpLevel(r.Level), Logger: h.opts.Logger, Data: raw})
 }
 
 // addAttr stores a in m as slog's JSON handler would: a group becomes an

@@ -99,15 +99,15 @@ func (x *ElicitResult) GetMeta() *Meta {
 }
 func (x *ElicitResult) SetMeta(m *Meta) { x.Meta = m }
 
-func (x *ElicitationCompleteParams) GetMeta() *Meta {
+func (x *ElicitationCompleteNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ElicitationCompleteParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ElicitationCompleteParams) withMeta(m *Meta) Params {
-	var cp ElicitationCompleteParams
+func (x *ElicitationCompleteNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *ElicitationCompleteNotificationParams) withMeta(m *Meta) Params {
+	var cp ElicitationCompleteNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -139,15 +139,15 @@ func (x *InitializeResult) GetMeta() *Meta {
 }
 func (x *InitializeResult) SetMeta(m *Meta) { x.Meta = m }
 
-func (x *InitializedParams) GetMeta() *Meta {
+func (x *InitializedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *InitializedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *InitializedParams) withMeta(m *Meta) Params {
-	var cp InitializedParams
+func (x *InitializedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *InitializedNotificationParams) withMeta(m *Meta) Params {
+	var cp InitializedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -245,15 +245,15 @@ func (x *SetLevelParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *LoggingMessageParams) GetMeta() *Meta {
+func (x *LoggingMessageNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *LoggingMessageParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *LoggingMessageParams) withMeta(m *Meta) Params {
-	var cp LoggingMessageParams
+func (x *LoggingMessageNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *LoggingMessageNotificationParams) withMeta(m *Meta) Params {
+	var cp LoggingMessageNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -326,15 +326,15 @@ func (x *GetPromptResult) GetMeta() *Meta {
 func (x *GetPromptResult) SetMeta(m *Meta)              { x.Meta = m }
 func (x *GetPromptResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *PromptListChangedParams) GetMeta() *Meta {
+func (x *PromptListChangedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *PromptListChangedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *PromptListChangedParams) withMeta(m *Meta) Params {
-	var cp PromptListChangedParams
+func (x *PromptListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *PromptListChangedNotificationParams) withMeta(m *Meta) Params {
+	var cp PromptListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -470,15 +470,15 @@ func (x *ResourceUpdatedNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ResourceListChangedParams) GetMeta() *Meta {
+func (x *ResourceListChangedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ResourceListChangedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ResourceListChangedParams) withMeta(m *Meta) Params {
-	var cp ResourceListChangedParams
+func (x *ResourceListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *ResourceListChangedNotificationParams) withMeta(m *Meta) Params {
+	var cp ResourceListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -510,15 +510,15 @@ func (x *ListRootsResult) GetMeta() *Meta {
 }
 func (x *ListRootsResult) SetMeta(m *Meta) { x.Meta = m }
 
-func (x *RootsListChangedParams) GetMeta() *Meta {
+func (x *RootsListChangedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *RootsListChangedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *RootsListChangedParams) withMeta(m *Meta) Params {
-	var cp RootsListChangedParams
+func (x *RootsListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *RootsListChangedNotificationParams) withMeta(m *Meta) Params {
+	var cp RootsListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -575,15 +575,15 @@ func (x *ListenResult) GetMeta() *Meta {
 func (x *ListenResult) SetMeta(m *Meta)              { x.Meta = m }
 func (x *ListenResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *SubscriptionsAcknowledgedParams) GetMeta() *Meta {
+func (x *SubscriptionsAcknowledgedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *SubscriptionsAcknowledgedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *SubscriptionsAcknowledgedParams) withMeta(m *Meta) Params {
-	var cp SubscriptionsAcknowledgedParams
+func (x *SubscriptionsAcknowledgedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *SubscriptionsAcknowledgedNotificationParams) withMeta(m *Meta) Params {
+	var cp SubscriptionsAcknowledgedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -759,15 +759,15 @@ func (x *CallToolResult) GetMeta() *Meta {
 func (x *CallToolResult) SetMeta(m *Meta)              { x.Meta = m }
 func (x *CallToolResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *ToolListChangedParams) GetMeta() *Meta {
+func (x *ToolListChangedNotificationParams) GetMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ToolListChangedParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ToolListChangedParams) withMeta(m *Meta) Params {
-	var cp ToolListChangedParams
+func (x *ToolListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *ToolListChangedNotificationParams) withMeta(m *Meta) Params {
+	var cp ToolListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -778,30 +778,30 @@ func (x *ToolListChangedParams) withMeta(m *Meta) Params {
 var (
 	_ Params = (*CompleteParams)(nil)
 	_ Params = (*ElicitParams)(nil)
-	_ Params = (*ElicitationCompleteParams)(nil)
+	_ Params = (*ElicitationCompleteNotificationParams)(nil)
 	_ Params = (*InitializeParams)(nil)
-	_ Params = (*InitializedParams)(nil)
+	_ Params = (*InitializedNotificationParams)(nil)
 	_ Params = (*PingParams)(nil)
 	_ Params = (*CancelledNotificationParams)(nil)
 	_ Params = (*ProgressNotificationParams)(nil)
 	_ Params = (*DiscoverParams)(nil)
 	_ Params = (*SetLevelParams)(nil)
-	_ Params = (*LoggingMessageParams)(nil)
+	_ Params = (*LoggingMessageNotificationParams)(nil)
 	_ Params = (*ListPromptsParams)(nil)
 	_ Params = (*GetPromptParams)(nil)
-	_ Params = (*PromptListChangedParams)(nil)
+	_ Params = (*PromptListChangedNotificationParams)(nil)
 	_ Params = (*ListResourcesParams)(nil)
 	_ Params = (*ListResourceTemplatesParams)(nil)
 	_ Params = (*ReadResourceParams)(nil)
 	_ Params = (*SubscribeParams)(nil)
 	_ Params = (*UnsubscribeParams)(nil)
 	_ Params = (*ResourceUpdatedNotificationParams)(nil)
-	_ Params = (*ResourceListChangedParams)(nil)
+	_ Params = (*ResourceListChangedNotificationParams)(nil)
 	_ Params = (*ListRootsParams)(nil)
-	_ Params = (*RootsListChangedParams)(nil)
+	_ Params = (*RootsListChangedNotificationParams)(nil)
 	_ Params = (*CreateMessageParams)(nil)
 	_ Params = (*ListenParams)(nil)
-	_ Params = (*SubscriptionsAcknowledgedParams)(nil)
+	_ Params = (*SubscriptionsAcknowledgedNotificationParams)(nil)
 	_ Params = (*GetTaskParams)(nil)
 	_ Params = (*GetTaskPayloadParams)(nil)
 	_ Params = (*ListTasksParams)(nil)
@@ -809,7 +809,7 @@ var (
 	_ Params = (*TaskStatusNotificationParams)(nil)
 	_ Params = (*ListToolsParams)(nil)
 	_ Params = (*CallToolParams)(nil)
-	_ Params = (*ToolListChangedParams)(nil)
+	_ Params = (*ToolListChangedNotificationParams)(nil)
 	_ Result = (*EmptyResult)(nil)
 	_ Result = (*CompleteResult)(nil)
 	_ Result = (*ElicitResult)(nil)

@@ -64,7 +64,7 @@ func TestModernClientAgainstOurServer(t *testing.T) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m1", Content: []mcp.Content{mcp.NewTextContent("ok")}}, nil
 		},
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
-		LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+		LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 			mu.Lock()
 			logs = append(logs, p.Level.String())
 			mu.Unlock()

@@ -209,9 +209,9 @@ type ElicitResult struct {
 	Content map[string]any `json:"content,omitempty"`
 }
 
-// ElicitationCompleteParams are the params of
+// ElicitationCompleteNotificationParams are the params of
 // notifications/elicitation/complete (2025-11-25 only).
-type ElicitationCompleteParams struct {
+type ElicitationCompleteNotificationParams struct {
 	Meta          *Meta  `json:"_meta,omitempty"`
 	ElicitationID string `json:"elicitationId"`
 }

@@ -43,8 +43,8 @@ func (r InitializeResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// InitializedParams are the params of notifications/initialized.
-type InitializedParams struct {
+// InitializedNotificationParams are the params of notifications/initialized.
+type InitializedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }
 

@@ -80,8 +80,8 @@ type SetLevelParams struct {
 	Level LoggingLevel `json:"level"`
 }
 
-// LoggingMessageParams are the params of notifications/message.
-type LoggingMessageParams struct {
+// LoggingMessageNotificationParams are the params of notifications/message.
+type LoggingMessageNotificationParams struct {
 	Meta  *Meta        `json:"_meta,omitempty"`
 	Level LoggingLevel `json:"level"`
 	// Logger optionally names the logger that produced the message.

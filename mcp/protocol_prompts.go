@@ -112,8 +112,8 @@ func (r GetPromptResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// PromptListChangedParams are the params of
+// PromptListChangedNotificationParams are the params of
 // notifications/prompts/list_changed.
-type PromptListChangedParams struct {
+type PromptListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

@@ -136,8 +136,8 @@ type ResourceUpdatedNotificationParams struct {
 	URI  string `json:"uri"`
 }
 
-// ResourceListChangedParams are the params of
+// ResourceListChangedNotificationParams are the params of
 // notifications/resources/list_changed.
-type ResourceListChangedParams struct {
+type ResourceListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

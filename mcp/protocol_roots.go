@@ -27,8 +27,8 @@ func (r ListRootsResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// RootsListChangedParams are the params of notifications/roots/list_changed
+// RootsListChangedNotificationParams are the params of notifications/roots/list_changed
 // (legacy only).
-type RootsListChangedParams struct {
+type RootsListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

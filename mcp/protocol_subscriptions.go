@@ -25,10 +25,10 @@ type ListenResult struct {
 	ResultType ResultType `json:"resultType,omitempty"`
 }
 
-// SubscriptionsAcknowledgedParams are the params of
+// SubscriptionsAcknowledgedNotificationParams are the params of
 // notifications/subscriptions/acknowledged, the first message of a listen
 // stream: the notifications the server will actually send.
-type SubscriptionsAcknowledgedParams struct {
+type SubscriptionsAcknowledgedNotificationParams struct {
 	Meta          *Meta              `json:"_meta,omitempty"`
 	Notifications SubscriptionFilter `json:"notifications"`
 }

@@ -448,7 +448,7 @@ func (x fixtures) samples() []sample {
 		req("initialize", MethodInitialize, &InitializeParams{Meta: rm(), ProtocolVersion: x.rev, Capabilities: x.clientCaps(), ClientInfo: x.impl()})
 		res("initialize", MethodInitialize, &InitializeResult{Meta: x.resultMeta(), ProtocolVersion: x.rev, Capabilities: x.serverCaps(), ServerInfo: x.impl(), Instructions: "Use <tools> & prompts."})
 		res("initialize minimal", MethodInitialize, &InitializeResult{ProtocolVersion: x.rev, Capabilities: &ServerCapabilities{}, ServerInfo: &Implementation{Name: "s", Version: "1"}})
-		notif("initialized", NotificationInitialized, &InitializedParams{})
+		notif("initialized", NotificationInitialized, &InitializedNotificationParams{})
 	}
 	if f.ping {
 		req("ping", MethodPing, &PingParams{})
@@ -532,11 +532,11 @@ func (x fixtures) samples() []sample {
 		if f.subscriptionsListen {
 			nm = &Meta{SubscriptionID: jsonrpc.Int64ID(12)}
 		}
-		notif("tools/list_changed", NotificationToolListChanged, &ToolListChangedParams{Meta: nm})
-		notif("prompts/list_changed", NotificationPromptListChanged, &PromptListChangedParams{Meta: nm})
-		notif("resources/list_changed", NotificationResourceListChanged, &ResourceListChangedParams{Meta: nm})
+		notif("tools/list_changed", NotificationToolListChanged, &ToolListChangedNotificationParams{Meta: nm})
+		notif("prompts/list_changed", NotificationPromptListChanged, &PromptListChangedNotificationParams{Meta: nm})
+		notif("resources/list_changed", NotificationResourceListChanged, &ResourceListChangedNotificationParams{Meta: nm})
 		notif("resources/updated", NotificationResourceUpdated, &ResourceUpdatedNotificationParams{Meta: nm, URI: "file:///a.txt"})
-		notif("list_changed bare", NotificationToolListChanged, &ToolListChangedParams{})
+		notif("list_changed bare", NotificationToolListChanged, &ToolListChangedNotificationParams{})
 	}
 
 	// Resources.
@@ -591,9 +591,9 @@ func (x fixtures) samples() []sample {
 		}
 		res("logging/setLevel", MethodLoggingSetLevel, &EmptyResult{})
 	}
-	notif("message", NotificationMessage, &LoggingMessageParams{Level: LevelError, Logger: "db", Data: json.RawMessage(`{"msg":"connection lost","retry":3}`)})
-	notif("message string", NotificationMessage, &LoggingMessageParams{Level: LevelDebug, Data: json.RawMessage(`"x"`)})
-	notif("message null", NotificationMessage, &LoggingMessageParams{Level: LevelEmergency, Data: json.RawMessage(`null`)})
+	notif("message", NotificationMessage, &LoggingMessageNotificationParams{Level: LevelError, Logger: "db", Data: json.RawMessage(`{"msg":"connection lost","retry":3}`)})
+	notif("message string", NotificationMessage, &LoggingMessageNotificationParams{Level: LevelDebug, Data: json.RawMessage(`"x"`)})
+	notif("message null", NotificationMessage, &LoggingMessageNotificationParams{Level: LevelEmergency, Data: json.RawMessage(`null`)})
 
 	// Client features: JSON-RPC requests from the server in legacy revisions,
 	// inputRequests in 2026 (above).
@@ -627,10 +627,10 @@ func (x fixtures) samples() []sample {
 		}
 	}
 	if f.rootsListChanged {
-		notif("roots/list_changed", NotificationRootsListChanged, &RootsListChangedParams{})
+		notif("roots/list_changed", NotificationRootsListChanged, &RootsListChangedNotificationParams{})
 	}
 	if f.elicitationComplete {
-		notif("elicitation/complete", NotificationElicitationComplete, &ElicitationCompleteParams{ElicitationID: "el-1"})
+		notif("elicitation/complete", NotificationElicitationComplete, &ElicitationCompleteNotificationParams{ElicitationID: "el-1"})
 	}
 
 	// Tasks (2025-11-25).
@@ -657,7 +657,7 @@ func (x fixtures) samples() []sample {
 		filter := SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, ResourceSubscriptions: []string{"file:///a.txt"}}
 		req("subscriptions/listen", MethodSubscriptionsListen, &ListenParams{Meta: rm(), Notifications: filter})
 		req("subscriptions/listen tasks", MethodSubscriptionsListen, &ListenParams{Meta: rm(), Notifications: SubscriptionFilter{TaskIDs: []string{"t1"}}})
-		notif("subscriptions/acknowledged", NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: &Meta{SubscriptionID: jsonrpc.StringID("L1")}, Notifications: SubscriptionFilter{ToolsListChanged: true}})
+		notif("subscriptions/acknowledged", NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedNotificationParams{Meta: &Meta{SubscriptionID: jsonrpc.StringID("L1")}, Notifications: SubscriptionFilter{ToolsListChanged: true}})
 		res("subscriptions/listen", MethodSubscriptionsListen, &ListenResult{Meta: &Meta{SubscriptionID: jsonrpc.StringID("L1"), ServerInfo: x.impl()}, ResultType: ResultTypeComplete})
 	}
 

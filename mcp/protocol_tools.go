@@ -150,8 +150,8 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// ToolListChangedParams are the params of notifications/tools/list_changed.
-type ToolListChangedParams struct {
+// ToolListChangedNotificationParams are the params of notifications/tools/list_changed.
+type ToolListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }
 

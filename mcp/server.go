@@ -338,7 +338,7 @@ func (s *Server) hear(n *Notice) {
 				_ = ss.notify(ctx, n.Method, &emptyParams{})
 			}
 		}
-		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedParams{Meta: m} })
+		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedNotificationParams{Meta: m} })
 	case NotificationResourceUpdated:
 		uri := n.URI
 		for _, ss := range s.Sessions() {

@@ -293,7 +293,7 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
-	err := r.out.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedParams{Meta: l.meta(), Notifications: ack})
+	err := r.out.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedNotificationParams{Meta: l.meta(), Notifications: ack})
 	l.sendMu.Unlock()
 	if err != nil {
 		return nil, err

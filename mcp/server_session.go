@@ -466,7 +466,7 @@ func (ss *ServerSession) NotifyProgress(ctx context.Context, p *ProgressNotifica
 
 // Log sends notifications/message if p.Level is at or above the level the
 // client set (every level, if it never set one).
-func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageParams) error {
+func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationParams) error {
 	if min := ss.LogLevel(); min != levelUnset && p.Level < min {
 		return nil
 	}
@@ -635,7 +635,7 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if err != nil {
 		return err
 	}
-	return r.out.notify(ctx, NotificationMessage, &LoggingMessageParams{Level: level, Logger: logger, Data: raw})
+	return r.out.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
 }
 
 // outbound is where the messages a request's handler sends go: the

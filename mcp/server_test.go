@@ -489,7 +489,7 @@ func TestMiddleware(t *testing.T) {
 			Roots:                 []*mcp.Root{{URI: "file:///work"}},
 			Receiving:             []mcp.Middleware{record(&cliIn, nil)},
 			Sending:               []mcp.Middleware{record(&cliOut, cliOutResults)},
-			LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageParams) { logged <- struct{}{} },
+			LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageNotificationParams) { logged <- struct{}{} },
 		})
 		ctx := testCtx(t)
 		pctx := mcp.WithProgress(ctx, func(*mcp.ProgressNotificationParams) {

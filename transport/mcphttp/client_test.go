@@ -45,7 +45,7 @@ func (p *progressLog) add(n *mcp.ProgressNotificationParams) {
 }
 
 // log records the number a "progress" tool logs with each step.
-func (p *progressLog) log(_ context.Context, _ *mcp.ClientSession, m *mcp.LoggingMessageParams) {
+func (p *progressLog) log(_ context.Context, _ *mcp.ClientSession, m *mcp.LoggingMessageNotificationParams) {
 	var n float64
 	if json.Unmarshal(m.Data, &n) == nil {
 		p.add(&mcp.ProgressNotificationParams{Progress: n})
@@ -232,7 +232,7 @@ func TestClientReinitializesAfterRestart(t *testing.T) {
 	t.Cleanup(func() { cur.Load().Close() })
 	var logs atomic.Int32
 	cs, stream := connectTo(t, ts, ts.URL, &mcp.ClientOptions{
-		LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageParams) { logs.Add(1) },
+		LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageNotificationParams) { logs.Add(1) },
 	}, nil)
 	if got := callText(t, cs, "echo", `{"text":"before"}`); got != "before" {
 		t.Fatal(got)
@@ -262,7 +262,7 @@ func TestClientReinitializesAfterRestart(t *testing.T) {
 		defer st.mu.Unlock()
 		return st.conn != nil
 	})
-	_ = srv.Sessions()[0].Log(ctx(t), &mcp.LoggingMessageParams{Level: mcp.LevelInfo, Data: json.RawMessage(`"hi"`)})
+	_ = srv.Sessions()[0].Log(ctx(t), &mcp.LoggingMessageNotificationParams{Level: mcp.LevelInfo, Data: json.RawMessage(`"hi"`)})
 	eventually(t, "a log message on the new standalone stream", func() bool { return logs.Load() == 1 })
 	// Concurrent calls that all hit the 404 share one re-initialization.
 	h2.Close()
