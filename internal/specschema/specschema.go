@@ -2,29 +2,30 @@
 // of each protocol revision. It exists for tests: every package can check
 // that what it puts on the wire is what the specification allows.
 //
-// The schemas are read from <repo>/../shared/spec/schema/<rev>/schema.json,
-// where <repo> is the nearest directory above the working directory that
-// holds a go.mod; the environment variable MCP_SPEC_SCHEMA_DIR names another
-// directory of <rev>/schema.json files. Each revision is loaded and compiled
-// once, on first use; compiled definitions are cached. Format assertions
-// (uri, date-time, ...) are enabled for every revision.
+// The schemas are embedded copies of schema/<rev>/schema.json from the
+// specification repository (see schema/README.md for their source and
+// licence). Each revision is parsed and compiled once, on first use;
+// compiled definitions are cached. Format assertions (uri, date-time, ...)
+// are enabled for every revision.
 package specschema
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// EnvSchemaDir overrides the directory holding <rev>/schema.json.
-const EnvSchemaDir = "MCP_SPEC_SCHEMA_DIR"
+// schemas holds schema/<rev>/schema.json for every revision.
+//
+//go:embed schema/*/schema.json
+var schemas embed.FS
 
 // ErrUnknownMethod is wrapped by ValidateMessage errors for a request or
 // notification whose method the revision does not define as a JSON-RPC
@@ -128,14 +129,10 @@ func load(rev string) (*revSchema, error) {
 	if s := revs[rev]; s != nil {
 		return s, nil
 	}
-	dir, err := schemaDir()
+	path := "schema/" + rev + "/schema.json"
+	data, err := fs.ReadFile(schemas, path)
 	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, rev, "schema.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("specschema: revision %q: %w", rev, err)
+		return nil, fmt.Errorf("specschema: unknown revision %q", rev)
 	}
 	s, err := newRevSchema(rev, data)
 	if err != nil {
@@ -143,27 +140,6 @@ func load(rev string) (*revSchema, error) {
 	}
 	revs[rev] = s
 	return s, nil
-}
-
-// schemaDir finds the directory of <rev>/schema.json files.
-func schemaDir() (string, error) {
-	if d := os.Getenv(EnvSchemaDir); d != "" {
-		return d, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("specschema: %w", err)
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "..", "shared", "spec", "schema"), nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("specschema: no go.mod above %s; set %s", wd, EnvSchemaDir)
-		}
-		d = parent
-	}
 }
 
 func newRevSchema(rev string, data []byte) (*revSchema, error) {

@@ -2,6 +2,8 @@ package specschema
 
 import (
 	"errors"
+	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,15 +201,29 @@ func TestValidateDef(t *testing.T) {
 	}
 }
 
-func TestSchemaDirOverride(t *testing.T) {
-	t.Setenv(EnvSchemaDir, t.TempDir())
-	if _, err := schemaDir(); err != nil {
+// TestEmbeddedRevisions checks that exactly the revisions the tests cover
+// are embedded, each one loads, and an unknown revision is an error.
+func TestEmbeddedRevisions(t *testing.T) {
+	files, err := fs.Glob(schemas, "schema/*/schema.json")
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Loaded revisions stay cached; an unloaded one is looked up in the
-	// (empty) override directory and fails.
-	if err := ValidateDef("2099-01-01", "Tool", []byte(`{}`)); err == nil {
-		t.Fatal("want an error from the empty override directory")
+	var embedded []string
+	for _, f := range files {
+		embedded = append(embedded, strings.Split(f, "/")[1])
+	}
+	if !slices.Equal(embedded, allRevs) {
+		t.Errorf("embedded revisions %v, want %v", embedded, allRevs)
+	}
+	for _, rev := range allRevs {
+		if ok, err := HasDef(rev, "JSONRPCMessage"); err != nil || !ok {
+			t.Errorf("%s: HasDef(JSONRPCMessage) = %v, %v", rev, ok, err)
+		}
+	}
+	for _, rev := range []string{"2099-01-01", "../schema/2025-06-18", ""} {
+		if _, err := HasDef(rev, "Tool"); err == nil || !strings.Contains(err.Error(), "unknown revision") {
+			t.Errorf("HasDef(%q) error = %v, want an unknown-revision error", rev, err)
+		}
 	}
 }
 
