@@ -15,9 +15,9 @@ import (
 //
 // Connect probes the server with server/discover (the era probe the spec
 // recommends). A DiscoverResult, or a modern error naming versions both sides
-// support, makes the session modern: no initialize, and every request
+// support, makes the session stateless: no initialize, and every request
 // carries the client's version, capabilities and identity in _meta. Any
-// other answer, or none within ClientOptions.ProbeTimeout, means a legacy
+// other answer, or none within ClientOptions.ProbeTimeout, means a stateful
 // server: the client falls back to initialize. Nothing tells the client
 // beforehand which kind of server it talks to.
 
@@ -57,7 +57,7 @@ func (cs *ClientSession) probe(ctx context.Context) (bool, error) {
 		}
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != CodeUnsupportedProtocolVersion {
-			return false, nil // any other error or a timeout: legacy
+			return false, nil // any other error or a timeout: a stateful server
 		}
 		var data struct {
 			Supported []string `json:"supported"`
@@ -230,7 +230,7 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 // Listen opens a subscriptions/listen stream on a 2026-07-28 server and
 // delivers the notifications it carries (list changes, resource updates) to
 // the client's handlers until ctx ends, which closes the stream; it then
-// returns nil. It returns an error if the session ends first. Legacy
+// returns nil. It returns an error if the session ends first. Stateful
 // servers send those notifications without being asked: Listen returns an
 // error for them at once.
 //

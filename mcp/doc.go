@@ -34,4 +34,30 @@
 // resource template's handler (ResourceTemplateHandler) receives the
 // variables matched in the URI. On the client, CallToolFor takes any Go
 // value as arguments and decodes the structured content into a Go type.
+//
+// # Sessions and stateless requests
+//
+// Server.Connect serves one client connection. On it a client either opens
+// a stateful session with initialize (revisions 2024-11-05 to 2025-11-25),
+// or sends stateless requests (2026-07-28), each carrying its client's
+// version, capabilities and identity in _meta; Server.HandleStateless serves
+// such a request with no connection at all. A handler sees one API either
+// way, ServerRequest: ProtocolVersion, ClientInfo, ClientCapabilities,
+// LogLevel, NotifyProgress, Log, Input (Elicit, CreateMessage, ListRoots),
+// and Session, which is nil for a stateless request.
+//
+// A stateful session is data: SessionState, kept in a SessionStore, from
+// which another process rebuilds it (SessionOptions.State). Resource
+// updates reach the sessions of every process through a Notifier. Both have
+// in-memory defaults; a deployment of several processes shares them.
+//
+// # Extending the protocol
+//
+// Server.AddMethod and Server.AddExtension add methods (and an extension's
+// capabilities.extensions entry) to one Server; Client.AddMethod does the
+// same on a client, and ClientSession.Call and ServerSession.Call send such
+// methods. Every params and result type exposes its _meta through the
+// Params and Result interfaces, which middleware uses to read and inject
+// trace context (Request.Meta, Request.SetMeta). Fields a peer's revision
+// lacks are never sent to it.
 package mcp

@@ -183,3 +183,27 @@ func ExampleErrInputRequired() {
 	fmt.Println(cs.ProtocolVersion(), rounds, res.Content[0].(*mcp.TextContent).Text)
 	// Output: 2026-07-28 1 hello, Grace
 }
+
+// A resource template: the handler receives the variables matched in the
+// URI the client reads.
+func ExampleServer_AddResourceTemplate() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1.0.0"}, nil)
+	err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "file:///{dir}/{name}", Name: "file"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest, vars map[string]string) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{
+				URI: req.Params.URI, MIMEType: "text/plain", Text: vars["name"] + " in " + vars["dir"],
+			}}}, nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	cs := connectInMemory(s, mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, nil))
+	defer cs.Close()
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "file:///docs/readme.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Contents[0].(*mcp.TextResourceContents).Text)
+	// Output: readme.txt in docs
+}

@@ -201,7 +201,7 @@ func ArgumentAt(args json.RawMessage, path []string) (any, bool) {
 type headersKey struct{}
 
 // HTTPHeaders returns the standard headers the client computed for the
-// request written with ctx (nil for legacy requests). A transport that
+// request written with ctx (nil for requests of stateful sessions). A transport that
 // carries headers sends them.
 func HTTPHeaders(ctx context.Context) http.Header {
 	if h, ok := ctx.Value(headersKey{}).(*headersCtx); ok {

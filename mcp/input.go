@@ -47,13 +47,13 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 // ErrCapability on a stateful session.
 func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if r.rc == nil {
-		return r.ss.inputLegacy(ctx, reqs)
+		return r.ss.inputStateful(ctx, reqs)
 	}
 	return r.rc.input(reqs)
 }
 
-// inputLegacy sends each question as a request, in key order.
-func (ss *ServerSession) inputLegacy(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
+// inputStateful sends each question as a request, in key order.
+func (ss *ServerSession) inputStateful(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	out := make(map[string]*InputResponse, len(reqs))
 	for _, k := range sortedKeys(reqs) {
 		q := reqs[k]

@@ -9,21 +9,22 @@ import (
 )
 
 // Methods, in every revision that has them. The comment on each says which
-// revisions those are; "legacy" means 2024-11-05 to 2025-11-25.
+// revisions those are; "stateful revisions" means 2024-11-05 to 2025-11-25,
+// whose clients open a session with initialize.
 const (
-	MethodInitialize             = "initialize"               // legacy
-	MethodPing                   = "ping"                     // legacy
+	MethodInitialize             = "initialize"               // stateful revisions
+	MethodPing                   = "ping"                     // stateful revisions
 	MethodToolsList              = "tools/list"               // all
 	MethodToolsCall              = "tools/call"               // all
 	MethodResourcesList          = "resources/list"           // all
 	MethodResourcesTemplatesList = "resources/templates/list" // all
 	MethodResourcesRead          = "resources/read"           // all
-	MethodResourcesSubscribe     = "resources/subscribe"      // legacy
-	MethodResourcesUnsubscribe   = "resources/unsubscribe"    // legacy
+	MethodResourcesSubscribe     = "resources/subscribe"      // stateful revisions
+	MethodResourcesUnsubscribe   = "resources/unsubscribe"    // stateful revisions
 	MethodPromptsList            = "prompts/list"             // all
 	MethodPromptsGet             = "prompts/get"              // all
 	MethodCompletionComplete     = "completion/complete"      // all
-	MethodLoggingSetLevel        = "logging/setLevel"         // legacy
+	MethodLoggingSetLevel        = "logging/setLevel"         // stateful revisions
 	MethodSamplingCreateMessage  = "sampling/createMessage"   // all; 2026 only inside inputRequests
 	MethodElicitationCreate      = "elicitation/create"       // 2025-06-18+; 2026 only inside inputRequests
 	MethodRootsList              = "roots/list"               // all; 2026 only inside inputRequests
@@ -37,7 +38,7 @@ const (
 
 // Notifications, in every revision that has them.
 const (
-	NotificationInitialized               = "notifications/initialized"                // legacy
+	NotificationInitialized               = "notifications/initialized"                // stateful revisions
 	NotificationCancelled                 = "notifications/cancelled"                  // all
 	NotificationProgress                  = "notifications/progress"                   // all
 	NotificationMessage                   = "notifications/message"                    // all (logging)
@@ -45,7 +46,7 @@ const (
 	NotificationResourceListChanged       = "notifications/resources/list_changed"     // all; 2026 only on a listen stream
 	NotificationToolListChanged           = "notifications/tools/list_changed"         // all; 2026 only on a listen stream
 	NotificationPromptListChanged         = "notifications/prompts/list_changed"       // all; 2026 only on a listen stream
-	NotificationRootsListChanged          = "notifications/roots/list_changed"         // legacy
+	NotificationRootsListChanged          = "notifications/roots/list_changed"         // stateful revisions
 	NotificationElicitationComplete       = "notifications/elicitation/complete"       // 2025-11-25
 	NotificationTasksStatus               = "notifications/tasks/status"               // 2025-11-25
 	NotificationSubscriptionsAcknowledged = "notifications/subscriptions/acknowledged" // 2026-07-28

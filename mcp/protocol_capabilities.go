@@ -7,7 +7,7 @@ import "encoding/json"
 // &struct{}{}) is written as {} ("supported, no settings"), so both forms
 // survive a round trip.
 
-// ClientCapabilities are what a client supports. Legacy clients declare them
+// ClientCapabilities are what a client supports. Clients of stateful revisions declare them
 // once in initialize; 2026-07-28 clients send them with every request in
 // Meta.ClientCapabilities.
 type ClientCapabilities struct {
@@ -29,7 +29,7 @@ type ClientCapabilities struct {
 // RootCapabilities is the client's roots capability.
 type RootCapabilities struct {
 	// ListChanged: the client sends notifications/roots/list_changed
-	// (legacy only).
+	// (stateful revisions only).
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
@@ -49,7 +49,7 @@ type ElicitationCapabilities struct {
 	URL  *struct{} `json:"url,omitempty"`
 }
 
-// ServerCapabilities are what a server supports. Legacy servers return them
+// ServerCapabilities are what a server supports. Servers of stateful revisions return them
 // from initialize; 2026-07-28 servers from server/discover.
 type ServerCapabilities struct {
 	// Experimental holds non-standard capabilities, each a JSON object.

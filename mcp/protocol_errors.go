@@ -26,7 +26,7 @@ const (
 )
 
 // UnsupportedProtocolVersionData is the data of a
-// CodeUnsupportedProtocolVersion error. The legacy handshake documents the
+// CodeUnsupportedProtocolVersion error. The initialize handshake documents the
 // same shape for a -32602 version error.
 type UnsupportedProtocolVersionData struct {
 	// Supported lists the versions the server implements.

@@ -2,7 +2,7 @@ package mcp
 
 import "github.com/gomcp/sdk/jsonrpc"
 
-// InitializeParams are the params of initialize (legacy only).
+// InitializeParams are the params of initialize (stateful revisions only).
 type InitializeParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 	// ProtocolVersion is the newest revision the client supports.
@@ -21,7 +21,7 @@ func (p InitializeParams) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(p))
 }
 
-// InitializeResult is the result of initialize (legacy only).
+// InitializeResult is the result of initialize (stateful revisions only).
 type InitializeResult struct {
 	Meta *Meta `json:"_meta,omitempty"`
 	// ProtocolVersion is the revision the server chose (see the version
@@ -48,7 +48,7 @@ type InitializedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }
 
-// PingParams are the params of ping (legacy only); the result is an
+// PingParams are the params of ping (stateful revisions only); the result is an
 // EmptyResult.
 type PingParams struct {
 	Meta *Meta `json:"_meta,omitempty"`

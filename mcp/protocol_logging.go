@@ -73,7 +73,7 @@ func (l *LoggingLevel) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// SetLevelParams are the params of logging/setLevel (legacy only;
+// SetLevelParams are the params of logging/setLevel (stateful revisions only;
 // 2026-07-28 sets Meta.LogLevel per request instead).
 type SetLevelParams struct {
 	Meta  *Meta        `json:"_meta,omitempty"`

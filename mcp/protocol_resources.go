@@ -117,13 +117,13 @@ func (r *ReadResourceResult) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// SubscribeParams are the params of resources/subscribe (legacy only).
+// SubscribeParams are the params of resources/subscribe (stateful revisions only).
 type SubscribeParams struct {
 	Meta *Meta  `json:"_meta,omitempty"`
 	URI  string `json:"uri"`
 }
 
-// UnsubscribeParams are the params of resources/unsubscribe (legacy only).
+// UnsubscribeParams are the params of resources/unsubscribe (stateful revisions only).
 type UnsubscribeParams struct {
 	Meta *Meta  `json:"_meta,omitempty"`
 	URI  string `json:"uri"`

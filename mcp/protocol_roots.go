@@ -28,7 +28,7 @@ func (r ListRootsResult) MarshalJSON() ([]byte, error) {
 }
 
 // RootsListChangedNotificationParams are the params of notifications/roots/list_changed
-// (legacy only).
+// (stateful revisions only).
 type RootsListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

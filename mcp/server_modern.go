@@ -14,11 +14,11 @@ import (
 // subscriptions/listen streams.
 //
 // A session that has not been initialized serves modern requests; one that
-// has is a legacy session. So one server (and one Streamable HTTP endpoint or
+// has is a stateful session. So one server (and one Streamable HTTP endpoint or
 // stdio process) speaks every revision.
 
 // requestContext is what a 2026-07-28 request tells the server about its
-// client; legacy requests have none (the session holds it instead).
+// client; requests of stateful sessions have none (the session holds it instead).
 type requestContext struct {
 	version    string
 	caps       *ClientCapabilities
@@ -47,7 +47,7 @@ func modernVersions() []string {
 }
 
 // peekMeta reads only params._meta. It is used for messages on sessions that
-// were never initialized, to tell a modern request from a legacy one.
+// were never initialized, to tell a stateless request from a stateful session's.
 func peekMeta(params json.RawMessage, c *metaCache) *Meta {
 	raw := metaMember(params)
 	if raw == nil {
