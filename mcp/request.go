@@ -31,9 +31,24 @@ type Request struct {
 	rc              *requestContext // the client context of a 2026-07-28 request
 	meta            *Meta           // params._meta, when it has been decoded
 
-	ss   *ServerSession // the stateful session of an incoming request
-	conn *ServerSession // the connection an incoming message came on; nil for Server.HandleStateless
-	out  outbound       // where messages about an incoming request go
+	out outbound // where messages about an incoming request go: its connection, or a stateless request's stream
+}
+
+// session returns the stateful session of an incoming message, or nil for
+// a stateless request.
+func (r *Request) session() *ServerSession {
+	if r.stateless {
+		return nil
+	}
+	ss, _ := r.Session.(*ServerSession)
+	return ss
+}
+
+// connection returns the connection an incoming message came on, or nil
+// for Server.HandleStateless.
+func (r *Request) connection() *ServerSession {
+	ss, _ := r.out.(*ServerSession)
+	return ss
 }
 
 // Stateless reports whether r is an incoming request of the stateless
@@ -52,8 +67,8 @@ func (r *Request) protocolVersion() string {
 	if r.rc != nil {
 		return r.rc.version
 	}
-	if r.ss != nil {
-		return r.ss.ProtocolVersion()
+	if ss := r.session(); ss != nil {
+		return ss.ProtocolVersion()
 	}
 	return ""
 }

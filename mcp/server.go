@@ -366,7 +366,7 @@ func (s *Server) route(ctx context.Context, r *Request) (any, error) {
 	if r.stateless {
 		return s.routeStateless(ctx, r)
 	}
-	ss := r.ss
+	ss := r.session()
 	m, ok := s.methods.Load().stateful[r.Method]
 	if ok && ss.initializeDone() && !m.in(features(ss.ProtocolVersion())) {
 		ok = false

@@ -24,6 +24,7 @@ type requestContext struct {
 	caps       *ClientCapabilities
 	clientInfo *Implementation
 	logLevel   LoggingLevel
+	out        outbound // where messages about the request go
 
 	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
 	// resources/read.
@@ -130,6 +131,7 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 		clientInfo: meta.ClientInfo,
 		logLevel:   meta.LogLevel,
 		method:     r.Method,
+		out:        r.out,
 	}
 	res, err := m.handle(s, ctx, r)
 	if err != nil || res == nil {

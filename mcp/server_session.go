@@ -63,7 +63,7 @@ const levelUnset LoggingLevel = 0
 // belongs to, then runs the Receiving middleware and the method table.
 func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	ctx = withTransportValues(ctx)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, conn: ss, out: ss}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, out: ss}
 	if !ss.initializeDone() {
 		if meta := peekMeta(m.Params, &ss.metaCache); isStateless(r, meta) {
 			r.meta = meta
@@ -71,7 +71,7 @@ func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, e
 			return ss.server.receive(ctx, r)
 		}
 	}
-	r.Session, r.ss = ss, ss
+	r.Session = ss
 	return ss.server.receive(ctx, r)
 }
 
@@ -97,7 +97,7 @@ func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
 		return
 	}
 	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, conn: ss, out: ss, rejected: true}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, out: ss, rejected: true}
 	_, _ = h(context.Background(), r)
 }
 
@@ -222,7 +222,7 @@ func (ss *ServerSession) subscribed(uri string) bool {
 }
 
 func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) {
-	ss := r.ss
+	ss := r.session()
 	var p InitializeParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) 
 }
 
 func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error) {
-	ss := r.ss
+	ss := r.session()
 	ss.mu.Lock()
 	first := ss.initDone && !ss.state.Initialized
 	ss.state.Initialized = ss.initDone
@@ -269,8 +269,8 @@ func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error)
 
 func (s *Server) handleCancelled(_ context.Context, r *Request) (any, error) {
 	var p CancelledNotificationParams
-	if r.conn != nil && decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
-		r.conn.conn.CancelIncoming(p.RequestID)
+	if c := r.connection(); c != nil && decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
+		c.conn.CancelIncoming(p.RequestID)
 	}
 	return nil, nil
 }
@@ -279,7 +279,7 @@ func (s *Server) handleProgress(ctx context.Context, r *Request) (any, error) {
 	if h := s.opts.ProgressHandler; h != nil {
 		var p ProgressNotificationParams
 		if decodeParams(r.Params, &p) == nil {
-			h(ctx, r.ss, &p)
+			h(ctx, r.session(), &p)
 		}
 	}
 	return nil, nil
@@ -287,7 +287,7 @@ func (s *Server) handleProgress(ctx context.Context, r *Request) (any, error) {
 
 func (s *Server) handleRootsListChanged(ctx context.Context, r *Request) (any, error) {
 	if h := s.opts.RootsListChangedHandler; h != nil {
-		h(ctx, r.ss)
+		h(ctx, r.session())
 	}
 	return nil, nil
 }
@@ -300,10 +300,11 @@ func (s *Server) handleSetLevel(ctx context.Context, r *Request) (any, error) {
 	if p.Level == levelUnset {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: level is required")
 	}
-	r.ss.mu.Lock()
-	r.ss.state.LogLevel = p.Level
-	r.ss.mu.Unlock()
-	if err := r.ss.save(ctx); err != nil {
+	ss := r.session()
+	ss.mu.Lock()
+	ss.state.LogLevel = p.Level
+	ss.mu.Unlock()
+	if err := ss.save(ctx); err != nil {
 		return nil, err
 	}
 	return &emptyParams{}, nil
@@ -317,7 +318,7 @@ func (s *Server) handleSubscribe(ctx context.Context, r *Request) (any, error) {
 	if p.URI == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
 	}
-	ss := r.ss
+	ss := r.session()
 	ss.mu.Lock()
 	if ss.subs == nil {
 		ss.subs = make(map[string]struct{})
@@ -335,7 +336,7 @@ func (s *Server) handleUnsubscribe(ctx context.Context, r *Request) (any, error)
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	ss := r.ss
+	ss := r.session()
 	ss.mu.Lock()
 	delete(ss.subs, p.URI)
 	ss.mu.Unlock()
@@ -549,14 +550,13 @@ type ServerRequest[P any] struct {
 	Params P
 
 	ss   *ServerSession // the stateful session; nil for a stateless request
-	out  outbound       // where messages about this request go
 	id   jsonrpc.ID
 	meta *Meta
 	rc   *requestContext // set for 2026-07-28 requests
 }
 
 func newServerRequest[P any](r *Request, p P, meta *Meta) *ServerRequest[P] {
-	return &ServerRequest[P]{ss: r.ss, out: r.out, Params: p, id: r.ID, meta: meta, rc: r.rc}
+	return &ServerRequest[P]{ss: r.session(), Params: p, id: r.ID, meta: meta, rc: r.rc}
 }
 
 // Request types handed to feature handlers.
@@ -617,7 +617,7 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 	if !ok {
 		return nil
 	}
-	return r.out.notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
+	return r.outbound().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
 }
 
 // Log sends a log message to the client, related to this request, if the
@@ -635,7 +635,15 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if err != nil {
 		return err
 	}
-	return r.out.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+	return r.outbound().notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+}
+
+// outbound returns where the messages about this request go.
+func (r *ServerRequest[P]) outbound() outbound {
+	if r.rc != nil {
+		return r.rc.out
+	}
+	return r.ss
 }
 
 // outbound is where the messages a request's handler sends go: the
