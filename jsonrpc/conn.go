@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -150,6 +151,21 @@ type ConnStats struct {
 	QueuedNotifications int
 }
 
+// connOptions is what a Conn keeps of its ConnOptions after NewConn: the
+// fields it reads while running (an idle connection is memory a server
+// holds per client, so it keeps no more).
+type connOptions struct {
+	MaxConcurrency         int
+	MaxQueued              int
+	MaxQueuedNotifications int
+	CallTimeout            time.Duration
+	OnCancel               func(id ID, cause error)
+	Barrier                func(method string) bool
+	OnDone                 func()
+	OnReject               func(m *Message, err *Error)
+	Batches                func() *Error
+}
+
 // Conn runs one JSON-RPC 2.0 peer over a Stream: it reads and dispatches
 // incoming messages, correlates responses to outgoing calls, and writes
 // replies. It is symmetric: both sides of a connection may call and serve.
@@ -161,7 +177,7 @@ type ConnStats struct {
 type Conn struct {
 	stream  Stream
 	handler Handler
-	opts    ConnOptions
+	opts    connOptions
 	log     *slog.Logger
 
 	ctx      context.Context // ended when the connection closes
@@ -176,8 +192,8 @@ type Conn struct {
 	queue     []work                         // requests waiting for a worker
 	active    int                            // running request workers
 	lane      []laneItem                     // notifications, in arrival order
-	laneNotes int                            // notifications in lane (the rest are AfterNotifications functions)
 	laneDrops uint64                         // notifications dropped since the lane last drained
+	laneNotes int32                          // notifications in lane (the rest are AfterNotifications functions)
 	laneBusy  bool                           // the lane goroutine is running
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
@@ -225,6 +241,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if opts.MaxQueuedNotifications <= 0 {
 		opts.MaxQueuedNotifications = 1024
 	}
+	opts.MaxQueuedNotifications = min(opts.MaxQueuedNotifications, math.MaxInt32) // the lane counts in int32
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -237,9 +254,19 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
-		stream:   s,
-		handler:  h,
-		opts:     opts,
+		stream:  s,
+		handler: h,
+		opts: connOptions{
+			MaxConcurrency:         opts.MaxConcurrency,
+			MaxQueued:              opts.MaxQueued,
+			MaxQueuedNotifications: opts.MaxQueuedNotifications,
+			CallTimeout:            opts.CallTimeout,
+			OnCancel:               opts.OnCancel,
+			Barrier:                opts.Barrier,
+			OnDone:                 opts.OnDone,
+			OnReject:               opts.OnReject,
+			Batches:                opts.Batches,
+		},
 		log:      log,
 		ctx:      ctx,
 		detached: context.WithoutCancel(ctx),
@@ -497,7 +524,7 @@ func (c *Conn) reject(m *Message, err *Error) {
 // any goroutine.
 func (c *Conn) Stats() ConnStats {
 	c.mu.Lock()
-	queued := c.laneNotes
+	queued := int(c.laneNotes)
 	c.mu.Unlock()
 	return ConnStats{
 		DroppedNotifications: c.dropped.Load(),
@@ -732,7 +759,7 @@ func (c *Conn) enqueueLane(m *Message) {
 		c.mu.Unlock()
 		return
 	}
-	if c.laneNotes >= c.opts.MaxQueuedNotifications {
+	if int(c.laneNotes) >= c.opts.MaxQueuedNotifications {
 		c.laneDrops++
 		first := c.laneDrops == 1
 		c.mu.Unlock()

@@ -49,11 +49,15 @@ func modernVersions() []string {
 
 // peekMeta reads only params._meta. It is used for messages on sessions that
 // were never initialized, to tell a stateless request from a stateful session's.
-func peekMeta(params json.RawMessage, c *metaCache) *Meta {
+//
+// The cache of decoded client context is asked for only when there is a
+// _meta to decode, so a connection that never carries one never makes it.
+func peekMeta(params json.RawMessage, cache interface{ cache() *metaCache }) *Meta {
 	raw := metaMember(params)
 	if raw == nil {
 		return nil
 	}
+	c := cache.cache()
 	m := new(Meta)
 	if m.decode(raw, c) != nil {
 		return nil

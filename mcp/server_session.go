@@ -28,11 +28,34 @@ type ServerSession struct {
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 
 	mu       sync.Mutex
-	state    SessionState        // ProtocolVersion "" until initialize
+	state    sessionFields       // ProtocolVersion "" until initialize
 	initDone bool                // initialize answered, or rebuilt from state
-	subs     map[string]struct{} // resource subscriptions (state.Subscriptions is built on save)
+	subs     map[string]struct{} // resource subscriptions (SessionState.Subscriptions is built on save)
 
-	metaCache metaCache // client capabilities and info of 2026-07-28 requests
+	metaCache *metaCache // client capabilities and info of 2026-07-28 requests; made on first use
+}
+
+// sessionFields is what a session holds of its SessionState: the fields
+// the ServerSession does not keep elsewhere (its id, its subscriptions),
+// so that an idle session costs no more than it must.
+type sessionFields struct {
+	ProtocolVersion    string
+	ClientInfo         *Implementation
+	ClientCapabilities *ClientCapabilities
+	Principal          string
+	LogLevel           LoggingLevel
+	Initialized        bool
+}
+
+// cache returns the session's cache of decoded client context, made on
+// first use: only connections that carry stateless requests need one.
+func (ss *ServerSession) cache() *metaCache {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.metaCache == nil {
+		ss.metaCache = new(metaCache)
+	}
+	return ss.metaCache
 }
 
 // SessionOptions configures one session of Server.Connect. The zero value
@@ -65,7 +88,7 @@ func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, e
 	ctx = withTransportValues(ctx)
 	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, out: ss}
 	if !ss.initializeDone() {
-		if meta := peekMeta(m.Params, &ss.metaCache); isStateless(r, meta) {
+		if meta := peekMeta(m.Params, ss); isStateless(r, meta) {
 			r.meta = meta
 			r.stateless = true
 			return ss.server.receive(ctx, r)
@@ -144,21 +167,34 @@ func (ss *ServerSession) State() *SessionState {
 }
 
 func (ss *ServerSession) stateLocked() *SessionState {
-	st := ss.state
-	st.ID = ss.id
-	st.Subscriptions = sortedKeys(ss.subs)
-	if len(st.Subscriptions) == 0 {
-		st.Subscriptions = nil
+	f := &ss.state
+	st := &SessionState{
+		ID:                 ss.id,
+		ProtocolVersion:    f.ProtocolVersion,
+		ClientInfo:         f.ClientInfo,
+		ClientCapabilities: f.ClientCapabilities,
+		Initialized:        f.Initialized,
+		LogLevel:           f.LogLevel,
+		Principal:          f.Principal,
 	}
-	return &st
+	if len(ss.subs) > 0 {
+		st.Subscriptions = sortedKeys(ss.subs)
+	}
+	return st
 }
 
 // restore puts the session in the state st describes.
 func (ss *ServerSession) restore(st *SessionState) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.state = *st
-	ss.state.Subscriptions = nil
+	ss.state = sessionFields{
+		ProtocolVersion:    st.ProtocolVersion,
+		ClientInfo:         st.ClientInfo,
+		ClientCapabilities: st.ClientCapabilities,
+		Principal:          st.Principal,
+		LogLevel:           st.LogLevel,
+		Initialized:        st.Initialized,
+	}
 	ss.initDone = st.ProtocolVersion != ""
 	ss.subs = nil
 	for _, u := range st.Subscriptions {

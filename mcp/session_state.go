@@ -81,9 +81,11 @@ type MemorySessionStore struct {
 	sessions map[string]*memState
 }
 
+// memState is one stored session: the state and when it was last used
+// (unix nanoseconds), in one allocation.
 type memState struct {
-	state *SessionState
-	used  time.Time
+	state SessionState
+	used  int64
 }
 
 // NewMemorySessionStore returns an empty store. opts may be nil.
@@ -110,7 +112,7 @@ func (s *MemorySessionStore) Load(_ context.Context, id string) (*SessionState, 
 		delete(s.sessions, id)
 		return nil, ErrNoSession
 	}
-	e.used = now
+	e.used = now.UnixNano()
 	return e.state.clone(), nil
 }
 
@@ -122,7 +124,9 @@ func (s *MemorySessionStore) Save(_ context.Context, state *SessionState) error 
 	if _, ok := s.sessions[state.ID]; !ok && len(s.sessions) >= s.max {
 		s.evict(now)
 	}
-	s.sessions[state.ID] = &memState{state: state.clone(), used: now}
+	// The caller gives the state up (see SessionStore), so it is kept as
+	// it is; Load hands out copies.
+	s.sessions[state.ID] = &memState{state: *state, used: now.UnixNano()}
 	return nil
 }
 
@@ -142,20 +146,20 @@ func (s *MemorySessionStore) Len() int {
 }
 
 func (s *MemorySessionStore) expired(e *memState, now time.Time) bool {
-	return s.ttl > 0 && now.Sub(e.used) > s.ttl
+	return s.ttl > 0 && time.Duration(now.UnixNano()-e.used) > s.ttl
 }
 
 // evict makes room for one session: it drops the expired ones, or else the
 // one used least recently. s.mu is held.
 func (s *MemorySessionStore) evict(now time.Time) {
 	var oldest string
-	var oldestUsed time.Time
+	var oldestUsed int64
 	for id, e := range s.sessions {
 		if s.expired(e, now) {
 			delete(s.sessions, id)
 			continue
 		}
-		if oldest == "" || e.used.Before(oldestUsed) {
+		if oldest == "" || e.used < oldestUsed {
 			oldest, oldestUsed = id, e.used
 		}
 	}

@@ -23,13 +23,17 @@ import (
 func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, send func(context.Context, *jsonrpc.Message) error) (reply *jsonrpc.Message) {
 	ctx = jsonrpc.WithMessage(ctx, m)
 	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, stateless: true, out: &streamOut{s: s, send: send}}
-	r.meta = peekMeta(m.Params, &s.metaCache)
+	r.meta = peekMeta(m.Params, s)
 	res, err := s.receiveSafely(ctx, r)
 	if r.IsNotification() || ctx.Err() != nil {
 		return nil
 	}
 	return jsonrpc.NewReply(m.ID, res, err)
 }
+
+// cache returns the cache of client context decoded from the _meta of
+// stateless requests served without a connection.
+func (s *Server) cache() *metaCache { return &s.metaCache }
 
 // receiveSafely runs the Receiving middleware and the route, turning a
 // panic into CodeInternalError as a connection would.

@@ -42,8 +42,11 @@ type HandlerOptions struct {
 	// Handler can serve a session it does not hold in memory: another
 	// process's, or its own after a restart or an idle expiry. Processes
 	// sharing a store (and an EventStore, and the mcp.Server's Notifier)
-	// serve the same sessions. Default: mcp.NewMemorySessionStore(nil),
-	// which this Handler alone uses.
+	// serve the same sessions; every change is written to it before the
+	// request that made it is answered. Default: a
+	// mcp.NewMemorySessionStore(nil) of this Handler's own, which receives
+	// a session's state only when the Handler drops its copy (idle
+	// expiry), so a held session costs no memory there.
 	SessionStore mcp.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
@@ -198,6 +201,10 @@ type Handler struct {
 	opts   HandlerOptions
 	events EventStore
 	states mcp.SessionStore
+	// writeThrough: states is shared (HandlerOptions.SessionStore), so
+	// sessions write every change to it; otherwise it is this Handler's
+	// own and receives a session's state when the Handler drops its copy.
+	writeThrough bool
 	policy originPolicy
 	log    *slog.Logger
 
@@ -232,6 +239,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.events = NewMemoryEventStore(nil)
 	}
 	h.states = o.SessionStore
+	h.writeThrough = h.states != nil
 	if h.states == nil {
 		h.states = mcp.NewMemorySessionStore(nil)
 	}
@@ -381,12 +389,21 @@ func (h *Handler) rebuild(state *mcp.SessionState) *session {
 		return nil
 	}
 	s := newSession(h, state.ID, state.Principal)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.states, Principal: state.Principal})
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
 		return other
 	}
 	h.log.Debug("mcphttp: session rebuilt from the session store", "session", s.id)
 	return s
+}
+
+// sessionStore is the store sessions write their changes to: the shared
+// one, or none when the Handler keeps its own (see writeThrough).
+func (h *Handler) sessionStore() mcp.SessionStore {
+	if h.writeThrough {
+		return h.states
+	}
+	return nil
 }
 
 // forget ends a session for good, at the client's request: its state and
@@ -472,6 +489,13 @@ func (h *Handler) sweep() {
 	for _, s := range idle {
 		if s.idle(now, timeout) {
 			h.log.Debug("mcphttp: session expired", "session", s.id)
+			if !h.writeThrough && s.ss != nil && s.ss.ProtocolVersion() != "" {
+				// The private store receives what this copy held, so the
+				// client's next request rebuilds the session.
+				if err := h.states.Save(context.Background(), s.ss.State()); err != nil {
+					h.log.Warn("mcphttp: session store: save", "session", s.id, "err", err)
+				}
+			}
 			s.terminate()
 		}
 	}
@@ -626,7 +650,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	}
 	principal := h.principal(r)
 	s := newSession(h, rand.Text(), principal)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.states, Principal: principal})
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.sessionStore(), Principal: principal})
 	if _, ok := h.install(s, ss); !ok {
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")
 		return
