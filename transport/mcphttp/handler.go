@@ -205,8 +205,8 @@ type Handler struct {
 	// sessions write every change to it; otherwise it is this Handler's
 	// own and receives a session's state when the Handler drops its copy.
 	writeThrough bool
-	policy originPolicy
-	log    *slog.Logger
+	policy       originPolicy
+	log          *slog.Logger
 
 	id           string // this Handler's name in notices
 	streamPrefix string // the prefix of the names of the POST streams it opens
