@@ -682,7 +682,9 @@ func (c *Conn) response(id ID, result any, err error) *Message {
 	return newReply(id, result, err, c.log)
 }
 
-func marshalValue(v any) (json.RawMessage, error) {
+// Marshal encodes params or a result as a Conn sends them: raw JSON as it
+// is, an Appender through AppendJSON, anything else with encoding/json.
+func Marshal(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case nil:
 		return nil, nil
@@ -895,7 +897,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	p, err := marshalValue(params)
+	p, err := Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
@@ -965,7 +967,7 @@ func (c *Conn) forget(n int64, ch chan *Message) bool {
 // Notify sends a notification. ctx is passed to the stream (so a transport
 // can relate it to the request being handled).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	p, err := marshalValue(params)
+	p, err := Marshal(params)
 	if err != nil {
 		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}

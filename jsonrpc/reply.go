@@ -37,7 +37,7 @@ func newReply(id ID, result any, err error, log *slog.Logger) (reply *Message) {
 		}
 		return NewErrorResponse(id, NewError(CodeInternalError, err.Error()))
 	}
-	raw, err := marshalValue(result)
+	raw, err := Marshal(result)
 	if err != nil {
 		if log != nil {
 			log.Error("jsonrpc: cannot encode result", "id", id, "err", err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // Lifecycle names the lifecycles a Method is served in.
@@ -173,7 +175,7 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	if !cs.modern {
 		return cs.call(ctx, method, params, result)
 	}
-	raw, err := encodeParams(params)
+	raw, err := jsonrpc.Marshal(params)
 	if err != nil {
 		return err
 	}

@@ -153,7 +153,7 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 // withResultType encodes a result that is a JSON object and adds
 // "resultType":"complete" to it unless it has a resultType already.
 func withResultType(res any) (any, error) {
-	raw, err := encodeParams(res)
+	raw, err := jsonrpc.Marshal(res)
 	if err != nil {
 		return nil, err
 	}

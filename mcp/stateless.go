@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"runtime/debug"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -59,7 +58,7 @@ func (o *streamOut) notify(ctx context.Context, method string, params any) error
 }
 
 func (o *streamOut) write(ctx context.Context, method string, params any) error {
-	raw, err := encodeParams(params)
+	raw, err := jsonrpc.Marshal(params)
 	if err != nil {
 		return err
 	}
@@ -68,17 +67,3 @@ func (o *streamOut) write(ctx context.Context, method string, params any) error 
 
 // gone is nil: only the request's ctx tells that the client went away.
 func (o *streamOut) gone() <-chan struct{} { return nil }
-
-// encodeParams encodes outgoing params, through their AppendJSON method
-// when they have one.
-func encodeParams(params any) (json.RawMessage, error) {
-	switch p := params.(type) {
-	case nil:
-		return nil, nil
-	case json.RawMessage:
-		return p, nil
-	case jsonrpc.Appender:
-		return p.AppendJSON(nil)
-	}
-	return json.Marshal(params)
-}
