@@ -1,57 +1,61 @@
-// Command mcp is the gomcp command-line tool.
+// Command mcp talks to any MCP server from the shell or a script, and runs a
+// demo server:
 //
-//	mcp serve    run the demo MCP server on stdio
+//	mcp info|tools|resources|templates|prompts TARGET...
+//	mcp call TOOL [KEY=VALUE...] TARGET...
+//	mcp read URI TARGET...
+//	mcp get PROMPT [KEY=VALUE...] TARGET...
+//	mcp complete REF ARG [VALUE] TARGET...
+//	mcp ping TARGET...
+//	mcp serve [--http ADDR]
 //
-// More subcommands (inspect, call, shell, proxy) build on the same library.
+// TARGET is a URL, a command and its arguments, or @NAME from a config file;
+// mcp help describes the flags, the --json output and the exit codes.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/gomcp/sdk/cmd/mcp/internal/cli"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-const usage = `usage: mcp <command> [flags]
-
-commands:
-  serve    run the demo MCP server on stdio (tools, resources, prompts,
-           completion, logging, progress); point any MCP client at it
-`
-
 func main() {
-	if err := run(os.Args[1:], os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "mcp:", err)
-		os.Exit(1)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "serve" {
+		if err := serve(ctx, args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "mcp:", err)
+			stop()
+			os.Exit(cli.ExitUsage)
+		}
+		return
 	}
+	code := cli.Run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("no command given")
-	}
-	switch args[0] {
-	case "serve":
-		return serve(args[1:], stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stderr, usage)
-		return nil
-	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
-}
-
-func serve(args []string, stderr io.Writer) error {
+// serve runs the demo server on stdio, or over Streamable HTTP at
+// http://ADDR/mcp with --http, until ctx ends.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "log diagnostics to stderr")
+	addr := fs.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,12 +67,35 @@ func serve(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// stdout carries only MCP messages; diagnostics go to stderr.
-	err = s.Run(ctx, transport.Stdio())
-	if err == context.Canceled {
-		return nil
+	if *addr == "" {
+		// stdout carries only MCP messages; diagnostics go to stderr.
+		err = s.Run(ctx, transport.Stdio())
+		if err == context.Canceled {
+			return nil
+		}
+		return err
 	}
-	return err
+	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger})
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "listening on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }

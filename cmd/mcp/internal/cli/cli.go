@@ -1,0 +1,370 @@
+// Package cli implements the client commands of the mcp command: info,
+// tools, resources, templates, prompts, call, read, get, complete and ping,
+// each against a server named on the command line.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// Exit codes.
+const (
+	ExitOK        = 0   // success
+	ExitToolError = 1   // the tool ran and returned isError
+	ExitUsage     = 2   // bad command line or configuration
+	ExitConnect   = 3   // the server could not be started or reached
+	ExitAuth      = 4   // the server answered HTTP 401 or 403
+	ExitProtocol  = 5   // the server answered with a JSON-RPC error
+	ExitCancelled = 130 // interrupted (Ctrl-C)
+)
+
+// Usage is the text of mcp help.
+const Usage = `usage: mcp <command> [flags] [arguments] TARGET...
+
+TARGET names the server; it is everything after the command's own flags:
+  http://HOST/PATH, https://...  Streamable HTTP (legacy HTTP+SSE if refused)
+  COMMAND [ARG...]               a server run as a subprocess over stdio
+  @NAME                          a server from a config file: --config FILE, or
+                                 the first of ./mcp.json, ./.vscode/mcp.json,
+                                 ./.cursor/mcp.json, ~/.cursor/mcp.json and
+                                 Claude Desktop's claude_desktop_config.json
+                                 that has NAME (under mcpServers or servers)
+
+commands:
+  info TARGET                    server name, revision, capabilities, instructions
+  tools TARGET                   list tools (every page)
+  resources TARGET               list resources
+  templates TARGET               list resource templates
+  prompts TARGET                 list prompts
+  call TOOL [KEY=VALUE...] TARGET
+                                 call a tool; values are typed from the tool's
+                                 input schema (numbers, booleans, JSON arrays and
+                                 objects), strings otherwise; --args JSON gives
+                                 the whole object; --out DIR saves images/audio
+  read URI TARGET                read a resource
+  get PROMPT [KEY=VALUE...] TARGET
+                                 render a prompt (--args JSON also accepted)
+  complete REF ARG [VALUE] TARGET
+                                 complete an argument; REF is a prompt name or
+                                 a resource template URI
+  ping TARGET                    check that the server answers
+  serve [--http ADDR]            run the demo server on stdio, or over HTTP
+  help [COMMAND]                 this text
+
+flags (before or between the arguments, never inside TARGET):
+  --json                 one JSON document on stdout (see below)
+  -H 'Name: value'       add an HTTP header (repeatable)
+  -e KEY=VALUE           set an environment variable of a command (repeatable)
+  --cwd DIR              working directory of a command
+  --config FILE          the config file for @NAME
+  --timeout DURATION     give up after this long (e.g. 30s; default none)
+  --protocol-version V   ask for revision V (default: negotiate the newest)
+  -v                     print the server's log messages on stderr
+
+--json output (field names as in the MCP schema):
+  info       {"protocolVersion","stateless","serverInfo":{"name","version",...},
+              "capabilities":{...},"instructions"}
+  tools      {"tools":[Tool...]}       every page, merged
+  resources  {"resources":[Resource...]}
+  templates  {"resourceTemplates":[ResourceTemplate...]}
+  prompts    {"prompts":[Prompt...]}
+  call       CallToolResult: {"content":[...],"structuredContent":...,"isError":...}
+  read       ReadResourceResult: {"contents":[{"uri","mimeType","text"|"blob"}...]}
+  get        GetPromptResult: {"description","messages":[{"role","content"}...]}
+  complete   {"completion":{"values":[...],"total","hasMore"}}
+  ping       {"ok":true,"milliseconds":N}
+
+exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect,
+4 authorization refused (HTTP 401/403), 5 protocol error from the server,
+130 interrupted.
+`
+
+// usageError marks an error in the command line.
+type usageError struct{ error }
+
+// connectError marks a failure to reach the server.
+type connectError struct{ error }
+
+// Run runs the client command in args (args[0] is the command) and returns
+// the exit status. Cancelling ctx cancels the request in flight.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, Usage)
+		return ExitUsage
+	}
+	name, args := args[0], args[1:]
+	if name == "help" || name == "-h" || name == "--help" {
+		fmt.Fprint(stdout, Usage)
+		return ExitOK
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "mcp: unknown command %q (see mcp help)\n", name)
+		return ExitUsage
+	}
+	inv := &invocation{stdout: stdout, stderr: stderr}
+	err := inv.parse(name, c.positional, args)
+	if err == nil {
+		err = inv.run(ctx, c.run)
+	}
+	return report(ctx, stderr, err)
+}
+
+// report prints err in one line and maps it to an exit status.
+func report(ctx context.Context, stderr io.Writer, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitUsage
+	}
+	var (
+		ue  usageError
+		he  *mcphttp.HTTPError
+		je  *jsonrpc.Error
+		ce  connectError
+		te  toolError
+		msg = err.Error()
+	)
+	code := ExitProtocol
+	switch {
+	case errors.As(err, &te):
+		return ExitToolError
+	case errors.As(err, &ue):
+		code = ExitUsage
+	case ctx.Err() != nil:
+		msg, code = "interrupted", ExitCancelled
+	case errors.As(err, &he) && (he.StatusCode == 401 || he.StatusCode == 403):
+		code = ExitAuth
+	case errors.As(err, &je):
+		msg, code = fmt.Sprintf("server error %d: %s", je.Code, je.Message), ExitProtocol
+	case errors.As(err, &ce), errors.Is(err, context.DeadlineExceeded):
+		code = ExitConnect
+	}
+	for strings.HasPrefix(msg, "mcp: ") {
+		msg = msg[len("mcp: "):]
+	}
+	fmt.Fprintln(stderr, "mcp:", strings.ReplaceAll(msg, "\n", " "))
+	return code
+}
+
+// toolError is returned when the tool answered with isError; the result has
+// already been printed.
+type toolError struct{ error }
+
+// command describes one client command: how many positional arguments come
+// before the KEY=VALUE pairs and the target, and what it does.
+type command struct {
+	positional int
+	run        func(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error
+}
+
+var commands = map[string]command{
+	"info":      {0, runInfo},
+	"tools":     {0, runTools},
+	"resources": {0, runResources},
+	"templates": {0, runTemplates},
+	"prompts":   {0, runPrompts},
+	"call":      {1, runCall},
+	"read":      {1, runRead},
+	"get":       {1, runGet},
+	"complete":  {2, runComplete},
+	"ping":      {0, runPing},
+}
+
+// invocation is one parsed command line.
+type invocation struct {
+	stdout, stderr io.Writer
+
+	mu      sync.Mutex // serialises writes to stderr from notifications
+	midLine bool       // a progress line is open on stderr
+
+	json     bool
+	verbose  bool
+	timeout  time.Duration
+	version  string
+	argsJSON string
+	outDir   string
+	tf       targetFlags
+	pos      []string          // the positional arguments
+	kv       map[string]string // KEY=VALUE pairs, in order of keys
+	kvOrder  []string
+	target   []string
+}
+
+// parse reads flags wherever they appear before the target, then npos
+// positional arguments, KEY=VALUE pairs, and the target.
+func (inv *invocation) parse(name string, npos int, args []string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&inv.json, "json", false, "")
+	fs.BoolVar(&inv.verbose, "v", false, "")
+	fs.DurationVar(&inv.timeout, "timeout", 0, "")
+	fs.StringVar(&inv.version, "protocol-version", "", "")
+	fs.Var(&inv.tf.headers, "H", "")
+	fs.Var(&inv.tf.env, "e", "")
+	fs.StringVar(&inv.tf.cwd, "cwd", "", "")
+	fs.StringVar(&inv.tf.config, "config", "", "")
+	if name == "call" || name == "get" {
+		fs.StringVar(&inv.argsJSON, "args", "", "")
+	}
+	if name == "call" {
+		fs.StringVar(&inv.outDir, "out", "", "")
+	}
+	rest := args
+	wantKV := name == "call" || name == "get"
+	for len(rest) > 0 {
+		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
+			if err := fs.Parse(rest); err != nil {
+				return usageError{err}
+			}
+			after := fs.Args()
+			consumed := rest[:len(rest)-len(after)]
+			rest = after
+			if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+				break
+			}
+			continue
+		}
+		if len(inv.pos) < npos {
+			inv.pos = append(inv.pos, rest[0])
+			rest = rest[1:]
+			continue
+		}
+		if k, v, ok := keyValue(rest[0]); ok && wantKV {
+			if inv.kv == nil {
+				inv.kv = map[string]string{}
+			}
+			if _, dup := inv.kv[k]; !dup {
+				inv.kvOrder = append(inv.kvOrder, k)
+			}
+			inv.kv[k] = v
+			rest = rest[1:]
+			continue
+		}
+		break
+	}
+	// complete takes an optional VALUE after REF and ARG.
+	if name == "complete" && len(rest) > 1 && !isTargetStart(rest[0]) {
+		inv.pos = append(inv.pos, rest[0])
+		rest = rest[1:]
+	}
+	if len(inv.pos) < npos {
+		return usageError{fmt.Errorf("%s: missing arguments (see mcp help)", name)}
+	}
+	if len(rest) == 0 {
+		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}
+	}
+	inv.target = rest
+	return nil
+}
+
+// isTargetStart reports whether s can only begin a target.
+func isTargetStart(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "@")
+}
+
+// keyValue splits KEY=VALUE where KEY is a plain identifier, so that a URL
+// with a query or a command is not mistaken for one.
+func keyValue(s string) (k, v string, ok bool) {
+	k, v, ok = strings.Cut(s, "=")
+	if !ok || k == "" {
+		return "", "", false
+	}
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return "", "", false
+		}
+	}
+	return k, v, true
+}
+
+// run connects to the target and runs f on the session.
+func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocation, *mcp.ClientSession) error) error {
+	stream, err := openStream(inv.target, &inv.tf, inv.stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	if inv.version != "" {
+		ok := false
+		for _, v := range mcp.SupportedVersions() {
+			ok = ok || v == inv.version
+		}
+		if !ok {
+			_ = stream.Close()
+			return usageError{fmt.Errorf("--protocol-version %q: want one of %s", inv.version, strings.Join(mcp.SupportedVersions(), ", "))}
+		}
+	}
+	if inv.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, inv.timeout)
+		defer cancel()
+	}
+	opts := &mcp.ClientOptions{
+		ProtocolVersion:      inv.version,
+		ElicitationHandler:   inv.refuseElicitation,
+		CreateMessageHandler: inv.refuseSampling,
+	}
+	if inv.verbose {
+		opts.LoggingMessageHandler = inv.printLog
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
+	cs, err := client.Connect(ctx, stream)
+	if err != nil {
+		var je *jsonrpc.Error
+		var he *mcphttp.HTTPError
+		if errors.As(err, &je) || errors.As(err, &he) || ctx.Err() != nil {
+			return err
+		}
+		return connectError{err}
+	}
+	defer cs.Close()
+	if inv.verbose && cs.ServerCapabilities().Logging != nil {
+		if err := cs.SetLoggingLevel(ctx, mcp.LevelDebug); err != nil {
+			fmt.Fprintln(inv.stderr, "mcp: logging/setLevel:", err)
+		}
+	}
+	return f(ctx, inv, cs)
+}
+
+// printLog prints a server log message on stderr.
+func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+	inv.endLine()
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	data := string(p.Data)
+	var s string
+	if json.Unmarshal(p.Data, &s) == nil {
+		data = s
+	}
+	if p.Logger != "" {
+		fmt.Fprintf(inv.stderr, "[%s] %s: %s\n", p.Level, p.Logger, data)
+		return
+	}
+	fmt.Fprintf(inv.stderr, "[%s] %s\n", p.Level, data)
+}
+
+// refuseElicitation declines the server's requests for user input: the
+// command is not interactive.
+func (inv *invocation) refuseElicitation(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	fmt.Fprintln(inv.stderr, "mcp: the server asked for user input (elicitation); declined: mcp does not prompt")
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
+// refuseSampling refuses the server's requests for a model completion.
+func (inv *invocation) refuseSampling(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	fmt.Fprintln(inv.stderr, "mcp: the server asked for a model completion (sampling); refused: mcp has no model")
+	return nil, jsonrpc.NewError(-1, "sampling refused by the user: the mcp command has no model")
+}

@@ -1,0 +1,424 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gomcp/sdk/mcp"
+)
+
+// printJSON writes v as one indented JSON document.
+func (inv *invocation) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(inv.stdout, "%s\n", b)
+	return err
+}
+
+// table writes rows as aligned columns under header.
+func (inv *invocation) table(header []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(inv.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// oneLine shortens s to its first line.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func runInfo(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	type info struct {
+		ProtocolVersion string                  `json:"protocolVersion"`
+		Stateless       bool                    `json:"stateless"`
+		ServerInfo      *mcp.Implementation     `json:"serverInfo"`
+		Capabilities    *mcp.ServerCapabilities `json:"capabilities"`
+		Instructions    string                  `json:"instructions,omitempty"`
+	}
+	out := info{ProtocolVersion: cs.ProtocolVersion(), Stateless: cs.Stateless(), Capabilities: cs.ServerCapabilities()}
+	if ir := cs.InitializeResult(); ir != nil {
+		out.ServerInfo, out.Instructions = ir.ServerInfo, ir.Instructions
+	}
+	if out.ServerInfo == nil {
+		out.ServerInfo = &mcp.Implementation{}
+	}
+	if inv.json {
+		return inv.printJSON(out)
+	}
+	c := out.Capabilities
+	var caps []string
+	for _, x := range []struct {
+		name string
+		on   bool
+	}{{"tools", c.Tools != nil}, {"resources", c.Resources != nil}, {"prompts", c.Prompts != nil},
+		{"completions", c.Completions != nil}, {"logging", c.Logging != nil}, {"tasks", c.Tasks != nil}} {
+		if x.on {
+			caps = append(caps, x.name)
+		}
+	}
+	name := out.ServerInfo.Name
+	if out.ServerInfo.Title != "" {
+		name += " (" + out.ServerInfo.Title + ")"
+	}
+	rows := [][]string{
+		{"server:", name + " " + out.ServerInfo.Version},
+		{"protocol:", out.ProtocolVersion + map[bool]string{true: " (stateless)", false: ""}[out.Stateless]},
+		{"capabilities:", strings.Join(caps, ", ")},
+	}
+	tw := tabwriter.NewWriter(inv.stdout, 0, 4, 1, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if out.Instructions != "" {
+		fmt.Fprintf(inv.stdout, "\n%s\n", out.Instructions)
+	}
+	return nil
+}
+
+// collect gathers every item of seq.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	all := []T{}
+	for x, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, x)
+	}
+	return all, nil
+}
+
+func runTools(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	tools, err := collect(cs.Tools(ctx, nil))
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(map[string]any{"tools": tools})
+	}
+	var rows [][]string
+	for _, t := range tools {
+		rows = append(rows, []string{t.Name, schemaSummary(t.InputSchema), oneLine(t.Description)})
+	}
+	return inv.table([]string{"NAME", "ARGUMENTS", "DESCRIPTION"}, rows)
+}
+
+// schemaSummary lists an input schema's properties, required ones first
+// and unmarked, optional ones with a trailing '?'.
+func schemaSummary(raw json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range s.Required {
+		if _, ok := s.Properties[r]; ok {
+			parts = append(parts, r)
+			seen[r] = true
+		}
+	}
+	var opt []string
+	for k := range s.Properties {
+		if !seen[k] {
+			opt = append(opt, k+"?")
+		}
+	}
+	slices.Sort(opt)
+	return strings.Join(append(parts, opt...), " ")
+}
+
+func runResources(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	rs, err := collect(cs.Resources(ctx, nil))
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(map[string]any{"resources": rs})
+	}
+	var rows [][]string
+	for _, r := range rs {
+		rows = append(rows, []string{r.URI, r.Name, r.MIMEType, oneLine(r.Description)})
+	}
+	return inv.table([]string{"URI", "NAME", "TYPE", "DESCRIPTION"}, rows)
+}
+
+func runTemplates(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	ts, err := collect(cs.ResourceTemplates(ctx, nil))
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(map[string]any{"resourceTemplates": ts})
+	}
+	var rows [][]string
+	for _, t := range ts {
+		rows = append(rows, []string{t.URITemplate, t.Name, t.MIMEType, oneLine(t.Description)})
+	}
+	return inv.table([]string{"URI TEMPLATE", "NAME", "TYPE", "DESCRIPTION"}, rows)
+}
+
+func runPrompts(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	ps, err := collect(cs.Prompts(ctx, nil))
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(map[string]any{"prompts": ps})
+	}
+	var rows [][]string
+	for _, p := range ps {
+		var args []string
+		for _, a := range p.Arguments {
+			if a.Required {
+				args = append(args, a.Name)
+			} else {
+				args = append(args, a.Name+"?")
+			}
+		}
+		rows = append(rows, []string{p.Name, strings.Join(args, " "), oneLine(p.Description)})
+	}
+	return inv.table([]string{"NAME", "ARGUMENTS", "DESCRIPTION"}, rows)
+}
+
+// withProgress prints the server's progress on stderr: on a terminal one
+// line rewritten in place, otherwise a line per notification. It returns a
+// function that ends the line.
+func (inv *invocation) withProgress(ctx context.Context) (context.Context, func()) {
+	ctx = mcp.WithProgress(ctx, func(p *mcp.ProgressNotificationParams) {
+		line := fmt.Sprintf("progress %g", p.Progress)
+		if p.Total > 0 {
+			line = fmt.Sprintf("progress %g/%g (%.0f%%)", p.Progress, p.Total, 100*p.Progress/p.Total)
+		}
+		if p.Message != "" {
+			line += " " + p.Message
+		}
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		if !isTerminal(inv.stderr) {
+			fmt.Fprintln(inv.stderr, line)
+			return
+		}
+		fmt.Fprintf(inv.stderr, "\r\033[K%s", line)
+		inv.midLine = true
+	})
+	return ctx, inv.endLine
+}
+
+// endLine ends a progress line left open on the terminal.
+func (inv *invocation) endLine() {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.midLine {
+		fmt.Fprintln(inv.stderr)
+		inv.midLine = false
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	name := inv.pos[0]
+	args, err := inv.arguments(ctx, cs, name)
+	if err != nil {
+		return err
+	}
+	ctx, done := inv.withProgress(ctx)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	done()
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		err = inv.printJSON(res)
+	} else {
+		err = inv.printCallResult(res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return toolError{fmt.Errorf("tool %s returned an error", name)}
+	}
+	return nil
+}
+
+// arguments builds the arguments object from --args and KEY=VALUE pairs,
+// typing each value from the tool's input schema.
+func (inv *invocation) arguments(ctx context.Context, cs *mcp.ClientSession, tool string) (json.RawMessage, error) {
+	obj := map[string]any{}
+	if inv.argsJSON != "" {
+		if err := json.Unmarshal([]byte(inv.argsJSON), &obj); err != nil {
+			return nil, usageError{fmt.Errorf("--args: not a JSON object: %v", err)}
+		}
+	}
+	if len(inv.kv) > 0 {
+		var schema json.RawMessage
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return nil, err
+			}
+			if t.Name == tool {
+				schema = t.InputSchema
+				break
+			}
+		}
+		types := propertyTypes(schema)
+		for _, k := range inv.kvOrder {
+			v, err := typedValue(inv.kv[k], types[k])
+			if err != nil {
+				return nil, usageError{fmt.Errorf("%s: %v", k, err)}
+			}
+			obj[k] = v
+		}
+	}
+	if inv.argsJSON == "" && len(inv.kv) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(obj)
+}
+
+// propertyTypes maps each property of an object schema to its JSON types.
+func propertyTypes(schema json.RawMessage) map[string][]string {
+	var s struct {
+		Properties map[string]struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := map[string][]string{}
+	for k, p := range s.Properties {
+		var one string
+		var many []string
+		if json.Unmarshal(p.Type, &one) == nil {
+			out[k] = []string{one}
+		} else if json.Unmarshal(p.Type, &many) == nil {
+			out[k] = many
+		}
+	}
+	return out
+}
+
+// typedValue converts a command-line value to the JSON type the schema
+// asks for: a string when the schema allows one or says nothing, JSON
+// otherwise.
+func typedValue(v string, types []string) (any, error) {
+	if len(types) == 0 {
+		return v, nil
+	}
+	for _, t := range types {
+		if t == "string" {
+			return v, nil
+		}
+	}
+	var x any
+	if err := json.Unmarshal([]byte(v), &x); err != nil {
+		return nil, fmt.Errorf("%q is not valid JSON for a value of type %s", v, strings.Join(types, "|"))
+	}
+	return x, nil
+}
+
+func runRead(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: inv.pos[0]})
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(res)
+	}
+	for _, c := range res.Contents {
+		inv.printResourceContents(c)
+	}
+	return nil
+}
+
+func runGet(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	args := map[string]string{}
+	if inv.argsJSON != "" {
+		if err := json.Unmarshal([]byte(inv.argsJSON), &args); err != nil {
+			return usageError{fmt.Errorf("--args: not a JSON object of strings: %v", err)}
+		}
+	}
+	for k, v := range inv.kv {
+		args[k] = v
+	}
+	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: inv.pos[0], Arguments: args})
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(res)
+	}
+	if res.Description != "" {
+		fmt.Fprintf(inv.stdout, "# %s\n\n", res.Description)
+	}
+	for _, m := range res.Messages {
+		fmt.Fprintf(inv.stdout, "%s:\n", m.Role)
+		inv.printContent(0, m.Content)
+	}
+	return nil
+}
+
+func runComplete(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	ref := mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: inv.pos[0]}
+	if strings.Contains(inv.pos[0], "://") {
+		ref = mcp.CompleteReference{Type: mcp.RefTypeResource, URI: inv.pos[0]}
+	}
+	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteArgument{Name: inv.pos[1]}}
+	if len(inv.pos) > 2 {
+		p.Argument.Value = inv.pos[2]
+	}
+	res, err := cs.Complete(ctx, p)
+	if err != nil {
+		return err
+	}
+	if inv.json {
+		return inv.printJSON(map[string]any{"completion": res.Completion})
+	}
+	for _, v := range res.Completion.Values {
+		fmt.Fprintln(inv.stdout, v)
+	}
+	return nil
+}
+
+func runPing(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+	start := time.Now()
+	if err := cs.Ping(ctx); err != nil {
+		return err
+	}
+	d := time.Since(start)
+	if inv.json {
+		return inv.printJSON(map[string]any{"ok": true, "milliseconds": d.Milliseconds()})
+	}
+	_, err := fmt.Fprintf(inv.stdout, "ok (%s)\n", d.Round(time.Microsecond))
+	return err
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// serverConfig is one server entry of a configuration file, in the shape
+// shared by mcp.json, Claude Desktop, VS Code and Cursor.
+type serverConfig struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// configFile is a configuration file: Claude Desktop and Cursor use
+// mcpServers, VS Code uses servers.
+type configFile struct {
+	MCPServers map[string]serverConfig `json:"mcpServers"`
+	Servers    map[string]serverConfig `json:"servers"`
+}
+
+// configPaths returns the files searched for @NAME, first match wins.
+func configPaths() []string {
+	paths := []string{"mcp.json", filepath.Join(".vscode", "mcp.json"), filepath.Join(".cursor", "mcp.json")}
+	if home, err := os.UserHomeDir(); err == nil {
+		paths = append(paths, filepath.Join(home, ".cursor", "mcp.json"))
+	}
+	// UserConfigDir is ~/Library/Application Support on macOS, %AppData% on
+	// Windows and $XDG_CONFIG_HOME or ~/.config elsewhere: where Claude
+	// Desktop keeps its configuration on each.
+	if dir, err := os.UserConfigDir(); err == nil {
+		paths = append(paths, filepath.Join(dir, "Claude", "claude_desktop_config.json"))
+	}
+	return paths
+}
+
+// lookupServer finds the server name in file, or in the usual places when
+// file is empty.
+func lookupServer(name, file string) (serverConfig, error) {
+	paths := configPaths()
+	if file != "" {
+		paths = []string{file}
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) && file == "" {
+			continue
+		}
+		if err != nil {
+			return serverConfig{}, err
+		}
+		var cf configFile
+		if err := json.Unmarshal(b, &cf); err != nil {
+			return serverConfig{}, fmt.Errorf("%s: %v", p, err)
+		}
+		if sc, ok := cf.MCPServers[name]; ok {
+			return sc, nil
+		}
+		if sc, ok := cf.Servers[name]; ok {
+			return sc, nil
+		}
+	}
+	if file != "" {
+		return serverConfig{}, fmt.Errorf("no server %q in %s", name, file)
+	}
+	return serverConfig{}, fmt.Errorf("no server %q in %s", name, strings.Join(paths, ", "))
+}
+
+// targetFlags are the flags that shape the connection.
+type targetFlags struct {
+	headers listFlag
+	env     listFlag
+	cwd     string
+	config  string
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// openStream turns target (a URL, @NAME, or a command and its arguments)
+// into a stream for mcp.Client.Connect. Errors are usage errors.
+func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Stream, error) {
+	if len(target) == 0 {
+		return nil, errors.New("no server given: name a URL, a command, or @NAME from a config file")
+	}
+	sc := serverConfig{Cwd: tf.cwd}
+	switch first := target[0]; {
+	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://"):
+		if len(target) > 1 {
+			return nil, fmt.Errorf("unexpected arguments after the URL: %q", target[1:])
+		}
+		sc.URL = first
+	case strings.HasPrefix(first, "@"):
+		if len(target) > 1 {
+			return nil, fmt.Errorf("unexpected arguments after %s: %q", first, target[1:])
+		}
+		var err error
+		if sc, err = lookupServer(first[1:], tf.config); err != nil {
+			return nil, err
+		}
+		if tf.cwd != "" {
+			sc.Cwd = tf.cwd
+		}
+	default:
+		sc.Command, sc.Args = first, target[1:]
+	}
+	if sc.URL != "" {
+		h := http.Header{}
+		for k, v := range sc.Headers {
+			h.Add(k, v)
+		}
+		for _, kv := range tf.headers {
+			k, v, ok := strings.Cut(kv, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return nil, fmt.Errorf("-H %q: want 'Name: value'", kv)
+			}
+			h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+		opts := &mcphttp.ClientOptions{Header: h}
+		if sc.Type == "sse" {
+			return mcphttp.NewSSEClientStream(sc.URL, opts), nil
+		}
+		return mcphttp.NewClientStream(sc.URL, opts), nil
+	}
+	if sc.Command == "" {
+		return nil, errors.New("the server entry has neither a command nor a url")
+	}
+	cmd := exec.Command(sc.Command, sc.Args...)
+	cmd.Dir = sc.Cwd
+	cmd.Env = os.Environ()
+	for k, v := range sc.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	for _, kv := range tf.env {
+		if !strings.Contains(kv, "=") {
+			return nil, fmt.Errorf("-e %q: want KEY=VALUE", kv)
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	return &transport.CommandTransport{Cmd: cmd, Stderr: stderr}, nil
+}
