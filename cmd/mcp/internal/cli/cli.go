@@ -114,6 +114,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "mcp: unknown command %q (see mcp help)\n", name)
 		return ExitUsage
 	}
+	// A server run as a command writes its stderr to ours, concurrently.
+	stderr = &lockedWriter{w: stderr}
 	inv := &invocation{stdout: stdout, stderr: stderr}
 	err := inv.parse(name, c.positional, args)
 	if err == nil {
@@ -160,6 +162,19 @@ func report(ctx context.Context, stderr io.Writer, err error) int {
 	return code
 }
 
+// lockedWriter serialises writes to w. It does not pass on io.ReaderFrom,
+// so that copying a child's stderr into it goes through Write too.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // toolError is returned when the tool answered with isError; the result has
 // already been printed.
 type toolError struct{ error }
@@ -188,7 +203,7 @@ var commands = map[string]command{
 type invocation struct {
 	stdout, stderr io.Writer
 
-	mu      sync.Mutex // serialises writes to stderr from notifications
+	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
 	midLine bool       // a progress line is open on stderr
 
 	json     bool

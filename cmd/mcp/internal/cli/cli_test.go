@@ -1,0 +1,419 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// everythingBin is the everything-server binary, built once by TestMain.
+var everythingBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcp-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	everythingBin = filepath.Join(dir, "everything-server")
+	out, err := exec.Command("go", "build", "-o", everythingBin, "github.com/gomcp/sdk/conformance/everything-server").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building everything-server: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// serveHTTP serves s over Streamable HTTP for the test, wrapped by wrap if
+// not nil, and returns the endpoint's URL.
+func serveHTTP(t *testing.T, s *mcp.Server, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	var h http.Handler = mcphttp.NewHandler(s, nil)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// everythingURL serves a fresh everything server over HTTP.
+func everythingURL(t *testing.T) string {
+	t.Helper()
+	s, err := everything.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveHTTP(t, s, nil)
+}
+
+// mcpRun runs the command line args in process.
+func mcpRun(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runJSON runs args, expects success, and decodes stdout.
+func runJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errs := mcpRun(t, context.Background(), args...)
+	if code != ExitOK {
+		t.Fatalf("mcp %q: exit %d, stderr %q", args, code, errs)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("mcp %q: stdout is not one JSON object: %v\n%s", args, err, out)
+	}
+	return v
+}
+
+// field walks v along path: strings index objects, ints arrays.
+func field(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch p := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("at %q: not an object: %v", p, v)
+			}
+			v = m[p]
+		case int:
+			a, ok := v.([]any)
+			if !ok || p >= len(a) {
+				t.Fatalf("at [%d]: not an array that long: %v", p, v)
+			}
+			v = a[p]
+		}
+	}
+	return v
+}
+
+func wantField(t *testing.T, v any, want any, path ...any) {
+	t.Helper()
+	if got := field(t, v, path...); !reflect.DeepEqual(got, want) {
+		t.Errorf("%v = %#v, want %#v", path, got, want)
+	}
+}
+
+func TestJSONSameOverStdioAndHTTP(t *testing.T) {
+	url := everythingURL(t)
+	cases := []struct {
+		args  []string
+		check func(t *testing.T, v map[string]any)
+	}{
+		{[]string{"tools", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "test_simple_text", "tools", 0, "name")
+			wantField(t, v, "Returns a simple text response", "tools", 0, "description")
+			wantField(t, v, "object", "tools", 0, "inputSchema", "type")
+			if n := len(field(t, v, "tools").([]any)); n < 10 {
+				t.Errorf("%d tools, want every one of the everything server's", n)
+			}
+		}},
+		{[]string{"resources", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "test://static-text", "resources", 0, "uri")
+			wantField(t, v, "static-text", "resources", 0, "name")
+			wantField(t, v, "text/plain", "resources", 0, "mimeType")
+		}},
+		{[]string{"templates", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "test://template/{id}/data", "resourceTemplates", 0, "uriTemplate")
+			wantField(t, v, "template-data", "resourceTemplates", 0, "name")
+		}},
+		{[]string{"prompts", "--json"}, func(t *testing.T, v map[string]any) {
+			var p any
+			for _, x := range field(t, v, "prompts").([]any) {
+				if field(t, x, "name") == "test_prompt_with_arguments" {
+					p = x
+				}
+			}
+			wantField(t, p, "A prompt with two required arguments", "description")
+			wantField(t, p, "arg1", "arguments", 0, "name")
+			wantField(t, p, true, "arguments", 0, "required")
+		}},
+		{[]string{"call", "test_simple_text", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "text", "content", 0, "type")
+			wantField(t, v, "This is a simple text response for testing.", "content", 0, "text")
+			wantField(t, v, nil, "isError")
+		}},
+		{[]string{"call", "--json", "test_embedded_resource"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "resource", "content", 0, "type")
+			wantField(t, v, "test://embedded-resource", "content", 0, "resource", "uri")
+			wantField(t, v, "This is an embedded resource content.", "content", 0, "resource", "text")
+		}},
+		{[]string{"read", "test://template/42/data", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "test://template/42/data", "contents", 0, "uri")
+			wantField(t, v, "application/json", "contents", 0, "mimeType")
+			var body map[string]any
+			if err := json.Unmarshal([]byte(field(t, v, "contents", 0, "text").(string)), &body); err != nil {
+				t.Fatal(err)
+			}
+			wantField(t, body, "42", "id")
+		}},
+		{[]string{"read", "--json", "test://static-binary"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "image/png", "contents", 0, "mimeType")
+			if b, _ := field(t, v, "contents", 0, "blob").(string); b == "" {
+				t.Error("no blob")
+			}
+		}},
+		{[]string{"get", "test_prompt_with_arguments", "arg1=one", "--args", `{"arg2":"two"}`, "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "user", "messages", 0, "role")
+			wantField(t, v, "text", "messages", 0, "content", "type")
+			wantField(t, v, "Prompt with arguments: arg1='one', arg2='two'", "messages", 0, "content", "text")
+		}},
+		{[]string{"complete", "--json", "test_prompt_with_arguments", "arg1", "x"}, func(t *testing.T, v map[string]any) {
+			if _, ok := field(t, v, "completion", "values").([]any); !ok {
+				t.Errorf("completion.values is not an array: %v", v)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			overHTTP := runJSON(t, append(c.args[:len(c.args):len(c.args)], url)...)
+			overStdio := runJSON(t, append(c.args[:len(c.args):len(c.args)], everythingBin)...)
+			c.check(t, overHTTP)
+			if !reflect.DeepEqual(overHTTP, overStdio) {
+				t.Errorf("over HTTP:\n%v\nover stdio:\n%v", overHTTP, overStdio)
+			}
+		})
+	}
+}
+
+func TestInfo(t *testing.T) {
+	url := everythingURL(t)
+	for _, target := range [][]string{{url}, {everythingBin}} {
+		v := runJSON(t, append([]string{"info", "--json"}, target...)...)
+		wantField(t, v, mcp.LatestVersion, "protocolVersion")
+		wantField(t, v, true, "stateless")
+		wantField(t, v, "gomcp-everything-server", "serverInfo", "name")
+		wantField(t, v, "1.0.0", "serverInfo", "version")
+		wantField(t, v, "The gomcp conformance fixture server.", "instructions")
+		if _, ok := field(t, v, "capabilities", "tools").(map[string]any); !ok {
+			t.Errorf("capabilities.tools missing: %v", v)
+		}
+
+		v = runJSON(t, append([]string{"info", "--json", "--protocol-version", "2025-06-18"}, target...)...)
+		wantField(t, v, "2025-06-18", "protocolVersion")
+		wantField(t, v, false, "stateless")
+	}
+	code, out, _ := mcpRun(t, context.Background(), "info", url)
+	if code != 0 || !strings.Contains(out, "gomcp-everything-server 1.0.0") || !strings.Contains(out, "capabilities:") {
+		t.Errorf("info: exit %d, stdout:\n%s", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	url := everythingURL(t)
+	unauthorized := serveHTTP(t, mcp.NewServer(&mcp.Implementation{Name: "x", Version: "1"}, nil), func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer secret" {
+				http.Error(w, "who are you?", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"ping", url}, ExitOK},
+		{[]string{"ping", everythingBin}, ExitOK},
+		{[]string{"call", "test_error_handling", url}, ExitToolError},
+		{[]string{"call", "test_error_handling", "--json", everythingBin}, ExitToolError},
+		{[]string{}, ExitUsage},
+		{[]string{"frobnicate", url}, ExitUsage},
+		{[]string{"tools"}, ExitUsage},
+		{[]string{"call", url}, ExitUsage},
+		{[]string{"tools", "--no-such-flag", url}, ExitUsage},
+		{[]string{"tools", "--protocol-version", "1999-01-01", url}, ExitUsage},
+		{[]string{"call", "test_simple_text", "--args", "[1]", url}, ExitUsage},
+		{[]string{"tools", "-H", "no colon", url}, ExitUsage},
+		{[]string{"tools", "@nobody", "--config", filepath.Join(t.TempDir(), "none.json")}, ExitUsage},
+		{[]string{"ping", "http://127.0.0.1:1/mcp"}, ExitConnect},
+		{[]string{"ping", missing}, ExitConnect},
+		{[]string{"ping", unauthorized}, ExitAuth},
+		{[]string{"ping", "-H", "Authorization: Bearer secret", unauthorized}, ExitOK},
+		{[]string{"read", "test://no-such-resource", url}, ExitProtocol},
+		{[]string{"get", "no_such_prompt", everythingBin}, ExitProtocol},
+	}
+	for _, c := range cases {
+		code, out, errs := mcpRun(t, context.Background(), c.args...)
+		if code != c.want {
+			t.Errorf("mcp %q: exit %d, want %d; stdout %q stderr %q", c.args, code, c.want, out, errs)
+		}
+		if code > ExitToolError && (strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "mcp: ")) && len(c.args) > 0 {
+			t.Errorf("mcp %q: stderr is not one line starting with \"mcp: \": %q", c.args, errs)
+		}
+	}
+}
+
+// typedServer has a tool that echoes its typed arguments, and one that
+// waits to be cancelled.
+func typedServer(t *testing.T, started chan<- struct{}, cancelled chan<- error) *mcp.Server {
+	t.Helper()
+	type in struct {
+		N    int            `json:"n"`
+		F    float64        `json:"f,omitempty"`
+		B    bool           `json:"b,omitempty"`
+		L    []string       `json:"l,omitempty"`
+		O    map[string]int `json:"o,omitempty"`
+		S    string         `json:"s,omitempty"`
+		Path string         `json:"path,omitempty"`
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "1"}, nil)
+	if err := mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, x in) (in, error) {
+		return x, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		cancelled <- ctx.Err()
+		return "", ctx.Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCallTypedArguments(t *testing.T) {
+	url := serveHTTP(t, typedServer(t, nil, nil), nil)
+	v := runJSON(t, "call", "echo", "n=7", "f=2.5", "b=true", `l=["x","y"]`, `o={"k":1}`, "s=42", "path=a=b", "--json", url)
+	want := map[string]any{"n": 7.0, "f": 2.5, "b": true, "l": []any{"x", "y"}, "o": map[string]any{"k": 1.0}, "s": "42", "path": "a=b"}
+	wantField(t, v, want, "structuredContent")
+
+	code, _, errs := mcpRun(t, context.Background(), "call", "echo", "n=seven", url)
+	if code != ExitUsage || !strings.Contains(errs, "n:") {
+		t.Errorf("n=seven: exit %d, stderr %q; want a usage error naming n", code, errs)
+	}
+}
+
+func TestInterruptCancelsTheCall(t *testing.T) {
+	started := make(chan struct{}, 1)
+	cancelled := make(chan error, 1)
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run("version="+version, func(t *testing.T) {
+			url := serveHTTP(t, typedServer(t, started, cancelled), nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan int, 1)
+			var errb bytes.Buffer
+			args := []string{"call", "block", url}
+			if version != "" {
+				args = append([]string{"call", "--protocol-version", version}, args[1:]...)
+			}
+			go func() { done <- Run(ctx, args, strings.NewReader(""), new(bytes.Buffer), &errb) }()
+			<-started
+			cancel()
+			if code := <-done; code != ExitCancelled {
+				t.Errorf("exit %d, want %d; stderr %q", code, ExitCancelled, errb.String())
+			}
+			if err := <-cancelled; err == nil {
+				t.Error("the tool's context did not end")
+			}
+		})
+	}
+}
+
+func TestNotifications(t *testing.T) {
+	url := everythingURL(t)
+	code, out, errs := mcpRun(t, context.Background(), "call", "test_tool_with_progress", url)
+	if code != 0 || !strings.Contains(out, "Progress test completed") || !strings.Contains(errs, "progress 100/100 (100%)") {
+		t.Errorf("progress: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// Only the first message is checked: the client hands log messages to
+	// their handler asynchronously, so the last one, sent just before the
+	// result, can be lost when the command exits.
+	code, _, errs = mcpRun(t, context.Background(), "call", "-v", "test_tool_with_logging", everythingBin)
+	if code != 0 || !strings.Contains(errs, "[info] everything: Tool execution started\n") {
+		t.Errorf("-v: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = mcpRun(t, context.Background(), "call", "test_tool_with_logging", everythingBin)
+	if code != 0 || strings.Contains(errs, "[info]") {
+		t.Errorf("without -v: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs = mcpRun(t, context.Background(), "call", "test_elicitation", "message=who?", url)
+	if code != 0 || !strings.Contains(out, "action: decline") || !strings.Contains(errs, "declined") {
+		t.Errorf("elicitation: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestHumanOutput(t *testing.T) {
+	url := everythingURL(t)
+	dir := t.TempDir()
+	code, out, errs := mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", dir, url)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"Multiple content types test:\n", "[image image/png, ", "saved to " + filepath.Join(dir, "content-1.png"), "[resource test://mixed-content-resource application/json]\n{\"test\":\"data\",\"value\":123}\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "content-1.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("saved image: %v, % x", err, b[:min(len(b), 8)])
+	}
+	code, out, _ = mcpRun(t, context.Background(), "tools", url)
+	lines := strings.Split(out, "\n")
+	if code != 0 || !strings.HasPrefix(lines[0], "NAME ") || !strings.HasPrefix(lines[1], "test_simple_text ") {
+		t.Errorf("tools: exit %d:\n%s", code, out)
+	}
+	if col := strings.Index(lines[0], "DESCRIPTION"); col < 0 || strings.Index(lines[1], "Returns a simple text response") != col {
+		t.Errorf("tools: columns not aligned:\n%s", out)
+	}
+}
+
+func TestConfigTargets(t *testing.T) {
+	url := everythingURL(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "servers.json")
+	body := fmt.Sprintf(`{"mcpServers":{"local":{"command":%q,"env":{"X":"1"}}},"servers":{"web":{"type":"http","url":%q}}}`, everythingBin, url)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := runJSON(t, "tools", "--json", "--config", cfg, "@local")
+	b := runJSON(t, "tools", "--json", "--config", cfg, "@web")
+	if !reflect.DeepEqual(a, b) || len(field(t, a, "tools").([]any)) == 0 {
+		t.Errorf("@local and @web differ or are empty:\n%v\n%v", a, b)
+	}
+}
+
+func TestArgumentParsing(t *testing.T) {
+	inv := &invocation{}
+	err := inv.parse("call", 1, []string{"--json", "tool", "a=1", "--timeout", "3s", "b=x", "node", "server.js", "--port=3", "c=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inv.json || inv.timeout.Seconds() != 3 || inv.pos[0] != "tool" || !reflect.DeepEqual(inv.kvOrder, []string{"a", "b"}) ||
+		!reflect.DeepEqual(inv.target, []string{"node", "server.js", "--port=3", "c=2"}) {
+		t.Errorf("parsed %+v", inv)
+	}
+	inv = &invocation{}
+	if err := inv.parse("tools", 0, []string{"--", "-weird-server", "-x"}); err != nil || !reflect.DeepEqual(inv.target, []string{"-weird-server", "-x"}) {
+		t.Errorf("after --: target %q, %v", inv.target, err)
+	}
+	inv = &invocation{}
+	if err := inv.parse("call", 1, []string{"t", "http://h/mcp?a=b"}); err != nil || len(inv.kv) != 0 || inv.target[0] != "http://h/mcp?a=b" {
+		t.Errorf("URL with a query: kv %v target %q, %v", inv.kv, inv.target, err)
+	}
+}
