@@ -24,9 +24,9 @@ const (
 	ExitOK        = 0   // success
 	ExitToolError = 1   // the tool ran and returned isError
 	ExitUsage     = 2   // bad command line or configuration
-	ExitConnect   = 3   // the server could not be started or reached
+	ExitConnect   = 3   // the server could not be started or reached, or --timeout passed
 	ExitAuth      = 4   // the server answered HTTP 401 or 403
-	ExitProtocol  = 5   // the server answered with a JSON-RPC error
+	ExitProtocol  = 5   // the server answered with a JSON-RPC error, or the session broke
 	ExitCancelled = 130 // interrupted (Ctrl-C)
 )
 
@@ -61,7 +61,8 @@ commands:
                                  a resource template URI
   ping TARGET                    check that the server answers
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
-  help [COMMAND]                 this text
+  help [COMMAND]                 this text, or a command's in detail, with
+                                 its --json output
 
 flags (before or between the arguments, never inside TARGET):
   --json                 one JSON document on stdout (see below)
@@ -86,16 +87,20 @@ flags (before or between the arguments, never inside TARGET):
   complete   {"completion":{"values":[...],"total","hasMore"}}
   ping       {"ok":true,"milliseconds":N}
 
-exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect,
-4 authorization refused (HTTP 401/403), 5 protocol error from the server,
-130 interrupted.
+exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect
+or --timeout passed, 4 authorization refused (HTTP 401/403), 5 error from the
+server (a JSON-RPC error, or a broken session), 130 interrupted.
 `
 
 // usageError marks an error in the command line.
 type usageError struct{ error }
 
+func (e usageError) Unwrap() error { return e.error }
+
 // connectError marks a failure to reach the server.
 type connectError struct{ error }
+
+func (e connectError) Unwrap() error { return e.error }
 
 // Run runs the client command in args (args[0] is the command) and returns
 // the exit status. Cancelling ctx cancels the request in flight.
@@ -106,8 +111,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	name, args := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "--help" {
-		fmt.Fprint(stdout, Usage)
-		return ExitOK
+		return help(stdout, stderr, args)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -118,19 +122,37 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stderr = &lockedWriter{w: stderr}
 	inv := &invocation{stdout: stdout, stderr: stderr}
 	err := inv.parse(name, c.positional, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return help(stdout, stderr, []string{name})
+	}
 	if err == nil {
 		err = inv.run(ctx, c.run)
 	}
 	return report(ctx, stderr, err)
 }
 
+// help prints the help of the command named in args, or the overview.
+func help(stdout, stderr io.Writer, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, Usage)
+		return ExitOK
+	}
+	text, ok := commandHelp[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "mcp: no command %q (see mcp help)\n", args[0])
+		return ExitUsage
+	}
+	fmt.Fprint(stdout, text)
+	if _, client := commands[args[0]]; client {
+		fmt.Fprint(stdout, commonFlags)
+	}
+	return ExitOK
+}
+
 // report prints err in one line and maps it to an exit status.
 func report(ctx context.Context, stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitUsage
 	}
 	var (
 		ue  usageError
@@ -339,8 +361,7 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	cs, err := client.Connect(ctx, stream)
 	if err != nil {
 		var je *jsonrpc.Error
-		var he *mcphttp.HTTPError
-		if errors.As(err, &je) || errors.As(err, &he) || ctx.Err() != nil {
+		if errors.As(err, &je) || ctx.Err() != nil {
 			return err
 		}
 		return connectError{err}

@@ -417,3 +417,42 @@ func TestArgumentParsing(t *testing.T) {
 		t.Errorf("URL with a query: kv %v target %q, %v", inv.kv, inv.target, err)
 	}
 }
+
+func TestHelp(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"help"}, ExitOK, "exit status: 0 success, 1 the tool returned isError"},
+		{[]string{"--help"}, ExitOK, "TARGET names the server"},
+		{[]string{"help", "call"}, ExitOK, `"structuredContent"`},
+		{[]string{"help", "serve"}, ExitOK, "--http ADDR"},
+		{[]string{"tools", "-h"}, ExitOK, `{"tools": [`},
+		{[]string{"help", "nope"}, ExitUsage, ""},
+	}
+	for _, c := range cases {
+		code, out, _ := mcpRun(t, context.Background(), c.args...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("mcp %q: exit %d, want %d; stdout lacks %q:\n%s", c.args, code, c.code, c.want, out)
+		}
+	}
+	for name := range commands {
+		if _, ok := commandHelp[name]; !ok {
+			t.Errorf("no help for %s", name)
+		}
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	started := make(chan struct{}, 1)
+	cancelled := make(chan error, 1)
+	url := serveHTTP(t, typedServer(t, started, cancelled), nil)
+	code, _, errs := mcpRun(t, context.Background(), "call", "--timeout", "200ms", "block", url)
+	if code != ExitConnect || !strings.Contains(errs, "deadline exceeded") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if err := <-cancelled; err == nil {
+		t.Error("the tool's context did not end")
+	}
+}

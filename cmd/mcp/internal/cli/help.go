@@ -1,0 +1,116 @@
+package cli
+
+// commonFlags is the part of every client command's help that describes
+// the target and the flags they share.
+const commonFlags = `
+TARGET is a URL (Streamable HTTP, or legacy HTTP+SSE if the server refuses
+it), a command and its arguments (run over stdio), or @NAME from a config
+file. Flags may come before or between the arguments, never inside TARGET
+(use -- before a TARGET that starts with -).
+
+flags:
+  --json                 one JSON document on stdout
+  -H 'Name: value'       add an HTTP header (repeatable)
+  -e KEY=VALUE           set an environment variable of a command (repeatable)
+  --cwd DIR              working directory of a command
+  --config FILE          the config file for @NAME
+  --timeout DURATION     give up after this long (e.g. 30s; default none)
+  --protocol-version V   ask for revision V (default: negotiate the newest)
+  -v                     print the server's log messages on stderr
+`
+
+// commandHelp is the text of mcp help COMMAND.
+var commandHelp = map[string]string{
+	"info": `usage: mcp info [flags] TARGET...
+
+Shows the server's name and version, the negotiated protocol revision,
+whether the session is stateless (2026-07-28), the server's capabilities
+and its instructions.
+
+--json: {"protocolVersion": "2026-07-28", "stateless": true,
+         "serverInfo": {"name", "title"?, "version", ...},
+         "capabilities": {...as the server declared them},
+         "instructions"?: "..."}
+`,
+	"tools": `usage: mcp tools [flags] TARGET...
+
+Lists every tool, fetching every page: its name, its arguments (required
+ones first, optional ones marked ?) and the first line of its description.
+
+--json: {"tools": [{"name", "title"?, "description"?, "inputSchema",
+         "outputSchema"?, "annotations"?, ...}]}
+`,
+	"resources": `usage: mcp resources [flags] TARGET...
+
+Lists every resource.
+
+--json: {"resources": [{"uri", "name", "title"?, "description"?,
+         "mimeType"?, "size"?, ...}]}
+`,
+	"templates": `usage: mcp templates [flags] TARGET...
+
+Lists every resource template.
+
+--json: {"resourceTemplates": [{"uriTemplate", "name", "title"?,
+         "description"?, "mimeType"?, ...}]}
+`,
+	"prompts": `usage: mcp prompts [flags] TARGET...
+
+Lists every prompt and its arguments (optional ones marked ?).
+
+--json: {"prompts": [{"name", "title"?, "description"?,
+         "arguments"?: [{"name", "description"?, "required"?}]}]}
+`,
+	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [KEY=VALUE...] TARGET...
+
+Calls a tool. --args gives the arguments object as JSON; each KEY=VALUE
+sets one argument, typed from the tool's input schema: a property that
+may be a string takes VALUE as it is, any other (number, integer,
+boolean, array, object, null) takes VALUE as JSON, so n=3, on=true and
+tags='["a","b"]' work. Text content is printed; images and audio are
+described, or saved as DIR/content-I.EXT with --out DIR; embedded
+resources are printed; structured output follows, as indented JSON.
+Progress notifications are shown on stderr. The exit status is 1 when the
+tool reports an error (isError).
+
+--json: the CallToolResult: {"content": [{"type": "text", "text"} |
+         {"type": "image"|"audio", "data", "mimeType"} |
+         {"type": "resource", "resource": {"uri", "mimeType"?, "text"|"blob"}} |
+         {"type": "resource_link", "uri", "name", ...}],
+         "structuredContent"?: ..., "isError"?: true}
+`,
+	"read": `usage: mcp read [flags] URI TARGET...
+
+Reads a resource: text is printed, binary contents described.
+
+--json: the ReadResourceResult: {"contents": [{"uri", "mimeType"?,
+         "text"} | {"uri", "mimeType"?, "blob"}]}
+`,
+	"get": `usage: mcp get [flags] PROMPT [--args JSON] [KEY=VALUE...] TARGET...
+
+Renders a prompt with its arguments (all strings).
+
+--json: the GetPromptResult: {"description"?, "messages": [{"role",
+         "content": {"type", ...as in call}}]}
+`,
+	"complete": `usage: mcp complete [flags] REF ARGUMENT [VALUE] TARGET...
+
+Asks for completions of a prompt's or a resource template's argument.
+REF is a prompt name, or a URI template (anything with ://).
+
+--json: {"completion": {"values": [...], "total"?, "hasMore"?}}
+`,
+	"ping": `usage: mcp ping [flags] TARGET...
+
+Checks that the server answers (server/discover on a 2026-07-28 server).
+
+--json: {"ok": true, "milliseconds": 3}
+`,
+	"serve": `usage: mcp serve [-v] [--http ADDR]
+
+Runs the demo server (tools, resources, a template, a prompt, completion,
+logging and progress) on stdio, or with --http over Streamable HTTP at
+http://ADDR/mcp (port 0 picks a free port; the first line on stdout is
+"listening on http://HOST:PORT/mcp").
+`,
+}
