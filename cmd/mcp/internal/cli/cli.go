@@ -64,7 +64,7 @@ commands:
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
 
-flags (before or between the arguments, never inside TARGET):
+flags (anywhere before TARGET, or after a URL or @NAME):
   --json                 one JSON document on stdout (see below)
   -H 'Name: value'       add an HTTP header (repeatable)
   -e KEY=VALUE           set an environment variable of a command (repeatable)
@@ -303,6 +303,16 @@ func (inv *invocation) parse(name string, npos int, args []string) error {
 	}
 	if len(rest) == 0 {
 		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}
+	}
+	// Nothing follows a URL or @NAME, so flags may come after it too.
+	if isTargetStart(rest[0]) && len(rest) > 1 {
+		if err := fs.Parse(rest[1:]); err != nil {
+			return usageError{err}
+		}
+		if fs.NArg() > 0 {
+			return usageError{fmt.Errorf("%s: unexpected arguments after %s: %q", name, rest[0], fs.Args())}
+		}
+		rest = rest[:1]
 	}
 	inv.target = rest
 	return nil

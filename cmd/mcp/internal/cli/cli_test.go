@@ -252,6 +252,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"ping", missing}, ExitConnect},
 		{[]string{"ping", unauthorized}, ExitAuth},
 		{[]string{"ping", "-H", "Authorization: Bearer secret", unauthorized}, ExitOK},
+		{[]string{"ping", unauthorized, "-H", "Authorization: Bearer secret", "--json"}, ExitOK},
+		{[]string{"ping", url, "extra"}, ExitUsage},
 		{[]string{"read", "test://no-such-resource", url}, ExitProtocol},
 		{[]string{"get", "no_such_prompt", everythingBin}, ExitProtocol},
 	}

@@ -5,8 +5,9 @@ package cli
 const commonFlags = `
 TARGET is a URL (Streamable HTTP, or legacy HTTP+SSE if the server refuses
 it), a command and its arguments (run over stdio), or @NAME from a config
-file. Flags may come before or between the arguments, never inside TARGET
-(use -- before a TARGET that starts with -).
+file. Flags may come before or between the arguments, and after a URL or
+@NAME, but not after a command, whose arguments are all its own (use --
+before a command that starts with -).
 
 flags:
   --json                 one JSON document on stdout
