@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,6 +74,11 @@ flags (anywhere before TARGET, or after a URL or @NAME):
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
+  --no-input             decline the server's requests for user input
+                         (elicitation) and for a model reply (sampling)
+                         instead of asking on the terminal; the default
+                         when stdin is not a terminal (--no-input=false
+                         reads the answers from stdin anyway)
 
 --json output (field names as in the MCP schema):
   info       {"protocolVersion","stateless","serverInfo":{"name","version",...},
@@ -121,7 +127,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// A server run as a command writes its stderr to ours, concurrently.
 	stderr = &lockedWriter{w: stderr}
 	inv := &invocation{stdout: stdout, stderr: stderr}
-	err := inv.parse(name, c.positional, args)
+	noInput := !isTerminal(stdin)
+	err := inv.parse(name, c.positional, args, &noInput)
+	if !noInput {
+		inv.ask = &asker{in: bufio.NewReader(stdin), out: stderr}
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return help(stdout, stderr, []string{name})
 	}
@@ -225,6 +235,7 @@ var commands = map[string]command{
 type invocation struct {
 	stdout, stderr io.Writer
 
+	ask     *asker     // answers elicitation and sampling; nil under --no-input
 	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
 	midLine bool       // a progress line is open on stderr
 
@@ -243,7 +254,7 @@ type invocation struct {
 
 // parse reads flags wherever they appear before the target, then npos
 // positional arguments, KEY=VALUE pairs, and the target.
-func (inv *invocation) parse(name string, npos int, args []string) error {
+func (inv *invocation) parse(name string, npos int, args []string, noInput *bool) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&inv.json, "json", false, "")
@@ -254,6 +265,7 @@ func (inv *invocation) parse(name string, npos int, args []string) error {
 	fs.Var(&inv.tf.env, "e", "")
 	fs.StringVar(&inv.tf.cwd, "cwd", "", "")
 	fs.StringVar(&inv.tf.config, "config", "", "")
+	fs.BoolVar(noInput, "no-input", *noInput, "")
 	if name == "call" || name == "get" {
 		fs.StringVar(&inv.argsJSON, "args", "", "")
 	}
@@ -361,8 +373,8 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	}
 	opts := &mcp.ClientOptions{
 		ProtocolVersion:      inv.version,
-		ElicitationHandler:   inv.refuseElicitation,
-		CreateMessageHandler: inv.refuseSampling,
+		ElicitationHandler:   inv.answerElicitation,
+		CreateMessageHandler: inv.answerSampling,
 	}
 	if inv.verbose {
 		opts.LoggingMessageHandler = inv.printLog
@@ -400,17 +412,4 @@ func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.
 		return
 	}
 	fmt.Fprintf(inv.stderr, "[%s] %s\n", p.Level, data)
-}
-
-// refuseElicitation declines the server's requests for user input: the
-// command is not interactive.
-func (inv *invocation) refuseElicitation(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	fmt.Fprintln(inv.stderr, "mcp: the server asked for user input (elicitation); declined: mcp does not prompt")
-	return &mcp.ElicitResult{Action: "decline"}, nil
-}
-
-// refuseSampling refuses the server's requests for a model completion.
-func (inv *invocation) refuseSampling(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	fmt.Fprintln(inv.stderr, "mcp: the server asked for a model completion (sampling); refused: mcp has no model")
-	return nil, jsonrpc.NewError(-1, "sampling refused by the user: the mcp command has no model")
 }

@@ -63,11 +63,17 @@ func everythingURL(t *testing.T) string {
 	return serveHTTP(t, s, nil)
 }
 
-// mcpRun runs the command line args in process.
+// mcpRun runs the command line args in process, with nothing on stdin.
 func mcpRun(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return mcpRunInput(t, ctx, "", args...)
+}
+
+// mcpRunInput runs the command line args in process with input on stdin.
+func mcpRunInput(t *testing.T, ctx context.Context, input string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = Run(ctx, args, strings.NewReader(""), &out, &errb)
+	code = Run(ctx, args, strings.NewReader(input), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -402,7 +408,7 @@ func TestConfigTargets(t *testing.T) {
 
 func TestArgumentParsing(t *testing.T) {
 	inv := &invocation{}
-	err := inv.parse("call", 1, []string{"--json", "tool", "a=1", "--timeout", "3s", "b=x", "node", "server.js", "--port=3", "c=2"})
+	err := inv.parse("call", 1, []string{"--json", "tool", "a=1", "--timeout", "3s", "b=x", "node", "server.js", "--port=3", "c=2"}, new(bool))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,11 +417,11 @@ func TestArgumentParsing(t *testing.T) {
 		t.Errorf("parsed %+v", inv)
 	}
 	inv = &invocation{}
-	if err := inv.parse("tools", 0, []string{"--", "-weird-server", "-x"}); err != nil || !reflect.DeepEqual(inv.target, []string{"-weird-server", "-x"}) {
+	if err := inv.parse("tools", 0, []string{"--", "-weird-server", "-x"}, new(bool)); err != nil || !reflect.DeepEqual(inv.target, []string{"-weird-server", "-x"}) {
 		t.Errorf("after --: target %q, %v", inv.target, err)
 	}
 	inv = &invocation{}
-	if err := inv.parse("call", 1, []string{"t", "http://h/mcp?a=b"}); err != nil || len(inv.kv) != 0 || inv.target[0] != "http://h/mcp?a=b" {
+	if err := inv.parse("call", 1, []string{"t", "http://h/mcp?a=b"}, new(bool)); err != nil || len(inv.kv) != 0 || inv.target[0] != "http://h/mcp?a=b" {
 		t.Errorf("URL with a query: kv %v target %q, %v", inv.kv, inv.target, err)
 	}
 }
@@ -456,5 +462,44 @@ func TestTimeout(t *testing.T) {
 	}
 	if err := <-cancelled; err == nil {
 		t.Error("the tool's context did not end")
+	}
+}
+
+func TestAnswersFromStdin(t *testing.T) {
+	url := everythingURL(t)
+	cases := []struct {
+		name, input string
+		args        []string
+		code        int
+		want        string
+	}{
+		{"form", "\nada\nnot an email?\n\n", []string{"call", "test_elicitation", "message=who?"}, ExitOK,
+			`User response: <action: accept, content: {"email":"not an email?","username":"ada"}>`},
+		{"declined", "ada\nada@example.com\nn\n", []string{"call", "test_elicitation", "message=who?"}, ExitOK,
+			"action: decline"},
+		{"end of input cancels", "ada\n", []string{"call", "test_elicitation", "message=who?"}, ExitOK,
+			"action: cancel"},
+		{"defaults and types", "\nforty\n41\n\npending\nno\ny\n", []string{"call", "test_elicitation_sep1034_defaults"}, ExitOK,
+			`content={"age":41,"name":"John Doe","score":95.5,"status":"pending","verified":false}`},
+		{"sampling", "forty-two\n", []string{"call", "test_sampling", "prompt=meaning?"}, ExitOK,
+			"LLM response: forty-two"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append([]string{}, c.args...), "--no-input=false", url)
+			code, out, errs := mcpRunInput(t, context.Background(), c.input, args...)
+			if code != c.code || !strings.Contains(out, c.want) {
+				t.Errorf("exit %d, want %d; stdout %q lacks %q; stderr:\n%s", code, c.code, out, c.want, errs)
+			}
+		})
+	}
+	// Without --no-input=false, stdin (not a terminal) is never read.
+	code, out, errs := mcpRunInput(t, context.Background(), "ada\nada@example.com\n\n", "call", "test_elicitation", "message=who?", url)
+	if code != ExitOK || !strings.Contains(out, "action: decline") || !strings.Contains(errs, "declined under --no-input") {
+		t.Errorf("not a terminal: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = mcpRunInput(t, context.Background(), "", "call", "test_sampling", "prompt=meaning?", url)
+	if code != ExitProtocol || !strings.Contains(errs, "refused under --no-input") {
+		t.Errorf("sampling: exit %d, stderr %q", code, errs)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"slices"
@@ -236,17 +235,23 @@ func (inv *invocation) endLine() {
 	}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	if l, ok := w.(*lockedWriter); ok {
-		w = l.w
+// isTerminal reports whether f (a reader or writer) is a terminal: a
+// character device other than the null device. (A true isatty needs
+// golang.org/x/term, which this module does not depend on.)
+func isTerminal(f any) bool {
+	if l, ok := f.(*lockedWriter); ok {
+		f = l.w
 	}
-	f, ok := w.(*os.File)
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	fi, err := file.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {

@@ -18,6 +18,8 @@ flags:
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
+  --no-input             decline elicitation and sampling instead of asking
+                         (the default when stdin is not a terminal)
 `
 
 // commandHelp is the text of mcp help COMMAND.

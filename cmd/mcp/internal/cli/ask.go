@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// asker answers the server's elicitation and sampling requests by asking
+// the user: questions on stderr, answers read a line at a time from stdin.
+// One request is asked at a time.
+type asker struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+// line prints prompt and reads one line, without its end. ok is false at
+// the end of the input.
+func (a *asker) line(prompt string) (s string, ok bool) {
+	fmt.Fprint(a.out, prompt)
+	s, err := a.in.ReadString('\n')
+	if err != nil && s == "" {
+		fmt.Fprintln(a.out)
+		return "", false
+	}
+	return strings.TrimRight(s, "\r\n"), true
+}
+
+// elicit asks for each field of a form; the end of the input cancels.
+func (a *asker) elicit(req *mcp.ElicitRequest) *mcp.ElicitResult {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := req.Params
+	fmt.Fprintf(a.out, "The server asks: %s\n", p.Message)
+	content := map[string]any{}
+	if p.RequestedSchema != nil {
+		for _, prop := range p.RequestedSchema.Properties {
+			required := slices.Contains(p.RequestedSchema.Required, prop.Name)
+			v, ok := a.field(prop, required)
+			if !ok {
+				return &mcp.ElicitResult{Action: mcp.ElicitActionCancel}
+			}
+			if v != nil {
+				content[prop.Name] = v
+			}
+		}
+	}
+	answer, ok := a.line("Send this answer? [Y/n] ")
+	switch {
+	case !ok:
+		return &mcp.ElicitResult{Action: mcp.ElicitActionCancel}
+	case strings.EqualFold(strings.TrimSpace(answer), "n"), strings.EqualFold(strings.TrimSpace(answer), "no"):
+		return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}
+	}
+	return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: content}
+}
+
+// field asks for one field until the answer fits its schema. An empty
+// answer leaves an optional field (or one with a default) out.
+func (a *asker) field(prop mcp.ElicitProperty, required bool) (any, bool) {
+	s := prop.Schema
+	label := prop.Name
+	if s.Title != "" {
+		label = s.Title + " (" + prop.Name + ")"
+	}
+	if s.Description != "" {
+		label += ": " + s.Description
+	}
+	choices := enumValues(s)
+	var hints []string
+	if len(choices) > 0 {
+		hints = append(hints, "one of "+strings.Join(choices, ", "))
+		if s.Type == "array" {
+			hints[0] = "comma-separated, from " + strings.Join(choices, ", ")
+		}
+	} else if s.Type != "string" {
+		hints = append(hints, s.Type)
+	}
+	if s.Default != nil {
+		hints = append(hints, fmt.Sprintf("default %v", s.Default))
+	} else if required {
+		hints = append(hints, "required")
+	}
+	if len(hints) > 0 {
+		label += " [" + strings.Join(hints, "; ") + "]"
+	}
+	for {
+		answer, ok := a.line(label + "\n> ")
+		if !ok {
+			return nil, false
+		}
+		answer = strings.TrimSpace(answer)
+		if answer == "" && (s.Default != nil || !required) {
+			return nil, true
+		}
+		v, err := parseField(s, choices, answer)
+		if err == nil {
+			return v, true
+		}
+		fmt.Fprintf(a.out, "  %v\n", err)
+	}
+}
+
+// enumValues returns the allowed values of an enum field, or nil.
+func enumValues(s *mcp.PrimitiveSchema) []string {
+	var opts []mcp.EnumOption
+	switch {
+	case s.Items != nil && len(s.Items.Enum) > 0:
+		return s.Items.Enum
+	case s.Items != nil:
+		opts = s.Items.AnyOf
+	case len(s.Enum) > 0:
+		return s.Enum
+	default:
+		opts = s.OneOf
+	}
+	var vals []string
+	for _, o := range opts {
+		vals = append(vals, o.Const)
+	}
+	return vals
+}
+
+// parseField converts an answer to the field's type.
+func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, error) {
+	switch s.Type {
+	case "integer":
+		n, err := strconv.ParseInt(answer, 10, 64)
+		if err != nil {
+			return nil, errors.New("want an integer")
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(answer, 64)
+		if err != nil {
+			return nil, errors.New("want a number")
+		}
+		return f, nil
+	case "boolean":
+		switch strings.ToLower(answer) {
+		case "y", "yes", "true":
+			return true, nil
+		case "n", "no", "false":
+			return false, nil
+		}
+		return nil, errors.New("want yes or no")
+	case "array":
+		var vals []string
+		for v := range strings.SplitSeq(answer, ",") {
+			if v = strings.TrimSpace(v); v == "" {
+				continue
+			}
+			if len(choices) > 0 && !slices.Contains(choices, v) {
+				return nil, fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+			}
+			vals = append(vals, v)
+		}
+		return vals, nil
+	}
+	if len(choices) > 0 && !slices.Contains(choices, answer) {
+		return nil, fmt.Errorf("want one of %s", strings.Join(choices, ", "))
+	}
+	if answer == "" {
+		return nil, errors.New("required")
+	}
+	return answer, nil
+}
+
+// sample shows the conversation and asks the user to write the model's
+// reply; an empty reply or the end of the input refuses.
+func (a *asker) sample(req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := req.Params
+	fmt.Fprintln(a.out, "The server asks for a model completion; you answer as the model.")
+	if p.SystemPrompt != "" {
+		fmt.Fprintf(a.out, "system: %s\n", p.SystemPrompt)
+	}
+	for _, m := range p.Messages {
+		for _, c := range m.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				fmt.Fprintf(a.out, "%s: %s\n", m.Role, t.Text)
+			} else {
+				fmt.Fprintf(a.out, "%s: [%s content]\n", m.Role, c.Type())
+			}
+		}
+	}
+	reply, ok := a.line("Reply (empty refuses): ")
+	if !ok || strings.TrimSpace(reply) == "" {
+		return nil, jsonrpc.NewError(-1, "the user refused the sampling request")
+	}
+	return &mcp.CreateMessageResult{
+		Role:       mcp.RoleAssistant,
+		Content:    []mcp.Content{mcp.NewTextContent(reply)},
+		Model:      "human",
+		StopReason: "endTurn",
+	}, nil
+}
+
+// answerElicitation asks the user, or declines under --no-input.
+func (inv *invocation) answerElicitation(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	inv.endLine()
+	if inv.ask == nil {
+		fmt.Fprintln(inv.stderr, "mcp: the server asked for user input (elicitation); declined under --no-input")
+		return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
+	}
+	return inv.ask.elicit(req), nil
+}
+
+// answerSampling asks the user to play the model, or refuses under
+// --no-input.
+func (inv *invocation) answerSampling(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	inv.endLine()
+	if inv.ask == nil {
+		fmt.Fprintln(inv.stderr, "mcp: the server asked for a model completion (sampling); refused under --no-input")
+		return nil, jsonrpc.NewError(-1, "sampling refused: the mcp command runs with --no-input")
+	}
+	return inv.ask.sample(req)
+}
