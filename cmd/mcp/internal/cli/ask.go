@@ -19,25 +19,47 @@ import (
 // the user: questions on stderr, answers read a line at a time from stdin.
 // One request is asked at a time.
 type asker struct {
-	mu  sync.Mutex
-	in  *bufio.Reader
-	out io.Writer
+	mu    sync.Mutex
+	in    io.Reader
+	out   io.Writer
+	once  sync.Once
+	lines chan string // closed at the end of the input
 }
 
 // line prints prompt and reads one line, without its end. ok is false at
-// the end of the input.
-func (a *asker) line(prompt string) (s string, ok bool) {
+// the end of the input, or when ctx ends first (the request was cancelled,
+// or the command interrupted): stdin is read by a goroutine of its own, so
+// that a question left unanswered does not hold up the exit.
+func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
+	a.once.Do(func() {
+		a.lines = make(chan string)
+		go func() {
+			defer close(a.lines)
+			r := bufio.NewReader(a.in)
+			for {
+				s, err := r.ReadString('\n')
+				if s != "" {
+					a.lines <- strings.TrimRight(s, "\r\n")
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
 	fmt.Fprint(a.out, prompt)
-	s, err := a.in.ReadString('\n')
-	if err != nil && s == "" {
-		fmt.Fprintln(a.out)
-		return "", false
+	select {
+	case s, ok = <-a.lines:
+	case <-ctx.Done():
 	}
-	return strings.TrimRight(s, "\r\n"), true
+	if !ok {
+		fmt.Fprintln(a.out)
+	}
+	return s, ok
 }
 
 // elicit asks for each field of a form; the end of the input cancels.
-func (a *asker) elicit(req *mcp.ElicitRequest) *mcp.ElicitResult {
+func (a *asker) elicit(ctx context.Context, req *mcp.ElicitRequest) *mcp.ElicitResult {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p := req.Params
@@ -46,7 +68,7 @@ func (a *asker) elicit(req *mcp.ElicitRequest) *mcp.ElicitResult {
 	if p.RequestedSchema != nil {
 		for _, prop := range p.RequestedSchema.Properties {
 			required := slices.Contains(p.RequestedSchema.Required, prop.Name)
-			v, ok := a.field(prop, required)
+			v, ok := a.field(ctx, prop, required)
 			if !ok {
 				return &mcp.ElicitResult{Action: mcp.ElicitActionCancel}
 			}
@@ -55,7 +77,7 @@ func (a *asker) elicit(req *mcp.ElicitRequest) *mcp.ElicitResult {
 			}
 		}
 	}
-	answer, ok := a.line("Send this answer? [Y/n] ")
+	answer, ok := a.line(ctx, "Send this answer? [Y/n] ")
 	switch {
 	case !ok:
 		return &mcp.ElicitResult{Action: mcp.ElicitActionCancel}
@@ -67,7 +89,7 @@ func (a *asker) elicit(req *mcp.ElicitRequest) *mcp.ElicitResult {
 
 // field asks for one field until the answer fits its schema. An empty
 // answer leaves an optional field (or one with a default) out.
-func (a *asker) field(prop mcp.ElicitProperty, required bool) (any, bool) {
+func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required bool) (any, bool) {
 	s := prop.Schema
 	label := prop.Name
 	if s.Title != "" {
@@ -95,7 +117,7 @@ func (a *asker) field(prop mcp.ElicitProperty, required bool) (any, bool) {
 		label += " [" + strings.Join(hints, "; ") + "]"
 	}
 	for {
-		answer, ok := a.line(label + "\n> ")
+		answer, ok := a.line(ctx, label+"\n> ")
 		if !ok {
 			return nil, false
 		}
@@ -178,7 +200,7 @@ func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, e
 
 // sample shows the conversation and asks the user to write the model's
 // reply; an empty reply or the end of the input refuses.
-func (a *asker) sample(req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (a *asker) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p := req.Params
@@ -195,7 +217,7 @@ func (a *asker) sample(req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult,
 			}
 		}
 	}
-	reply, ok := a.line("Reply (empty refuses): ")
+	reply, ok := a.line(ctx, "Reply (empty refuses): ")
 	if !ok || strings.TrimSpace(reply) == "" {
 		return nil, jsonrpc.NewError(-1, "the user refused the sampling request")
 	}
@@ -208,22 +230,22 @@ func (a *asker) sample(req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult,
 }
 
 // answerElicitation asks the user, or declines under --no-input.
-func (inv *invocation) answerElicitation(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+func (inv *invocation) answerElicitation(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	inv.endLine()
 	if inv.ask == nil {
 		fmt.Fprintln(inv.stderr, "mcp: the server asked for user input (elicitation); declined under --no-input")
 		return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
 	}
-	return inv.ask.elicit(req), nil
+	return inv.ask.elicit(ctx, req), nil
 }
 
 // answerSampling asks the user to play the model, or refuses under
 // --no-input.
-func (inv *invocation) answerSampling(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (inv *invocation) answerSampling(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	inv.endLine()
 	if inv.ask == nil {
 		fmt.Fprintln(inv.stderr, "mcp: the server asked for a model completion (sampling); refused under --no-input")
 		return nil, jsonrpc.NewError(-1, "sampling refused: the mcp command runs with --no-input")
 	}
-	return inv.ask.sample(req)
+	return inv.ask.sample(ctx, req)
 }

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,7 +129,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	noInput := !isTerminal(stdin)
 	err := inv.parse(name, c.positional, args, &noInput)
 	if !noInput {
-		inv.ask = &asker{in: bufio.NewReader(stdin), out: stderr}
+		inv.ask = &asker{in: stdin, out: stderr}
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return help(stdout, stderr, []string{name})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gomcp/sdk/conformance/everything"
@@ -501,5 +503,43 @@ func TestAnswersFromStdin(t *testing.T) {
 	code, _, errs = mcpRunInput(t, context.Background(), "", "call", "test_sampling", "prompt=meaning?", url)
 	if code != ExitProtocol || !strings.Contains(errs, "refused under --no-input") {
 		t.Errorf("sampling: exit %d, stderr %q", code, errs)
+	}
+}
+
+// signalWriter collects what is written and closes seen once it contains
+// want.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(p), nil
+}
+
+func TestInterruptWhileAsking(t *testing.T) {
+	url := everythingURL(t)
+	stdin, never := io.Pipe() // no answer ever comes
+	defer never.Close()
+	seen := make(chan struct{})
+	stderr := &signalWriter{want: "The server asks: who?", seen: seen}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"call", "--no-input=false", "test_elicitation", "message=who?", url}, stdin, io.Discard, stderr)
+	}()
+	<-seen
+	cancel()
+	if code := <-done; code != ExitCancelled {
+		t.Errorf("exit %d, want %d", code, ExitCancelled)
 	}
 }
