@@ -107,8 +107,12 @@ type connectError struct{ error }
 
 func (e connectError) Unwrap() error { return e.error }
 
-// Run runs the client command in args (args[0] is the command) and returns
-// the exit status. Cancelling ctx cancels the request in flight.
+// Run runs the client command in args (args[0] is the command), writing
+// its output to stdout and its diagnostics to stderr, and returns the exit
+// status. Cancelling ctx cancels the request in flight (the server is sent
+// notifications/cancelled) and ends the session. The server's questions
+// (elicitation, sampling) are asked on stderr and answered from stdin when
+// stdin is a terminal or --no-input=false is given, and declined otherwise.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, Usage)

@@ -543,3 +543,24 @@ func TestInterruptWhileAsking(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, ExitCancelled)
 	}
 }
+
+func TestLegacySSE(t *testing.T) {
+	s, err := everything.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(mcphttp.NewSSEHandler(s, nil))
+	t.Cleanup(ts.Close)
+	want := runJSON(t, "tools", "--json", everythingURL(t))
+	// A URL falls back to HTTP+SSE when the server refuses Streamable HTTP.
+	if got := runJSON(t, "tools", "--json", ts.URL); !reflect.DeepEqual(got, want) {
+		t.Errorf("over HTTP+SSE:\n%v\nwant\n%v", got, want)
+	}
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"old":{"type":"sse","url":%q}}}`, ts.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := runJSON(t, "tools", "--json", "--config", cfg, "@old"); !reflect.DeepEqual(got, want) {
+		t.Errorf("@old (type sse):\n%v\nwant\n%v", got, want)
+	}
+}
