@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -25,6 +27,10 @@ import (
 var everythingBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("MCP_CLI_TEST_SERVER") == "block" {
+		serveBlockingTool()
+		return
+	}
 	dir, err := os.MkdirTemp("", "mcp-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -40,6 +46,25 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// serveBlockingTool serves, on stdio, a tool that writes "started" on
+// stderr, waits to be cancelled, then writes why.
+func serveBlockingTool() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "blocking", Version: "1"}, nil)
+	err := mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
+		fmt.Fprintln(os.Stderr, "started")
+		<-ctx.Done()
+		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
+		return "", ctx.Err()
+	})
+	if err == nil {
+		err = s.Run(context.Background(), transport.Stdio())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // serveHTTP serves s over Streamable HTTP for the test, wrapped by wrap if
@@ -298,7 +323,7 @@ func typedServer(t *testing.T, started chan<- struct{}, cancelled chan<- error) 
 	if err := mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
 		started <- struct{}{}
 		<-ctx.Done()
-		cancelled <- ctx.Err()
+		cancelled <- context.Cause(ctx)
 		return "", ctx.Err()
 	}); err != nil {
 		t.Fatal(err)
@@ -338,8 +363,37 @@ func TestInterruptCancelsTheCall(t *testing.T) {
 			if code := <-done; code != ExitCancelled {
 				t.Errorf("exit %d, want %d; stderr %q", code, ExitCancelled, errb.String())
 			}
-			if err := <-cancelled; err == nil {
-				t.Error("the tool's context did not end")
+			err := <-cancelled
+			if err == nil {
+				t.Fatal("the tool's context did not end")
+			}
+		})
+	}
+}
+
+func TestInterruptSendsCancelled(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run("version="+version, func(t *testing.T) {
+			seen := make(chan struct{})
+			stderr := &signalWriter{want: "started\n", seen: seen}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan int, 1)
+			args := []string{"call", "block", "-e", "MCP_CLI_TEST_SERVER=block", os.Args[0]}
+			if version != "" {
+				args = append([]string{"call", "--protocol-version", version}, args[1:]...)
+			}
+			go func() { done <- Run(ctx, args, strings.NewReader(""), io.Discard, stderr) }()
+			<-seen
+			cancel()
+			if code := <-done; code != ExitCancelled {
+				t.Errorf("exit %d, want %d", code, ExitCancelled)
+			}
+			// The child's stderr is all copied once Run has returned.
+			stderr.mu.Lock()
+			defer stderr.mu.Unlock()
+			if got := stderr.buf.String(); !strings.Contains(got, "cause: jsonrpc: request cancelled by peer\n") {
+				t.Errorf("the server did not see notifications/cancelled; stderr:\n%s", got)
 			}
 		})
 	}
