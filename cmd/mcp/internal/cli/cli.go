@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -250,8 +251,8 @@ type invocation struct {
 	outDir   string
 	tf       targetFlags
 	pos      []string          // the positional arguments
-	kv       map[string]string // KEY=VALUE pairs, in order of keys
-	kvOrder  []string
+	kv       map[string]string // KEY=VALUE pairs
+	kvOrder  []string          // their keys, in the order given
 	target   []string
 }
 
@@ -355,19 +356,12 @@ func keyValue(s string) (k, v string, ok bool) {
 
 // run connects to the target and runs f on the session.
 func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocation, *mcp.ClientSession) error) error {
+	if inv.version != "" && !slices.Contains(mcp.SupportedVersions(), inv.version) {
+		return usageError{fmt.Errorf("--protocol-version %q: want one of %s", inv.version, strings.Join(mcp.SupportedVersions(), ", "))}
+	}
 	stream, err := openStream(inv.target, &inv.tf, inv.stderr)
 	if err != nil {
 		return usageError{err}
-	}
-	if inv.version != "" {
-		ok := false
-		for _, v := range mcp.SupportedVersions() {
-			ok = ok || v == inv.version
-		}
-		if !ok {
-			_ = stream.Close()
-			return usageError{fmt.Errorf("--protocol-version %q: want one of %s", inv.version, strings.Join(mcp.SupportedVersions(), ", "))}
-		}
 	}
 	if inv.timeout > 0 {
 		var cancel context.CancelFunc
@@ -402,9 +396,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 
 // printLog prints a server log message on stderr.
 func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
-	inv.endLine()
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
+	inv.endLineLocked()
 	data := string(p.Data)
 	var s string
 	if json.Unmarshal(p.Data, &s) == nil {

@@ -229,6 +229,11 @@ func (inv *invocation) withProgress(ctx context.Context) (context.Context, func(
 func (inv *invocation) endLine() {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
+	inv.endLineLocked()
+}
+
+// endLineLocked is endLine with inv.mu held.
+func (inv *invocation) endLineLocked() {
 	if inv.midLine {
 		fmt.Fprintln(inv.stderr)
 		inv.midLine = false
