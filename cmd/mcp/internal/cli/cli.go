@@ -61,6 +61,8 @@ commands:
                                  complete an argument; REF is a prompt name or
                                  a resource template URI
   ping TARGET                    check that the server answers
+  proxy TARGET                   relay a client on stdin/stdout to TARGET, e.g.
+                                 to give a stdio-only client an HTTP server
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -139,7 +141,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.Is(err, flag.ErrHelp) {
 		return help(stdout, stderr, []string{name})
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case name == "proxy":
+		err = inv.proxy(ctx, stdin, stdout)
+	default:
 		err = inv.run(ctx, c.run)
 	}
 	return report(ctx, stderr, err)
@@ -233,6 +239,7 @@ var commands = map[string]command{
 	"get":       {1, runGet},
 	"complete":  {2, runComplete},
 	"ping":      {0, runPing},
+	"proxy":     {0, nil}, // see invocation.proxy
 }
 
 // invocation is one parsed command line.

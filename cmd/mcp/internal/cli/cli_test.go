@@ -618,3 +618,62 @@ func TestLegacySSE(t *testing.T) {
 		t.Errorf("@old (type sse):\n%v\nwant\n%v", got, want)
 	}
 }
+
+func TestProxy(t *testing.T) {
+	unauthorized := serveHTTP(t, typedServer(t, nil, nil), func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer secret" {
+				http.Error(w, "who are you?", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	cases := []struct {
+		name        string
+		target      []string
+		version     string
+		wantVersion string
+		tool, args  string
+		want        string
+	}{
+		// Over HTTP the proxy makes the client use a stateful revision.
+		{"http", []string{unauthorized, "-H", "Authorization: Bearer secret"}, "", mcp.LatestStatefulVersion, "echo", `{"n":3,"s":"x"}`, `{"n":3,"s":"x"}`},
+		{"http 2025-06-18", []string{"-H", "Authorization: Bearer secret", unauthorized}, "2025-06-18", "2025-06-18", "echo", `{"n":3}`, `{"n":3}`},
+		{"stdio", []string{everythingBin}, "", mcp.LatestVersion, "test_simple_text", `{}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clientIn, proxyOut := io.Pipe()
+			proxyIn, clientOut := io.Pipe()
+			done := make(chan int, 1)
+			var errb bytes.Buffer
+			go func() {
+				done <- Run(context.Background(), append([]string{"proxy"}, c.target...), proxyIn, proxyOut, &errb)
+				proxyOut.Close()
+			}()
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: c.version})
+			cs, err := client.Connect(context.Background(), transport.NewLineStream(clientIn, clientOut, clientOut, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cs.ProtocolVersion() != c.wantVersion {
+				t.Errorf("revision %s, want %s", cs.ProtocolVersion(), c.wantVersion)
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+			if err != nil || res.IsError || string(res.StructuredContent) != c.want {
+				t.Errorf("%s through the proxy: %v, %v", c.tool, res, err)
+			}
+			cs.Close() // closes the proxy's stdin
+			if code := <-done; code != ExitOK {
+				t.Errorf("proxy exit %d; stderr %q", code, errb.String())
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		code, _, errs := mcpRunInput(t, context.Background(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n", "proxy", unauthorized)
+		if code != ExitAuth {
+			t.Errorf("exit %d, want %d; stderr %q", code, ExitAuth, errs)
+		}
+	})
+}

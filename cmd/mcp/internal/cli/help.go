@@ -109,6 +109,16 @@ Checks that the server answers (server/discover on a 2026-07-28 server).
 
 --json: {"ok": true, "milliseconds": 3}
 `,
+	"proxy": `usage: mcp proxy [flags] TARGET...
+
+Relays every message, unchanged and in both directions, between an MCP
+client on stdin and stdout and TARGET, until the client closes stdin. A
+client that can only start a server as a command can so reach a server
+over HTTP, with the headers given by -H:
+
+  {"command": "mcp", "args": ["proxy", "https://example.com/mcp",
+   "-H", "Authorization: Bearer TOKEN"]}
+`,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 
 Runs the demo server (tools, resources, a template, a prompt, completion,
