@@ -388,6 +388,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) || ctx.Err() != nil {
+			if inv.timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("timed out after %s connecting: %w", inv.timeout, err)
+			}
 			return err
 		}
 		return connectError{err}
@@ -398,7 +401,11 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 			fmt.Fprintln(inv.stderr, "mcp: logging/setLevel:", err)
 		}
 	}
-	return f(ctx, inv, cs)
+	err = f(ctx, inv, cs)
+	if inv.timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("timed out after %s: %w", inv.timeout, err)
+	}
+	return err
 }
 
 // printLog prints a server log message on stderr.

@@ -456,6 +456,10 @@ func TestConfigTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := runJSON(t, "tools", "--json", "--config", cfg, "@local")
+	relative := runJSON(t, "tools", "--json", "--cwd", filepath.Dir(everythingBin), "./"+filepath.Base(everythingBin))
+	if !reflect.DeepEqual(a, relative) {
+		t.Errorf("--cwd: %v", relative)
+	}
 	b := runJSON(t, "tools", "--json", "--config", cfg, "@web")
 	if !reflect.DeepEqual(a, b) || len(field(t, a, "tools").([]any)) == 0 {
 		t.Errorf("@local and @web differ or are empty:\n%v\n%v", a, b)
@@ -513,7 +517,7 @@ func TestTimeout(t *testing.T) {
 	cancelled := make(chan error, 1)
 	url := serveHTTP(t, typedServer(t, started, cancelled), nil)
 	code, _, errs := mcpRun(t, context.Background(), "call", "--timeout", "200ms", "block", url)
-	if code != ExitConnect || !strings.Contains(errs, "deadline exceeded") {
+	if code != ExitConnect || !strings.HasPrefix(errs, "mcp: timed out after 200ms: ") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	if err := <-cancelled; err == nil {
