@@ -41,7 +41,10 @@ TARGET names the server; it is everything after the command's own flags:
                                  the first of ./mcp.json, ./.vscode/mcp.json,
                                  ./.cursor/mcp.json, ~/.cursor/mcp.json and
                                  Claude Desktop's claude_desktop_config.json
-                                 that has NAME (under mcpServers or servers)
+                                 that has NAME (under mcpServers or servers:
+                                 command, args, env, cwd, or url, headers,
+                                 type "sse"; ${env:X}, ${userHome} and
+                                 ${workspaceFolder} are expanded)
 
 commands:
   info TARGET                    server name, revision, capabilities, instructions

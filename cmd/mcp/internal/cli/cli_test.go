@@ -681,3 +681,29 @@ func TestProxy(t *testing.T) {
 		}
 	})
 }
+
+func TestConfigVariables(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MCP_CLI_TEST_TOKEN", "s3cret")
+	if err := os.Mkdir(filepath.Join(dir, ".vscode"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, ".vscode", "mcp.json")
+	body := `{"servers":{"x":{"command":"${workspaceFolder}/bin/$HOME","args":["${env:MCP_CLI_TEST_TOKEN}","$$","${unclosed"],` +
+		`"env":{"T":"Bearer ${env:MCP_CLI_TEST_TOKEN}"}},"y":{"url":"http://h/${input:pick}"}}}`
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := lookupServer("x", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serverConfig{Command: dir + "/bin/$HOME", Args: []string{"s3cret", "$$", "${unclosed"},
+		Env: map[string]string{"T": "Bearer s3cret"}, Headers: map[string]string{}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Errorf("expanded\n%+v\nwant\n%+v", sc, want)
+	}
+	if _, err := lookupServer("y", cfg); err == nil || !strings.Contains(err.Error(), "${input:pick} is not supported") {
+		t.Errorf("${input:pick}: %v", err)
+	}
+}

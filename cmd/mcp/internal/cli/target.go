@@ -69,17 +69,75 @@ func lookupServer(name, file string) (serverConfig, error) {
 		if err := json.Unmarshal(b, &cf); err != nil {
 			return serverConfig{}, fmt.Errorf("%s: %v", p, err)
 		}
-		if sc, ok := cf.MCPServers[name]; ok {
-			return sc, nil
+		sc, ok := cf.MCPServers[name]
+		if !ok {
+			sc, ok = cf.Servers[name]
 		}
-		if sc, ok := cf.Servers[name]; ok {
-			return sc, nil
+		if ok {
+			return sc.expand(p)
 		}
 	}
 	if file != "" {
 		return serverConfig{}, fmt.Errorf("no server %q in %s", name, file)
 	}
 	return serverConfig{}, fmt.Errorf("no server %q in %s", name, strings.Join(paths, ", "))
+}
+
+// expand replaces the variables VS Code and Cursor allow in a server entry
+// read from file: ${env:NAME}, ${userHome} and ${workspaceFolder} (the
+// directory holding .vscode or .cursor, or else the file's). ${input:...}
+// needs a prompt this command does not offer.
+func (sc serverConfig) expand(file string) (serverConfig, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return sc, err
+	}
+	workspace := filepath.Dir(abs)
+	if b := filepath.Base(workspace); b == ".vscode" || b == ".cursor" {
+		workspace = filepath.Dir(workspace)
+	}
+	var bad error
+	expand := func(v string) string {
+		var b strings.Builder
+		for {
+			before, rest, ok := strings.Cut(v, "${")
+			b.WriteString(before)
+			if !ok {
+				return b.String()
+			}
+			name, after, ok := strings.Cut(rest, "}")
+			if !ok {
+				b.WriteString("${" + rest)
+				return b.String()
+			}
+			switch {
+			case strings.HasPrefix(name, "env:"):
+				b.WriteString(os.Getenv(name[len("env:"):]))
+			case name == "userHome":
+				home, _ := os.UserHomeDir()
+				b.WriteString(home)
+			case name == "workspaceFolder":
+				b.WriteString(workspace)
+			default:
+				bad = fmt.Errorf("%s: ${%s} is not supported (only ${env:NAME}, ${userHome} and ${workspaceFolder})", file, name)
+			}
+			v = after
+		}
+	}
+	out := sc
+	out.Command, out.Cwd, out.URL = expand(sc.Command), expand(sc.Cwd), expand(sc.URL)
+	out.Args = nil
+	for _, a := range sc.Args {
+		out.Args = append(out.Args, expand(a))
+	}
+	out.Env, out.Headers = map[string]string{}, map[string]string{}
+	for k, v := range sc.Env {
+		out.Env[k] = expand(v)
+	}
+	for k, v := range sc.Headers {
+		out.Headers[k] = expand(v)
+	}
+	return out, bad
 }
 
 // targetFlags are the flags that shape the connection.
