@@ -264,6 +264,11 @@ func TestExitCodes(t *testing.T) {
 		})
 	})
 	missing := filepath.Join(t.TempDir(), "no-such-server")
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	body := fmt.Sprintf(`{"mcpServers":{"wrong":{"url":%q,"headers":{"Authorization":"Bearer wrong"}}}}`, unauthorized)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want int
@@ -280,6 +285,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"tools", "--protocol-version", "1999-01-01", url}, ExitUsage},
 		{[]string{"call", "test_simple_text", "--args", "[1]", url}, ExitUsage},
 		{[]string{"tools", "-H", "no colon", url}, ExitUsage},
+		{[]string{"tools", "-H", "A: b", everythingBin}, ExitUsage},
+		{[]string{"tools", "-e", "A=b", url}, ExitUsage},
+		{[]string{"tools", "-e", "novalue", everythingBin}, ExitUsage},
 		{[]string{"tools", "@nobody", "--config", filepath.Join(t.TempDir(), "none.json")}, ExitUsage},
 		{[]string{"ping", "http://127.0.0.1:1/mcp"}, ExitConnect},
 		{[]string{"ping", missing}, ExitConnect},
@@ -287,6 +295,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"ping", "-H", "Authorization: Bearer secret", unauthorized}, ExitOK},
 		{[]string{"ping", unauthorized, "-H", "Authorization: Bearer secret", "--json"}, ExitOK},
 		{[]string{"ping", url, "extra"}, ExitUsage},
+		{[]string{"ping", "--config", cfg, "@wrong"}, ExitAuth},
+		{[]string{"ping", "--config", cfg, "@wrong", "-H", "authorization: Bearer secret"}, ExitOK},
 		{[]string{"read", "test://no-such-resource", url}, ExitProtocol},
 		{[]string{"get", "no_such_prompt", everythingBin}, ExitProtocol},
 	}

@@ -182,16 +182,23 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 		sc.Command, sc.Args = first, target[1:]
 	}
 	if sc.URL != "" {
+		if len(tf.env) > 0 || tf.cwd != "" {
+			return nil, errors.New("-e and --cwd apply to a command, not to a URL")
+		}
 		h := http.Header{}
 		for k, v := range sc.Headers {
-			h.Add(k, v)
+			h.Set(k, v)
 		}
+		given := http.Header{} // -H replaces a header of the same name from the config
 		for _, kv := range tf.headers {
 			k, v, ok := strings.Cut(kv, ":")
 			if !ok || strings.TrimSpace(k) == "" {
 				return nil, fmt.Errorf("-H %q: want 'Name: value'", kv)
 			}
-			h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+			given.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+		for k, v := range given {
+			h[k] = v
 		}
 		opts := &mcphttp.ClientOptions{Header: h}
 		if sc.Type == "sse" {
@@ -201,6 +208,9 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 	}
 	if sc.Command == "" {
 		return nil, errors.New("the server entry has neither a command nor a url")
+	}
+	if len(tf.headers) > 0 {
+		return nil, errors.New("-H applies to a URL, not to a command")
 	}
 	cmd := exec.Command(sc.Command, sc.Args...)
 	cmd.Dir = sc.Cwd
