@@ -526,12 +526,16 @@ func TestTimeout(t *testing.T) {
 	started := make(chan struct{}, 1)
 	cancelled := make(chan error, 1)
 	url := serveHTTP(t, typedServer(t, started, cancelled), nil)
-	code, _, errs := mcpRun(t, context.Background(), "call", "--timeout", "200ms", "block", url)
-	if code != ExitConnect || !strings.HasPrefix(errs, "mcp: timed out after 200ms: ") {
+	code, _, errs := mcpRun(t, context.Background(), "call", "--timeout", "300ms", "block", url)
+	if code != ExitConnect || !strings.HasPrefix(errs, "mcp: timed out after 300ms") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	if err := <-cancelled; err == nil {
-		t.Error("the tool's context did not end")
+	select {
+	case <-started: // the usual case: the call was made, then timed out
+		if err := <-cancelled; err == nil {
+			t.Error("the tool's context did not end")
+		}
+	default: // a machine so slow that connecting took 300ms
 	}
 }
 
