@@ -42,6 +42,12 @@ import (
 // these spans and measurements from others.
 const instrumentationName = "github.com/gomcp/sdk/otel"
 
+// Span start options that do not change, made once.
+var (
+	kindServer = trace.WithSpanKind(trace.SpanKindServer)
+	kindClient = trace.WithSpanKind(trace.SpanKindClient)
+)
+
 // Attribute keys and values of the MCP conventions, in one place.
 var (
 	keyMethodName      = semconv.McpMethodNameKey
@@ -183,7 +189,7 @@ func (in *instruments) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		start := time.Now()
 		d := describe(r)
-		opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+		opts := append(make([]trace.SpanStartOption, 0, 3), kindServer)
 		if d.meta != nil && d.meta.TraceParent != "" {
 			// The peer's span is the parent. A span already in ctx (an
 			// HTTP server span, say) becomes a link, so neither is lost.
@@ -192,11 +198,14 @@ func (in *instruments) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			ctx = in.prop.Extract(ctx, metaCarrier{d.meta})
 		}
-		ctx, span := in.tracer.Start(ctx, d.spanName(), append(opts, trace.WithAttributes(d.spanAttrs(r)...))...)
+		ctx, span := in.tracer.Start(ctx, d.spanName(), append(opts, trace.WithAttributes(keyMethodName.String(r.Method)))...)
+		d.setSpanAttrs(span, r)
 		res, err := next(ctx, r)
 		errType, status := outcome(res, err)
 		finish(span, errType, status, err)
-		in.serverOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+		if in.serverOp.Enabled(ctx) {
+			in.serverOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+		}
 		return res, err
 	}
 }
@@ -208,7 +217,8 @@ func (in *instruments) sending(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		d := describe(r)
 		ctx, span := in.tracer.Start(ctx, d.spanName(),
-			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(d.spanAttrs(r)...))
+			kindClient, trace.WithAttributes(keyMethodName.String(r.Method)))
+		d.setSpanAttrs(span, r)
 		var m mcp.Meta
 		if d.meta != nil {
 			m = *d.meta // a copy: the decoded _meta is shared with its owner
@@ -222,7 +232,9 @@ func (in *instruments) sending(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, r)
 		errType, status := outcome(res, err)
 		finish(span, errType, status, err)
-		in.clientOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+		if in.clientOp.Enabled(ctx) {
+			in.clientOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+		}
 		return res, err
 	}
 }
@@ -283,7 +295,8 @@ type call struct {
 }
 
 // describe reads the few members of r.Params the conventions ask for.
-// Only the methods that have a target decode the params.
+// Only the methods that have a target look into the params, for one
+// member (see stringMember).
 func describe(r *mcp.Request) call {
 	c := call{method: r.Method, sessionID: r.SessionID()}
 	c.meta, _ = r.Meta() // an invalid _meta is the handler's error to report
@@ -295,20 +308,13 @@ func describe(r *mcp.Request) call {
 	switch r.Method {
 	case mcp.MethodToolsCall, mcp.MethodPromptsGet, mcp.MethodResourcesRead,
 		mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe:
-		var p struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		}
-		if json.Unmarshal(r.Params, &p) != nil {
-			break
-		}
 		switch r.Method {
 		case mcp.MethodToolsCall:
-			c.tool = p.Name
+			c.tool = stringMember(r.Params, `"name"`)
 		case mcp.MethodPromptsGet:
-			c.prompt = p.Name
+			c.prompt = stringMember(r.Params, `"name"`)
 		default:
-			c.uri = p.URI
+			c.uri = stringMember(r.Params, `"uri"`)
 		}
 	}
 	return c
@@ -327,10 +333,16 @@ func (c *call) spanName() string {
 	return c.method
 }
 
-// spanAttrs are the attributes known when the span starts.
-func (c *call) spanAttrs(r *mcp.Request) []attribute.KeyValue {
-	a := make([]attribute.KeyValue, 0, 7)
-	a = append(a, keyMethodName.String(c.method))
+// setSpanAttrs sets the attributes known when the span starts, other
+// than mcp.method.name, which is given to Start. They are built only for
+// a span that records, which keeps unsampled and no-op tracing cheap;
+// samplers see the span name (with the tool or prompt name) and the
+// method.
+func (c *call) setSpanAttrs(span trace.Span, r *mcp.Request) {
+	if !span.IsRecording() {
+		return
+	}
+	a := make([]attribute.KeyValue, 0, 6)
 	a = c.targetAttrs(a)
 	if c.uri != "" {
 		a = append(a, keyResourceURI.String(c.uri))
@@ -344,7 +356,7 @@ func (c *call) spanAttrs(r *mcp.Request) []attribute.KeyValue {
 	if c.sessionID != "" {
 		a = append(a, keySessionID.String(c.sessionID))
 	}
-	return a
+	span.SetAttributes(a...)
 }
 
 // targetAttrs appends the tool or prompt name and the GenAI operation.
