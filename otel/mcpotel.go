@@ -148,7 +148,9 @@ func ClientMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 // middleware first in so.Receiving and so.Sending, so that their spans and
 // durations cover all other middleware, and records
 // mcp.server.session.duration for stateful sessions by wrapping
-// so.InitializedHandler. Call it before mcp.NewServer.
+// so.InitializedHandler: from the end of the handshake, the first moment
+// the middleware can see a session, to its end. Call it before
+// mcp.NewServer.
 func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	in := newInstruments(o)
 	so.Receiving = append([]mcp.Middleware{in.receiving}, so.Receiving...)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -153,12 +154,16 @@ func connectPipe(t testing.TB, s *mcp.Server, c *mcp.Client) *mcp.ClientSession 
 // wraps the server's handler.
 func connectHTTP(t testing.TB, s *mcp.Server, c *mcp.Client, wrap func(http.Handler) http.Handler) *mcp.ClientSession {
 	t.Helper()
-	var h http.Handler = mcphttp.NewHandler(s, nil)
+	mh := mcphttp.NewHandler(s, nil)
+	var h http.Handler = mh
 	if wrap != nil {
 		h = wrap(h)
 	}
 	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ts.Close()
+		mh.Close()
+	})
 	cs, err := c.Connect(t.Context(), mcphttp.NewClientStream(ts.URL, &mcphttp.ClientOptions{HTTPClient: ts.Client()}))
 	if err != nil {
 		t.Fatal(err)
@@ -257,12 +262,17 @@ func TestHTTPSpanInContext(t *testing.T) {
 	for _, clientTraced := range []bool{false, true} {
 		tel := newTelemetry()
 		tracer := tel.tp.Tracer("http")
-		var httpSpans []trace.SpanContext
+		var (
+			mu        sync.Mutex
+			httpSpans []trace.SpanContext
+		)
 		wrap := func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				ctx, span := tracer.Start(r.Context(), "HTTP "+r.Method, trace.WithSpanKind(trace.SpanKindServer))
 				defer span.End()
-				httpSpans = append(httpSpans, span.SpanContext()) // requests of one client call come one at a time
+				mu.Lock()
+				httpSpans = append(httpSpans, span.SpanContext())
+				mu.Unlock()
 				h.ServeHTTP(w, r.WithContext(ctx))
 			})
 		}
@@ -276,6 +286,8 @@ func TestHTTPSpanInContext(t *testing.T) {
 		}
 		server := tel.span(t, "tools/call echo", trace.SpanKindServer)
 		isHTTP := func(sc trace.SpanContext) bool {
+			mu.Lock()
+			defer mu.Unlock()
 			return slices.ContainsFunc(httpSpans, func(h trace.SpanContext) bool { return h.SpanID() == sc.SpanID() })
 		}
 		if !clientTraced {
