@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -386,4 +387,47 @@ func TestServerSessionDuration(t *testing.T) {
 		t.Fatalf("session duration points %+v", h.DataPoints)
 	}
 	checkAttrs(t, "session", attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion})
+}
+
+// TestServerToClient checks the other direction: a request the server
+// sends while handling a tool call (roots/list) is a CLIENT span on the
+// server, child of the tools/call span, and a SERVER span on the client,
+// its child in turn; baggage the caller set travels with the trace.
+func TestServerToClient(t *testing.T) {
+	tel := newTelemetry()
+	so := mcp.ServerOptions{}
+	mcpotel.InstrumentServer(&so, tel.opts)
+	s := mcp.NewServer(&mcp.Implementation{Name: "otel-test", Version: "1"}, &so)
+	var gotBaggage string
+	must(t, mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
+		gotBaggage = baggage.FromContext(ctx).Member("tenant").Value()
+		if _, err := req.Session().ListRoots(ctx, nil); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{}, nil
+	}))
+	co := mcp.ClientOptions{ProtocolVersion: mcp.LatestStatefulVersion, Roots: []*mcp.Root{{URI: "file:///"}}}
+	mcpotel.InstrumentClient(&co, tel.opts)
+	cs := connectPipe(t, s, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &co))
+
+	member, err := baggage.NewMember("tenant", "acme")
+	must(t, err)
+	bag, err := baggage.New(member)
+	must(t, err)
+	res, err := cs.CallTool(baggage.ContextWithBaggage(t.Context(), bag), &mcp.CallToolParams{Name: "roots"})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool(roots) = %+v, %v", res, err)
+	}
+	if gotBaggage != "acme" {
+		t.Errorf("baggage tenant in the tool = %q, want acme", gotBaggage)
+	}
+	call := tel.span(t, "tools/call roots", trace.SpanKindServer)
+	out := tel.span(t, "roots/list", trace.SpanKindClient)
+	in := tel.span(t, "roots/list", trace.SpanKindServer)
+	if out.Parent().SpanID() != call.SpanContext().SpanID() {
+		t.Errorf("the server's roots/list span is not a child of tools/call")
+	}
+	if in.Parent().SpanID() != out.SpanContext().SpanID() || in.SpanContext().TraceID() != call.SpanContext().TraceID() {
+		t.Errorf("the client's roots/list span is not a child of the server's")
+	}
 }
