@@ -72,7 +72,7 @@ const errorTypeTool = "tool_error"
 var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 // sessionRecorded, when set, runs after a session's duration is
-// recorded; tests use it to wait for the recording goroutine.
+// recorded; tests use it to wait for the recording goroutines.
 var sessionRecorded atomic.Pointer[func()]
 
 // Options chooses where telemetry goes. The zero value (and nil) uses the
@@ -98,6 +98,7 @@ type instruments struct {
 	serverOp   mcpconv.ServerOperationDuration
 	clientOp   mcpconv.ClientOperationDuration
 	serverSess mcpconv.ServerSessionDuration
+	clientSess mcpconv.ClientSessionDuration
 }
 
 func newInstruments(o *Options) *instruments {
@@ -126,6 +127,7 @@ func newInstruments(o *Options) *instruments {
 	in.serverOp, _ = mcpconv.NewServerOperationDuration(meter, buckets)
 	in.clientOp, _ = mcpconv.NewClientOperationDuration(meter, buckets)
 	in.serverSess, _ = mcpconv.NewServerSessionDuration(meter, buckets)
+	in.clientSess, _ = mcpconv.NewClientSessionDuration(meter, buckets)
 	return in
 }
 
@@ -157,15 +159,12 @@ func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	so.Sending = append([]mcp.Middleware{in.sending}, so.Sending...)
 	next := so.InitializedHandler
 	so.InitializedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
-		start := time.Now()
-		version := ss.ProtocolVersion()
+		start, version := time.Now(), ss.ProtocolVersion()
 		go func() {
 			<-ss.Done()
 			in.serverSess.Record(context.Background(), time.Since(start).Seconds(),
 				in.serverSess.AttrProtocolVersion(version))
-			if f := sessionRecorded.Load(); f != nil {
-				(*f)()
-			}
+			sessionDone()
 		}()
 		if next != nil {
 			next(ctx, ss)
@@ -173,13 +172,42 @@ func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	}
 }
 
+// sessionDone runs the test hook, if any, after a session's duration is
+// recorded.
+func sessionDone() {
+	if f := sessionRecorded.Load(); f != nil {
+		(*f)()
+	}
+}
+
 // InstrumentClient turns on tracing and metrics for a client: it puts the
-// middleware first in co.Receiving and co.Sending. Call it before
-// mcp.NewClient.
+// middleware first in co.Receiving and co.Sending, and records
+// mcp.client.session.duration for stateful sessions, from a successful
+// initialize to the session's end. Call it before mcp.NewClient.
 func InstrumentClient(co *mcp.ClientOptions, o *Options) {
 	in := newInstruments(o)
 	co.Receiving = append([]mcp.Middleware{in.receiving}, co.Receiving...)
-	co.Sending = append([]mcp.Middleware{in.sending}, co.Sending...)
+	co.Sending = append([]mcp.Middleware{in.sending, in.clientSession}, co.Sending...)
+}
+
+// clientSession starts timing a stateful client session when its
+// initialize request succeeds.
+func (in *instruments) clientSession(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, r *mcp.Request) (any, error) {
+		res, err := next(ctx, r)
+		cs, ok := r.Session.(*mcp.ClientSession)
+		if err != nil || !ok || r.Method != mcp.MethodInitialize {
+			return res, err
+		}
+		start := time.Now()
+		go func() {
+			<-cs.Done()
+			in.clientSess.Record(context.Background(), time.Since(start).Seconds(),
+				in.clientSess.AttrProtocolVersion(cs.ProtocolVersion()))
+			sessionDone()
+		}()
+		return res, err
+	}
 }
 
 // receiving handles a message from the peer: a SERVER span, child of the

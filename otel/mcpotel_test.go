@@ -365,28 +365,54 @@ func histogram(t *testing.T, rm *metricdata.ResourceMetrics, name string) metric
 	return metricdata.Histogram[float64]{}
 }
 
-// TestServerSessionDuration checks that a closed stateful session records
-// mcp.server.session.duration.
-func TestServerSessionDuration(t *testing.T) {
+// TestSessionDuration checks that a closed stateful session records
+// mcp.server.session.duration and mcp.client.session.duration.
+func TestSessionDuration(t *testing.T) {
 	tel := newTelemetry()
 	s := newServer(t, tel.opts)
 	a, b := transport.Pipe()
 	ss := s.Connect(b, nil)
-	cs, err := newClient(mcp.LatestStatefulVersion, nil).Connect(t.Context(), a)
+	cs, err := newClient(mcp.LatestStatefulVersion, tel.opts).Connect(t.Context(), a)
 	must(t, err)
-	recorded := make(chan struct{})
-	mcpotel.SetSessionRecorded(func() { close(recorded) })
+	// The hook runs after each recording, including late ones of earlier
+	// tests' sessions; a signal dropped because one is pending still
+	// comes after its recording, so the collect that follows sees it.
+	recorded := make(chan struct{}, 1)
+	mcpotel.SetSessionRecorded(func() {
+		select {
+		case recorded <- struct{}{}:
+		default:
+		}
+	})
 	defer mcpotel.SetSessionRecorded(nil)
 	cs.Close()
 	ss.Wait()
-	<-recorded
+	names := []string{"mcp.server.session.duration", "mcp.client.session.duration"}
 	var rm metricdata.ResourceMetrics
-	must(t, tel.reader.Collect(t.Context(), &rm))
-	h := histogram(t, &rm, "mcp.server.session.duration")
-	if len(h.DataPoints) != 1 || h.DataPoints[0].Count != 1 {
-		t.Fatalf("session duration points %+v", h.DataPoints)
+	for !hasPoints(&rm, names...) {
+		<-recorded
+		must(t, tel.reader.Collect(t.Context(), &rm))
 	}
-	checkAttrs(t, "session", attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion})
+	for _, name := range names {
+		h := histogram(t, &rm, name)
+		if len(h.DataPoints) != 1 || h.DataPoints[0].Count != 1 {
+			t.Fatalf("%s points %+v", name, h.DataPoints)
+		}
+		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion})
+	}
+}
+
+// hasPoints reports whether rm has data points for every named histogram.
+func hasPoints(rm *metricdata.ResourceMetrics, names ...string) bool {
+	n := 0
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && len(h.DataPoints) > 0 && slices.Contains(names, m.Name) {
+				n++
+			}
+		}
+	}
+	return n == len(names)
 }
 
 // TestServerToClient checks the other direction: a request the server
