@@ -133,14 +133,16 @@ func newInstruments(o *Options) *instruments {
 
 // ServerMiddleware returns the middleware for ServerOptions.Receiving and
 // ServerOptions.Sending. InstrumentServer installs them; use this to place
-// them yourself among other middleware.
+// them yourself among other middleware. Session durations are recorded
+// only by InstrumentServer, which also wraps InitializedHandler.
 func ServerMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 	in := newInstruments(o)
 	return in.receiving, in.sending
 }
 
 // ClientMiddleware returns the middleware for ClientOptions.Receiving and
-// ClientOptions.Sending. InstrumentClient installs them.
+// ClientOptions.Sending. InstrumentClient installs them, with the
+// middleware that records session durations.
 func ClientMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 	in := newInstruments(o)
 	return in.receiving, in.sending
