@@ -87,6 +87,17 @@ compat() {
 	(cd compat && go vet ./... && go test -race -count=1 ./...)
 }
 
+# otel is a module of its own, so that the SDK does not depend on
+# OpenTelemetry, and otel/cmd/everything-server another, so that the
+# instrumentation does not depend on the exporters; the root module's stages
+# reach neither.
+otel() {
+	local m
+	for m in otel otel/cmd/everything-server; do
+		(cd "$m" && go vet ./... && "$STATICCHECK" ./... && go test -race -count=1 ./...) || return 1
+	done
+}
+
 stage "go mod download" go mod download
 stage "gofmt" gofmt_clean
 stage "go vet" go vet ./...
@@ -95,6 +106,7 @@ stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
 stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/
 stage "compat (go-sdk, mcp-go)" compat
+stage "otel (OpenTelemetry instrumentation)" otel
 stage "conformance (official suite, server and client)" conformance
 
 printf '\n'

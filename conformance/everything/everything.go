@@ -39,6 +39,11 @@ type Options struct {
 	// Step is the pause between the notifications of the logging and
 	// progress tools. Default 50ms.
 	Step time.Duration
+	// Configure, if set, may change the server's options before the server
+	// is made: it is how a wrapper adds middleware (the OpenTelemetry
+	// instrumentation of the otel module, say) without this package
+	// depending on it.
+	Configure func(*mcp.ServerOptions)
 }
 
 type none struct{}
@@ -61,11 +66,15 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	if o.Step <= 0 {
 		o.Step = 50 * time.Millisecond
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "gomcp-everything-server", Version: "1.0.0"}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		Instructions:      "The gomcp conformance fixture server.",
 		Logger:            o.Logger,
 		CompletionHandler: complete,
-	})
+	}
+	if o.Configure != nil {
+		o.Configure(so)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "gomcp-everything-server", Version: "1.0.0"}, so)
 	var errs []error
 	add := func(err error) { errs = append(errs, err) }
 	addTools(s, o.Step, add)
