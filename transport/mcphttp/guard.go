@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -249,10 +250,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 }
 
 // readMessage reads and decodes the JSON-RPC message of a POST body (at most
-// limit bytes). When the body is too large, unreadable or not a valid
-// message, it answers the request and returns nil.
-func readMessage(w http.ResponseWriter, r *http.Request, limit int64) *jsonrpc.Message {
-	body, status, err := readBody(w, r, limit)
+// limit bytes, within timeout when positive). When the body is too large,
+// too slow, unreadable or not a valid message, it answers the request and
+// returns nil.
+func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) *jsonrpc.Message {
+	body, status, err := readBodyWithin(w, r, limit, timeout)
 	if err != nil {
 		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil
@@ -265,13 +267,40 @@ func readMessage(w http.ResponseWriter, r *http.Request, limit int64) *jsonrpc.M
 	return msg
 }
 
+// readBodyWithin is readBody under a read deadline of timeout (none when
+// not positive), so that a client sending a body slowly, or stopping half
+// way, cannot hold the connection and its buffer for longer: it gets 408.
+// The deadline is lifted once the body is read, so a long response (an SSE
+// stream) is not cut by it; http.Server.ReadTimeout, which would, can stay
+// unset.
+func readBodyWithin(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, int, error) {
+	if timeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+		return readBody(w, r, limit)
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(timeout)) != nil {
+		return readBody(w, r, limit) // not supported: nothing to lift either
+	}
+	body, status, err := readBody(w, r, limit)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, http.StatusRequestTimeout, errors.New("request body not received within " + timeout.String())
+	}
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, status, err
+}
+
 func errBodyTooLarge(limit int64) error {
 	return errors.New("request body too large (limit " + strconv.FormatInt(limit, 10) + " bytes)")
 }
 
 // fillLimits replaces the zero values of the limits both server handlers
 // share (Handler and SSEHandler) with their defaults.
-func fillLimits(maxBody *int64, maxSessions *int, keepAlive, writeTimeout *time.Duration) {
+func fillLimits(maxBody *int64, maxSessions *int, keepAlive, writeTimeout, bodyTimeout *time.Duration) {
+	if *bodyTimeout == 0 {
+		*bodyTimeout = DefaultBodyReadTimeout
+	}
 	if *maxBody <= 0 {
 		*maxBody = DefaultMaxBodyBytes
 	}

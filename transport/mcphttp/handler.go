@@ -78,6 +78,14 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Default 4 MiB.
 	MaxBodyBytes int64
 
+	// BodyReadTimeout bounds the time to receive a POST body once its
+	// headers are in, so that clients which send half a body and stop
+	// cannot hold connections (and file descriptors) open: past it the
+	// POST gets 408 and its connection is closed. The deadline is lifted
+	// once the body is read, so the SSE stream that may follow is not cut.
+	// Default 30 seconds; negative disables.
+	BodyReadTimeout time.Duration
+
 	// MaxSessions bounds the sessions this Handler holds in memory at once
 	// (its own and those rebuilt from the SessionStore). Beyond it, a new
 	// initialize, or a request for a session held elsewhere, gets 503 with
@@ -126,6 +134,7 @@ const (
 	DefaultKeepAliveInterval  = 30 * time.Second
 	DefaultRetryInterval      = time.Second
 	DefaultWriteTimeout       = 30 * time.Second
+	DefaultBodyReadTimeout    = 30 * time.Second
 )
 
 // smallBody is what net/http's response buffer holds (its
@@ -194,6 +203,16 @@ const (
 //     request.
 //   - DELETE forgets the session in both stores and ends every copy.
 //
+// A Handler bounds what one client can hold: the time to send a POST body
+// (BodyReadTimeout), its size (MaxBodyBytes), the sessions of one client
+// (MaxSessionsPerClient) and of everyone (MaxSessions), and the events
+// waiting for a slow reader of a standalone stream (MaxQueuedEvents). The
+// http.Server it runs in should still set ReadHeaderTimeout (a client that
+// never finishes its headers never reaches the Handler) and IdleTimeout
+// (keep-alive connections between requests); leave ReadTimeout and
+// WriteTimeout unset, as they would cut long SSE streams (the Handler sets
+// per-request deadlines of its own instead).
+//
 // A Handler is safe for concurrent use. Close ends every session copy it
 // holds (not their stored state).
 type Handler struct {
@@ -227,7 +246,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.opts = *opts
 	}
 	o := &h.opts
-	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout)
+	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
@@ -578,7 +597,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
 	if msg == nil {
 		return
 	}
