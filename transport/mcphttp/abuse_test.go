@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
 
@@ -60,5 +61,52 @@ func TestStalledBodyIsCut(t *testing.T) {
 	close(b.release)
 	if err := <-done; err != nil {
 		t.Fatalf("call outliving BodyReadTimeout: %v", err)
+	}
+}
+
+// clientFrom returns an HTTP client whose connections come from the
+// loopback address local (any of 127.0.0.0/8 reaches a server on
+// 127.0.0.1), so a test can be two clients.
+func clientFrom(t *testing.T, local string) *http.Client {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	tr := &http.Transport{DialContext: d.DialContext}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// TestSessionQuotaPerClient: one address that fills its quota gets 429 with
+// Retry-After and a JSON-RPC error, while another address still opens
+// sessions; ending a session gives the first its slot back.
+func TestSessionQuotaPerClient(t *testing.T) {
+	f := newFixture(t, &HandlerOptions{MaxSessionsPerClient: 3})
+	greedy, other := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
+	initAs := func(hc *http.Client) raw {
+		return doRaw(t, hc, "POST", f.url, postHeaders("", ""), initBody(mcp.Version20251125))
+	}
+	var sids []string
+	for range 3 {
+		r := initAs(greedy)
+		if r.status != http.StatusOK {
+			t.Fatalf("initialize within the quota: %d %s", r.status, r.body)
+		}
+		sids = append(sids, r.header.Get("Mcp-Session-Id"))
+	}
+	r := initAs(greedy)
+	m := jsonrpc.Decode([]byte(r.body))
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" ||
+		m.Error == nil || m.Error.Code != CodeServerBusy || m.ID != jsonrpc.Int64ID(1) {
+		t.Fatalf("initialize beyond the quota: %d %v %s", r.status, r.header, r.body)
+	}
+	for range 3 {
+		if r := initAs(other); r.status != http.StatusOK {
+			t.Fatalf("another client, while the first is at its quota: %d %s", r.status, r.body)
+		}
+	}
+	if r := doRaw(t, greedy, "DELETE", f.url, postHeaders(sids[0], ""), ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	if r := initAs(greedy); r.status != http.StatusOK {
+		t.Fatalf("initialize after ending a session: %d %s", r.status, r.body)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -93,6 +94,25 @@ type HandlerOptions struct {
 	// sessions held keep working. Default 10000; negative means no limit.
 	MaxSessions int
 
+	// MaxSessionsPerClient bounds the sessions one client (see ClientKey)
+	// may hold on this Handler, so that one client cannot take every slot
+	// of MaxSessions and lock everyone else out. Beyond it, the client's
+	// initialize gets 429 Too Many Requests with a Retry-After header and a
+	// JSON-RPC error (CodeServerBusy); other clients are unaffected. A
+	// session stops counting when it ends (DELETE, idle expiry). Default
+	// 100: a client program needs a handful of sessions, this leaves room
+	// for many users behind one NAT address, and one address holds at most
+	// 1% of the default MaxSessions. Negative means no limit.
+	MaxSessionsPerClient int
+
+	// ClientKey names the client of a request for MaxSessionsPerClient
+	// ("" exempts the request). Default: the principal when Principal gives
+	// one, else the remote IP address without its port. Behind a reverse
+	// proxy every request comes from the proxy's address: replace it with
+	// one that reads the address the proxy forwards (X-Forwarded-For, as
+	// far as the proxy can be trusted to set it), or with a principal.
+	ClientKey func(*http.Request) string
+
 	// SessionIdleTimeout ends this Handler's copy of a session after this
 	// long without any HTTP request for it (an open GET or POST stream
 	// counts as activity). The session's state stays in the SessionStore,
@@ -128,13 +148,14 @@ type HandlerOptions struct {
 
 // Defaults for HandlerOptions.
 const (
-	DefaultMaxBodyBytes       = 4 << 20
-	DefaultMaxSessions        = 10000
-	DefaultSessionIdleTimeout = 30 * time.Minute
-	DefaultKeepAliveInterval  = 30 * time.Second
-	DefaultRetryInterval      = time.Second
-	DefaultWriteTimeout       = 30 * time.Second
-	DefaultBodyReadTimeout    = 30 * time.Second
+	DefaultMaxBodyBytes         = 4 << 20
+	DefaultMaxSessions          = 10000
+	DefaultMaxSessionsPerClient = 100
+	DefaultSessionIdleTimeout   = 30 * time.Minute
+	DefaultKeepAliveInterval    = 30 * time.Second
+	DefaultRetryInterval        = time.Second
+	DefaultWriteTimeout         = 30 * time.Second
+	DefaultBodyReadTimeout      = 30 * time.Second
 )
 
 // smallBody is what net/http's response buffer holds (its
@@ -233,7 +254,8 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	reserved int // sessions being created, counted against MaxSessions
+	reserved int            // sessions being created, counted against MaxSessions
+	clients  map[string]int // sessions held or being created, by ClientKey
 	closed   bool
 	sweeper  *time.Timer // expires idle sessions; armed while there are sessions
 	sweeping bool        // sweeper is armed or running
@@ -249,6 +271,9 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.MaxSessionsPerClient == 0 {
+		o.MaxSessionsPerClient = DefaultMaxSessionsPerClient
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval
@@ -348,7 +373,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 			errForbiddenSession(w, id)
 			return nil
 		}
-		if s = h.rebuild(state); s == nil {
+		if s = h.rebuild(state, h.clientKey(r)); s == nil {
 			w.Header().Set("Retry-After", "5")
 			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: cannot hold another session now; try again later")
 			return nil
@@ -365,16 +390,54 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 	return s
 }
 
-// reserve counts a session about to be created against MaxSessions. It
-// reports false when the Handler is closed or full.
-func (h *Handler) reserve() bool {
+// clientKey names the client of r for MaxSessionsPerClient.
+func (h *Handler) clientKey(r *http.Request) string {
+	if h.opts.ClientKey != nil {
+		return h.opts.ClientKey(r)
+	}
+	if p := h.principal(r); p != "" {
+		return "principal:" + p
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// reserve counts a session about to be created for client against
+// MaxSessions and, when quota, against MaxSessionsPerClient. It reports
+// false, and whether the client's quota is what is full, when the Handler
+// is closed or full.
+func (h *Handler) reserve(client string, quota bool) (ok, overQuota bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || (h.opts.MaxSessions > 0 && len(h.sessions)+h.reserved >= h.opts.MaxSessions) {
-		return false
+		return false, false
+	}
+	if quota && client != "" && h.opts.MaxSessionsPerClient > 0 && h.clients[client] >= h.opts.MaxSessionsPerClient {
+		return false, true
 	}
 	h.reserved++
-	return true
+	if client != "" {
+		if h.clients == nil {
+			h.clients = make(map[string]int)
+		}
+		h.clients[client]++
+	}
+	return true, false
+}
+
+// unclient stops counting a session of client; h.mu must be held.
+func (h *Handler) unclient(client string) {
+	if client == "" {
+		return
+	}
+	if n := h.clients[client] - 1; n > 0 {
+		h.clients[client] = n
+	} else {
+		delete(h.clients, client)
+	}
 }
 
 // install registers a session made after reserve, or reports false (and
@@ -389,6 +452,8 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 		s.ss = ss
 		h.sessions[s.id] = s
 		h.armSweeper()
+	} else {
+		h.unclient(s.client)
 	}
 	h.mu.Unlock()
 	if !ok {
@@ -400,14 +465,14 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 
 // rebuild makes this Handler's copy of a session from its stored state,
 // or returns nil when it cannot hold one more session.
-func (h *Handler) rebuild(state *mcp.SessionState) *session {
-	if !h.reserve() {
+func (h *Handler) rebuild(state *mcp.SessionState, client string) *session {
+	if ok, _ := h.reserve(client, false); !ok {
 		if s := h.lookup(state.ID); s != nil {
 			return s
 		}
 		return nil
 	}
-	s := newSession(h, state.ID, state.Principal)
+	s := newSession(h, state.ID, state.Principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
 		return other
@@ -530,6 +595,7 @@ func (h *Handler) removeSession(s *session) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+		h.unclient(s.client)
 	}
 	h.mu.Unlock()
 }
@@ -653,7 +719,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 
 // serveInitialize creates a session for an initialize request.
 func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, okJSON, okSSE bool) {
-	if !h.reserve() {
+	client := h.clientKey(r)
+	if ok, overQuota := h.reserve(client, true); !ok {
 		w.Header().Set("Retry-After", "5")
 		h.mu.Lock()
 		closed := h.closed
@@ -662,13 +729,19 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 			writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down: no new sessions")
 			return
 		}
+		if overQuota {
+			h.log.Warn("mcphttp: refusing new session: client at MaxSessionsPerClient", "client", client, "max", h.opts.MaxSessionsPerClient)
+			writeError(w, http.StatusTooManyRequests, msg.ID, CodeServerBusy,
+				"too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions already; end one (DELETE) or try again later")
+			return
+		}
 		h.log.Warn("mcphttp: refusing new session: at MaxSessions", "max", h.opts.MaxSessions)
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy,
 			"server busy: session limit reached ("+strconv.Itoa(h.opts.MaxSessions)+" open sessions); try again later")
 		return
 	}
 	principal := h.principal(r)
-	s := newSession(h, rand.Text(), principal)
+	s := newSession(h, rand.Text(), principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.sessionStore(), Principal: principal})
 	if _, ok := h.install(s, ss); !ok {
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")

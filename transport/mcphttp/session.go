@@ -29,6 +29,7 @@ type session struct {
 	h         *Handler
 	id        string
 	principal string // who created the session (HandlerOptions.Principal)
+	client    string // whom it counts against (HandlerOptions.ClientKey)
 	ss        *mcp.ServerSession
 	conn      *jsonrpc.Conn // set by Attach
 	done      chan struct{} // closed when the session ends
@@ -48,8 +49,8 @@ type session struct {
 // errSessionClosed reports a message for a session that has ended.
 var errSessionClosed = errors.New("mcphttp: session closed")
 
-func newSession(h *Handler, id, principal string) *session {
-	s := &session{h: h, id: id, principal: principal, done: make(chan struct{})}
+func newSession(h *Handler, id, principal, client string) *session {
+	s := &session{h: h, id: id, principal: principal, client: client, done: make(chan struct{})}
 	s.touch()
 	return s
 }
