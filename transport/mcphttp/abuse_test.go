@@ -2,10 +2,13 @@ package mcphttp
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +111,126 @@ func TestSessionQuotaPerClient(t *testing.T) {
 	}
 	if r := initAs(greedy); r.status != http.StatusOK {
 		t.Fatalf("initialize after ending a session: %d %s", r.status, r.body)
+	}
+}
+
+// smallBuffers is a listener whose connections have small send buffers, so
+// that a client that stops reading blocks the server's writes quickly.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// stallGET opens the standalone stream of session sid on a connection that
+// never reads, and waits until the Handler holds it.
+func stallGET(t *testing.T, f *fixture, sid string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", f.ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	_, err = conn.Write([]byte("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: " + sid +
+		"\r\nMcp-Protocol-Version: " + mcp.Version20251125 + "\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the stalled GET attached", func() bool {
+		s := f.h.lookup(sid)
+		if s == nil {
+			return false
+		}
+		st := s.standaloneStream()
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return st.conn != nil
+	})
+}
+
+// TestSlowReaderDelaysNobody: sessions whose clients never read their GET
+// stream, each with a large message stuck in its connection, do not delay
+// the list_changed notifications of another client, and a reader that lets
+// MaxQueuedEvents pile up has its connection cut.
+func TestSlowReaderDelaysNobody(t *testing.T) {
+	const (
+		writeTimeout = 1500 * time.Millisecond
+		maxQueued    = 4
+		rounds       = 6
+		stalled      = 3
+	)
+	srv := testServer()
+	big := strings.Repeat("x", 512<<10)
+	mcp.AddTool(srv, &mcp.Tool{Name: "shout", Description: "logs a large message"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+			return "ok", req.Log(ctx, mcp.LevelInfo, "shout", big)
+		})
+	// JSONResponse: a request's log goes to the session's standalone stream.
+	h := NewHandler(srv, &HandlerOptions{JSONResponse: true, WriteTimeout: writeTimeout, MaxQueuedEvents: maxQueued})
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener = smallBuffers{ts.Listener}
+	ts.Start()
+	f := &fixture{t: t, srv: srv, h: h, ts: ts, url: ts.URL + "/mcp"}
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { h.Close() })
+
+	var stuck []string
+	for range stalled {
+		sid := f.initSession(mcp.Version20251125)
+		stallGET(t, f, sid)
+		start := time.Now()
+		r := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{}}}`)
+		if r.status != http.StatusOK || time.Since(start) > writeTimeout/2 {
+			t.Fatalf("shout: %d after %v", r.status, time.Since(start))
+		}
+		stuck = append(stuck, sid)
+	}
+
+	changed := make(chan time.Time, 16)
+	f.connect(&mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- time.Now() }}, nil)
+	waitChange := func(round int, since time.Time) time.Duration {
+		t.Helper()
+		select {
+		case at := <-changed:
+			return at.Sub(since)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: no list_changed", round)
+			return 0
+		}
+	}
+	// The reader's GET is open once a change reaches it.
+	eventually(t, "the reader's GET stream", func() bool {
+		srv.RemoveTools("nothing")
+		_ = mcp.AddTool(srv, &mcp.Tool{Name: "warmup"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) { return "", nil })
+		select {
+		case <-changed:
+			return true
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	})
+	var worst time.Duration
+	for i := range rounds {
+		start := time.Now()
+		srv.RemoveTools("warmup")
+		_ = mcp.AddTool(srv, &mcp.Tool{Name: "warmup"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) { return "", nil })
+		worst = max(worst, waitChange(i, start))
+	}
+	t.Logf("worst list_changed delay next to %d stalled readers: %v (WriteTimeout %v)", stalled, worst, writeTimeout)
+	if worst > writeTimeout/3 {
+		t.Errorf("worst list_changed delay %v: a slow reader held up the others", worst)
+	}
+	for _, sid := range stuck {
+		eventually(t, "the stalled reader's connection cut", func() bool {
+			st := f.h.lookup(sid).standaloneStream()
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			return st.conn == nil
+		})
 	}
 }

@@ -136,6 +136,17 @@ type HandlerOptions struct {
 	// streams; the handler lifts it on SSE connections.)
 	WriteTimeout time.Duration
 
+	// MaxQueuedEvents bounds the events waiting to be written to one
+	// session's standalone GET stream. Those events (notifications fanned
+	// out to every session, such as list changes and resource updates, and
+	// with JSONResponse the messages of requests) are stored in the
+	// EventStore, then queued for the GET's own goroutine to write, so the
+	// server never waits for one slow reader before telling the next
+	// client. A reader that lets this many pile up has its connection cut;
+	// it resumes with Last-Event-ID and gets them from the EventStore.
+	// Default 256.
+	MaxQueuedEvents int
+
 	// DisableCompression turns off gzip for JSON responses. By default a
 	// JSON body of 1 KiB or more is gzip-compressed when the client accepts
 	// it. SSE streams are never compressed, so events are not held back in
@@ -156,6 +167,7 @@ const (
 	DefaultRetryInterval        = time.Second
 	DefaultWriteTimeout         = 30 * time.Second
 	DefaultBodyReadTimeout      = 30 * time.Second
+	DefaultMaxQueuedEvents      = 256
 )
 
 // smallBody is what net/http's response buffer holds (its
@@ -271,6 +283,9 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.MaxQueuedEvents <= 0 {
+		o.MaxQueuedEvents = DefaultMaxQueuedEvents
 	}
 	if o.MaxSessionsPerClient == 0 {
 		o.MaxSessionsPerClient = DefaultMaxSessionsPerClient
@@ -893,6 +908,11 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 		case <-s.done:
 			st.detach(c)
 			return
+		case <-st.wake:
+			if !st.flush(c) {
+				st.detach(c)
+				return
+			}
 		case <-tick:
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)

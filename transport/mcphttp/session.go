@@ -220,7 +220,7 @@ func (s *session) standaloneStream() *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
-		s.standalone = &stream{s: s, id: 0, name: standaloneName, sse: true, resumable: true}
+		s.standalone = &stream{s: s, id: 0, name: standaloneName, sse: true, resumable: true, wake: make(chan struct{}, 1)}
 	}
 	return s.standalone
 }
@@ -443,6 +443,21 @@ type stream struct {
 	// messages. held and last change with both order and mu held.
 	held bool
 	last string // the store id of the stream's newest event this Handler knows
+
+	// The standalone stream's live events wait in queue (for conn; guarded
+	// by mu) until the goroutine of the GET holding conn writes them, so
+	// that a sender (a notification fanned out to every session) never
+	// waits for a slow reader. wake tells that goroutine there is work.
+	queue []queuedEvent
+	wake  chan struct{}
+}
+
+// queuedEvent is a stored event waiting to be written to a standalone
+// stream's connection.
+type queuedEvent struct {
+	id     string // the store id, if stored
+	stored bool
+	data   []byte // owned by the EventStore: never modified
 }
 
 // send writes m to the stream; final marks the stream's last message. An
@@ -487,7 +502,9 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	if err == nil && st.id == 0 {
 		st.last = sid
 	}
-	if c := st.conn; c != nil {
+	if c := st.conn; c != nil && st.wake != nil {
+		st.enqueueLocked(c, queuedEvent{id: sid, stored: err == nil, data: data})
+	} else if c != nil {
 		bp := bufPool.Get().(*[]byte)
 		b := appendStoredEvent((*bp)[:0], st.name, sid, err == nil, data)
 		if c.write(b) != nil {
@@ -499,6 +516,59 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 		st.finishLocked()
 	}
 	return err
+}
+
+// enqueueLocked queues ev for c, the standalone stream's live connection,
+// and wakes the GET goroutine writing to c. When MaxQueuedEvents are
+// waiting already, the reader is too slow: its connection is cut at once
+// (a write in progress fails) and the queue dropped; the client resumes
+// with Last-Event-ID and gets the events from the EventStore. st.mu must be
+// held.
+func (st *stream) enqueueLocked(c *sseConn, ev queuedEvent) {
+	if len(st.queue) >= st.s.h.opts.MaxQueuedEvents {
+		st.s.h.log.Warn("mcphttp: standalone stream reader too slow, cutting its connection; it can resume from the event store",
+			"session", st.s.id, "queued", len(st.queue))
+		st.setConnLocked(nil)
+		c.abort()
+		return
+	}
+	st.queue = append(st.queue, ev)
+	select {
+	case st.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// setConnLocked makes c the live connection; the events queued for the
+// previous one are dropped (they are in the store, and a resuming
+// connection replays them). st.mu must be held.
+func (st *stream) setConnLocked(c *sseConn) {
+	st.conn = c
+	clear(st.queue)
+	st.queue = st.queue[:0]
+}
+
+// flush writes the events queued for c, on the goroutine of the GET
+// holding c. It reports false when c failed.
+func (st *stream) flush(c *sseConn) bool {
+	bp := bufPool.Get().(*[]byte)
+	defer func() { putBuf(bp, (*bp)[:0]) }()
+	for {
+		st.mu.Lock()
+		if st.conn != c || len(st.queue) == 0 {
+			st.mu.Unlock()
+			return true
+		}
+		ev := st.queue[0]
+		st.queue[0] = queuedEvent{}
+		st.queue = st.queue[1:]
+		st.mu.Unlock()
+		b := appendStoredEvent((*bp)[:0], st.name, ev.id, ev.stored, ev.data)
+		*bp = b
+		if c.write(b) != nil {
+			return false
+		}
+	}
 }
 
 // finish ends a POST stream without a final message (its requests were
@@ -516,7 +586,7 @@ func (st *stream) finishLocked() {
 	st.finished = true
 	if st.conn != nil {
 		st.conn.end()
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 	if st.finishedCh != nil {
 		close(st.finishedCh)
@@ -545,7 +615,7 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	if old := st.conn; old != nil {
 		old.end() // a resuming client replaces a connection it lost
 	}
-	st.conn = c
+	st.setConnLocked(c)
 	if st.id == 0 {
 		st.held, st.last = true, last
 	}
@@ -583,7 +653,7 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 		b = appendEvent(nil, eventID(st.name, last), "", retry, nil)
 	}
 	if c.write(b) == nil {
-		st.conn = c
+		st.setConnLocked(c)
 	}
 	st.held, st.last = true, last
 	return true
@@ -607,7 +677,7 @@ func (st *stream) release() {
 	st.held = false
 	if st.conn != nil {
 		st.conn.end()
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 }
 
@@ -615,7 +685,7 @@ func (st *stream) release() {
 func (st *stream) detach(c *sseConn) {
 	st.mu.Lock()
 	if st.conn == c {
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 	st.mu.Unlock()
 }
@@ -629,7 +699,7 @@ func (st *stream) closeConn() bool {
 		return false
 	}
 	if c := st.conn; c != nil {
-		st.conn = nil
+		st.setConnLocked(nil)
 		_ = c.write(appendRetry(nil, st.s.h.opts.RetryInterval))
 		c.end()
 	}
@@ -659,6 +729,8 @@ type sseConn struct {
 	dead  bool
 	begun bool // the headers were written
 
+	aborted atomic.Bool // see abort
+
 	done     chan struct{}
 	doneOnce sync.Once
 }
@@ -684,6 +756,13 @@ func (c *sseConn) write(b []byte) error {
 	if c.timeout > 0 {
 		_ = c.rc.SetWriteDeadline(time.Now().Add(c.timeout))
 	}
+	if c.aborted.Load() {
+		// After the deadline above: abort's deadline, set after its flag,
+		// is not lost to it.
+		c.dead = true
+		c.end()
+		return errConnGone
+	}
 	_, err := c.w.Write(b)
 	if err == nil {
 		err = c.rc.Flush()
@@ -698,6 +777,15 @@ func (c *sseConn) write(b []byte) error {
 		c.end()
 	}
 	return err
+}
+
+// abort cuts the connection from any goroutine: a write in progress fails
+// at once (its deadline is moved to now) instead of waiting out the write
+// timeout, and the handler goroutine is told to finish.
+func (c *sseConn) abort() {
+	c.aborted.Store(true)
+	_ = c.rc.SetWriteDeadline(time.Now())
+	c.end()
 }
 
 // started reports whether the response headers went out.
