@@ -308,8 +308,9 @@ func (c *Conn) Push(m *Message) error {
 // does not count against MaxConcurrency, and the handler's context derives
 // from ctx, so ending ctx (the client closing the HTTP response) cancels the
 // handler, as Close and CancelIncoming do. A request whose id is in flight
-// already is answered with an error. Serve returns ErrClosed, answering
-// nothing, once the connection is closing or its input has ended.
+// already is answered with an error of id null (see enqueueRequest). Serve
+// returns ErrClosed, answering nothing, once the connection is closing or
+// its input has ended.
 func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	c.mu.Lock()
 	if c.closing || c.readEnded {
@@ -318,9 +319,9 @@ func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	}
 	if _, dup := c.inflight[m.ID]; dup {
 		c.mu.Unlock()
-		e := Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
+		e := errIDInUse(m.ID)
 		c.reject(m, e)
-		c.reply(c.detached, NewErrorResponse(m.ID, e))
+		c.reply(c.detached, NewErrorResponse(ID{}, e))
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -574,12 +575,28 @@ func (c *Conn) finishBatch(b *batch) {
 // enqueueRequest registers m as in flight and hands it to a worker. It returns
 // an immediate error reply when m cannot be accepted, having reported m to
 // OnReject.
+//
+// A request whose id is in flight already is refused with an error whose id
+// is null, not the request's: JSON-RPC ids must be unique among a peer's
+// requests in flight, and an error carrying the id would reach the caller
+// waiting for the live request with that id as if it were its answer (and
+// the real answer would then be dropped). The live request is not
+// disturbed.
 func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
 	if e := c.admitRequest(m, b, i); e != nil {
 		c.reject(m, e)
-		return NewErrorResponse(m.ID, e)
+		id := m.ID
+		if e.Code == CodeInvalidRequest {
+			id = ID{} // the id is in use: see above
+		}
+		return NewErrorResponse(id, e)
 	}
 	return nil
+}
+
+// errIDInUse refuses a request whose id is in flight already.
+func errIDInUse(id ID) *Error {
+	return Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight (this error has id null so that it is not taken for that request's answer)", id)
 }
 
 // admitRequest does the work of enqueueRequest under c.mu, returning the
@@ -591,7 +608,7 @@ func (c *Conn) admitRequest(m *Message, b *batch, i int) *Error {
 		return nil
 	}
 	if _, dup := c.inflight[m.ID]; dup {
-		return Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
+		return errIDInUse(m.ID)
 	}
 	if c.active >= c.opts.MaxConcurrency && len(c.queue) >= c.opts.MaxQueued {
 		return NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests")

@@ -234,3 +234,28 @@ func TestSlowReaderDelaysNobody(t *testing.T) {
 		})
 	}
 }
+
+// TestReusedIDInFlight: a request reusing the id of one in flight is
+// refused with an error of id null, and the live request still gets its
+// own answer.
+func TestReusedIDInFlight(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{JSONResponse: true})
+	sid := f.initSession(mcp.Version20251125)
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block","arguments":{}}}`
+	answer := make(chan raw, 1)
+	go func() { answer <- f.do("POST", postHeaders(sid, mcp.Version20251125), call) }()
+	<-b.started
+	r := f.do("POST", postHeaders(sid, mcp.Version20251125), call)
+	m := jsonrpc.Decode([]byte(r.body))
+	if r.status != http.StatusBadRequest || m.Error == nil || !m.ID.IsZero() {
+		t.Fatalf("reused id: %d %s; want 400 with an error of id null", r.status, r.body)
+	}
+	close(b.release)
+	r = <-answer
+	m = jsonrpc.Decode([]byte(r.body))
+	if r.status != http.StatusOK || m.ID != jsonrpc.Int64ID(7) || m.Error != nil || !strings.Contains(string(m.Result), "released") {
+		t.Fatalf("the live request's answer: %d %s", r.status, r.body)
+	}
+}

@@ -814,7 +814,8 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
 	st, err := s.openStream(ids, useSSE)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, ids[0], jsonrpc.CodeInvalidRequest, err.Error())
+		// Id null: the id names a live request, whose answer this is not.
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
 	var c *sseConn

@@ -149,7 +149,8 @@ func (s *session) protocolVersion() string {
 
 // openStream registers a stream answering the requests ids of one POST.
 // It fails if one of the ids is already in flight in this session: the
-// response could not be told apart.
+// response could not be told apart. The refusal goes out with id null, and
+// the live request is not disturbed.
 func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
