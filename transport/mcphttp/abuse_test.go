@@ -259,3 +259,57 @@ func TestReusedIDInFlight(t *testing.T) {
 		t.Fatalf("the live request's answer: %d %s", r.status, r.body)
 	}
 }
+
+// TestMCPHeadersDuplicatedOrRaw: MCP headers given twice, or holding raw
+// non-ASCII bytes, are refused before anything acts on them.
+func TestMCPHeadersDuplicatedOrRaw(t *testing.T) {
+	f := newFixture(t, nil)
+	sid := f.initSession(mcp.Version20251125)
+	post := func(body string, hdr map[string]string, extra ...string) raw {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx(t), "POST", f.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		for i := 0; i+1 < len(extra); i += 2 {
+			req.Header.Add(extra[i], extra[i+1])
+		}
+		resp, err := f.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
+		return raw{status: resp.StatusCode, header: resp.Header, body: b.String()}
+	}
+	echo := modernBody(3, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, "")
+	if r := post(echo, modernHeaders("tools/call", "Mcp-Name", "echo")); r.status != http.StatusOK {
+		t.Fatalf("well-formed modern request: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		what  string
+		body  string
+		hdr   map[string]string
+		extra []string
+		code  int64
+	}{
+		{"MCP-Protocol-Version twice", echo, modernHeaders("tools/call", "Mcp-Name", "echo"),
+			[]string{"Mcp-Protocol-Version", mcp.Version20251125}, mcp.CodeHeaderMismatch},
+		{"Mcp-Name twice", echo, modernHeaders("tools/call", "Mcp-Name", "echo"), []string{"Mcp-Name", "other"}, mcp.CodeHeaderMismatch},
+		{"Mcp-Param twice", echo, modernHeaders("tools/call", "Mcp-Name", "echo"),
+			[]string{"Mcp-Param-Region", "a", "Mcp-Param-Region", "b"}, mcp.CodeHeaderMismatch},
+		{"raw non-ASCII Mcp-Param", echo, modernHeaders("tools/call", "Mcp-Name", "echo", "Mcp-Param-Region", "Zürich"), nil, mcp.CodeHeaderMismatch},
+		{"Mcp-Session-Id twice", `{"jsonrpc":"2.0","id":4,"method":"ping"}`, postHeaders(sid, mcp.Version20251125),
+			[]string{"Mcp-Session-Id", "another"}, jsonrpc.CodeInvalidRequest},
+	} {
+		r := post(c.body, c.hdr, c.extra...)
+		m := jsonrpc.Decode([]byte(r.body))
+		if r.status != http.StatusBadRequest || m.Error == nil || m.Error.Code != c.code || m.ID.IsZero() {
+			t.Errorf("%s: %d %s; want 400 with error %d", c.what, r.status, r.body, c.code)
+		}
+	}
+}

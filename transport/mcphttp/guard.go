@@ -223,6 +223,42 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, ms
 	_, _ = w.Write(body)
 }
 
+// checkMCPHeaders refuses what the MCP headers (MCP-Protocol-Version,
+// Mcp-Session-Id and the SEP-2243 headers Mcp-Method, Mcp-Name and
+// Mcp-Param-*) must never be: given more than once, since a proxy or
+// gateway may judge a request by one value and the server by another, or
+// holding a raw non-ASCII or control byte, since SEP-2243 sends any value
+// that is not plain ASCII base64-encoded ("=?base64?...?="). It returns ""
+// when they are acceptable, or why not.
+func checkMCPHeaders(h http.Header) string {
+	for k, vs := range h {
+		if !isMCPHeader(k) {
+			continue
+		}
+		if len(vs) > 1 {
+			return "Header mismatch: " + k + " given " + strconv.Itoa(len(vs)) + " times"
+		}
+		for i := 0; i < len(vs[0]); i++ {
+			if c := vs[0][i]; (c < 0x20 && c != '\t') || c >= 0x7f {
+				return "Header mismatch: " + k + " holds a raw non-ASCII or control byte; such values must be base64-encoded (=?base64?...?=)"
+			}
+		}
+	}
+	return ""
+}
+
+// isMCPHeader reports whether the canonical header name k is one of MCP's.
+func isMCPHeader(k string) bool {
+	if len(k) < 4 || k[:4] != "Mcp-" {
+		return false
+	}
+	switch k {
+	case headerSessionID, headerProtocolVersion, "Mcp-Method", "Mcp-Name":
+		return true
+	}
+	return strings.HasPrefix(k, "Mcp-Param-")
+}
+
 // readBody reads a request body of at most limit bytes. It reports the HTTP
 // status to answer with on failure (413 when too large).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int, error) {

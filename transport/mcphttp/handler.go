@@ -621,6 +621,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}
+	if r.Method != http.MethodPost { // a POST is checked once its id is known
+		if e := checkMCPHeaders(r.Header); e != "" {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, e)
+			return
+		}
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
@@ -680,6 +686,14 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
 	if msg == nil {
+		return
+	}
+	if e := checkMCPHeaders(r.Header); e != "" {
+		code := int64(jsonrpc.CodeInvalidRequest)
+		if isStateless(r.Header.Get(headerProtocolVersion)) || declaresModern(msg) {
+			code = mcp.CodeHeaderMismatch
+		}
+		writeError(w, http.StatusBadRequest, msg.ID, code, e)
 		return
 	}
 	version := r.Header.Get(headerProtocolVersion)
