@@ -874,15 +874,37 @@ func (c *Conn) runLane() {
 // CancelIncoming cancels the context of the incoming request id, queued or
 // running, and suppresses its response. It reports whether such a request was
 // in flight. MCP calls it on notifications/cancelled.
+//
+// A queued request leaves the queue at once, so that a storm of requests
+// cancelled before they ran does not hold MaxQueued places and get later
+// requests refused as overloaded. (A request of a batch waits for its turn:
+// the batch's reply is assembled when its last request is done.)
 func (c *Conn) CancelIncoming(id ID) bool {
 	c.mu.Lock()
 	cancel := c.inflight[id]
+	if cancel != nil {
+		for i, w := range c.queue {
+			if w.m.ID == id && w.b == nil {
+				copy(c.queue[i:], c.queue[i+1:])
+				c.queue[len(c.queue)-1] = work{}
+				c.queue = c.queue[:len(c.queue)-1]
+				delete(c.inflight, id)
+				break
+			}
+		}
+	}
 	c.mu.Unlock()
 	if cancel == nil {
 		return false
 	}
 	cancel(errPeerCancelled)
 	return true
+}
+
+// peerCancelled reports whether ctx is (or derives from) the context of an
+// incoming request the peer cancelled: nothing more is sent for it.
+func peerCancelled(ctx context.Context) bool {
+	return context.Cause(ctx) == errPeerCancelled
 }
 
 var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
@@ -923,6 +945,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
 		defer cancel()
+	}
+	if peerCancelled(ctx) {
+		return nil, context.Canceled // see Notify
 	}
 	n := c.nextID.Add(1)
 	ch := chanPool.Get().(chan *Message)
@@ -982,7 +1007,10 @@ func (c *Conn) forget(n int64, ch chan *Message) bool {
 }
 
 // Notify sends a notification. ctx is passed to the stream (so a transport
-// can relate it to the request being handled).
+// can relate it to the request being handled). With the context of a
+// request the peer cancelled, Notify sends nothing and returns
+// context.Canceled: the peer has given up on the request, and progress or
+// logs about it would only cost it work.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	p, err := Marshal(params)
 	if err != nil {
@@ -993,6 +1021,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	c.mu.Unlock()
 	if closing {
 		return ErrClosed
+	}
+	if peerCancelled(ctx) {
+		return context.Canceled
 	}
 	return c.stream.Write(ctx, &Message{Method: method, Params: p})
 }
