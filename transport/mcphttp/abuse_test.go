@@ -313,3 +313,30 @@ func TestMCPHeadersDuplicatedOrRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestBodiesInFlightBounded: while stalled bodies hold MaxBodyBytesInFlight,
+// another POST gets 503 with Retry-After before its body is read; once they
+// are gone it is served.
+func TestBodiesInFlightBounded(t *testing.T) {
+	f := newFixture(t, &HandlerOptions{MaxBodyBytesInFlight: 900})
+	conn, err := net.Dial("tcp", f.ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\nContent-Length: 800\r\n\r\n{\"jsonrpc\":"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the stalled body counted", func() bool { return f.h.bodies.used.Load() == 800 })
+	r := f.do("POST", postHeaders("", ""), initBody(mcp.Version20251125))
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("POST beyond the bodies in flight: %d %s", r.status, r.body)
+	}
+	conn.Close()
+	eventually(t, "the stalled body released", func() bool { return f.h.bodies.used.Load() == 0 })
+	if r := f.do("POST", postHeaders("", ""), initBody(mcp.Version20251125)); r.status != http.StatusOK {
+		t.Fatalf("POST once the stalled body is gone: %d %s", r.status, r.body)
+	}
+}

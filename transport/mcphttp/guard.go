@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -289,7 +290,17 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 // limit bytes, within timeout when positive). When the body is too large,
 // too slow, unreadable or not a valid message, it answers the request and
 // returns nil.
-func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) *jsonrpc.Message {
+func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *bodyBudget) *jsonrpc.Message {
+	need := limit
+	if r.ContentLength >= 0 && r.ContentLength < limit {
+		need = r.ContentLength
+	}
+	if !budget.acquire(need) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: too many request bodies being received; try again later")
+		return nil
+	}
+	defer budget.release(need)
 	body, status, err := readBodyWithin(w, r, limit, timeout)
 	if err != nil {
 		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
@@ -301,6 +312,42 @@ func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout ti
 		return nil
 	}
 	return msg
+}
+
+// bodyBudget bounds the bytes of the POST bodies being received at once
+// (MaxBodyBytesInFlight): each body counts its announced length (or the
+// size limit, when not announced) from before its buffer is allocated
+// until it is decoded, so that many slow or stalled bodies cannot hold
+// unbounded memory between them. A nil budget bounds nothing.
+type bodyBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+func newBodyBudget(max int64) *bodyBudget {
+	if max <= 0 {
+		return nil
+	}
+	return &bodyBudget{max: max}
+}
+
+// acquire counts n bytes, or reports false (counting nothing) when they
+// would exceed the bound.
+func (b *bodyBudget) acquire(n int64) bool {
+	if b == nil {
+		return true
+	}
+	if b.used.Add(n) > b.max {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (b *bodyBudget) release(n int64) {
+	if b != nil {
+		b.used.Add(-n)
+	}
 }
 
 // readBodyWithin is readBody under a read deadline of timeout (none when

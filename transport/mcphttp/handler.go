@@ -79,6 +79,15 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Default 4 MiB.
 	MaxBodyBytes int64
 
+	// MaxBodyBytesInFlight bounds the bytes of all the POST bodies being
+	// received at once (each counts its Content-Length, or MaxBodyBytes
+	// when it has none, until it is read). A POST beyond it gets 503 with
+	// Retry-After before its body is read, so slow or stalled bodies cannot
+	// hold unbounded memory between them. Default 256 MiB (64 bodies of
+	// the default MaxBodyBytes, or thousands of ordinary ones); negative
+	// means no limit.
+	MaxBodyBytesInFlight int64
+
 	// BodyReadTimeout bounds the time to receive a POST body once its
 	// headers are in, so that clients which send half a body and stop
 	// cannot hold connections (and file descriptors) open: past it the
@@ -168,6 +177,7 @@ const (
 	DefaultWriteTimeout         = 30 * time.Second
 	DefaultBodyReadTimeout      = 30 * time.Second
 	DefaultMaxQueuedEvents      = 256
+	DefaultMaxBodyBytesInFlight = 256 << 20
 )
 
 // smallBody is what net/http's response buffer holds (its
@@ -238,7 +248,8 @@ const (
 //
 // A Handler bounds what one client can hold: the time to send a POST body
 // (BodyReadTimeout), its size (MaxBodyBytes), the sessions of one client
-// (MaxSessionsPerClient) and of everyone (MaxSessions), and the events
+// (MaxSessionsPerClient) and of everyone (MaxSessions), the bodies being
+// received at once (MaxBodyBytesInFlight), and the events
 // waiting for a slow reader of a standalone stream (MaxQueuedEvents). The
 // http.Server it runs in should still set ReadHeaderTimeout (a client that
 // never finishes its headers never reaches the Handler) and IdleTimeout
@@ -258,6 +269,7 @@ type Handler struct {
 	// own and receives a session's state when the Handler drops its copy.
 	writeThrough bool
 	policy       originPolicy
+	bodies       *bodyBudget // MaxBodyBytesInFlight
 	log          *slog.Logger
 
 	id           string // this Handler's name in notices
@@ -303,6 +315,10 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.states = mcp.NewMemorySessionStore(nil)
 	}
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
+	if o.MaxBodyBytesInFlight == 0 {
+		o.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
+	}
+	h.bodies = newBodyBudget(o.MaxBodyBytesInFlight)
 	h.log = loggerOrDiscard(o.Logger)
 	h.id = rand.Text()
 	h.streamPrefix = h.id[:10] + "."
@@ -684,7 +700,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies)
 	if msg == nil {
 		return
 	}

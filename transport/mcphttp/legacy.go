@@ -240,7 +240,7 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, nil)
 	if msg == nil {
 		return
 	}
