@@ -127,8 +127,8 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 }
 
 // stallGET opens the standalone stream of session sid on a connection that
-// never reads, and waits until the Handler holds it.
-func stallGET(t *testing.T, f *fixture, sid string) {
+// does not read, and waits until the Handler holds it.
+func stallGET(t *testing.T, f *fixture, sid string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", f.ts.Listener.Addr().String())
 	if err != nil {
@@ -151,6 +151,7 @@ func stallGET(t *testing.T, f *fixture, sid string) {
 		defer st.mu.Unlock()
 		return st.conn != nil
 	})
+	return conn
 }
 
 // TestSlowReaderDelaysNobody: sessions whose clients never read their GET
@@ -179,10 +180,13 @@ func TestSlowReaderDelaysNobody(t *testing.T) {
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })
 
-	var stuck []string
+	var (
+		stuck []string
+		conns []net.Conn
+	)
 	for range stalled {
 		sid := f.initSession(mcp.Version20251125)
-		stallGET(t, f, sid)
+		conns = append(conns, stallGET(t, f, sid))
 		start := time.Now()
 		r := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{}}}`)
 		if r.status != http.StatusOK || time.Since(start) > writeTimeout/2 {
@@ -232,6 +236,31 @@ func TestSlowReaderDelaysNobody(t *testing.T) {
 			defer st.mu.Unlock()
 			return st.conn == nil
 		})
+	}
+
+	// Nothing is lost: the cut reader resumes from its priming event and
+	// gets every event from the store, the large one and the list changes.
+	_ = conns[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
+	if err != nil {
+		t.Fatalf("the stalled reader's response: %v", err)
+	}
+	prime, err := newSSEReader(resp.Body, 1<<20).next()
+	resp.Body.Close()
+	if err != nil || !prime.hasID {
+		t.Fatalf("priming event: %+v %v", prime, err)
+	}
+	getH := map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": stuck[0],
+		"Mcp-Protocol-Version": mcp.Version20251125, "Last-Event-Id": prime.id}
+	resp2, r2 := f.openSSE("GET", getH, "")
+	defer resp2.Body.Close()
+	if ev := nextData(t, r2); !strings.Contains(string(ev.data), "notifications/message") || len(ev.data) < len(big) {
+		t.Fatalf("resumed: first event %.100s", ev.data)
+	}
+	for i := range rounds {
+		if ev := nextData(t, r2); !strings.Contains(string(ev.data), "notifications/tools/list_changed") {
+			t.Fatalf("resumed: event %d is %.100s", i+1, ev.data)
+		}
 	}
 }
 
