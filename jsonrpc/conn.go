@@ -308,8 +308,9 @@ func (c *Conn) Push(m *Message) error {
 // does not count against MaxConcurrency, and the handler's context derives
 // from ctx, so ending ctx (the client closing the HTTP response) cancels the
 // handler, as Close and CancelIncoming do. A request whose id is in flight
-// already is answered with an error. Serve returns ErrClosed, answering
-// nothing, once the connection is closing or its input has ended.
+// already is answered with an error of id null (see enqueueRequest). Serve
+// returns ErrClosed, answering nothing, once the connection is closing or
+// its input has ended.
 func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	c.mu.Lock()
 	if c.closing || c.readEnded {
@@ -318,9 +319,9 @@ func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	}
 	if _, dup := c.inflight[m.ID]; dup {
 		c.mu.Unlock()
-		e := Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
+		e := errIDInUse(m.ID)
 		c.reject(m, e)
-		c.reply(c.detached, NewErrorResponse(m.ID, e))
+		c.reply(c.detached, NewErrorResponse(ID{}, e))
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -574,12 +575,28 @@ func (c *Conn) finishBatch(b *batch) {
 // enqueueRequest registers m as in flight and hands it to a worker. It returns
 // an immediate error reply when m cannot be accepted, having reported m to
 // OnReject.
+//
+// A request whose id is in flight already is refused with an error whose id
+// is null, not the request's: JSON-RPC ids must be unique among a peer's
+// requests in flight, and an error carrying the id would reach the caller
+// waiting for the live request with that id as if it were its answer (and
+// the real answer would then be dropped). The live request is not
+// disturbed.
 func (c *Conn) enqueueRequest(m *Message, b *batch, i int) *Message {
 	if e := c.admitRequest(m, b, i); e != nil {
 		c.reject(m, e)
-		return NewErrorResponse(m.ID, e)
+		id := m.ID
+		if e.Code == CodeInvalidRequest {
+			id = ID{} // the id is in use: see above
+		}
+		return NewErrorResponse(id, e)
 	}
 	return nil
+}
+
+// errIDInUse refuses a request whose id is in flight already.
+func errIDInUse(id ID) *Error {
+	return Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight (this error has id null so that it is not taken for that request's answer)", id)
 }
 
 // admitRequest does the work of enqueueRequest under c.mu, returning the
@@ -591,7 +608,7 @@ func (c *Conn) admitRequest(m *Message, b *batch, i int) *Error {
 		return nil
 	}
 	if _, dup := c.inflight[m.ID]; dup {
-		return Errorf(CodeInvalidRequest, "invalid request: id %s is already in use", m.ID)
+		return errIDInUse(m.ID)
 	}
 	if c.active >= c.opts.MaxConcurrency && len(c.queue) >= c.opts.MaxQueued {
 		return NewError(CodeServerOverloaded, "server overloaded: too many concurrent requests")
@@ -857,15 +874,37 @@ func (c *Conn) runLane() {
 // CancelIncoming cancels the context of the incoming request id, queued or
 // running, and suppresses its response. It reports whether such a request was
 // in flight. MCP calls it on notifications/cancelled.
+//
+// A queued request leaves the queue at once, so that a storm of requests
+// cancelled before they ran does not hold MaxQueued places and get later
+// requests refused as overloaded. (A request of a batch waits for its turn:
+// the batch's reply is assembled when its last request is done.)
 func (c *Conn) CancelIncoming(id ID) bool {
 	c.mu.Lock()
 	cancel := c.inflight[id]
+	if cancel != nil {
+		for i, w := range c.queue {
+			if w.m.ID == id && w.b == nil {
+				copy(c.queue[i:], c.queue[i+1:])
+				c.queue[len(c.queue)-1] = work{}
+				c.queue = c.queue[:len(c.queue)-1]
+				delete(c.inflight, id)
+				break
+			}
+		}
+	}
 	c.mu.Unlock()
 	if cancel == nil {
 		return false
 	}
 	cancel(errPeerCancelled)
 	return true
+}
+
+// peerCancelled reports whether ctx is (or derives from) the context of an
+// incoming request the peer cancelled: nothing more is sent for it.
+func peerCancelled(ctx context.Context) bool {
+	return context.Cause(ctx) == errPeerCancelled
 }
 
 var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
@@ -906,6 +945,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.CallTimeout)
 		defer cancel()
+	}
+	if peerCancelled(ctx) {
+		return nil, context.Canceled // see Notify
 	}
 	n := c.nextID.Add(1)
 	ch := chanPool.Get().(chan *Message)
@@ -965,7 +1007,10 @@ func (c *Conn) forget(n int64, ch chan *Message) bool {
 }
 
 // Notify sends a notification. ctx is passed to the stream (so a transport
-// can relate it to the request being handled).
+// can relate it to the request being handled). With the context of a
+// request the peer cancelled, Notify sends nothing and returns
+// context.Canceled: the peer has given up on the request, and progress or
+// logs about it would only cost it work.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	p, err := Marshal(params)
 	if err != nil {
@@ -976,6 +1021,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	c.mu.Unlock()
 	if closing {
 		return ErrClosed
+	}
+	if peerCancelled(ctx) {
+		return context.Canceled
 	}
 	return c.stream.Write(ctx, &Message{Method: method, Params: p})
 }

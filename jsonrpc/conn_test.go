@@ -639,7 +639,8 @@ func TestDuplicateID(t *testing.T) {
 	_, peer := newRawConn(t, ConnOptions{Handler: h})
 	peer.send(`{"jsonrpc":"2.0","id":5,"method":"block"}`)
 	recvTimeout(t, started, "handler")
-	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":5,"method":"block"}`), `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"x"}}`)
+	// The refusal has id null: with id 5 it would answer the live request.
+	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":5,"method":"block"}`), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)
 	// The same id as a string is a different id.
 	peer.send(`{"jsonrpc":"2.0","id":"5","method":"block"}`)
 	recvTimeout(t, started, "handler for string id")
@@ -650,7 +651,7 @@ func TestDuplicateID(t *testing.T) {
 	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":5,"method":"block"}`), `{"jsonrpc":"2.0","id":5,"result":"done"}`)
 	// Within one batch, the second use of an id is refused.
 	peer.send(`[{"jsonrpc":"2.0","id":6,"method":"block"},{"jsonrpc":"2.0","id":6,"method":"block"}]`)
-	assertJSON(t, peer.recv(), `[{"jsonrpc":"2.0","id":6,"result":"done"},{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"x"}}]`)
+	assertJSON(t, peer.recv(), `[{"jsonrpc":"2.0","id":6,"result":"done"},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}]`)
 }
 
 func TestCloseFailsPendingCalls(t *testing.T) {

@@ -55,7 +55,8 @@ func TestPushStreamIdleHoldsNoGoroutine(t *testing.T) {
 		t.Fatalf("reply = %+v", r)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() != before {
+	// More, not different: a goroutine of an earlier test may end meanwhile.
+	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines left after the request was answered", runtime.NumGoroutine()-before)
 		}

@@ -326,7 +326,7 @@ func TestOnReject(t *testing.T) {
 	peer.send(`{"jsonrpc":"2.0","id":2,"method":"block"}`) // queued
 	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":3,"method":"block"}`), `{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"x"}}`)
 	expect("overload", Int64ID(3), CodeServerOverloaded)
-	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"block"}`), `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"x"}}`)
+	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"block"}`), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)
 	expect("id in use", Int64ID(2), CodeInvalidRequest)
 
 	// Responses no call waits for get no reply, and are reported.
@@ -343,7 +343,7 @@ func TestOnReject(t *testing.T) {
 	peer.send(`[{"jsonrpc":"2.0","id":4,"method":"block"},{"jsonrpc":"2.0","id":1,"method":"block"},{"jsonrpc":"2.0","id":78,"result":1},7]`)
 	assertJSON(t, peer.recv(), `[
 		{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"x"}},
-		{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}},
+		{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}},
 		{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}
 	]`)
 	expect("batched overload", Int64ID(4), CodeServerOverloaded)
@@ -389,8 +389,8 @@ func TestServeDuplicateRejected(t *testing.T) {
 	if err := c.Serve(context.Background(), NewRequest(Int64ID(1), "slow", nil)); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-s.replies; r.ID != Int64ID(1) || r.Error == nil || r.Error.Code != CodeInvalidRequest {
-		t.Fatalf("reply = %s, want an invalid request error", describe(r))
+	if r := <-s.replies; !r.ID.IsZero() || r.Error == nil || r.Error.Code != CodeInvalidRequest {
+		t.Fatalf("reply = %s, want an invalid request error with id null", describe(r))
 	}
 	if r := recvTimeout(t, rejects, "OnReject"); r.m.ID != Int64ID(1) || r.err.Code != CodeInvalidRequest {
 		t.Errorf("OnReject(%s, %v)", describe(r.m), r.err)

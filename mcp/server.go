@@ -258,10 +258,12 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 }
 
 // isBarrier marks the messages a connection handles on its reader, before
-// any later message: initialize (a client may pipeline requests behind it)
-// and cancellation, which must never wait behind a queue of notifications.
+// any later message: initialize (a client may pipeline requests behind it),
+// cancellation, which must never wait behind a queue of notifications, and
+// ping, which must be answered even when every handler slot and queue place
+// is taken (a busy server is not a dead one); its handler does nothing.
 func isBarrier(method string) bool {
-	return method == MethodInitialize || method == NotificationCancelled
+	return method == MethodInitialize || method == NotificationCancelled || method == MethodPing
 }
 
 // Run serves one client on stream until the stream ends or ctx is done.

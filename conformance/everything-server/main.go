@@ -62,7 +62,9 @@ func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Log
 		return err
 	}
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The Handler bounds body reads and SSE writes itself; the server bounds
+	// what happens before and between requests.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		<-ctx.Done()
 		streamable.Close()

@@ -1,11 +1,14 @@
 package mcphttp
 
 import (
-	"container/list"
+	"container/heap"
 	"context"
 	"errors"
+	"math"
+	"sort"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // An EventStore keeps the SSE events a Handler sends, so that a client whose
@@ -54,58 +57,96 @@ var ErrUnknownEvent = errors.New("mcphttp: unknown event id")
 
 // MemoryEventStoreOptions bounds a MemoryEventStore. Zero values select the
 // defaults.
+//
+// The bounds are meant to keep one session's traffic from costing another
+// session its undelivered events: a session over its own bound loses its
+// own events, and when the store as a whole is over its bound, the sessions
+// holding the most lose theirs first, so a session with a small pending
+// answer keeps it while others store large ones.
 type MemoryEventStoreOptions struct {
 	// MaxBytes bounds the data held for all sessions together. When an
-	// append would exceed it, the oldest events of the session that
-	// appended least recently are evicted first. Default 64 MiB.
+	// append would exceed it, events are evicted from the session holding
+	// the most bytes (within it, the oldest event of its largest stream)
+	// until the store fits. Default 64 MiB.
 	MaxBytes int
-	// MaxSessionBytes bounds the data held for one session; its oldest
-	// events are evicted first. Default 1 MiB.
+	// MaxSessionBytes bounds the data held for one session: past it, the
+	// session's own events are evicted, oldest first, from the stream that
+	// was appended to, so that one stream of the session (a flood of
+	// notifications) costs its other streams (a pending answer) nothing;
+	// only an event that is its stream's only one takes room from the
+	// session's largest other stream. An event is never evicted by its own
+	// append: one larger than the bound is kept, and its session, the
+	// largest, is the first to pay when the store is full.
+	// Default 1 MiB.
 	MaxSessionBytes int
+	// MaxEventAge evicts events older than this, whatever the space left:
+	// a client resumes a stream within seconds of losing it, and an event
+	// it has not come back for in this long is not worth its memory.
+	// Default 15 minutes; negative means no age limit.
+	MaxEventAge time.Duration
 }
 
-// MemoryEventStore is the default EventStore: bounded, in process memory.
-// Its event ids are decimal numbers from one counter for the whole store,
-// so they keep increasing within a stream even after its events were all
-// evicted. It is safe for concurrent use.
+// MemoryEventStore is the default EventStore: bounded, in process memory
+// (see MemoryEventStoreOptions for how it evicts). Its event ids are
+// decimal numbers from one counter for the whole store, so they keep
+// increasing within a stream even after its events were all evicted. It is
+// safe for concurrent use.
 type MemoryEventStore struct {
 	maxBytes, maxSessionBytes int
+	maxAge                    time.Duration
+	now                       func() time.Time // time.Now; tests replace it
 
 	mu       sync.Mutex
 	bytes    int
 	seq      int64 // the id of the last event appended
 	sessions map[string]*memSession
-	lru      list.List // of *memSession, least recently appended first
+	bySize   sessionHeap // the session holding the most bytes first
+	byAge    sessionHeap // the session with the oldest event first
 }
 
-// memSession holds one session's events in append order.
+// memSession holds one session's events, by stream.
 type memSession struct {
-	id     string
+	id      string
+	streams map[string]*memStream
+	bytes   int
+	oldest  int64  // unix nanoseconds of its oldest event
+	index   [2]int // in bySize and byAge
+}
+
+// memStream holds one stream's events in append order.
+type memStream struct {
 	events []memEvent // events[head:] are live
 	head   int
 	bytes  int
-	elem   *list.Element
 }
 
 type memEvent struct {
-	stream string
-	seq    int64
-	data   []byte
+	seq  int64
+	at   int64 // unix nanoseconds of the append
+	data []byte
 }
 
 // eventOverhead is what one stored event costs beyond its data, counted
 // against the bounds so that many tiny events are bounded too.
 const eventOverhead = 48
 
+// DefaultMaxEventAge is MemoryEventStoreOptions.MaxEventAge's default.
+const DefaultMaxEventAge = 15 * time.Minute
+
 // NewMemoryEventStore returns an empty in-memory store. opts may be nil.
 func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
-	s := &MemoryEventStore{maxBytes: 64 << 20, maxSessionBytes: 1 << 20, sessions: make(map[string]*memSession)}
+	s := &MemoryEventStore{maxBytes: 64 << 20, maxSessionBytes: 1 << 20, maxAge: DefaultMaxEventAge, now: time.Now, sessions: make(map[string]*memSession)}
+	s.bySize = sessionHeap{which: 0, less: func(a, b *memSession) bool { return a.bytes > b.bytes }}
+	s.byAge = sessionHeap{which: 1, less: func(a, b *memSession) bool { return a.oldest < b.oldest }}
 	if opts != nil {
 		if opts.MaxBytes > 0 {
 			s.maxBytes = opts.MaxBytes
 		}
 		if opts.MaxSessionBytes > 0 {
 			s.maxSessionBytes = opts.MaxSessionBytes
+		}
+		if opts.MaxEventAge != 0 {
+			s.maxAge = opts.MaxEventAge
 		}
 	}
 	return s
@@ -114,55 +155,176 @@ func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
 // Append implements EventStore.
 func (s *MemoryEventStore) Append(_ context.Context, session, stream string, data []byte) (string, error) {
 	size := len(data) + eventOverhead
+	now := s.now().UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expire(now)
 	ms := s.sessions[session]
 	if ms == nil {
-		ms = &memSession{id: session}
-		ms.elem = s.lru.PushBack(ms)
+		ms = &memSession{id: session, streams: make(map[string]*memStream, 1), oldest: now}
 		s.sessions[session] = ms
-	} else {
-		s.lru.MoveToBack(ms.elem)
+		heap.Push(&s.bySize, ms)
+		heap.Push(&s.byAge, ms)
+	}
+	mst := ms.streams[stream]
+	if mst == nil {
+		mst = &memStream{}
+		ms.streams[stream] = mst
 	}
 	s.seq++
 	seq := s.seq
-	ms.events = append(ms.events, memEvent{stream: stream, seq: seq, data: data})
+	mst.events = append(mst.events, memEvent{seq: seq, at: now, data: data})
+	mst.bytes += size
 	ms.bytes += size
 	s.bytes += size
-	for ms.bytes > s.maxSessionBytes && ms.head < len(ms.events)-1 {
-		s.evictOldest(ms)
+	heap.Fix(&s.bySize, ms.index[0])
+	// The session's own bound first: it pays for its own traffic, and
+	// within it the stream appended to, unless the event just appended is
+	// all that stream holds.
+	for ms.bytes > s.maxSessionBytes {
+		if len(mst.events)-mst.head > 1 {
+			s.evictOldest(ms, mst)
+		} else if !s.evictLargest(ms, seq) {
+			break
+		}
 	}
 	for s.bytes > s.maxBytes {
-		oldest := s.lru.Front().Value.(*memSession)
-		if oldest == ms && ms.head >= len(ms.events)-1 {
-			break // never evict the event just appended
+		victim := s.bySize.s[0]
+		if !s.evictLargest(victim, seq) {
+			// The largest session holds only the event just appended: the
+			// next largest pays.
+			if victim = s.bySize.second(); victim == nil || !s.evictLargest(victim, seq) {
+				break
+			}
 		}
-		s.evictOldest(oldest)
 	}
 	return strconv.FormatInt(seq, 10), nil
 }
 
-// evictOldest drops the oldest event of ms, and ms itself once empty.
-func (s *MemoryEventStore) evictOldest(ms *memSession) {
-	e := &ms.events[ms.head]
-	size := len(e.data) + eventOverhead
-	*e = memEvent{}
-	ms.head++
-	ms.bytes -= size
-	s.bytes -= size
-	if ms.head == len(ms.events) {
-		s.lru.Remove(ms.elem)
-		delete(s.sessions, ms.id)
+// expire evicts the events older than the age bound, oldest first.
+func (s *MemoryEventStore) expire(now int64) {
+	if s.maxAge <= 0 {
 		return
 	}
-	// Compact once the dead prefix dominates, so the slice does not grow
-	// without bound under steady eviction.
-	if ms.head > 32 && ms.head*2 > len(ms.events) {
-		n := copy(ms.events, ms.events[ms.head:])
-		clear(ms.events[n:])
-		ms.events = ms.events[:n]
-		ms.head = 0
+	limit := now - int64(s.maxAge)
+	for len(s.byAge.s) > 0 {
+		ms := s.byAge.s[0]
+		if ms.oldest > limit {
+			return
+		}
+		var old *memStream
+		for _, mst := range ms.streams {
+			if old == nil || mst.events[mst.head].at < old.events[old.head].at {
+				old = mst
+			}
+		}
+		s.evictOldest(ms, old)
 	}
+}
+
+// evictLargest evicts the oldest event of ms's largest stream, never the
+// event keep. It reports false when ms holds nothing else.
+func (s *MemoryEventStore) evictLargest(ms *memSession, keep int64) bool {
+	var big *memStream
+	for _, mst := range ms.streams {
+		if mst.events[mst.head].seq == keep {
+			continue // keep is its stream's only event: it is the newest of the store
+		}
+		if big == nil || mst.bytes > big.bytes {
+			big = mst
+		}
+	}
+	if big == nil {
+		return false
+	}
+	s.evictOldest(ms, big)
+	return true
+}
+
+// evictOldest drops the oldest event of mst, a stream of ms, and the stream
+// and the session once empty.
+func (s *MemoryEventStore) evictOldest(ms *memSession, mst *memStream) {
+	e := &mst.events[mst.head]
+	size := len(e.data) + eventOverhead
+	*e = memEvent{}
+	mst.head++
+	mst.bytes -= size
+	ms.bytes -= size
+	s.bytes -= size
+	if mst.head == len(mst.events) {
+		for name, m := range ms.streams {
+			if m == mst {
+				delete(ms.streams, name)
+				break
+			}
+		}
+	} else if mst.head > 32 && mst.head*2 > len(mst.events) {
+		// Compact once the dead prefix dominates, so the slice does not
+		// grow without bound under steady eviction.
+		n := copy(mst.events, mst.events[mst.head:])
+		clear(mst.events[n:])
+		mst.events = mst.events[:n]
+		mst.head = 0
+	}
+	if len(ms.streams) == 0 {
+		s.drop(ms)
+		return
+	}
+	ms.oldest = math.MaxInt64
+	for _, m := range ms.streams {
+		ms.oldest = min(ms.oldest, m.events[m.head].at)
+	}
+	heap.Fix(&s.bySize, ms.index[0])
+	heap.Fix(&s.byAge, ms.index[1])
+}
+
+// drop forgets ms, whose bytes are already uncounted from the store's.
+func (s *MemoryEventStore) drop(ms *memSession) {
+	heap.Remove(&s.bySize, ms.index[0])
+	heap.Remove(&s.byAge, ms.index[1])
+	delete(s.sessions, ms.id)
+}
+
+// sessionHeap orders sessions for eviction (container/heap); which is the
+// slot of memSession.index it maintains.
+type sessionHeap struct {
+	s     []*memSession
+	which int
+	less  func(a, b *memSession) bool
+}
+
+func (h *sessionHeap) Len() int           { return len(h.s) }
+func (h *sessionHeap) Less(i, j int) bool { return h.less(h.s[i], h.s[j]) }
+func (h *sessionHeap) Swap(i, j int) {
+	h.s[i], h.s[j] = h.s[j], h.s[i]
+	h.s[i].index[h.which] = i
+	h.s[j].index[h.which] = j
+}
+func (h *sessionHeap) Push(x any) {
+	ms := x.(*memSession)
+	ms.index[h.which] = len(h.s)
+	h.s = append(h.s, ms)
+}
+func (h *sessionHeap) Pop() any {
+	n := len(h.s) - 1
+	ms := h.s[n]
+	h.s[n] = nil
+	h.s = h.s[:n]
+	return ms
+}
+
+// second returns the element after the top in the heap's order, if any.
+func (h *sessionHeap) second() *memSession {
+	switch len(h.s) {
+	case 0, 1:
+		return nil
+	case 2:
+		return h.s[1]
+	}
+	if h.less(h.s[2], h.s[1]) {
+		return h.s[2]
+	}
+	return h.s[1]
 }
 
 // Replay implements EventStore. fn runs without the store's lock held.
@@ -176,16 +338,18 @@ func (s *MemoryEventStore) Replay(ctx context.Context, session, stream, after st
 		from = n
 	}
 	var found []memEvent
+	now := s.now().UnixNano()
 	s.mu.Lock()
 	if from > s.seq {
 		s.mu.Unlock()
 		return ErrUnknownEvent
 	}
+	s.expire(now)
 	if ms := s.sessions[session]; ms != nil {
-		for _, e := range ms.events[ms.head:] {
-			if e.stream == stream && e.seq > from {
-				found = append(found, e)
-			}
+		if mst := ms.streams[stream]; mst != nil {
+			live := mst.events[mst.head:]
+			i := sort.Search(len(live), func(i int) bool { return live[i].seq > from })
+			found = append(found, live[i:]...)
 		}
 	}
 	s.mu.Unlock()
@@ -206,8 +370,7 @@ func (s *MemoryEventStore) DeleteSession(_ context.Context, session string) erro
 	defer s.mu.Unlock()
 	if ms := s.sessions[session]; ms != nil {
 		s.bytes -= ms.bytes
-		s.lru.Remove(ms.elem)
-		delete(s.sessions, session)
+		s.drop(ms)
 	}
 	return nil
 }
@@ -218,7 +381,9 @@ func (s *MemoryEventStore) Len() (events, bytes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ms := range s.sessions {
-		events += len(ms.events) - ms.head
+		for _, mst := range ms.streams {
+			events += len(mst.events) - mst.head
+		}
 	}
 	return events, s.bytes
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // replayAll returns the data of a stream's events after id after, as
@@ -121,29 +122,84 @@ func TestMemoryEventStoreBounds(t *testing.T) {
 			t.Errorf("session B: %q", got)
 		}
 	})
-	t.Run("global, least recently appended session first", func(t *testing.T) {
+	t.Run("global, largest session first", func(t *testing.T) {
 		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytes: 1000, MaxSessionBytes: 1000})
-		for i := 1; i <= 5; i++ {
-			_, _ = s.Append(bg, "old", "1", data(i))
+		for i := 1; i <= 3; i++ {
+			_, _ = s.Append(bg, "small", "1", data(i))
 		}
-		for i := 1; i <= 5; i++ {
-			_, _ = s.Append(bg, "new", "1", data(i))
+		for i := 1; i <= 7; i++ {
+			_, _ = s.Append(bg, "big", "1", data(i))
 		}
-		_, _ = s.Append(bg, "new", "1", data(6)) // over by one event: "old" loses its oldest
-		if got := replayAll(t, s, "old", "1", ""); len(got) != 4 || first(got) != 2 {
-			t.Errorf("old: %q", got)
+		_, _ = s.Append(bg, "small", "1", data(4)) // over by one event: "big" loses its oldest
+		if got := replayAll(t, s, "small", "1", ""); len(got) != 4 {
+			t.Errorf("small: %q", got)
 		}
-		if got := replayAll(t, s, "new", "1", ""); len(got) != 6 {
-			t.Errorf("new: %q", got)
+		if got := replayAll(t, s, "big", "1", ""); len(got) != 6 || first(got) != 2 {
+			t.Errorf("big: %q", got)
 		}
-		for i := 7; i <= 20; i++ {
-			_, _ = s.Append(bg, "new", "1", data(i))
+		for i := 8; i <= 20; i++ {
+			_, _ = s.Append(bg, "big", "1", data(i))
 		}
-		if got := replayAll(t, s, "old", "1", ""); len(got) != 0 {
-			t.Errorf("old should be gone: %q", got)
+		if got := replayAll(t, s, "small", "1", ""); len(got) != 4 {
+			t.Errorf("small lost events to big's traffic: %q", got)
 		}
 		if n, b := s.Len(); n != 10 || b != 1000 {
 			t.Errorf("Len = %d, %d; want 10 events, 1000 bytes", n, b)
+		}
+	})
+	t.Run("within a session, largest stream first", func(t *testing.T) {
+		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxSessionBytes: 1000})
+		_, _ = s.Append(bg, "A", "answer", data(1))
+		for i := 1; i <= 20; i++ {
+			_, _ = s.Append(bg, "A", "0", data(i))
+		}
+		if got := replayAll(t, s, "A", "answer", ""); len(got) != 1 {
+			t.Errorf("the answer was evicted by the session's notifications: %q", got)
+		}
+		if got := replayAll(t, s, "A", "0", ""); len(got) != 9 || first(got) != 12 {
+			t.Errorf("notifications: %q", got)
+		}
+		// A large answer takes its room from the largest other stream.
+		_, _ = s.Append(bg, "A", "answer2", make([]byte, 452)) // 500 bytes
+		if got := replayAll(t, s, "A", "0", ""); len(got) != 4 || first(got) != 17 {
+			t.Errorf("notifications after a large answer: %q", got)
+		}
+		if got := replayAll(t, s, "A", "answer", ""); len(got) != 1 {
+			t.Errorf("the first answer: %q", got)
+		}
+	})
+	t.Run("a small pending answer survives large answers of other sessions", func(t *testing.T) {
+		// The attack, at 1/1024 scale: the default bounds (64 MiB, 1 MiB a
+		// session), 20 sessions each storing a 3.9 MB answer after the
+		// victim stored its own small one.
+		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytes: 64 << 10, MaxSessionBytes: 1 << 10})
+		_, _ = s.Append(bg, "victim", "answer", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		for i := range 20 {
+			_, _ = s.Append(bg, fmt.Sprint("attacker", i), "1", make([]byte, 3994))
+		}
+		if got := replayAll(t, s, "victim", "answer", ""); len(got) != 1 {
+			t.Fatalf("the victim's answer was evicted by other sessions' answers")
+		}
+		if _, b := s.Len(); b > 64<<10 {
+			t.Errorf("store holds %d bytes, bound %d", b, 64<<10)
+		}
+	})
+	t.Run("age", func(t *testing.T) {
+		s := NewMemoryEventStore(&MemoryEventStoreOptions{MaxEventAge: time.Minute})
+		now := time.Unix(1000, 0)
+		s.now = func() time.Time { return now }
+		_, _ = s.Append(bg, "A", "1", data(1))
+		now = now.Add(30 * time.Second)
+		_, _ = s.Append(bg, "B", "1", data(2))
+		now = now.Add(31 * time.Second) // A's event is 61 s old, B's 31 s
+		if got := replayAll(t, s, "A", "1", ""); len(got) != 0 {
+			t.Errorf("A kept an expired event: %q", got)
+		}
+		if got := replayAll(t, s, "B", "1", ""); len(got) != 1 {
+			t.Errorf("B: %q", got)
+		}
+		if n, _ := s.Len(); n != 1 {
+			t.Errorf("Len = %d events, want 1", n)
 		}
 	})
 	t.Run("one event larger than the bounds is kept alone", func(t *testing.T) {
@@ -160,7 +216,7 @@ func TestMemoryEventStoreBounds(t *testing.T) {
 			_, _ = s.Append(bg, "A", "1", data(i))
 		}
 		s.mu.Lock()
-		n := cap(s.sessions["A"].events)
+		n := cap(s.sessions["A"].streams["1"].events)
 		s.mu.Unlock()
 		if n > 200 {
 			t.Errorf("event slice capacity %d after steady eviction; it should stay small", n)

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -222,6 +224,42 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, ms
 	_, _ = w.Write(body)
 }
 
+// checkMCPHeaders refuses what the MCP headers (MCP-Protocol-Version,
+// Mcp-Session-Id and the SEP-2243 headers Mcp-Method, Mcp-Name and
+// Mcp-Param-*) must never be: given more than once, since a proxy or
+// gateway may judge a request by one value and the server by another, or
+// holding a raw non-ASCII or control byte, since SEP-2243 sends any value
+// that is not plain ASCII base64-encoded ("=?base64?...?="). It returns ""
+// when they are acceptable, or why not.
+func checkMCPHeaders(h http.Header) string {
+	for k, vs := range h {
+		if !isMCPHeader(k) {
+			continue
+		}
+		if len(vs) > 1 {
+			return "Header mismatch: " + k + " given " + strconv.Itoa(len(vs)) + " times"
+		}
+		for i := 0; i < len(vs[0]); i++ {
+			if c := vs[0][i]; (c < 0x20 && c != '\t') || c >= 0x7f {
+				return "Header mismatch: " + k + " holds a raw non-ASCII or control byte; such values must be base64-encoded (=?base64?...?=)"
+			}
+		}
+	}
+	return ""
+}
+
+// isMCPHeader reports whether the canonical header name k is one of MCP's.
+func isMCPHeader(k string) bool {
+	if len(k) < 4 || k[:4] != "Mcp-" {
+		return false
+	}
+	switch k {
+	case headerSessionID, headerProtocolVersion, "Mcp-Method", "Mcp-Name":
+		return true
+	}
+	return strings.HasPrefix(k, "Mcp-Param-")
+}
+
 // readBody reads a request body of at most limit bytes. It reports the HTTP
 // status to answer with on failure (413 when too large).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int, error) {
@@ -249,10 +287,21 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 }
 
 // readMessage reads and decodes the JSON-RPC message of a POST body (at most
-// limit bytes). When the body is too large, unreadable or not a valid
-// message, it answers the request and returns nil.
-func readMessage(w http.ResponseWriter, r *http.Request, limit int64) *jsonrpc.Message {
-	body, status, err := readBody(w, r, limit)
+// limit bytes, within timeout when positive). When the body is too large,
+// too slow, unreadable or not a valid message, it answers the request and
+// returns nil.
+func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *bodyBudget) *jsonrpc.Message {
+	need := limit
+	if r.ContentLength >= 0 && r.ContentLength < limit {
+		need = r.ContentLength
+	}
+	if !budget.acquire(need) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: too many request bodies being received; try again later")
+		return nil
+	}
+	defer budget.release(need)
+	body, status, err := readBodyWithin(w, r, limit, timeout)
 	if err != nil {
 		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil
@@ -265,13 +314,76 @@ func readMessage(w http.ResponseWriter, r *http.Request, limit int64) *jsonrpc.M
 	return msg
 }
 
+// bodyBudget bounds the bytes of the POST bodies being received at once
+// (MaxBodyBytesInFlight): each body counts its announced length (or the
+// size limit, when not announced) from before its buffer is allocated
+// until it is decoded, so that many slow or stalled bodies cannot hold
+// unbounded memory between them. A nil budget bounds nothing.
+type bodyBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+func newBodyBudget(max int64) *bodyBudget {
+	if max <= 0 {
+		return nil
+	}
+	return &bodyBudget{max: max}
+}
+
+// acquire counts n bytes, or reports false (counting nothing) when they
+// would exceed the bound.
+func (b *bodyBudget) acquire(n int64) bool {
+	if b == nil {
+		return true
+	}
+	if b.used.Add(n) > b.max {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (b *bodyBudget) release(n int64) {
+	if b != nil {
+		b.used.Add(-n)
+	}
+}
+
+// readBodyWithin is readBody under a read deadline of timeout (none when
+// not positive), so that a client sending a body slowly, or stopping half
+// way, cannot hold the connection and its buffer for longer: it gets 408.
+// The deadline is lifted once the body is read, so a long response (an SSE
+// stream) is not cut by it; http.Server.ReadTimeout, which would, can stay
+// unset.
+func readBodyWithin(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, int, error) {
+	if timeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+		return readBody(w, r, limit)
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(timeout)) != nil {
+		return readBody(w, r, limit) // not supported: nothing to lift either
+	}
+	body, status, err := readBody(w, r, limit)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, http.StatusRequestTimeout, errors.New("request body not received within " + timeout.String())
+	}
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, status, err
+}
+
 func errBodyTooLarge(limit int64) error {
 	return errors.New("request body too large (limit " + strconv.FormatInt(limit, 10) + " bytes)")
 }
 
 // fillLimits replaces the zero values of the limits both server handlers
 // share (Handler and SSEHandler) with their defaults.
-func fillLimits(maxBody *int64, maxSessions *int, keepAlive, writeTimeout *time.Duration) {
+func fillLimits(maxBody *int64, maxSessions *int, keepAlive, writeTimeout, bodyTimeout *time.Duration) {
+	if *bodyTimeout == 0 {
+		*bodyTimeout = DefaultBodyReadTimeout
+	}
 	if *maxBody <= 0 {
 		*maxBody = DefaultMaxBodyBytes
 	}

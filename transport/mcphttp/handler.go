@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -78,12 +79,48 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Default 4 MiB.
 	MaxBodyBytes int64
 
+	// MaxBodyBytesInFlight bounds the bytes of all the POST bodies being
+	// received at once (each counts its Content-Length, or MaxBodyBytes
+	// when it has none, until it is read). A POST beyond it gets 503 with
+	// Retry-After before its body is read, so slow or stalled bodies cannot
+	// hold unbounded memory between them. Default 256 MiB (64 bodies of
+	// the default MaxBodyBytes, or thousands of ordinary ones); negative
+	// means no limit.
+	MaxBodyBytesInFlight int64
+
+	// BodyReadTimeout bounds the time to receive a POST body once its
+	// headers are in, so that clients which send half a body and stop
+	// cannot hold connections (and file descriptors) open: past it the
+	// POST gets 408 and its connection is closed. The deadline is lifted
+	// once the body is read, so the SSE stream that may follow is not cut.
+	// Default 30 seconds; negative disables.
+	BodyReadTimeout time.Duration
+
 	// MaxSessions bounds the sessions this Handler holds in memory at once
 	// (its own and those rebuilt from the SessionStore). Beyond it, a new
 	// initialize, or a request for a session held elsewhere, gets 503 with
 	// a JSON-RPC error (CodeServerBusy) and a Retry-After header, while the
 	// sessions held keep working. Default 10000; negative means no limit.
 	MaxSessions int
+
+	// MaxSessionsPerClient bounds the sessions one client (see ClientKey)
+	// may hold on this Handler, so that one client cannot take every slot
+	// of MaxSessions and lock everyone else out. Beyond it, the client's
+	// initialize gets 429 Too Many Requests with a Retry-After header and a
+	// JSON-RPC error (CodeServerBusy); other clients are unaffected. A
+	// session stops counting when it ends (DELETE, idle expiry). Default
+	// 100: a client program needs a handful of sessions, this leaves room
+	// for many users behind one NAT address, and one address holds at most
+	// 1% of the default MaxSessions. Negative means no limit.
+	MaxSessionsPerClient int
+
+	// ClientKey names the client of a request for MaxSessionsPerClient
+	// ("" exempts the request). Default: the principal when Principal gives
+	// one, else the remote IP address without its port. Behind a reverse
+	// proxy every request comes from the proxy's address: replace it with
+	// one that reads the address the proxy forwards (X-Forwarded-For, as
+	// far as the proxy can be trusted to set it), or with a principal.
+	ClientKey func(*http.Request) string
 
 	// SessionIdleTimeout ends this Handler's copy of a session after this
 	// long without any HTTP request for it (an open GET or POST stream
@@ -108,6 +145,17 @@ type HandlerOptions struct {
 	// streams; the handler lifts it on SSE connections.)
 	WriteTimeout time.Duration
 
+	// MaxQueuedEvents bounds the events waiting to be written to one
+	// session's standalone GET stream. Those events (notifications fanned
+	// out to every session, such as list changes and resource updates, and
+	// with JSONResponse the messages of requests) are stored in the
+	// EventStore, then queued for the GET's own goroutine to write, so the
+	// server never waits for one slow reader before telling the next
+	// client. A reader that lets this many pile up has its connection cut;
+	// it resumes with Last-Event-ID and gets them from the EventStore.
+	// Default 256.
+	MaxQueuedEvents int
+
 	// DisableCompression turns off gzip for JSON responses. By default a
 	// JSON body of 1 KiB or more is gzip-compressed when the client accepts
 	// it. SSE streams are never compressed, so events are not held back in
@@ -120,12 +168,16 @@ type HandlerOptions struct {
 
 // Defaults for HandlerOptions.
 const (
-	DefaultMaxBodyBytes       = 4 << 20
-	DefaultMaxSessions        = 10000
-	DefaultSessionIdleTimeout = 30 * time.Minute
-	DefaultKeepAliveInterval  = 30 * time.Second
-	DefaultRetryInterval      = time.Second
-	DefaultWriteTimeout       = 30 * time.Second
+	DefaultMaxBodyBytes         = 4 << 20
+	DefaultMaxSessions          = 10000
+	DefaultMaxSessionsPerClient = 100
+	DefaultSessionIdleTimeout   = 30 * time.Minute
+	DefaultKeepAliveInterval    = 30 * time.Second
+	DefaultRetryInterval        = time.Second
+	DefaultWriteTimeout         = 30 * time.Second
+	DefaultBodyReadTimeout      = 30 * time.Second
+	DefaultMaxQueuedEvents      = 256
+	DefaultMaxBodyBytesInFlight = 256 << 20
 )
 
 // smallBody is what net/http's response buffer holds (its
@@ -194,6 +246,17 @@ const (
 //     request.
 //   - DELETE forgets the session in both stores and ends every copy.
 //
+// A Handler bounds what one client can hold: the time to send a POST body
+// (BodyReadTimeout), its size (MaxBodyBytes), the sessions of one client
+// (MaxSessionsPerClient) and of everyone (MaxSessions), the bodies being
+// received at once (MaxBodyBytesInFlight), and the events
+// waiting for a slow reader of a standalone stream (MaxQueuedEvents). The
+// http.Server it runs in should still set ReadHeaderTimeout (a client that
+// never finishes its headers never reaches the Handler) and IdleTimeout
+// (keep-alive connections between requests); leave ReadTimeout and
+// WriteTimeout unset, as they would cut long SSE streams (the Handler sets
+// per-request deadlines of its own instead).
+//
 // A Handler is safe for concurrent use. Close ends every session copy it
 // holds (not their stored state).
 type Handler struct {
@@ -206,6 +269,7 @@ type Handler struct {
 	// own and receives a session's state when the Handler drops its copy.
 	writeThrough bool
 	policy       originPolicy
+	bodies       *bodyBudget // MaxBodyBytesInFlight
 	log          *slog.Logger
 
 	id           string // this Handler's name in notices
@@ -214,7 +278,8 @@ type Handler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	reserved int // sessions being created, counted against MaxSessions
+	reserved int            // sessions being created, counted against MaxSessions
+	clients  map[string]int // sessions held or being created, by ClientKey
 	closed   bool
 	sweeper  *time.Timer // expires idle sessions; armed while there are sessions
 	sweeping bool        // sweeper is armed or running
@@ -227,9 +292,15 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.opts = *opts
 	}
 	o := &h.opts
-	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout)
+	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.MaxQueuedEvents <= 0 {
+		o.MaxQueuedEvents = DefaultMaxQueuedEvents
+	}
+	if o.MaxSessionsPerClient == 0 {
+		o.MaxSessionsPerClient = DefaultMaxSessionsPerClient
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = DefaultRetryInterval
@@ -244,6 +315,10 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.states = mcp.NewMemorySessionStore(nil)
 	}
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
+	if o.MaxBodyBytesInFlight == 0 {
+		o.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
+	}
+	h.bodies = newBodyBudget(o.MaxBodyBytesInFlight)
 	h.log = loggerOrDiscard(o.Logger)
 	h.id = rand.Text()
 	h.streamPrefix = h.id[:10] + "."
@@ -329,7 +404,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 			errForbiddenSession(w, id)
 			return nil
 		}
-		if s = h.rebuild(state); s == nil {
+		if s = h.rebuild(state, h.clientKey(r)); s == nil {
 			w.Header().Set("Retry-After", "5")
 			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: cannot hold another session now; try again later")
 			return nil
@@ -346,16 +421,54 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 	return s
 }
 
-// reserve counts a session about to be created against MaxSessions. It
-// reports false when the Handler is closed or full.
-func (h *Handler) reserve() bool {
+// clientKey names the client of r for MaxSessionsPerClient.
+func (h *Handler) clientKey(r *http.Request) string {
+	if h.opts.ClientKey != nil {
+		return h.opts.ClientKey(r)
+	}
+	if p := h.principal(r); p != "" {
+		return "principal:" + p
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// reserve counts a session about to be created for client against
+// MaxSessions and, when quota, against MaxSessionsPerClient. It reports
+// false, and whether the client's quota is what is full, when the Handler
+// is closed or full.
+func (h *Handler) reserve(client string, quota bool) (ok, overQuota bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || (h.opts.MaxSessions > 0 && len(h.sessions)+h.reserved >= h.opts.MaxSessions) {
-		return false
+		return false, false
+	}
+	if quota && client != "" && h.opts.MaxSessionsPerClient > 0 && h.clients[client] >= h.opts.MaxSessionsPerClient {
+		return false, true
 	}
 	h.reserved++
-	return true
+	if client != "" {
+		if h.clients == nil {
+			h.clients = make(map[string]int)
+		}
+		h.clients[client]++
+	}
+	return true, false
+}
+
+// unclient stops counting a session of client; h.mu must be held.
+func (h *Handler) unclient(client string) {
+	if client == "" {
+		return
+	}
+	if n := h.clients[client] - 1; n > 0 {
+		h.clients[client] = n
+	} else {
+		delete(h.clients, client)
+	}
 }
 
 // install registers a session made after reserve, or reports false (and
@@ -370,6 +483,8 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 		s.ss = ss
 		h.sessions[s.id] = s
 		h.armSweeper()
+	} else {
+		h.unclient(s.client)
 	}
 	h.mu.Unlock()
 	if !ok {
@@ -381,14 +496,14 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 
 // rebuild makes this Handler's copy of a session from its stored state,
 // or returns nil when it cannot hold one more session.
-func (h *Handler) rebuild(state *mcp.SessionState) *session {
-	if !h.reserve() {
+func (h *Handler) rebuild(state *mcp.SessionState, client string) *session {
+	if ok, _ := h.reserve(client, false); !ok {
 		if s := h.lookup(state.ID); s != nil {
 			return s
 		}
 		return nil
 	}
-	s := newSession(h, state.ID, state.Principal)
+	s := newSession(h, state.ID, state.Principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
 		return other
@@ -511,6 +626,7 @@ func (h *Handler) removeSession(s *session) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+		h.unclient(s.client)
 	}
 	h.mu.Unlock()
 }
@@ -520,6 +636,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg := h.policy.check(r); msg != "" {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
 		return
+	}
+	if r.Method != http.MethodPost { // a POST is checked once its id is known
+		if e := checkMCPHeaders(r.Header); e != "" {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, e)
+			return
+		}
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -578,8 +700,16 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies)
 	if msg == nil {
+		return
+	}
+	if e := checkMCPHeaders(r.Header); e != "" {
+		code := int64(jsonrpc.CodeInvalidRequest)
+		if isStateless(r.Header.Get(headerProtocolVersion)) || declaresModern(msg) {
+			code = mcp.CodeHeaderMismatch
+		}
+		writeError(w, http.StatusBadRequest, msg.ID, code, e)
 		return
 	}
 	version := r.Header.Get(headerProtocolVersion)
@@ -634,7 +764,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 
 // serveInitialize creates a session for an initialize request.
 func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, okJSON, okSSE bool) {
-	if !h.reserve() {
+	client := h.clientKey(r)
+	if ok, overQuota := h.reserve(client, true); !ok {
 		w.Header().Set("Retry-After", "5")
 		h.mu.Lock()
 		closed := h.closed
@@ -643,13 +774,19 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 			writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down: no new sessions")
 			return
 		}
+		if overQuota {
+			h.log.Warn("mcphttp: refusing new session: client at MaxSessionsPerClient", "client", client, "max", h.opts.MaxSessionsPerClient)
+			writeError(w, http.StatusTooManyRequests, msg.ID, CodeServerBusy,
+				"too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions already; end one (DELETE) or try again later")
+			return
+		}
 		h.log.Warn("mcphttp: refusing new session: at MaxSessions", "max", h.opts.MaxSessions)
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy,
 			"server busy: session limit reached ("+strconv.Itoa(h.opts.MaxSessions)+" open sessions); try again later")
 		return
 	}
 	principal := h.principal(r)
-	s := newSession(h, rand.Text(), principal)
+	s := newSession(h, rand.Text(), principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.sessionStore(), Principal: principal})
 	if _, ok := h.install(s, ss); !ok {
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")
@@ -707,7 +844,8 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
 	st, err := s.openStream(ids, useSSE)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, ids[0], jsonrpc.CodeInvalidRequest, err.Error())
+		// Id null: the id names a live request, whose answer this is not.
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
 	var c *sseConn
@@ -801,6 +939,11 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 		case <-s.done:
 			st.detach(c)
 			return
+		case <-st.wake:
+			if !st.flush(c) {
+				st.detach(c)
+				return
+			}
 		case <-tick:
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)

@@ -38,6 +38,8 @@ type SSEHandlerOptions struct {
 	KeepAliveInterval time.Duration
 	// WriteTimeout: see HandlerOptions. Default 30 seconds.
 	WriteTimeout time.Duration
+	// BodyReadTimeout: see HandlerOptions. Default 30 seconds.
+	BodyReadTimeout time.Duration
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -68,7 +70,7 @@ func NewSSEHandler(s *mcp.Server, opts *SSEHandlerOptions) *SSEHandler {
 		h.opts = *opts
 	}
 	o := &h.opts
-	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout)
+	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
 	h.log = loggerOrDiscard(o.Logger)
 	return h
@@ -238,7 +240,7 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, nil)
 	if msg == nil {
 		return
 	}

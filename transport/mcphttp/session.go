@@ -29,6 +29,7 @@ type session struct {
 	h         *Handler
 	id        string
 	principal string // who created the session (HandlerOptions.Principal)
+	client    string // whom it counts against (HandlerOptions.ClientKey)
 	ss        *mcp.ServerSession
 	conn      *jsonrpc.Conn // set by Attach
 	done      chan struct{} // closed when the session ends
@@ -48,8 +49,8 @@ type session struct {
 // errSessionClosed reports a message for a session that has ended.
 var errSessionClosed = errors.New("mcphttp: session closed")
 
-func newSession(h *Handler, id, principal string) *session {
-	s := &session{h: h, id: id, principal: principal, done: make(chan struct{})}
+func newSession(h *Handler, id, principal, client string) *session {
+	s := &session{h: h, id: id, principal: principal, client: client, done: make(chan struct{})}
 	s.touch()
 	return s
 }
@@ -148,7 +149,8 @@ func (s *session) protocolVersion() string {
 
 // openStream registers a stream answering the requests ids of one POST.
 // It fails if one of the ids is already in flight in this session: the
-// response could not be told apart.
+// response could not be told apart. The refusal goes out with id null, and
+// the live request is not disturbed.
 func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -219,7 +221,7 @@ func (s *session) standaloneStream() *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.standalone == nil {
-		s.standalone = &stream{s: s, id: 0, name: standaloneName, sse: true, resumable: true}
+		s.standalone = &stream{s: s, id: 0, name: standaloneName, sse: true, resumable: true, wake: make(chan struct{}, 1)}
 	}
 	return s.standalone
 }
@@ -442,6 +444,21 @@ type stream struct {
 	// messages. held and last change with both order and mu held.
 	held bool
 	last string // the store id of the stream's newest event this Handler knows
+
+	// The standalone stream's live events wait in queue (for conn; guarded
+	// by mu) until the goroutine of the GET holding conn writes them, so
+	// that a sender (a notification fanned out to every session) never
+	// waits for a slow reader. wake tells that goroutine there is work.
+	queue []queuedEvent
+	wake  chan struct{}
+}
+
+// queuedEvent is a stored event waiting to be written to a standalone
+// stream's connection.
+type queuedEvent struct {
+	id     string // the store id, if stored
+	stored bool
+	data   []byte // owned by the EventStore: never modified
 }
 
 // send writes m to the stream; final marks the stream's last message. An
@@ -486,7 +503,9 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	if err == nil && st.id == 0 {
 		st.last = sid
 	}
-	if c := st.conn; c != nil {
+	if c := st.conn; c != nil && st.wake != nil {
+		st.enqueueLocked(c, queuedEvent{id: sid, stored: err == nil, data: data})
+	} else if c != nil {
 		bp := bufPool.Get().(*[]byte)
 		b := appendStoredEvent((*bp)[:0], st.name, sid, err == nil, data)
 		if c.write(b) != nil {
@@ -498,6 +517,59 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 		st.finishLocked()
 	}
 	return err
+}
+
+// enqueueLocked queues ev for c, the standalone stream's live connection,
+// and wakes the GET goroutine writing to c. When MaxQueuedEvents are
+// waiting already, the reader is too slow: its connection is cut at once
+// (a write in progress fails) and the queue dropped; the client resumes
+// with Last-Event-ID and gets the events from the EventStore. st.mu must be
+// held.
+func (st *stream) enqueueLocked(c *sseConn, ev queuedEvent) {
+	if len(st.queue) >= st.s.h.opts.MaxQueuedEvents {
+		st.s.h.log.Warn("mcphttp: standalone stream reader too slow, cutting its connection; it can resume from the event store",
+			"session", st.s.id, "queued", len(st.queue))
+		st.setConnLocked(nil)
+		c.abort()
+		return
+	}
+	st.queue = append(st.queue, ev)
+	select {
+	case st.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// setConnLocked makes c the live connection; the events queued for the
+// previous one are dropped (they are in the store, and a resuming
+// connection replays them). st.mu must be held.
+func (st *stream) setConnLocked(c *sseConn) {
+	st.conn = c
+	clear(st.queue)
+	st.queue = st.queue[:0]
+}
+
+// flush writes the events queued for c, on the goroutine of the GET
+// holding c. It reports false when c failed.
+func (st *stream) flush(c *sseConn) bool {
+	bp := bufPool.Get().(*[]byte)
+	defer func() { putBuf(bp, (*bp)[:0]) }()
+	for {
+		st.mu.Lock()
+		if st.conn != c || len(st.queue) == 0 {
+			st.mu.Unlock()
+			return true
+		}
+		ev := st.queue[0]
+		st.queue[0] = queuedEvent{}
+		st.queue = st.queue[1:]
+		st.mu.Unlock()
+		b := appendStoredEvent((*bp)[:0], st.name, ev.id, ev.stored, ev.data)
+		*bp = b
+		if c.write(b) != nil {
+			return false
+		}
+	}
 }
 
 // finish ends a POST stream without a final message (its requests were
@@ -515,7 +587,7 @@ func (st *stream) finishLocked() {
 	st.finished = true
 	if st.conn != nil {
 		st.conn.end()
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 	if st.finishedCh != nil {
 		close(st.finishedCh)
@@ -544,7 +616,7 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	if old := st.conn; old != nil {
 		old.end() // a resuming client replaces a connection it lost
 	}
-	st.conn = c
+	st.setConnLocked(c)
 	if st.id == 0 {
 		st.held, st.last = true, last
 	}
@@ -582,7 +654,7 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 		b = appendEvent(nil, eventID(st.name, last), "", retry, nil)
 	}
 	if c.write(b) == nil {
-		st.conn = c
+		st.setConnLocked(c)
 	}
 	st.held, st.last = true, last
 	return true
@@ -606,7 +678,7 @@ func (st *stream) release() {
 	st.held = false
 	if st.conn != nil {
 		st.conn.end()
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 }
 
@@ -614,7 +686,7 @@ func (st *stream) release() {
 func (st *stream) detach(c *sseConn) {
 	st.mu.Lock()
 	if st.conn == c {
-		st.conn = nil
+		st.setConnLocked(nil)
 	}
 	st.mu.Unlock()
 }
@@ -628,7 +700,7 @@ func (st *stream) closeConn() bool {
 		return false
 	}
 	if c := st.conn; c != nil {
-		st.conn = nil
+		st.setConnLocked(nil)
 		_ = c.write(appendRetry(nil, st.s.h.opts.RetryInterval))
 		c.end()
 	}
@@ -658,6 +730,8 @@ type sseConn struct {
 	dead  bool
 	begun bool // the headers were written
 
+	aborted atomic.Bool // see abort
+
 	done     chan struct{}
 	doneOnce sync.Once
 }
@@ -683,6 +757,13 @@ func (c *sseConn) write(b []byte) error {
 	if c.timeout > 0 {
 		_ = c.rc.SetWriteDeadline(time.Now().Add(c.timeout))
 	}
+	if c.aborted.Load() {
+		// After the deadline above: abort's deadline, set after its flag,
+		// is not lost to it.
+		c.dead = true
+		c.end()
+		return errConnGone
+	}
 	_, err := c.w.Write(b)
 	if err == nil {
 		err = c.rc.Flush()
@@ -697,6 +778,15 @@ func (c *sseConn) write(b []byte) error {
 		c.end()
 	}
 	return err
+}
+
+// abort cuts the connection from any goroutine: a write in progress fails
+// at once (its deadline is moved to now) instead of waiting out the write
+// timeout, and the handler goroutine is told to finish.
+func (c *sseConn) abort() {
+	c.aborted.Store(true)
+	_ = c.rc.SetWriteDeadline(time.Now())
+	c.end()
 }
 
 // started reports whether the response headers went out.
