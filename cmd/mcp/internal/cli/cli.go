@@ -71,20 +71,7 @@ commands:
                                  its --json output
 
 flags (anywhere before TARGET, or after a URL or @NAME):
-  --json                 one JSON document on stdout (see below)
-  -H 'Name: value'       add an HTTP header (repeatable)
-  -e KEY=VALUE           set an environment variable of a command (repeatable)
-  --cwd DIR              working directory of a command
-  --config FILE          the config file for @NAME
-  --timeout DURATION     give up after this long (e.g. 30s; default none)
-  --protocol-version V   ask for revision V (default: negotiate the newest)
-  -v                     print the server's log messages on stderr
-  --no-input             decline the server's requests for user input
-                         (elicitation) and for a model reply (sampling)
-                         instead of asking on the terminal; the default
-                         when stdin is not a terminal (--no-input=false
-                         reads the answers from stdin anyway)
-
+` + flagTable + `
 --json output (field names as in the MCP schema):
   info       {"protocolVersion","stateless","serverInfo":{"name","version",...},
               "capabilities":{...},"instructions"}

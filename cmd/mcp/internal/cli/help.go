@@ -10,7 +10,11 @@ file. Flags may come before or between the arguments, and after a URL or
 before a command that starts with -).
 
 flags:
-  --json                 one JSON document on stdout
+` + flagTable
+
+// flagTable lists the flags every client command shares, for mcp help and
+// mcp help COMMAND alike.
+const flagTable = `  --json                 one JSON document on stdout
   -H 'Name: value'       add an HTTP header (repeatable)
   -e KEY=VALUE           set an environment variable of a command (repeatable)
   --cwd DIR              working directory of a command
@@ -18,8 +22,11 @@ flags:
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
-  --no-input             decline elicitation and sampling instead of asking
-                         (the default when stdin is not a terminal)
+  --no-input             decline the server's requests for user input
+                         (elicitation) and for a model reply (sampling)
+                         instead of asking on the terminal; the default
+                         when stdin is not a terminal (--no-input=false
+                         reads the answers from stdin anyway)
 `
 
 // commandHelp is the text of mcp help COMMAND.
