@@ -194,18 +194,18 @@ type ClientSession struct {
 	init   *InitializeResult
 	ready  atomic.Bool // initialize answered: cancellations may be sent
 
-	modern   bool         // the session speaks the stateless lifecycle
-	version  string       // the negotiated revision
-	logLevel atomic.Int32 // modern: the logLevel sent in each request's _meta
+	stateless bool         // the session speaks the stateless lifecycle
+	version   string       // the negotiated revision
+	logLevel  atomic.Int32 // stateless: the logLevel sent in each request's _meta
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
 	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
-	paramHeaders map[string][]ParamHeader         // modern: tool name -> x-mcp-header params
-	cache        resultCache                      // modern: results reused per their caching hints
-	listenAcked  chan struct{}                    // modern: closed when the session's own listen stream is acknowledged
+	paramHeaders map[string][]ParamHeader         // stateless: tool name -> x-mcp-header params
+	cache        resultCache                      // stateless: results reused per their caching hints
+	listenAcked  chan struct{}                    // stateless: closed when the session's own listen stream is acknowledged
 
-	// modern: the session's own subscriptions/listen stream
+	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
 	stopListen  context.CancelFunc // ends it; nil when there is none
 	listenEnded chan struct{}      // closed once the goroutine carrying it has returned
@@ -243,14 +243,14 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	})
 	ask := c.opts.ProtocolVersion
 	if features(ask).stateless {
-		modern, err := cs.probe(ctx)
+		stateless, err := cs.probe(ctx)
 		if err != nil {
 			cs.conn.Close()
 			cs.conn.Wait()
 			return nil, fmt.Errorf("mcp: connect: %w", err)
 		}
-		if modern {
-			cs.modern = true
+		if stateless {
+			cs.stateless = true
 			cs.ready.Store(true)
 			if err := cs.listenForChanges(ctx); err != nil {
 				cs.Close()
@@ -314,7 +314,7 @@ func (cs *ClientSession) ProtocolVersion() string { return cs.version }
 
 // Stateless reports whether the session speaks the 2026-07-28 stateless
 // lifecycle.
-func (cs *ClientSession) Stateless() bool { return cs.modern }
+func (cs *ClientSession) Stateless() bool { return cs.stateless }
 
 // ServerCapabilities returns what the server advertised.
 func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
@@ -346,8 +346,8 @@ func (cs *ClientSession) Wait() error { return cs.conn.Wait() }
 func (cs *ClientSession) Done() <-chan struct{} { return cs.conn.Done() }
 
 func (cs *ClientSession) call(ctx context.Context, method string, params, result any) error {
-	if cs.modern {
-		return cs.callModern(ctx, method, params, result)
+	if cs.stateless {
+		return cs.callStateless(ctx, method, params, result)
 	}
 	return sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, cs.downgrade(method, params), result)
 }
@@ -427,7 +427,7 @@ func (cs *ClientSession) withProgressToken(ctx context.Context, meta *Meta) (*Me
 // Ping checks that the server answers.
 // A 2026-07-28 server has no ping; server/discover serves instead.
 func (cs *ClientSession) Ping(ctx context.Context) error {
-	if cs.modern {
+	if cs.stateless {
 		return cs.call(ctx, MethodServerDiscover, &DiscoverParams{}, nil)
 	}
 	return cs.call(ctx, MethodPing, &emptyParams{}, nil)
@@ -442,7 +442,7 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Li
 	if err := cs.call(ctx, MethodToolsList, p, &res); err != nil {
 		return nil, err
 	}
-	if cs.modern {
+	if cs.stateless {
 		res.Tools = cs.keepValidTools(res.Tools)
 	}
 	cs.rememberOutputSchemas(res.Tools)
@@ -695,7 +695,7 @@ func (cs *ClientSession) ReadResource(ctx context.Context, p *ReadResourceParams
 // A 2026-07-28 server has no resources/subscribe: use Listen with
 // ResourceSubscriptions instead.
 func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) error {
-	if cs.modern {
+	if cs.stateless {
 		return errNoSubscribe
 	}
 	return cs.call(ctx, MethodResourcesSubscribe, p, nil)
@@ -703,7 +703,7 @@ func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) erro
 
 // Unsubscribe cancels a Subscribe.
 func (cs *ClientSession) Unsubscribe(ctx context.Context, p *UnsubscribeParams) error {
-	if cs.modern {
+	if cs.stateless {
 		return errNoSubscribe
 	}
 	return cs.call(ctx, MethodResourcesUnsubscribe, p, nil)
@@ -763,7 +763,7 @@ func (cs *ClientSession) Complete(ctx context.Context, p *CompleteParams) (*Comp
 // With a 2026-07-28 server the level is sent in the _meta of every later
 // request instead.
 func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
-	if cs.modern {
+	if cs.stateless {
 		cs.logLevel.Store(int32(level))
 		return nil
 	}

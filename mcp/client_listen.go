@@ -13,7 +13,7 @@ import (
 // A stateful server sends list changes on the session whenever they happen.
 // A 2026-07-28 server sends them only on a subscriptions/listen stream, so a
 // client that set a list-changed handler would never hear anything on a
-// modern session. Connect therefore opens one listen stream itself, asking
+// stateless session. Connect therefore opens one listen stream itself, asking
 // for the list kinds whose handlers are set and that the server offers
 // listChanged for, and waits for its acknowledgement, so that no change
 // made after Connect returns is missed. The notifications it carries reach

@@ -14,7 +14,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
-// Standard headers (SEP-2243, 2026-07-28). Over HTTP a modern request
+// Standard headers (SEP-2243, 2026-07-28). Over HTTP a stateless request
 // repeats parts of its body in headers, so that proxies and gateways can
 // route and authorize without parsing JSON: MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name (the tool or prompt name, or the resource URI), and Mcp-Param-X
@@ -228,7 +228,7 @@ func (h *headersCtx) Value(key any) any {
 	return h.Context.Value(key)
 }
 
-// standardHeaders computes the SEP-2243 headers of a modern request.
+// standardHeaders computes the SEP-2243 headers of a stateless request.
 func (cs *ClientSession) standardHeaders(version, method string, params any) http.Header {
 	h := http.Header{}
 	h.Set(HeaderProtocolVersion, version)
@@ -255,7 +255,7 @@ func (cs *ClientSession) standardHeaders(version, method string, params any) htt
 }
 
 // keepValidTools drops, with a warning, the tools whose x-mcp-header
-// annotations are invalid (a modern client must not call them), and
+// annotations are invalid (a stateless client must not call them), and
 // remembers the headers of the others.
 func (cs *ClientSession) keepValidTools(tools []*Tool) []*Tool {
 	kept := tools[:0]

@@ -172,7 +172,7 @@ func (c *Client) method(name string) MethodHandler {
 // nil. On a 2026-07-28 session the client's context is added to its _meta,
 // as for every request.
 func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
-	if !cs.modern {
+	if !cs.stateless {
 		return cs.call(ctx, method, params, result)
 	}
 	raw, err := jsonrpc.Marshal(params)

@@ -530,10 +530,10 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 		for k, v := range hh {
 			req.Header[k] = v
 		}
-	} else if ver == "" && m.IsRequest() && !isInitialize(m) && declaresModern(m) {
+	} else if ver == "" && m.IsRequest() && !isInitialize(m) && declaresStateless(m) {
 		// A stateless-revision request written without them (the era
 		// probe): derive the version and method headers from the body.
-		req.Header.Set(headerProtocolVersion, *peekModern(m).Meta.ProtocolVersion)
+		req.Header.Set(headerProtocolVersion, *peekStateless(m).Meta.ProtocolVersion)
 		req.Header.Set(mcp.HeaderMethod, m.Method)
 	}
 	return c.hc.Do(req)

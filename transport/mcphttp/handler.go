@@ -687,7 +687,7 @@ func checkVersion(header string, s *session) string {
 }
 
 // servePost decides, once, which lifecycle a POST belongs to: a request of
-// the stateless revision (serveModern), or a message of a stateful session
+// the stateless revision (serveStateless), or a message of a stateful session
 // (initialize creates one; anything else names one).
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if !isJSONContent(r.Header.Get("Content-Type")) {
@@ -706,7 +706,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := checkMCPHeaders(r.Header); e != "" {
 		code := int64(jsonrpc.CodeInvalidRequest)
-		if isStateless(r.Header.Get(headerProtocolVersion)) || declaresModern(msg) {
+		if isStateless(r.Header.Get(headerProtocolVersion)) || declaresStateless(msg) {
 			code = mcp.CodeHeaderMismatch
 		}
 		writeError(w, http.StatusBadRequest, msg.ID, code, e)
@@ -714,8 +714,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	version := r.Header.Get(headerProtocolVersion)
 	sid := r.Header.Get(headerSessionID)
-	if isStateless(version) || (sid == "" && !isStateful(version) && declaresModern(msg)) {
-		h.serveModern(w, r, msg, okJSON, okSSE)
+	if isStateless(version) || (sid == "" && !isStateful(version) && declaresStateless(msg)) {
+		h.serveStateless(w, r, msg, okJSON, okSSE)
 		return
 	}
 	h.serveSession(w, r, msg, version, sid, okJSON, okSSE)

@@ -14,7 +14,7 @@ import (
 // The client side of the 2026-07-28 stateless lifecycle.
 //
 // Connect probes the server with server/discover (the era probe the spec
-// recommends). A DiscoverResult, or a modern error naming versions both sides
+// recommends). A DiscoverResult, or a 2026-07-28 error naming versions both sides
 // support, makes the session stateless: no initialize, and every request
 // carries the client's version, capabilities and identity in _meta. Any
 // other answer, or none within ClientOptions.ProbeTimeout, means a stateful
@@ -25,9 +25,9 @@ import (
 // a server that keeps asking cannot loop a client forever.
 const maxInputRounds = 16
 
-// probe sends server/discover. It reports whether the server is modern;
+// probe sends server/discover. It reports whether the server is stateless;
 // err is set only when connecting must fail (ctx ended, or the server is
-// modern but shares no version with us).
+// stateless but shares no version with us).
 func (cs *ClientSession) probe(ctx context.Context) (bool, error) {
 	version := cs.client.opts.ProtocolVersion
 	for attempt := 0; attempt < 2; attempt++ {
@@ -96,7 +96,7 @@ func (c *Client) probeTimeout() time.Duration {
 	return 3 * time.Second
 }
 
-// requestMeta is the _meta of a modern request: the per-request client
+// requestMeta is the _meta of a stateless request: the per-request client
 // context, merged into whatever the caller set (a progress token, ...).
 func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 	out := &Meta{}
@@ -123,12 +123,12 @@ func (cs *ClientSession) withModernMeta(params any) any {
 	return p.withMeta(cs.requestMeta(cs.version, p.GetMeta()))
 }
 
-// callModern sends a modern request and, for tools/call, prompts/get and
+// callStateless sends a stateless request and, for tools/call, prompts/get and
 // resources/read, runs the input-required loop: it answers every input
 // request with the client's handlers and retries the same params under a new
 // id with the answers and the server's requestState, until the result is
 // complete.
-func (cs *ClientSession) callModern(ctx context.Context, method string, params, result any) error {
+func (cs *ClientSession) callStateless(ctx context.Context, method string, params, result any) error {
 	key, uri, useCache := "", "", false
 	if cacheable(method) {
 		key, uri, useCache = cacheKey(method, params)
@@ -240,7 +240,7 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 // (SubscriptionFilter.ResourceSubscriptions, delivered to
 // ClientOptions.ResourceUpdatedHandler) and task status.
 func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter) error {
-	if !cs.modern {
+	if !cs.stateless {
 		return errors.New("mcp: subscriptions/listen needs a 2026-07-28 server")
 	}
 	err := cs.call(ctx, MethodSubscriptionsListen, &ListenParams{Notifications: *filter}, nil)

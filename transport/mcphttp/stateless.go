@@ -36,8 +36,8 @@ func isStateless(v string) bool {
 // handshake.
 func isStateful(v string) bool { return mcp.IsSupportedVersion(v) && !isStateless(v) }
 
-// modernEnvelope is what the transport reads of a modern request's params.
-type modernEnvelope struct {
+// statelessEnvelope is what the transport reads of a stateless request's params.
+type statelessEnvelope struct {
 	Meta *struct {
 		ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
 		ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
@@ -46,31 +46,31 @@ type modernEnvelope struct {
 	URI  string `json:"uri"`
 }
 
-func peekModern(m *jsonrpc.Message) *modernEnvelope {
-	var env modernEnvelope
+func peekStateless(m *jsonrpc.Message) *statelessEnvelope {
+	var env statelessEnvelope
 	if len(m.Params) > 0 && m.Params[0] == '{' {
 		_ = json.Unmarshal(m.Params, &env)
 	}
 	return &env
 }
 
-// declaresModern reports whether a message declares a protocol version in
+// declaresStateless reports whether a message declares a protocol version in
 // its _meta, the mark of a 2026-07-28 request.
-func declaresModern(m *jsonrpc.Message) bool {
+func declaresStateless(m *jsonrpc.Message) bool {
 	if m.Batch != nil || m.Method == "" {
 		return false
 	}
-	env := peekModern(m)
+	env := peekStateless(m)
 	return env.Meta != nil && env.Meta.ProtocolVersion != nil
 }
 
-// headerMismatch answers a modern request whose headers do not match it.
+// headerMismatch answers a stateless request whose headers do not match it.
 func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
 	writeError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, msg)
 }
 
-// serveModern answers one POST of the stateless revision.
-func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
+// serveStateless answers one POST of the stateless revision.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
 	if msg.Batch != nil {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of the stateless protocol revision")
 		return
@@ -91,7 +91,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		headerMismatch(w, msg.ID, "Missing MCP-Protocol-Version header")
 		return
 	}
-	env := peekModern(msg)
+	env := peekStateless(msg)
 	switch {
 	case env.Meta == nil:
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities")

@@ -13,7 +13,7 @@ import (
 // never send requests, and list changes reach clients only on
 // subscriptions/listen streams.
 //
-// A session that has not been initialized serves modern requests; one that
+// A session that has not been initialized serves stateless requests; one that
 // has is a stateful session. So one server (and one Streamable HTTP endpoint or
 // stdio process) speaks every revision.
 
@@ -36,8 +36,8 @@ type requestContext struct {
 	mu        sync.Mutex                // guards asked (handlers may ask concurrently)
 }
 
-// modernVersions lists the stateless revisions this package serves.
-func modernVersions() []string {
+// statelessVersions lists the stateless revisions this package serves.
+func statelessVersions() []string {
 	var out []string
 	for _, v := range supportedVersions {
 		if features(v).stateless {
@@ -90,7 +90,7 @@ func MissingCapabilityError(required *ClientCapabilities) *jsonrpc.Error {
 
 func unsupportedVersionError(requested string) *jsonrpc.Error {
 	return jsonrpc.NewError(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
-		WithData(map[string]any{"supported": modernVersions(), "requested": requested})
+		WithData(map[string]any{"supported": statelessVersions(), "requested": requested})
 }
 
 // errNoLifecycle answers a request that neither follows a handshake nor
