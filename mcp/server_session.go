@@ -235,6 +235,11 @@ func (ss *ServerSession) reload(ctx context.Context) {
 	ss.restore(st)
 }
 
+// Stats returns the counters of the session's connection: notifications
+// queued and dropped, messages refused. Metrics read them (see the otel
+// module's gauges); they are cheap to read at any time.
+func (ss *ServerSession) Stats() jsonrpc.ConnStats { return ss.conn.Stats() }
+
 // Close ends the session.
 func (ss *ServerSession) Close() error { return ss.conn.Close() }
 
@@ -528,7 +533,9 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		return err
 	}
 	h := chain(func(ctx context.Context, r *Request) (any, error) {
-		return conn.CallRaw(ctx, r.Method, r.Params)
+		id, res, err := conn.CallRawID(ctx, r.Method, r.Params)
+		r.ID = id // for the middleware to read once next returns
+		return res, err
 	}, mws)
 	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, outgoingRequest: true})
 	if err != nil || result == nil {

@@ -384,6 +384,10 @@ func NewClientStream(url string, opts *ClientOptions) *ClientStream {
 	return c
 }
 
+// URL returns the MCP endpoint the stream talks to, for instrumentation
+// (server.address and server.port on a client's spans).
+func (c *ClientStream) URL() string { return c.url }
+
 // SessionID returns the Mcp-Session-Id the server issued ("" if none).
 func (c *ClientStream) SessionID() string {
 	c.mu.Lock()
