@@ -93,6 +93,7 @@ type Options struct {
 
 // instruments holds what both sides of the middleware share.
 type instruments struct {
+	meter      metric.Meter
 	tracer     trace.Tracer
 	prop       propagation.TextMapPropagator
 	serverOp   mcpconv.ServerOperationDuration
@@ -118,6 +119,7 @@ func newInstruments(o *Options) *instruments {
 	meter := mp.Meter(instrumentationName)
 	buckets := metric.WithExplicitBucketBoundaries(durationBuckets...)
 	in := &instruments{
+		meter:  meter,
 		tracer: tp.Tracer(instrumentationName),
 		prop:   prop,
 	}
@@ -153,17 +155,24 @@ func ClientMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 // durations cover all other middleware, and records
 // mcp.server.session.duration for stateful sessions by wrapping
 // so.InitializedHandler: from the end of the handshake, the first moment
-// the middleware can see a session, to its end. Call it before
-// mcp.NewServer.
+// the middleware can see a session, to its end. It also keeps the load
+// gauges operators watch: mcp.server.active_requests (requests being
+// handled), mcp.server.active_sessions (stateful sessions initialized and
+// not ended) and mcp.server.queued_notifications (notifications waiting
+// in those sessions' queues, read when metrics are collected). Call it
+// before mcp.NewServer.
 func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	in := newInstruments(o)
-	so.Receiving = append([]mcp.Middleware{in.receiving}, so.Receiving...)
+	l := newLoad(in.meter)
+	so.Receiving = append([]mcp.Middleware{in.receiving, l.requestsMiddleware}, so.Receiving...)
 	so.Sending = append([]mcp.Middleware{in.sending}, so.Sending...)
 	next := so.InitializedHandler
 	so.InitializedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
 		start, version := time.Now(), ss.ProtocolVersion()
+		l.track(ss)
 		go func() {
 			<-ss.Done()
+			l.untrack(ss)
 			in.serverSess.Record(context.Background(), time.Since(start).Seconds(),
 				in.serverSess.AttrProtocolVersion(version))
 			sessionDone()
