@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,17 @@ func TestConsoleExporter(t *testing.T) {
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if !ok {
 		t.Fatalf("first line %q, want listening on URL", line)
+	}
+
+	for _, probe := range []string{"/livez", "/readyz"} {
+		resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s", probe, resp.Status)
+		}
 	}
 
 	const (
