@@ -169,12 +169,13 @@ func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	next := so.InitializedHandler
 	so.InitializedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
 		start, version := time.Now(), ss.ProtocolVersion()
+		net := networkOf(ctx, &mcp.Request{Session: ss})
 		l.track(ss)
 		go func() {
 			<-ss.Done()
 			l.untrack(ss)
 			in.serverSess.Record(context.Background(), time.Since(start).Seconds(),
-				in.serverSess.AttrProtocolVersion(version))
+				net.appendAttrs([]attribute.KeyValue{in.serverSess.AttrProtocolVersion(version)}, false)...)
 			sessionDone()
 		}()
 		if next != nil {
@@ -210,11 +211,11 @@ func (in *instruments) clientSession(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil || !ok || r.Method != mcp.MethodInitialize {
 			return res, err
 		}
-		start := time.Now()
+		start, net := time.Now(), networkOf(ctx, r)
 		go func() {
 			<-cs.Done()
 			in.clientSess.Record(context.Background(), time.Since(start).Seconds(),
-				in.clientSess.AttrProtocolVersion(cs.ProtocolVersion()))
+				net.appendAttrs([]attribute.KeyValue{in.clientSess.AttrProtocolVersion(cs.ProtocolVersion())}, false)...)
 			sessionDone()
 		}()
 		return res, err

@@ -423,7 +423,7 @@ func TestSessionDuration(t *testing.T) {
 		if len(h.DataPoints) != 1 || h.DataPoints[0].Count != 1 {
 			t.Fatalf("%s points %+v", name, h.DataPoints)
 		}
-		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion})
+		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion, "network.transport": "pipe"})
 	}
 }
 
