@@ -135,8 +135,9 @@ func newInstruments(o *Options) *instruments {
 
 // ServerMiddleware returns the middleware for ServerOptions.Receiving and
 // ServerOptions.Sending. InstrumentServer installs them; use this to place
-// them yourself among other middleware. Session durations are recorded
-// only by InstrumentServer, which also wraps InitializedHandler.
+// them yourself among other middleware. Session durations and the load
+// gauges are recorded only by InstrumentServer, which also wraps
+// InitializedHandler.
 func ServerMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 	in := newInstruments(o)
 	return in.receiving, in.sending
