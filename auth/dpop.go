@@ -92,6 +92,9 @@ func (c *memoryReplayCache) Use(_ context.Context, id string, until time.Time) (
 	}
 	c.expire(now)
 	if len(c.seen) >= c.max {
+		c.sweep(now)
+	}
+	if len(c.seen) >= c.max {
 		return false, ErrReplayCacheFull
 	}
 	c.seen[id] = until
@@ -123,6 +126,22 @@ func (c *memoryReplayCache) expire(now time.Time) {
 		}
 		c.queue = q
 	}
+}
+
+// sweep drops every expired entry, wherever it is in the queue: expire
+// is not enough when the cache is full behind a long-lived entry.
+func (c *memoryReplayCache) sweep(now time.Time) {
+	q := c.queue[:0:0]
+	for _, e := range c.queue {
+		if exp, ok := c.seen[e.id]; ok && exp.Equal(e.until) {
+			if now.Before(exp) {
+				q = append(q, e)
+			} else {
+				delete(c.seen, e.id)
+			}
+		}
+	}
+	c.queue = q
 }
 
 // A DPoPVerifier checks DPoP proofs. It is safe for concurrent use.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // TokenInfo is what a Verifier established about an access token. Handlers
@@ -89,12 +91,19 @@ func WithTokenInfo(ctx context.Context, t *TokenInfo) context.Context {
 
 // TokenInfoFromContext returns the verified token of the request whose
 // context is ctx, or nil when the request did not pass through the
-// middleware. In an MCP handler behind mcphttp, pass
-// mcphttp.RequestInfoFromContext(ctx).Context(), or use the ctx of the
-// handler directly for the stateless revision.
+// middleware. It works in HTTP handlers behind the middleware and in MCP
+// feature handlers (tools, prompts, resources) behind an mcphttp.Handler
+// so protected, where it reads the HTTP request's context through
+// mcphttp.RequestInfo.
 func TokenInfoFromContext(ctx context.Context) *TokenInfo {
-	t, _ := ctx.Value(tokenKey{}).(*TokenInfo)
-	return t
+	if t, ok := ctx.Value(tokenKey{}).(*TokenInfo); ok {
+		return t
+	}
+	if info := mcphttp.RequestInfoFromContext(ctx); info != nil && info.Context() != nil {
+		t, _ := info.Context().Value(tokenKey{}).(*TokenInfo)
+		return t
+	}
+	return nil
 }
 
 // Principal returns the principal of the verified token of r ("" when r
