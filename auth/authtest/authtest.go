@@ -199,9 +199,10 @@ func (s *Server) AddClient(c Client) {
 	s.clients[c.ID] = &c
 }
 
-// TokenRequests returns the grant types of the token requests served so
-// far, in order, so that tests can see how a client got its tokens
-// (refresh, step-up).
+// TokenRequests describes the token requests served so far, in order, as
+// "grant_type(scope)" (the scope parameter, often empty), so that tests
+// can see how a client got its tokens (refresh, step-up). It keeps the
+// last MaxEntries.
 func (s *Server) TokenRequests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -466,7 +467,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	s.mu.Lock()
-	s.requests = append(s.requests, f.Get("grant_type"))
+	s.requests = append(s.requests, f.Get("grant_type")+"("+f.Get("scope")+")")
 	if len(s.requests) > s.opts.MaxEntries {
 		s.requests = s.requests[1:]
 	}

@@ -144,7 +144,7 @@ func TestCodeFlowDPoPRefreshStepUp(t *testing.T) {
 	if status != 200 || tok3["scope"] != "read write" || tok3["token_type"] != "Bearer" {
 		t.Fatalf("step-up: %d %v", status, tok3)
 	}
-	if got := strings.Join(c.as.TokenRequests(), ","); got != "authorization_code,authorization_code,authorization_code,refresh_token,refresh_token,refresh_token,authorization_code" {
+	if got := strings.Join(c.as.TokenRequests(), ","); got != "authorization_code(),authorization_code(),authorization_code(),refresh_token(),refresh_token(),refresh_token(),authorization_code()" {
 		t.Errorf("TokenRequests = %s", got)
 	}
 }
