@@ -31,6 +31,11 @@ type DPoPOptions struct {
 	ReplayCache ReplayCache
 	// Required refuses tokens not bound to a key (plain bearer tokens).
 	Required bool
+	// Nonce, when not nil, makes the resource server require server
+	// nonces in proofs (RFC 9449 §9): a proof without the current nonce
+	// gets 401 use_dpop_nonce with a DPoP-Nonce header, and the client
+	// retries with it. Nil: no nonces.
+	Nonce DPoPNonce
 	// Now returns the current time (tests). Default time.Now.
 	Now func() time.Time
 }

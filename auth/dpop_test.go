@@ -133,3 +133,25 @@ func TestMemoryReplayCache(t *testing.T) {
 		t.Fatal("a forgotten when the cache filled up")
 	}
 }
+
+func TestDPoPNonce(t *testing.T) {
+	nonce := auth.NewRotatingNonce(time.Hour)
+	e := newEnv(t, func(o *auth.Options) { o.DPoP = &auth.DPoPOptions{Nonce: nonce} })
+	key, _ := authtest.NewDPoPKey()
+	tok := e.mint(authtest.Token{Scopes: []string{"mcp:read"}, JKT: key.JKT()})
+	p, _ := key.Proof("POST", e.resource, tok)
+	r := e.do("POST", "/mcp", dpopHeader(tok, p), listBody)
+	given := r.header.Get("DPoP-Nonce")
+	if r.status != 401 || given == "" || !strings.HasPrefix(r.header.Get("WWW-Authenticate"), `DPoP algs=`) ||
+		!strings.Contains(r.header.Get("WWW-Authenticate"), `error="use_dpop_nonce"`) {
+		t.Fatalf("a proof without a nonce: %d %v", r.status, r.header)
+	}
+	p, _ = key.ProofWith(authtest.ProofClaims{HTM: "POST", HTU: e.resource, Nonce: "made-up"}, tok)
+	if r := e.do("POST", "/mcp", dpopHeader(tok, p), listBody); r.status != 401 {
+		t.Fatalf("a made-up nonce: %d", r.status)
+	}
+	p, _ = key.ProofWith(authtest.ProofClaims{HTM: "POST", HTU: e.resource, Nonce: given}, tok)
+	if r := e.do("POST", "/mcp", dpopHeader(tok, p), listBody); r.status != 200 || r.header.Get("DPoP-Nonce") != given {
+		t.Fatalf("the server's nonce: %d %v", r.status, r.header)
+	}
+}

@@ -256,6 +256,13 @@ func (rs *ResourceServer) authenticate(w http.ResponseWriter, r *http.Request) (
 		rs.refuse(w, r, http.StatusUnauthorized, "invalid_token", "the token is bound to another key than the proof's", nil)
 		return nil, false
 	}
+	if n := rs.opts.DPoP.Nonce; n != nil {
+		w.Header().Set("DPoP-Nonce", n.Current())
+		if !n.Valid(proof.Nonce) {
+			rs.refuse(w, r, http.StatusUnauthorized, "use_dpop_nonce", "the DPoP proof needs the server's nonce", nil)
+			return nil, false
+		}
+	}
 	return info, true
 }
 
@@ -373,7 +380,7 @@ func (rs *ResourceServer) refuse(w http.ResponseWriter, r *http.Request, status 
 		w.Header().Add("WWW-Authenticate", bearer)
 		w.Header().Add("WWW-Authenticate", dpop)
 	}
-	w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate")
+	w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate, DPoP-Nonce")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
