@@ -120,9 +120,16 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 	if err != nil {
 		return nil, err
 	}
+	var key any = keys
+	if kid == "" { // a server with one key may not name it
+		if len(keys.Keys) != 1 {
+			return nil, invalid("the token names no key (kid) and the issuer has several")
+		}
+		key = keys.Keys[0]
+	}
 	var c jwtClaims
 	var all map[string]any
-	if err := tok.Claims(keys, &c, &all); err != nil {
+	if err := tok.Claims(key, &c, &all); err != nil {
 		return nil, invalid("signature: " + err.Error())
 	}
 	info := &TokenInfo{

@@ -2,7 +2,15 @@ package auth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"strings"
+
 	"errors"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -113,5 +121,29 @@ func TestJWKSCache(t *testing.T) {
 	cold, _ := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: "https://r/mcp", JWKSURL: jwks.URL})
 	if _, err := cold.Verify(context.Background(), tok); err == nil || errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("JWKS down, no keys: %v, want an outage error", err)
+	}
+}
+
+// TestJWTWithoutKid accepts a token naming no key when the issuer has one.
+func TestJWTWithoutKid(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, Algorithm: "ES256", Use: "sig"}}})
+	}))
+	defer jwks.Close()
+	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, nil)
+	tok, _ := jwt.Signed(signer).Claims(map[string]any{"iss": "https://as", "aud": "https://r/mcp", "sub": "a", "exp": time.Now().Add(time.Hour).Unix()}).Serialize()
+	v, _ := auth.NewJWTVerifier(auth.JWTOptions{Issuer: "https://as", Audience: "https://r/mcp", JWKSURL: jwks.URL})
+	if info, err := v.Verify(context.Background(), tok); err != nil || info.Subject != "a" {
+		t.Fatalf("%+v %v", info, err)
+	}
+	hs, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte(strings.Repeat("k", 32))}, nil)
+	forged, _ := jwt.Signed(hs).Claims(map[string]any{"iss": "https://as", "aud": "https://r/mcp", "sub": "a", "exp": time.Now().Add(time.Hour).Unix()}).Serialize()
+	if _, err := v.Verify(context.Background(), forged); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("an HMAC token: %v", err)
+	}
+	none := "eyJhbGciOiJub25lIn0." + strings.Split(tok, ".")[1] + "."
+	if _, err := v.Verify(context.Background(), none); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("an unsigned token: %v", err)
 	}
 }
