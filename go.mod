@@ -9,4 +9,4 @@ require (
 	golang.org/x/text v0.14.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+require github.com/go-jose/go-jose/v4 v4.1.9

@@ -55,6 +55,10 @@ type Options struct {
 	// MaxBodyBytes bounds the POST bodies read to find the method and tool
 	// of a request when MethodScopes or ToolScopes is set (larger ones get
 	// 413). Use the value given to the handler's own limit. Default 4 MiB.
+	// Such bodies are read before the handler's other guards
+	// (mcphttp.HandlerOptions.BodyReadTimeout, MaxBodyBytesInFlight) apply,
+	// but only once the token is verified: bound slow bodies with
+	// http.Server.ReadTimeout.
 	MaxBodyBytes int64
 }
 
