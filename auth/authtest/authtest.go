@@ -55,6 +55,11 @@ type Options struct {
 	MaxEntries int
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
+	// IssuerPath, for Start, gives the issuer a path ("/tenant1"): the
+	// endpoints are served under it, and the metadata at every location
+	// clients try for such an issuer (RFC 8414 §3.1 and OpenID Connect
+	// Discovery, inserted and appended).
+	IssuerPath string
 }
 
 // Client is a registered OAuth client.
@@ -107,8 +112,9 @@ func Start(opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ts = httptest.NewServer(s.handler)
-	s.Issuer = s.ts.URL
+	s.ts = httptest.NewServer(s)
+	s.Issuer = s.ts.URL + strings.TrimSuffix(s.opts.IssuerPath, "/")
+	s.route()
 	return s, nil
 }
 
@@ -120,6 +126,7 @@ func New(issuer string, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.Issuer = strings.TrimSuffix(issuer, "/")
+	s.route()
 	return s, nil
 }
 
@@ -160,20 +167,42 @@ func newServer(opts *Options) (*Server, error) {
 		c := c
 		s.clients[c.ID] = &c
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serveMetadata)
-	mux.HandleFunc("GET /.well-known/openid-configuration", s.serveMetadata)
-	mux.HandleFunc("GET /jwks", s.serveJWKS)
-	mux.HandleFunc("GET /authorize", s.serveAuthorize)
-	mux.HandleFunc("POST /token", s.serveToken)
-	mux.HandleFunc("POST /register", s.serveRegister)
-	mux.HandleFunc("POST /introspect", s.serveIntrospect)
-	s.handler = mux
 	return s, nil
 }
 
+// route builds the handler once the issuer is known.
+func (s *Server) route() {
+	path := ""
+	if u, err := url.Parse(s.Issuer); err == nil {
+		path = strings.TrimSuffix(u.Path, "/")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server"+path, s.serveMetadata)
+	mux.HandleFunc("GET /.well-known/openid-configuration"+path, s.serveMetadata)
+	if path != "" {
+		mux.HandleFunc("GET "+path+"/.well-known/openid-configuration", s.serveMetadata)
+	}
+	mux.HandleFunc("GET "+path+"/jwks", s.serveJWKS)
+	mux.HandleFunc("GET "+path+"/authorize", s.serveAuthorize)
+	mux.HandleFunc("POST "+path+"/token", s.serveToken)
+	mux.HandleFunc("POST "+path+"/register", s.serveRegister)
+	mux.HandleFunc("POST "+path+"/introspect", s.serveIntrospect)
+	s.mu.Lock()
+	s.handler = mux
+	s.mu.Unlock()
+}
+
 // ServeHTTP serves the endpoints, for a Server made with New.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.handler
+	s.mu.Unlock()
+	if h == nil {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
 
 // Close stops a Server made with Start.
 func (s *Server) Close() {

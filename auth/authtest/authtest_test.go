@@ -232,6 +232,38 @@ func TestMetadata(t *testing.T) {
 	}
 }
 
+func TestIssuerPath(t *testing.T) {
+	c := newClient(t, &authtest.Options{IssuerPath: "/tenant1"})
+	if !strings.HasSuffix(c.as.Issuer, "/tenant1") {
+		t.Fatalf("issuer %s", c.as.Issuer)
+	}
+	base := strings.TrimSuffix(c.as.Issuer, "/tenant1")
+	for _, u := range []string{base + "/.well-known/oauth-authorization-server/tenant1",
+		base + "/.well-known/openid-configuration/tenant1", c.as.Issuer + "/.well-known/openid-configuration"} {
+		resp, err := c.hc.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md map[string]any
+		json.NewDecoder(resp.Body).Decode(&md)
+		resp.Body.Close()
+		if md["issuer"] != c.as.Issuer || md["token_endpoint"] != c.as.Issuer+"/token" {
+			t.Errorf("%s: %v", u, md)
+		}
+	}
+	resp, err := c.hc.Get(base + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("root metadata for a path issuer: %d", resp.StatusCode)
+	}
+	if status, reg := c.post("/register", `{"redirect_uris":["https://a/cb"]}`, nil); status != 201 {
+		t.Errorf("register under the path: %d %v", status, reg)
+	}
+}
+
 func TestStoresBounded(t *testing.T) {
 	c := newClient(t, &authtest.Options{MaxEntries: 2})
 	for i := range 3 {
