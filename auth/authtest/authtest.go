@@ -55,6 +55,10 @@ type Options struct {
 	MaxEntries int
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
+	// DPoPNonce, when not nil, makes the token endpoint require its nonce
+	// in DPoP proofs (RFC 9449 §8): a proof without it gets 400
+	// use_dpop_nonce with a DPoP-Nonce header.
+	DPoPNonce auth.DPoPNonce
 	// IssuerPath, for Start, gives the issuer a path ("/tenant1"): the
 	// endpoints are served under it, and the metadata at every location
 	// clients try for such an issuer (RFC 8414 §3.1 and OpenID Connect
@@ -516,6 +520,13 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			oauthError(w, http.StatusBadRequest, "invalid_dpop_proof", err.Error())
 			return
+		}
+		if n := s.opts.DPoPNonce; n != nil {
+			w.Header().Set("DPoP-Nonce", n.Current())
+			if !n.Valid(p.Nonce) {
+				oauthError(w, http.StatusBadRequest, "use_dpop_nonce", "the DPoP proof needs the server's nonce")
+				return
+			}
 		}
 		jkt = p.JKT
 	}

@@ -264,6 +264,29 @@ func TestIssuerPath(t *testing.T) {
 	}
 }
 
+func TestDPoPNonce(t *testing.T) {
+	c := newClient(t, &authtest.Options{DPoPNonce: auth.NewRotatingNonce(0), Clients: []authtest.Client{{ID: "svc", Secret: "pw"}}})
+	key, _ := authtest.NewDPoPKey()
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {"svc"}, "client_secret": {"pw"}}.Encode()
+	proof, _ := key.Proof("POST", c.as.TokenURL(), "")
+	req, _ := http.NewRequest("POST", c.as.TokenURL(), strings.NewReader(form))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("DPoP", proof)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	nonce := resp.Header.Get("DPoP-Nonce")
+	if resp.StatusCode != 400 || nonce == "" {
+		t.Fatalf("a proof without the nonce: %d %q", resp.StatusCode, nonce)
+	}
+	proof, _ = key.ProofWith(authtest.ProofClaims{HTM: "POST", HTU: c.as.TokenURL(), Nonce: nonce}, "")
+	if status, tok := c.post("/token", form, http.Header{"Dpop": {proof}}); status != 200 || tok["token_type"] != "DPoP" {
+		t.Errorf("with the nonce: %d %v", status, tok)
+	}
+}
+
 func TestStoresBounded(t *testing.T) {
 	c := newClient(t, &authtest.Options{MaxEntries: 2})
 	for i := range 3 {

@@ -24,15 +24,16 @@ import (
 func main() {
 	addr := flag.String("http", "127.0.0.1:0", "listen on `ADDR` (port 0: a free port)")
 	scopes := flag.String("scopes", "", "space-separated `scopes` the server knows (empty: any)")
+	path := flag.String("path", "", "give the issuer this `path` (\"/tenant1\"), to test discovery")
 	clients := flag.String("clients", "", "pre-registered clients, `id:secret:redirect,...` (secret and redirect may be empty)")
 	flag.Parse()
-	if err := run(*addr, *scopes, *clients); err != nil {
+	if err := run(*addr, *path, *scopes, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "authtest-server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, scopes, clients string) error {
+func run(addr, path, scopes, clients string) error {
 	opts := &authtest.Options{Scopes: strings.Fields(scopes)}
 	for _, c := range strings.Split(clients, ",") {
 		if c == "" {
@@ -52,7 +53,7 @@ func run(addr, scopes, clients string) error {
 	if err != nil {
 		return err
 	}
-	as, err := authtest.New("http://"+ln.Addr().String(), opts)
+	as, err := authtest.New("http://"+ln.Addr().String()+path, opts)
 	if err != nil {
 		ln.Close()
 		return err
