@@ -76,7 +76,8 @@ type ResourceServer struct {
 }
 
 // ProtectedResourceMetadata is the document of RFC 9728 §2, the fields an
-// MCP server uses.
+// MCP server uses, named as on the wire (see the RFC for each); clients
+// read it to find the authorization server and the scopes to request.
 type ProtectedResourceMetadata struct {
 	Resource                      string   `json:"resource"`
 	AuthorizationServers          []string `json:"authorization_servers"`

@@ -147,3 +147,40 @@ func TestJWTWithoutKid(t *testing.T) {
 		t.Fatalf("an unsigned token: %v", err)
 	}
 }
+
+// TestJWKSConcurrentColdStart makes concurrent verifications on a cold
+// cache share one fetch.
+func TestJWKSConcurrentColdStart(t *testing.T) {
+	as, err := authtest.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	var fetches atomic.Int32
+	release := make(chan struct{})
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		<-release
+		as.ServeHTTP(w, httptest.NewRequest("GET", "/jwks", nil))
+	}))
+	defer jwks.Close()
+	v, _ := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: "https://r/mcp", JWKSURL: jwks.URL})
+	tok, _ := as.Mint(authtest.Token{Subject: "a", Audience: []string{"https://r/mcp"}})
+	errs := make(chan error, 20)
+	for range 20 {
+		go func() {
+			_, err := v.Verify(context.Background(), tok)
+			errs <- err
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d fetches for 20 concurrent verifications, want 1", n)
+	}
+}
