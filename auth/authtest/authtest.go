@@ -2,7 +2,8 @@
 // MCP clients and resource servers: authorization code with PKCE (the
 // authorize endpoint approves at once, as a fixed user), refresh tokens
 // with rotation, step-up (any later authorization may ask for more of the
-// supported scopes), DPoP-bound tokens (RFC 9449), client credentials,
+// supported scopes), DPoP-bound tokens (RFC 9449), client credentials
+// (client secret or private_key_jwt, RFC 7523),
 // dynamic client registration (RFC 7591), JWKS, introspection (RFC 7662),
 // and metadata at the RFC 8414 and OpenID well-known paths. Access tokens
 // are JWTs (RFC 9068) signed with an ES256 key made at start, or opaque.
@@ -75,20 +76,30 @@ type Client struct {
 	Secret string
 	// RedirectURIs are matched exactly by the authorize endpoint.
 	RedirectURIs []string
+	// PublicKey, when not nil, authenticates the client by private_key_jwt
+	// (RFC 7523 §2.2, the client credentials extension's recommended
+	// method): it verifies the client's assertions, whose iss and sub must
+	// be the client id and aud the issuer or the token endpoint.
+	PublicKey crypto.PublicKey
 }
+
+// confidential reports whether the client can authenticate.
+func (c *Client) confidential() bool { return c.Secret != "" || c.PublicKey != nil }
 
 // Server is a running authorization server.
 type Server struct {
 	// Issuer is the server's issuer identifier and base URL.
 	Issuer string
 
-	opts    Options
-	key     *ecdsa.PrivateKey
-	kid     string
-	signer  jose.Signer
-	dpop    *auth.DPoPVerifier
-	ts      *httptest.Server
-	handler http.Handler
+	opts   Options
+	key    *ecdsa.PrivateKey
+	kid    string
+	signer jose.Signer
+	dpop   *auth.DPoPVerifier
+	// assertions remembers the client assertions used (private_key_jwt).
+	assertions auth.ReplayCache
+	ts         *httptest.Server
+	handler    http.Handler
 
 	mu       sync.Mutex
 	clients  map[string]*Client
@@ -157,8 +168,9 @@ func newServer(opts *Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: o, key: key, kid: randomString(8),
-		dpop:    auth.NewDPoPVerifier(auth.DPoPOptions{Now: o.Now}),
-		clients: make(map[string]*Client), codes: make(map[string]*grant),
+		dpop:       auth.NewDPoPVerifier(auth.DPoPOptions{Now: o.Now}),
+		assertions: auth.NewMemoryReplayCache(o.MaxEntries),
+		clients:    make(map[string]*Client), codes: make(map[string]*grant),
 		refresh: make(map[string]*grant), opaque: make(map[string]*auth.TokenInfo),
 		revoked: make(map[string]time.Time),
 	}
@@ -338,19 +350,20 @@ func randomString(n int) string {
 // Metadata is the RFC 8414 document the server serves.
 func (s *Server) Metadata() map[string]any {
 	md := map[string]any{
-		"issuer":                                         s.Issuer,
-		"authorization_endpoint":                         s.Issuer + "/authorize",
-		"token_endpoint":                                 s.Issuer + "/token",
-		"registration_endpoint":                          s.Issuer + "/register",
-		"jwks_uri":                                       s.JWKSURL(),
-		"introspection_endpoint":                         s.IntrospectionURL(),
-		"response_types_supported":                       []string{"code"},
-		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
-		"code_challenge_methods_supported":               []string{"S256"},
-		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "client_secret_post"},
-		"introspection_endpoint_auth_methods_supported":  []string{"client_secret_basic", "client_secret_post"},
-		"dpop_signing_alg_values_supported":              []string{"ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA"},
-		"authorization_response_iss_parameter_supported": true,
+		"issuer":                                           s.Issuer,
+		"authorization_endpoint":                           s.Issuer + "/authorize",
+		"token_endpoint":                                   s.Issuer + "/token",
+		"registration_endpoint":                            s.Issuer + "/register",
+		"jwks_uri":                                         s.JWKSURL(),
+		"introspection_endpoint":                           s.IntrospectionURL(),
+		"response_types_supported":                         []string{"code"},
+		"grant_types_supported":                            []string{"authorization_code", "refresh_token", "client_credentials"},
+		"code_challenge_methods_supported":                 []string{"S256"},
+		"token_endpoint_auth_methods_supported":            []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"},
+		"token_endpoint_auth_signing_alg_values_supported": []string{"ES256", "ES384", "RS256", "PS256", "EdDSA"},
+		"introspection_endpoint_auth_methods_supported":    []string{"client_secret_basic", "client_secret_post"},
+		"dpop_signing_alg_values_supported":                []string{"ES256", "ES384", "ES512", "RS256", "PS256", "EdDSA"},
+		"authorization_response_iss_parameter_supported":   true,
 	}
 	if len(s.opts.Scopes) > 0 {
 		md["scopes_supported"] = s.opts.Scopes
@@ -473,6 +486,9 @@ func purgeGrants(m map[string]*grant, now time.Time) {
 // authenticateClient finds the client of a token or introspection request
 // (client_secret_basic, client_secret_post, or none for public clients).
 func (s *Server) authenticateClient(r *http.Request) (*Client, bool) {
+	if r.PostForm.Get("client_assertion_type") == jwtBearerAssertion {
+		return s.authenticateAssertion(r.PostForm.Get("client_assertion"), r.PostForm.Get("client_id"))
+	}
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		id, _ = url.QueryUnescape(id)
@@ -487,9 +503,40 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, bool) {
 		return nil, false
 	}
 	if c.Secret == "" {
-		return c, secret == ""
+		return c, secret == "" && c.PublicKey == nil
 	}
 	return c, subtle.ConstantTimeCompare([]byte(secret), []byte(c.Secret)) == 1
+}
+
+const jwtBearerAssertion = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+// authenticateAssertion checks a private_key_jwt client assertion.
+func (s *Server) authenticateAssertion(assertion, formID string) (*Client, bool) {
+	tok, err := jwt.ParseSigned(assertion, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
+	if err != nil {
+		return nil, false
+	}
+	var unverified jwt.Claims
+	if tok.UnsafeClaimsWithoutVerification(&unverified) != nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	c := s.clients[unverified.Issuer]
+	s.mu.Unlock()
+	if c == nil || c.PublicKey == nil || (formID != "" && formID != c.ID) {
+		return nil, false
+	}
+	var claims jwt.Claims
+	if tok.Claims(c.PublicKey, &claims) != nil || claims.Issuer != c.ID || claims.Subject != c.ID || claims.ID == "" ||
+		!(claims.Audience.Contains(s.Issuer) || claims.Audience.Contains(s.TokenURL())) {
+		return nil, false
+	}
+	now := s.opts.Now()
+	if claims.ValidateWithLeeway(jwt.Expected{Time: now}, time.Minute) != nil || claims.Expiry == nil {
+		return nil, false
+	}
+	fresh, err := s.assertions.Use(context.Background(), c.ID+" "+claims.ID, claims.Expiry.Time().Add(time.Minute))
+	return c, err == nil && fresh
 }
 
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
@@ -582,7 +629,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 			g.resource = f.Get("resource")
 		}
 	case "client_credentials":
-		if c.Secret == "" {
+		if !c.confidential() {
 			oauthError(w, http.StatusUnauthorized, "unauthorized_client", "public clients cannot use client credentials")
 			return
 		}

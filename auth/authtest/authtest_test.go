@@ -2,9 +2,16 @@ package authtest_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"time"
+
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"io"
 	"net/http"
 	"net/url"
@@ -284,6 +291,42 @@ func TestDPoPNonce(t *testing.T) {
 	proof, _ = key.ProofWith(authtest.ProofClaims{HTM: "POST", HTU: c.as.TokenURL(), Nonce: nonce}, "")
 	if status, tok := c.post("/token", form, http.Header{"Dpop": {proof}}); status != 200 || tok["token_type"] != "DPoP" {
 		t.Errorf("with the nonce: %d %v", status, tok)
+	}
+}
+
+func TestPrivateKeyJWT(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c := newClient(t, &authtest.Options{Clients: []authtest.Client{{ID: "bot", PublicKey: &key.PublicKey}}})
+	signer, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, nil)
+	assertion := func(iss, aud string, exp time.Time, jti string) string {
+		s, _ := jwt.Signed(signer).Claims(map[string]any{"iss": iss, "sub": iss, "aud": aud, "exp": exp.Unix(), "iat": time.Now().Unix(), "jti": jti}).Serialize()
+		return s
+	}
+	form := func(a string) string {
+		return url.Values{"grant_type": {"client_credentials"}, "scope": {"jobs"}, "resource": {resource},
+			"client_assertion_type": {"urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}, "client_assertion": {a}}.Encode()
+	}
+	soon := time.Now().Add(time.Minute)
+	good := assertion("bot", c.as.Issuer, soon, "1")
+	if status, tok := c.post("/token", form(good), nil); status != 200 || tok["access_token"] == nil {
+		t.Fatalf("a good assertion: %d %v", status, tok)
+	}
+	for name, a := range map[string]string{
+		"replayed":       good,
+		"wrong audience": assertion("bot", "https://elsewhere", soon, "2"),
+		"expired":        assertion("bot", c.as.Issuer, time.Now().Add(-time.Hour), "3"),
+		"unknown client": assertion("nobody", c.as.Issuer, soon, "4"),
+		"no jti":         assertion("bot", c.as.TokenURL(), soon, ""),
+	} {
+		if status, _ := c.post("/token", form(a), nil); status != 401 {
+			t.Errorf("%s: %d, want 401", name, status)
+		}
+	}
+	if status, _ := c.post("/token", form(assertion("bot", c.as.TokenURL(), soon, "5")), nil); status != 200 {
+		t.Errorf("the token endpoint as audience: %d", status)
+	}
+	if status, _ := c.post("/token", url.Values{"grant_type": {"client_credentials"}, "client_id": {"bot"}}.Encode(), nil); status != 401 {
+		t.Errorf("a key client without an assertion: %d", status)
 	}
 }
 
