@@ -59,6 +59,25 @@ func TestProtect(t *testing.T) {
 			}
 		}
 	}
+	// -auth-dpop: a bound token with a proof.
+	*authIssuer, *authScopes, *authToolScopes, *authIntrospect, *authDPoP = as.Issuer, "", "", "", true
+	defer func() { *authDPoP = false }()
+	h, err := protect(ok, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := authtest.NewDPoPKey()
+	tok, _ := as.Mint(authtest.Token{Subject: "a", Audience: []string{resource}, JKT: key.JKT()})
+	proof, _ := key.Proof("POST", resource, tok)
+	r := httptest.NewRequest("POST", resource, strings.NewReader(`{}`))
+	r.Header.Set("Authorization", "DPoP "+tok)
+	r.Header.Set("DPoP", proof)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Errorf("-auth-dpop, a bound token with its proof: %d %v", w.Code, w.Header())
+	}
+
 	*authIssuer = as.Issuer + "/nope"
 	if _, err := protect(ok, addr); err == nil {
 		t.Error("an issuer without metadata was accepted")
