@@ -47,7 +47,8 @@ gofmt_clean() {
 
 fuzz() {
 	go test -run=NONE -fuzz=FuzzDecode -fuzztime="$fuzztime" ./jsonrpc/ &&
-		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/
+		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/ &&
+		go test -run=NONE -fuzz=FuzzAuthorization -fuzztime="$fuzztime" ./auth/
 }
 
 # conformance: the official suite against our everything-server (Streamable
@@ -79,7 +80,28 @@ conformance() {
 		echo "--- client scenario $sc"
 		conformance_client "$sc" "$bin/everything-client" || rc=1
 	done
+	conformance_authtest "$bin" || rc=1
 	rm -rf "$bin"
+	return $rc
+}
+
+# conformance_authtest runs the authorization-server metadata scenario
+# against auth/authtest (the suite's other one, authorization-code-grant,
+# needs a browser).
+conformance_authtest() {
+	local bin=$1 pid issuer rc=0
+	go build -o "$bin/authtest-server" ./auth/authtest/cmd/authtest-server || return 1
+	"$bin/authtest-server" -http 127.0.0.1:0 >"$bin/authtest.out" &
+	pid=$!
+	for _ in $(seq 50); do
+		issuer=$(sed -n 's/^issuer //p' "$bin/authtest.out")
+		[[ -n $issuer ]] && break
+		sleep 0.1
+	done
+	echo "--- authorization-server scenario authorization-server-metadata-endpoint (auth/authtest at $issuer)"
+	"$CONFORMANCE" authorization --url "$issuer" --scenario authorization-server-metadata-endpoint -o "$bin/as-results" || rc=1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 	return $rc
 }
 

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
@@ -52,7 +53,7 @@ func main() {
 // ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
 // test can start it on port 0 and read where it went.
 func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger) error {
-	streamable := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger})
+	streamable := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal})
 	legacy := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamable)
@@ -61,10 +62,15 @@ func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Log
 	if err != nil {
 		return err
 	}
+	handler, err := protect(mux, ln.Addr())
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	// The Handler bounds body reads and SSE writes itself; the server bounds
 	// what happens before and between requests.
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		<-ctx.Done()
 		streamable.Close()
