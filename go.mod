@@ -8,3 +8,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.14.0
 )
+
+require gopkg.in/yaml.v3 v3.0.1 // indirect
