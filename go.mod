@@ -9,4 +9,7 @@ require (
 	golang.org/x/text v0.14.0
 )
 
-require gopkg.in/yaml.v3 v3.0.1 // indirect
+require (
+	github.com/kr/text v0.2.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1
+)
