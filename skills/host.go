@@ -108,7 +108,8 @@ func (h *Host) Settings() (Settings, error) {
 	return s, nil
 }
 
-// List returns the entries of every page of skills/list. It reads no file.
+// List returns the entries of every page of skills/list, as listed (Load
+// refuses the invalid ones, see Skill.Valid). It reads no file.
 // An empty or short listing does not mean the server has no other skills:
 // Get loads one by URI.
 func (h *Host) List(ctx context.Context) ([]*Entry, error) {

@@ -33,7 +33,8 @@ type Options struct {
 	// their digests cannot be stable: it is given the skill directory's
 	// slash-separated path in the tree. Their entries say
 	// "resources":"dynamic", and their files are served as they are when
-	// read rather than as they were indexed.
+	// read rather than as they were indexed (the set of files is still the
+	// indexed one: Refresh picks up new files).
 	Dynamic func(skillPath string) bool
 	// PageSize is how many entries a page of skills/list, and how many
 	// children a page of resources/directory/read, holds. Default 100.
@@ -146,7 +147,8 @@ func (s *Server) Refresh() error {
 	return nil
 }
 
-// Register adds the extension to ms: its capability (with directoryRead
+// Register adds the extension to ms (one Server per mcp.Server: the
+// skill:// template of a second would replace the first's): its capability (with directoryRead
 // when Options.DirectoryRead is set), skills/list, skills/get, optionally
 // resources/directory/read, each skill's SKILL.md as a listed resource
 // (mimeType text/markdown, name and description from the frontmatter), and
@@ -393,11 +395,19 @@ func (s *Server) build() (*index, error) {
 		}
 	}
 	idx := &index{byURI: map[string]*skillEntry{}, files: map[string]*fileEntry{}, dirs: map[string][]*mcp.Resource{}}
-	owners := map[string][]string{} // file path → skill dirs holding it
+	// owners: file path → the skill directories above it; members: skill
+	// directory → its files, in walk order.
+	isSkill := make(map[string]bool, len(skillDirs))
+	for _, d := range skillDirs {
+		isSkill[d] = true
+	}
+	owners := map[string][]string{}
+	members := map[string][]string{}
 	for _, p := range paths {
-		for _, d := range skillDirs {
-			if strings.HasPrefix(p, d+"/") {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if isSkill[d] {
 				owners[p] = append(owners[p], d)
+				members[d] = append(members[d], p)
 			}
 		}
 	}
@@ -423,7 +433,7 @@ func (s *Server) build() (*index, error) {
 		}
 	}
 	for _, dir := range skillDirs {
-		e, err := s.skill(dir, contents[dir+"/"+SkillFile], idx, paths, dynamic(dir))
+		e, err := s.skill(dir, contents[dir+"/"+SkillFile], idx, members[dir], dynamic(dir))
 		if err != nil {
 			return nil, err
 		}
@@ -476,7 +486,7 @@ func (s *Server) readAll(p string) ([]byte, error) {
 }
 
 // skill makes the entry of the skill in dir.
-func (s *Server) skill(dir string, content []byte, idx *index, paths []string, dynamic bool) (*skillEntry, error) {
+func (s *Server) skill(dir string, content []byte, idx *index, files []string, dynamic bool) (*skillEntry, error) {
 	fm, err := ParseFrontmatter(content)
 	if err != nil {
 		return nil, fmt.Errorf("skills: %s/%s: %w", dir, SkillFile, err)
@@ -493,10 +503,7 @@ func (s *Server) skill(dir string, content []byte, idx *index, paths []string, d
 	uri := pathURI(dir + "/" + SkillFile)
 	sk := &Skill{URI: uri, Frontmatter: fm, Dynamic: dynamic}
 	var total int64
-	for _, p := range paths {
-		if !strings.HasPrefix(p, dir+"/") {
-			continue
-		}
+	for _, p := range files {
 		f := idx.files[pathURI(p)]
 		total += f.size
 		if !dynamic {

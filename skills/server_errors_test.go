@@ -137,3 +137,61 @@ func TestDynamic(t *testing.T) {
 		t.Errorf("changed static file: %v, want -32603", err)
 	}
 }
+
+func TestRefresh(t *testing.T) {
+	fsys := fstest.MapFS{"a/SKILL.md": skill("a", "first")}
+	ctx := t.Context()
+	cs, ss, _ := serve(t, fsys, nil)
+	uris := func() string {
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res.Resources {
+			out = append(out, r.URI+"="+r.Description)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := uris(); got != "skill://a/SKILL.md=first" {
+		t.Fatalf("before: %s", got)
+	}
+	delete(fsys, "a/SKILL.md")
+	fsys["b/SKILL.md"] = skill("b", "second")
+	fsys["c/SKILL.md"] = skill("nope", "broken")
+	if err := ss.Refresh(); err == nil {
+		t.Fatal("Refresh of a tree with a broken skill succeeded")
+	}
+	if got := uris(); got != "skill://a/SKILL.md=first" {
+		t.Fatalf("after a failed Refresh: %s", got)
+	}
+	delete(fsys, "c/SKILL.md")
+	must(t, ss.Refresh())
+	if got := uris(); got != "skill://b/SKILL.md=second" {
+		t.Fatalf("after Refresh: %s", got)
+	}
+	if err := cs.Call(ctx, skills.MethodGet, &skills.GetParams{URI: "skill://a/SKILL.md"}, nil); code(err) != jsonrpc.CodeInvalidParams {
+		t.Errorf("skills/get of a removed skill: %v", err)
+	}
+}
+
+// A nested skill's files are files of the enclosing skill too.
+func TestNested(t *testing.T) {
+	ss, err := skills.NewServer(fstest.MapFS{
+		"outer/SKILL.md":         skill("outer", "o"),
+		"outer/inner/SKILL.md":   skill("inner", "i"),
+		"outer/inner/x.md":       {Data: []byte("x")},
+		"elsewhere/y.md":         {Data: []byte("not in a skill")},
+		"outer/inner/.hidden.md": {Data: []byte("h")},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, sk := range ss.Skills() {
+		got[sk.URI] = len(sk.Resources)
+	}
+	if len(got) != 2 || got["skill://outer/SKILL.md"] != 4 || got["skill://outer/inner/SKILL.md"] != 3 {
+		t.Errorf("resources per skill: %v", got)
+	}
+}
