@@ -242,3 +242,11 @@ func TestSkillJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestSkillValueMarshals(t *testing.T) {
+	s := skills.Skill{URI: "skill://a/SKILL.md", Frontmatter: skills.Frontmatter{"name": "a"}, Dynamic: true}
+	b, err := json.Marshal(s)
+	if err != nil || string(b) != `{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":"dynamic"}` {
+		t.Errorf("%s, %v", b, err)
+	}
+}

@@ -58,7 +58,7 @@ type skillWire struct {
 }
 
 // MarshalJSON writes resources as the array, or as "dynamic".
-func (s *Skill) MarshalJSON() ([]byte, error) {
+func (s Skill) MarshalJSON() ([]byte, error) {
 	w := skillWire{URI: s.URI, Frontmatter: s.Frontmatter}
 	if w.Frontmatter == nil {
 		w.Frontmatter = Frontmatter{}
