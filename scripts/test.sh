@@ -72,11 +72,18 @@ conformance() {
 		echo "--- server leg, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
+	# Extension scenarios, each alone and on no spec timeline.
+	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+		echo "--- server scenario $sc"
+		conformance_server_scenario "http://127.0.0.1:$port/mcp" "$sc" || rc=1
+	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	for sc in initialize tools_call elicitation-sep1034-client-defaults sse-retry json-schema-2020-12-preservation \
 		request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers \
-		http-invalid-tool-headers json-schema-ref-no-deref; do
+		http-invalid-tool-headers json-schema-ref-no-deref \
+		sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+		sep-2640-client-verify-frontmatter; do
 		echo "--- client scenario $sc"
 		conformance_client "$sc" "$bin/everything-client" || rc=1
 	done

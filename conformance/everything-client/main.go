@@ -76,6 +76,9 @@ func run(ctx context.Context, url, scenario, version, rawContext string) error {
 	}
 	defer cs.Close()
 
+	if isSkillsScenario(scenario) {
+		return runSkills(ctx, cs, scenario)
+	}
 	switch scenario {
 	case "initialize":
 		_, err := cs.ListTools(ctx, nil)

@@ -81,6 +81,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	addModernTools(s, add)
 	addResources(s, add)
 	addPrompts(s, add)
+	addSkills(s, add)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
