@@ -8,3 +8,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.14.0
 )
+
+require github.com/go-jose/go-jose/v4 v4.1.9
