@@ -142,13 +142,13 @@ type Client struct {
 
 	flow sync.Mutex // serializes authorizations
 
-	mu       sync.Mutex
-	loaded   bool
-	tok      *Token
-	asMeta   map[string]*ServerMetadata
-	asNonce  map[string]string
-	rsNonce  string
-	final    error // a JWTBearer refusal: no retry
+	mu      sync.Mutex
+	loaded  bool
+	tok     *Token
+	asMeta  map[string]*ServerMetadata
+	asNonce map[string]string
+	rsNonce string
+	final   error // a JWTBearer refusal: no retry
 }
 
 // New returns a Client for the MCP server at serverURL.
