@@ -116,7 +116,8 @@ type Token struct {
 	TokenType    string    `json:"token_type"` // Bearer or DPoP
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
-	Scopes       []string  `json:"scopes,omitempty"`
+	Scopes       []string  `json:"scopes,omitempty"`    // granted
+	Requested    []string  `json:"requested,omitempty"` // asked for
 	Issuer       string    `json:"issuer"`
 	Resource     string    `json:"resource"`
 }
@@ -365,8 +366,9 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 			return false, nil
 		}
 		want := strings.Fields(ch.Params["scope"])
-		if len(want) == 0 || containsAll(t.Scopes, want) {
-			// Authorizing again would not help: the limit on step-ups.
+		if len(want) == 0 || containsAll(union(t.Scopes, t.Requested), want) {
+			// Already granted or already refused: authorizing again would
+			// not help. This is the limit on step-ups.
 			return false, nil
 		}
 		return true, c.authorize(ctx, ch, union(t.Scopes, want))
@@ -841,7 +843,7 @@ func (c *Client) tokenRequest(ctx context.Context, tg *target, reg *registration
 		return nil, fmt.Errorf("oauth: unsupported token type %.40q", tr.TokenType)
 	}
 	t := &Token{AccessToken: tr.AccessToken, TokenType: tt, RefreshToken: tr.RefreshToken,
-		Issuer: tg.issuer, Resource: tg.resource, Scopes: slices.Clone(requested)}
+		Issuer: tg.issuer, Resource: tg.resource, Scopes: slices.Clone(requested), Requested: slices.Clone(requested)}
 	if tr.Scope != "" {
 		t.Scopes = strings.Fields(tr.Scope)
 	}

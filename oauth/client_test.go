@@ -1,0 +1,400 @@
+package oauth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseWWWAuthenticate(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []Challenge
+		wantErr bool
+	}{
+		{`Bearer resource_metadata="https://x/prm", scope="a b", error="invalid_token"`,
+			[]Challenge{{"Bearer", map[string]string{"resource_metadata": "https://x/prm", "scope": "a b", "error": "invalid_token"}}}, false},
+		{`Bearer error="insufficient_scope",scope="mcp:write" , resource_metadata="u"`,
+			[]Challenge{{"Bearer", map[string]string{"error": "insufficient_scope", "scope": "mcp:write", "resource_metadata": "u"}}}, false},
+		{`DPoP algs="ES256", error=use_dpop_nonce`,
+			[]Challenge{{"DPoP", map[string]string{"algs": "ES256", "error": "use_dpop_nonce"}}}, false},
+		{`Basic realm="x", Bearer scope="a"`,
+			[]Challenge{{"Basic", map[string]string{"realm": "x"}}, {"Bearer", map[string]string{"scope": "a"}}}, false},
+		{`Negotiate abc123==, Bearer Scope="q\"x"`,
+			[]Challenge{{"Negotiate", map[string]string{}}, {"Bearer", map[string]string{"scope": `q"x`}}}, false},
+		{`Bearer`, []Challenge{{"Bearer", map[string]string{}}}, false},
+		{``, nil, false},
+		{`Bearer scope="unterminated`, nil, true},
+		{`Bearer a=1 b=2`, nil, true},
+		{`Bearer a="1", a="2"`, nil, true},
+		{`"quoted-scheme"`, nil, true},
+		{`Bearer scope="a" junk`, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseWWWAuthenticate([]string{tt.in})
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%q: err = %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if !tt.wantErr && !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: got %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+	if _, err := ParseWWWAuthenticate([]string{"Bearer x=\"" + strings.Repeat("a", 1<<20) + "\""}); err == nil {
+		t.Error("a huge header parsed")
+	}
+}
+
+func FuzzParseWWWAuthenticate(f *testing.F) {
+	f.Add(`Bearer resource_metadata="https://x/prm", scope="a b"`)
+	f.Add(`DPoP error="use_dpop_nonce", Basic realm=x, Negotiate ab==`)
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseWWWAuthenticate([]string{s}) })
+}
+
+func TestMetadataURLs(t *testing.T) {
+	tests := []struct {
+		issuer string
+		want   []string
+	}{
+		{"https://as.example", []string{"https://as.example/.well-known/oauth-authorization-server", "https://as.example/.well-known/openid-configuration"}},
+		{"https://as.example/", []string{"https://as.example/.well-known/oauth-authorization-server", "https://as.example/.well-known/openid-configuration"}},
+		{"https://as.example/tenant1", []string{
+			"https://as.example/.well-known/oauth-authorization-server/tenant1",
+			"https://as.example/.well-known/openid-configuration/tenant1",
+			"https://as.example/tenant1/.well-known/openid-configuration"}},
+	}
+	for _, tt := range tests {
+		got, err := metadataURLs(tt.issuer)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, %v; want %v", tt.issuer, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"http://as.example", "ftp://x", "https://u:p@as.example", "https://as.example/?q=1", "::"} {
+		if _, err := metadataURLs(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestDiscoveryOrder checks each metadata location is found, by probing the
+// specification's URLs in order, never the root for a path issuer.
+func TestDiscoveryOrder(t *testing.T) {
+	tests := []struct {
+		name, prefix, metaPath string
+		wantProbes             []string
+	}{
+		{"root oauth", "", "/.well-known/oauth-authorization-server", []string{"/.well-known/oauth-authorization-server"}},
+		{"root oidc", "", "/.well-known/openid-configuration", []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"}},
+		{"path oauth", "/t1", "/.well-known/oauth-authorization-server/t1", []string{"/.well-known/oauth-authorization-server/t1"}},
+		{"path oidc insert", "/t1", "/.well-known/openid-configuration/t1", []string{"/.well-known/oauth-authorization-server/t1", "/.well-known/openid-configuration/t1"}},
+		{"path oidc append", "/t1", "/t1/.well-known/openid-configuration", []string{"/.well-known/oauth-authorization-server/t1", "/.well-known/openid-configuration/t1", "/t1/.well-known/openid-configuration"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			as := newFakeAS(t, tt.prefix)
+			as.metaPath = tt.metaPath
+			rs := newFakeRS(t, as)
+			c, err := New(rs.URL(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := send(t, c, http.MethodPost, rs.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var probes []string
+			for _, r := range as.log() {
+				if strings.Contains(r, ".well-known") {
+					probes = append(probes, strings.TrimPrefix(r, "GET "))
+				}
+			}
+			if !reflect.DeepEqual(probes, tt.wantProbes) {
+				t.Errorf("probes %v, want %v", probes, tt.wantProbes)
+			}
+		})
+	}
+}
+
+// TestFlow runs the whole authorization-code flow and checks what the
+// servers saw: PKCE, the resource sent verbatim, the token only in the
+// Authorization header of requests to the server.
+func TestFlow(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	rs.inHeader = false // found at the path-based well-known URL
+	c, err := New(rs.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		resp, err := send(t, c, http.MethodPost, rs.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "ok" {
+			t.Fatalf("body %q", b)
+		}
+	}
+	if len(as.authReq) != 1 || len(as.tokenReq) != 1 {
+		t.Fatalf("%d authorization and %d token requests, want 1 each", len(as.authReq), len(as.tokenReq))
+	}
+	aq, tq := as.authReq[0], as.tokenReq[0]
+	if aq.Get("code_challenge_method") != "S256" || aq.Get("code_challenge") != s256(tq.Get("code_verifier")) {
+		t.Errorf("PKCE: challenge %q method %q, verifier %q", aq.Get("code_challenge"), aq.Get("code_challenge_method"), tq.Get("code_verifier"))
+	}
+	if aq.Get("resource") != rs.URL() || tq.Get("resource") != rs.URL() {
+		t.Errorf("resource %q / %q, want %q", aq.Get("resource"), tq.Get("resource"), rs.URL())
+	}
+	if aq.Get("client_id") != "registered" || as.tokenHdr[0].Get("Authorization") == "" && tq.Get("client_id") != "registered" {
+		t.Errorf("client identity not used: %v %v", aq, tq)
+	}
+	for _, r := range append(rs.requests, as.log()...) {
+		if strings.Contains(r, "tok-") {
+			t.Errorf("token in a URL: %s", r)
+		}
+	}
+	// Requests to another origin never carry the token.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer other.Close()
+	req, _ := http.NewRequest(http.MethodGet, other.URL+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer stale")
+	if err := c.Authorize(req); err != nil {
+		t.Fatal(err)
+	}
+	if h := req.Header.Get("Authorization"); h != "" {
+		t.Errorf("request to another origin got Authorization %q", h)
+	}
+}
+
+// TestStepUp: a 403 insufficient_scope re-authorizes once with the union
+// of the scopes; a challenge for scopes already granted is not retried.
+func TestStepUp(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c, err := New(rs.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rs.needScope = "mcp:write"
+	resp, err = send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := len(as.authReq); n != 2 || !strings.Contains(as.authReq[1].Get("scope"), "mcp:write") {
+		t.Fatalf("authorizations %d, last scope %q", n, as.authReq[n-1].Get("scope"))
+	}
+	// Now the server wants a scope the AS never grants: no endless loop.
+	rs.needScope = "mcp:admin"
+	as.deny = "mcp:admin"
+	_, err = send(t, c, http.MethodPost, rs.URL())
+	if err == nil {
+		t.Fatal("no error for a scope never granted")
+	}
+	if n := len(as.authReq); n != 3 {
+		t.Errorf("%d authorizations, want a bounded number", n)
+	}
+}
+
+// TestRefusals: each bad answer is a clear error and no token request.
+func TestRefusals(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(as *fakeAS, rs *fakeRS)
+		want  string
+	}{
+		{"resource on another host", func(as *fakeAS, rs *fakeRS) { rs.resource = "https://evil.example/mcp" }, "not for"},
+		{"resource on another path", func(as *fakeAS, rs *fakeRS) { rs.resource = rs.srv.URL + "/other" }, "not for"},
+		{"metadata issuer mismatch", func(as *fakeAS, rs *fakeRS) { as.issuer = "https://attacker.example" }, "names issuer"},
+		{"issuer with a trailing slash", func(as *fakeAS, rs *fakeRS) { as.issuer = as.Issuer() + "/" }, "names issuer"},
+		{"no PKCE", func(as *fakeAS, rs *fakeRS) { as.noPKCE = true }, "PKCE"},
+		{"bad state", func(as *fakeAS, rs *fakeRS) { as.badState = true }, "state"},
+		{"wrong iss", func(as *fakeAS, rs *fakeRS) { as.iss = "https://evil.example" }, "issuer"},
+		{"normalized iss", func(as *fakeAS, rs *fakeRS) { as.iss = as.Issuer() + "/" }, "issuer"},
+		{"huge metadata", func(as *fakeAS, rs *fakeRS) { as.huge = true }, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			as := newFakeAS(t, "")
+			rs := newFakeRS(t, as)
+			tt.setup(as, rs)
+			c, err := New(rs.URL(), &Config{MaxResponseBytes: 64 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = send(t, c, http.MethodPost, rs.URL())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
+			}
+			if len(as.tokenReq) != 0 {
+				t.Errorf("%d token requests after a refusal", len(as.tokenReq))
+			}
+		})
+	}
+}
+
+// TestRedirectElsewhere: metadata that redirects to another host is refused.
+func TestRedirectElsewhere(t *testing.T) {
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("request reached the other host: %s", r.URL)
+	}))
+	defer evil.Close()
+	as := newFakeAS(t, "")
+	as.metaPath = "/nowhere"
+	rs := newFakeRS(t, as)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)+r.URL.Path, http.StatusFound)
+	}))
+	defer redirector.Close()
+	c, err := New(rs.URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.getJSON(context.Background(), redirector.URL+"/.well-known/x", nil, &ServerMetadata{})
+	if err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPreRegisteredOtherIssuer(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c, err := New(rs.URL(), &Config{ClientID: "me", ClientSecret: "x", ClientIssuer: "https://other.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := send(t, c, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "pre-registered") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(as.authReq) != 0 {
+		t.Error("credentials of another issuer were used")
+	}
+}
+
+func TestTokenEndpointAuth(t *testing.T) {
+	for _, m := range []string{"client_secret_basic", "client_secret_post", "none"} {
+		t.Run(m, func(t *testing.T) {
+			as := newFakeAS(t, "")
+			as.authMeths = []string{m}
+			rs := newFakeRS(t, as)
+			c, _ := New(rs.URL(), nil)
+			resp, err := send(t, c, http.MethodPost, rs.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			hdr, form := as.tokenHdr[0].Get("Authorization"), as.tokenReq[0]
+			got := "none"
+			switch {
+			case strings.HasPrefix(hdr, "Basic "):
+				got = "client_secret_basic"
+			case form.Get("client_secret") != "":
+				got = "client_secret_post"
+			}
+			if got != m {
+				t.Errorf("used %s", got)
+			}
+		})
+	}
+}
+
+func TestPrivateKeyJWTAndDPoP(t *testing.T) {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	key, err := ParsePrivateKeyPEM(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := clientAssertion(key, "", "cid", "https://as.example")
+	if err != nil || strings.Count(a, ".") != 2 {
+		t.Fatalf("assertion %q, %v", a, err)
+	}
+	p, err := dpopProof(key, "POST", "https://rs.example/mcp", "tok", "n")
+	if err != nil || strings.Count(p, ".") != 2 {
+		t.Fatalf("proof %q, %v", p, err)
+	}
+	if _, err := ParsePrivateKeyPEM([]byte("junk")); err == nil {
+		t.Error("junk parsed as a key")
+	}
+}
+
+func TestStores(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	for name, s := range map[string]TokenStore{"memory": &MemoryStore{Max: 2}, "file": NewFileStore(path)} {
+		t.Run(name, func(t *testing.T) {
+			if b, err := s.Load(ctx, "k"); b != nil || err != nil {
+				t.Fatalf("empty store: %q, %v", b, err)
+			}
+			if err := s.Save(ctx, "k", []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := s.Load(ctx, "k"); string(b) != "v" {
+				t.Fatalf("got %q", b)
+			}
+			if err := s.Delete(ctx, "k"); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := s.Load(ctx, "k"); b != nil {
+				t.Fatalf("deleted key: %q", b)
+			}
+		})
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", st.Mode().Perm())
+	}
+	m := &MemoryStore{Max: 2}
+	for _, k := range []string{"a", "b", "c"} {
+		_ = m.Save(ctx, k, []byte(k))
+	}
+	if len(m.m) != 2 {
+		t.Errorf("memory store holds %d entries, bound 2", len(m.m))
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewFileStore(path).Load(ctx, "k"); err == nil {
+		t.Error("a corrupt file loaded")
+	}
+}
+
+// TestFileStorePersists: a second Client with the same file needs no login.
+func TestFileStorePersists(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	for range 2 {
+		c, _ := New(rs.URL(), &Config{Store: NewFileStore(path)})
+		resp, err := send(t, c, http.MethodPost, rs.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if len(as.authReq) != 1 {
+		t.Errorf("%d logins, want 1", len(as.authReq))
+	}
+}
