@@ -120,6 +120,8 @@ type Token struct {
 	Requested    []string  `json:"requested,omitempty"` // asked for
 	Issuer       string    `json:"issuer"`
 	Resource     string    `json:"resource"`
+
+	refreshed bool // obtained by refreshing: a refusal calls for a login
 }
 
 // registration is a client identity at one authorization server.
@@ -371,7 +373,14 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 			// not help. This is the limit on step-ups.
 			return false, nil
 		}
-		return true, c.authorize(ctx, ch, union(t.Scopes, want))
+		tg, err := c.discover(ctx, ch)
+		if err != nil {
+			return false, err
+		}
+		if err := c.obtain(ctx, tg, union(t.Scopes, want)); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 	if errCode == "use_dpop_nonce" && t != nil && t.scheme() == "DPoP" {
 		nonce := resp.Header.Get("DPoP-Nonce")
@@ -381,23 +390,29 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 		c.mu.Unlock()
 		return nonce != "" && nonce != old, nil
 	}
-	if t != nil && t.RefreshToken != "" {
+	// Find out where tokens come from now: the server may have moved to
+	// another authorization server, whose tokens the old one cannot
+	// refresh.
+	tg, err := c.discover(ctx, ch)
+	if err != nil {
+		return false, err
+	}
+	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && !t.refreshed {
 		if _, err := c.refresh(ctx, t); err == nil {
 			return true, nil
 		}
 	}
 	var prev []string
-	if t != nil {
+	if t != nil && t.Issuer == tg.issuer {
 		prev = t.Scopes
-		_ = c.setToken(ctx, nil)
 	}
 	scopes := strings.Fields(ch.Params["scope"])
 	if len(scopes) > 0 {
 		scopes = union(prev, scopes)
 	} else {
-		scopes = nil // decided once the metadata is known
+		scopes = nil // from the metadata
 	}
-	if err := c.authorize(ctx, ch, scopes); err != nil {
+	if err := c.obtain(ctx, tg, scopes); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -490,12 +505,9 @@ func canonical(u *url.URL) string {
 	return v.String()
 }
 
-// authorize obtains a new token; scopes, if nil, come from the metadata.
-func (c *Client) authorize(ctx context.Context, ch Challenge, scopes []string) error {
-	tg, err := c.discover(ctx, ch)
-	if err != nil {
-		return err
-	}
+// obtain gets a new token from tg; scopes, if nil, come from the
+// metadata.
+func (c *Client) obtain(ctx context.Context, tg *target, scopes []string) error {
 	if scopes == nil && tg.prm != nil {
 		scopes = slices.Clone(tg.prm.ScopesSupported)
 	}
@@ -505,6 +517,7 @@ func (c *Client) authorize(ctx context.Context, ch Challenge, scopes []string) e
 		_ = c.setToken(ctx, nil)
 	}
 	var t *Token
+	var err error
 	switch c.cfg.Grant {
 	case ClientCredentials:
 		t, err = c.clientCredentials(ctx, tg, scopes)
@@ -739,6 +752,7 @@ func (c *Client) refresh(ctx context.Context, t *Token) (*Token, error) {
 	if nt.RefreshToken == "" {
 		nt.RefreshToken = t.RefreshToken
 	}
+	nt.refreshed = true
 	return nt, c.setToken(ctx, nt)
 }
 

@@ -398,3 +398,117 @@ func TestFileStorePersists(t *testing.T) {
 		t.Errorf("%d logins, want 1", len(as.authReq))
 	}
 }
+
+// TestRefreshOn401: a refused token with a refresh token is refreshed, not
+// logged in again; the refresh request carries the resource.
+func TestRefreshOn401(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c, _ := New(rs.URL(), nil)
+	resp, err := send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rs.reject(c.Token(context.Background()).AccessToken)
+	resp, err = send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(as.authReq) != 1 || len(as.tokenReq) != 2 {
+		t.Fatalf("%d logins, %d token requests; want 1 and 2", len(as.authReq), len(as.tokenReq))
+	}
+	if f := as.tokenReq[1]; f.Get("grant_type") != "refresh_token" || !strings.HasPrefix(f.Get("refresh_token"), "refresh-") || f.Get("resource") != rs.URL() {
+		t.Errorf("refresh request %v", f)
+	}
+}
+
+// TestMigration: when the server's authorization server changes, the
+// client registers at the new one and sends it nothing of the old one.
+func TestMigration(t *testing.T) {
+	as1 := newFakeAS(t, "")
+	as2 := newFakeAS(t, "")
+	rs := newFakeRS(t, as1)
+	c, _ := New(rs.URL(), nil)
+	resp, err := send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rs.mu.Lock()
+	rs.as = as2
+	rs.mu.Unlock()
+	rs.reject(c.Token(context.Background()).AccessToken)
+	resp, err = send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(as2.authReq) != 1 || len(as2.tokenReq) != 1 {
+		t.Fatalf("AS2 saw %d logins and %d token requests", len(as2.authReq), len(as2.tokenReq))
+	}
+	for _, f := range as2.tokenReq {
+		if strings.HasPrefix(f.Get("refresh_token"), "refresh-") && f.Get("grant_type") == "refresh_token" {
+			t.Errorf("AS1's refresh token sent to AS2: %v", f)
+		}
+	}
+	if len(as1.tokenReq) != 1 {
+		t.Errorf("AS1 got %d token requests after the move", len(as1.tokenReq)-1)
+	}
+	if c.Token(context.Background()).Issuer != as2.Issuer() {
+		t.Error("token not from AS2")
+	}
+}
+
+func TestHeadlessUserAgentRedirects(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host was contacted: %s", r.URL)
+	}))
+	defer other.Close()
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/authorize":
+			http.Redirect(w, r, "/login", http.StatusFound)
+		case "/login":
+			http.Redirect(w, r, "http://localhost:3000/callback?code=c&state=s", http.StatusFound)
+		case "/evil":
+			http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/x?code=c", http.StatusFound)
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer as.Close()
+	ua := &HeadlessUserAgent{}
+	q, err := ua.Authorize(context.Background(), as.URL+"/authorize")
+	if err != nil || q.Get("code") != "c" || q.Get("state") != "s" {
+		t.Errorf("got %v, %v", q, err)
+	}
+	if _, err := ua.Authorize(context.Background(), as.URL+"/evil"); err == nil {
+		t.Error("a redirect to another host was accepted")
+	}
+	if _, err := ua.Authorize(context.Background(), as.URL+"/page"); err == nil {
+		t.Error("a page without a redirect was accepted")
+	}
+}
+
+func TestLoopbackUserAgent(t *testing.T) {
+	ua := &LoopbackUserAgent{Open: func(authURL string) error {
+		go func() {
+			resp, err := http.Get(authURL)
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}}
+	redirect, err := ua.RedirectURL(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The "browser" goes straight to the redirect URL, as an AS would send it.
+	q, err := ua.Authorize(context.Background(), redirect+"?code=abc&state=xyz")
+	if err != nil || q.Get("code") != "abc" || q.Get("state") != "xyz" {
+		t.Fatalf("got %v, %v", q, err)
+	}
+}

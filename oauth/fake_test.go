@@ -121,7 +121,8 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if a.deny != "" {
 			scope = strings.Join(slices.DeleteFunc(strings.Fields(scope), func(s string) bool { return s == a.deny }), " ")
 		}
-		tok := fmt.Sprintf("tok-%d", n)
+		id := strings.TrimPrefix(a.srv.URL, "http://127.0.0.1:")
+		tok := fmt.Sprintf("tok-%s-%d", id, n)
 		if a.scopes == nil {
 			a.scopes = map[string]string{}
 		}
@@ -131,7 +132,7 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"access_token":  tok,
 			"token_type":    "Bearer",
 			"expires_in":    3600,
-			"refresh_token": fmt.Sprintf("refresh-%d", n),
+			"refresh_token": fmt.Sprintf("refresh-%s-%d", id, n),
 			"scope":         scope,
 		})
 	case a.prefix + "/register":
@@ -163,6 +164,17 @@ type fakeRS struct {
 	mu       sync.Mutex
 	requests []string
 	auths    []string
+	rejected map[string]bool // tokens refused from now on
+}
+
+// reject makes the server refuse tok (expired, or from an old AS).
+func (s *fakeRS) reject(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rejected == nil {
+		s.rejected = map[string]bool{}
+	}
+	s.rejected[tok] = true
 }
 
 func newFakeRS(t *testing.T, as *fakeAS) *fakeRS {
@@ -178,6 +190,8 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
 	s.auths = append(s.auths, r.Header.Get("Authorization"))
+	as := s.as
+	rejected := s.rejected[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
 	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/.well-known/oauth-protected-resource/mcp":
@@ -185,22 +199,22 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if res == "" {
 			res = s.URL()
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"resource": res, "authorization_servers": []string{s.as.Issuer()}})
+		writeJSON(w, http.StatusOK, map[string]any{"resource": res, "authorization_servers": []string{as.Issuer()}})
 	case "/mcp":
 		auth := r.Header.Get("Authorization")
 		prm := `resource_metadata="` + s.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
 		if !s.inHeader {
 			prm = `realm="mcp"`
 		}
-		if !strings.HasPrefix(auth, "Bearer tok-") {
+		if !strings.HasPrefix(auth, "Bearer tok-") || rejected {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+prm)
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
 		if s.needScope != "" {
-			s.as.mu.Lock()
-			granted := strings.Contains(" "+s.as.scopes[strings.TrimPrefix(auth, "Bearer ")]+" ", " "+s.needScope+" ")
-			s.as.mu.Unlock()
+			as.mu.Lock()
+			granted := strings.Contains(" "+as.scopes[strings.TrimPrefix(auth, "Bearer ")]+" ", " "+s.needScope+" ")
+			as.mu.Unlock()
 			if !granted {
 				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+s.needScope+`", `+prm)
 				w.WriteHeader(http.StatusForbidden)
