@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -14,7 +15,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 func TestParseWWWAuthenticate(t *testing.T) {
@@ -231,6 +235,7 @@ func TestRefusals(t *testing.T) {
 		{"wrong iss", func(as *fakeAS, rs *fakeRS) { as.iss = "https://evil.example" }, "issuer"},
 		{"normalized iss", func(as *fakeAS, rs *fakeRS) { as.iss = as.Issuer() + "/" }, "issuer"},
 		{"huge metadata", func(as *fakeAS, rs *fakeRS) { as.huge = true }, "larger than"},
+		{"invalid metadata", func(as *fakeAS, rs *fakeRS) { as.invalid = true }, "invalid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -510,5 +515,66 @@ func TestLoopbackUserAgent(t *testing.T) {
 	q, err := ua.Authorize(context.Background(), redirect+"?code=abc&state=xyz")
 	if err != nil || q.Get("code") != "abc" || q.Get("state") != "xyz" {
 		t.Fatalf("got %v, %v", q, err)
+	}
+}
+
+// TestConcurrentChallenges: requests refused together lead to one login.
+func TestConcurrentChallenges(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c, _ := New(rs.URL(), nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := send(t, c, http.MethodPost, rs.URL())
+			if err == nil {
+				resp.Body.Close()
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(as.authReq); n != 1 {
+		t.Errorf("%d logins, want 1", n)
+	}
+}
+
+// TestDPoPProof checks a proof's header and claims (RFC 9449 §4.2).
+func TestDPoPProof(t *testing.T) {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p, err := dpopProof(k, "POST", "https://rs.example/mcp", "the-token", "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := jose.ParseSignedCompact(p, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := jws.Signatures[0].Protected
+	if h.ExtraHeaders["typ"] != "dpop+jwt" || h.JSONWebKey == nil || !h.JSONWebKey.IsPublic() {
+		t.Fatalf("header %+v", h)
+	}
+	payload, err := jws.Verify(h.JSONWebKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims map[string]any
+	_ = json.Unmarshal(payload, &claims)
+	if claims["htm"] != "POST" || claims["htu"] != "https://rs.example/mcp" || claims["ath"] != s256("the-token") ||
+		claims["nonce"] != "n1" || claims["jti"] == "" || claims["iat"] == nil {
+		t.Errorf("claims %v", claims)
+	}
+	p2, _ := dpopProof(k, "POST", "https://rs.example/mcp", "the-token", "n1")
+	if p2 == p {
+		t.Error("two proofs are identical (jti reused)")
 	}
 }

@@ -32,6 +32,7 @@ type fakeAS struct {
 	authMeths []string
 	huge      bool   // metadata larger than any bound
 	deny      string // a scope never granted
+	invalid   bool   // metadata that is not JSON
 
 	mu       sync.Mutex
 	requests []string // "METHOD path?query"
@@ -66,6 +67,10 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case metaPath:
+		if a.invalid {
+			_, _ = io.WriteString(w, `{"issuer":`)
+			return
+		}
 		if a.huge {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, `{"issuer":"`+strings.Repeat("x", 1<<20)+`"}`)

@@ -47,7 +47,8 @@ gofmt_clean() {
 
 fuzz() {
 	go test -run=NONE -fuzz=FuzzDecode -fuzztime="$fuzztime" ./jsonrpc/ &&
-		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/
+		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/ &&
+		go test -run=NONE -fuzz=FuzzParseWWWAuthenticate -fuzztime="$fuzztime" ./oauth/
 }
 
 # conformance: the official suite against our everything-server (Streamable
