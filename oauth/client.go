@@ -224,8 +224,6 @@ func New(serverURL string, cfg *Config) (*Client, error) {
 	return c, nil
 }
 
-func (c *Client) versionHeader() http.Header { return nil }
-
 func (c *Client) tokenKey() string { return "token " + c.server.String() }
 
 func regKey(issuer string) string { return "client " + issuer }

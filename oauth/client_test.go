@@ -516,6 +516,13 @@ func TestLoopbackUserAgent(t *testing.T) {
 	if err != nil || q.Get("code") != "abc" || q.Get("state") != "xyz" {
 		t.Fatalf("got %v, %v", q, err)
 	}
+	// A listener started for a login that never happens can be released.
+	if _, err := ua.RedirectURL(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ua.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestConcurrentChallenges: requests refused together lead to one login.

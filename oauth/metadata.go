@@ -245,7 +245,7 @@ func (c *Client) fetchServerMetadata(ctx context.Context, issuer string) (*Serve
 	}
 	for _, raw := range urls {
 		var m ServerMetadata
-		err := c.getJSON(ctx, raw, c.versionHeader(), &m)
+		err := c.getJSON(ctx, raw, nil, &m)
 		if errors.Is(err, errNotFound) {
 			continue
 		}

@@ -126,6 +126,19 @@ func (l *LoopbackUserAgent) RedirectURL(context.Context) (string, error) {
 	return "http://" + l.ln.Addr().String() + "/callback", nil
 }
 
+// Close stops a listener that RedirectURL started for an authorization
+// that never took place.
+func (l *LoopbackUserAgent) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		return nil
+	}
+	err := l.ln.Close()
+	l.ln = nil
+	return err
+}
+
 // Authorize implements UserAgent.
 func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.Values, error) {
 	if _, err := l.RedirectURL(ctx); err != nil {
