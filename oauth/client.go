@@ -121,8 +121,14 @@ type Token struct {
 	Issuer       string    `json:"issuer"`
 	Resource     string    `json:"resource"`
 
-	refreshed bool // obtained by refreshing: a refusal calls for a login
+	refreshed bool      // obtained by refreshing: a refusal calls for a login
+	issued    time.Time // when a login (not a refresh) obtained it
 }
+
+// freshRefusal is how soon after a login a refusal of the new token (by
+// the same authorization server's resource) means logging in again would
+// not help.
+const freshRefusal = 30 * time.Second
 
 // registration is a client identity at one authorization server.
 type registration struct {
@@ -193,6 +199,11 @@ func New(serverURL string, cfg *Config) (*Client, error) {
 	c.maxBytes = c.cfg.MaxResponseBytes
 	if c.maxBytes <= 0 {
 		c.maxBytes = 256 << 10
+	}
+	if m := c.cfg.ClientMetadataURL; m != "" {
+		if u, err := url.Parse(m); err != nil || u.Scheme != "https" || u.Host == "" || strings.TrimSuffix(u.Path, "/") == "" || u.Fragment != "" {
+			return nil, fmt.Errorf("oauth: ClientMetadataURL %q must be an https URL with a path", m)
+		}
 	}
 	if c.cfg.DPoP {
 		c.dpopKey = c.cfg.DPoPKey
@@ -395,6 +406,9 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if err != nil {
 		return false, err
 	}
+	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal {
+		return false, fmt.Errorf("oauth: the server refused the token %s issued moments ago", tg.issuer)
+	}
 	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && !t.refreshed {
 		if _, err := c.refresh(ctx, t); err == nil {
 			return true, nil
@@ -537,6 +551,7 @@ func (c *Client) obtain(ctx context.Context, tg *target, scopes []string) error 
 	if err != nil {
 		return err
 	}
+	t.issued = time.Now()
 	return c.setToken(ctx, t)
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 )
@@ -416,6 +417,9 @@ func TestRefreshOn401(t *testing.T) {
 	}
 	resp.Body.Close()
 	rs.reject(c.Token(context.Background()).AccessToken)
+	c.mu.Lock()
+	c.tok.issued = time.Time{} // as if it had served for a while
+	c.mu.Unlock()
 	resp, err = send(t, c, http.MethodPost, rs.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -583,5 +587,24 @@ func TestDPoPProof(t *testing.T) {
 	p2, _ := dpopProof(k, "POST", "https://rs.example/mcp", "the-token", "n1")
 	if p2 == p {
 		t.Error("two proofs are identical (jti reused)")
+	}
+}
+
+// TestFreshTokenRefused: a server that refuses the token just issued gets
+// an error, not a loop of logins.
+func TestFreshTokenRefused(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	rs.reject("tok-" + strings.TrimPrefix(as.srv.URL, "http://127.0.0.1:") + "-1")
+	c, _ := New(rs.URL(), nil)
+	_, err := send(t, c, http.MethodPost, rs.URL())
+	if err == nil || !strings.Contains(err.Error(), "moments ago") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(as.authReq) != 1 {
+		t.Errorf("%d logins, want 1", len(as.authReq))
+	}
+	if _, err := New(rs.URL(), &Config{ClientMetadataURL: "http://client.example/doc"}); err == nil {
+		t.Error("an http client metadata URL was accepted")
 	}
 }
