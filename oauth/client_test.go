@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -606,5 +607,105 @@ func TestFreshTokenRefused(t *testing.T) {
 	}
 	if _, err := New(rs.URL(), &Config{ClientMetadataURL: "http://client.example/doc"}); err == nil {
 		t.Error("an http client metadata URL was accepted")
+	}
+}
+
+func TestClientCredentials(t *testing.T) {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tests := []struct {
+		name string
+		cfg  Config
+		want func(form url.Values, hdr http.Header) bool
+	}{
+		{"secret", Config{Grant: ClientCredentials, ClientID: "svc", ClientSecret: "pw"},
+			func(f url.Values, h http.Header) bool { return h.Get("Authorization") == "Basic c3ZjOnB3" }},
+		{"private key", Config{Grant: ClientCredentials, ClientID: "svc", PrivateKey: k},
+			func(f url.Values, h http.Header) bool {
+				return f.Get("client_assertion_type") == assertionTypeJWT && f.Get("client_assertion") != "" && h.Get("Authorization") == ""
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			as := newFakeAS(t, "")
+			rs := newFakeRS(t, as)
+			c, err := New(rs.URL(), &tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := send(t, c, http.MethodPost, rs.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if len(as.authReq) != 0 || len(as.tokenReq) != 1 {
+				t.Fatalf("%d logins, %d token requests", len(as.authReq), len(as.tokenReq))
+			}
+			f := as.tokenReq[0]
+			if f.Get("grant_type") != "client_credentials" || f.Get("resource") != rs.URL() || !tt.want(f, as.tokenHdr[0]) {
+				t.Errorf("token request %v %v", f, as.tokenHdr[0])
+			}
+		})
+	}
+	if _, err := New("https://x/mcp", &Config{Grant: ClientCredentials}); err == nil {
+		t.Error("ClientCredentials without credentials accepted")
+	}
+}
+
+// TestJWTBearerNoRetry: a refused assertion is final: no second attempt,
+// no other grant.
+func TestJWTBearerNoRetry(t *testing.T) {
+	as := newFakeAS(t, "")
+	as.refuse = "invalid_grant"
+	rs := newFakeRS(t, as)
+	c, err := New(rs.URL(), &Config{Grant: JWTBearer, Assertion: func(context.Context) (string, error) { return "a.b.c", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := send(t, c, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if len(as.tokenReq) != 1 || len(as.authReq) != 0 {
+		t.Fatalf("%d token requests, %d logins; want 1 and 0", len(as.tokenReq), len(as.authReq))
+	}
+	if f := as.tokenReq[0]; f.Get("grant_type") != grantJWTBearer || f.Get("assertion") != "a.b.c" {
+		t.Errorf("token request %v", f)
+	}
+}
+
+// TestEnterpriseManaged: the ID token is exchanged at the identity provider
+// for an ID-JAG for this issuer and resource, which the client presents.
+func TestEnterpriseManaged(t *testing.T) {
+	var idpForm url.Values
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		idpForm = r.PostForm
+		writeJSON(w, http.StatusOK, map[string]string{"access_token": "the-jag", "issued_token_type": tokenTypeIDJAG, "token_type": "N_A"})
+	}))
+	defer idp.Close()
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c, err := New(rs.URL(), &Config{Grant: EnterpriseManaged, ClientID: "app", ClientSecret: "pw",
+		Enterprise: &Enterprise{TokenEndpoint: idp.URL + "/token", ClientID: "idp-app",
+			IDToken: func(context.Context) (string, error) { return "the-id-token", nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := url.Values{"grant_type": {grantTokenExchange}, "requested_token_type": {tokenTypeIDJAG}, "audience": {as.Issuer()},
+		"resource": {rs.URL()}, "subject_token": {"the-id-token"}, "subject_token_type": {tokenTypeIDToken}, "client_id": {"idp-app"}}
+	if !reflect.DeepEqual(idpForm, want) {
+		t.Errorf("token exchange %v, want %v", idpForm, want)
+	}
+	if len(as.tokenReq) != 1 {
+		t.Fatalf("%d token requests", len(as.tokenReq))
+	}
+	if f := as.tokenReq[0]; f.Get("grant_type") != grantJWTBearer || f.Get("assertion") != "the-jag" || !strings.HasPrefix(as.tokenHdr[0].Get("Authorization"), "Basic ") {
+		t.Errorf("token request %v %v", f, as.tokenHdr[0])
 	}
 }

@@ -33,6 +33,7 @@ type fakeAS struct {
 	huge      bool   // metadata larger than any bound
 	deny      string // a scope never granted
 	invalid   bool   // metadata that is not JSON
+	refuse    string // token requests get this OAuth error
 
 	mu       sync.Mutex
 	requests []string // "METHOD path?query"
@@ -119,6 +120,11 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.tokenReq = append(a.tokenReq, r.PostForm)
 		a.tokenHdr = append(a.tokenHdr, r.Header.Clone())
 		n := len(a.tokenReq)
+		if a.refuse != "" {
+			a.mu.Unlock()
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": a.refuse})
+			return
+		}
 		scope := ""
 		if len(a.authReq) > 0 {
 			scope = a.authReq[len(a.authReq)-1].Get("scope")
