@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -707,5 +708,107 @@ func TestEnterpriseManaged(t *testing.T) {
 	}
 	if f := as.tokenReq[0]; f.Get("grant_type") != grantJWTBearer || f.Get("assertion") != "the-jag" || !strings.HasPrefix(as.tokenHdr[0].Get("Authorization"), "Basic ") {
 		t.Errorf("token request %v %v", f, as.tokenHdr[0])
+	}
+}
+
+// TestDPoPFlow: with DPoP on and an authorization server that supports it,
+// the token request carries a proof, and every request to the server the
+// DPoP scheme and a fresh proof bound to the token.
+func TestDPoPFlow(t *testing.T) {
+	as := newFakeAS(t, "")
+	as.dpop = true
+	rs := newFakeRS(t, as)
+	c, err := New(rs.URL(), &Config{DPoP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		resp, err := send(t, c, http.MethodPost, rs.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if as.tokenHdr[0].Get("DPoP") == "" {
+		t.Error("token request without a DPoP proof")
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	last := len(rs.auths) - 1
+	tok := strings.TrimPrefix(rs.auths[last], "DPoP ")
+	if !strings.HasPrefix(rs.auths[last], "DPoP tok-") || rs.proofs[last] == "" || rs.proofs[last] == rs.proofs[last-1] {
+		t.Fatalf("authorization %q, proofs %q", rs.auths[last-1:], rs.proofs[last-1:])
+	}
+	jws, err := jose.ParseSignedCompact(rs.proofs[last], []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := jws.Verify(jws.Signatures[0].Protected.JSONWebKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims map[string]any
+	_ = json.Unmarshal(payload, &claims)
+	if claims["ath"] != s256(tok) || claims["htu"] != rs.URL() || claims["htm"] != "POST" {
+		t.Errorf("claims %v", claims)
+	}
+}
+
+// TestLegacyServer: a 2025-03-26 server, without protected-resource
+// metadata: the authorization server is its origin, with metadata there or
+// else the default endpoints.
+func TestLegacyServer(t *testing.T) {
+	for _, withMeta := range []bool{true, false} {
+		t.Run(fmt.Sprint("metadata=", withMeta), func(t *testing.T) {
+			var mu sync.Mutex
+			var paths []string
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				paths = append(paths, r.URL.Path)
+				mu.Unlock()
+				base := ""
+				if withMeta {
+					base = "/oauth"
+				}
+				switch r.URL.Path {
+				case "/mcp":
+					if r.Header.Get("Authorization") != "Bearer legacy-token" {
+						w.Header().Set("WWW-Authenticate", "Bearer")
+						w.WriteHeader(http.StatusUnauthorized)
+					}
+				case "/.well-known/oauth-authorization-server":
+					if !withMeta {
+						http.NotFound(w, r)
+						return
+					}
+					writeJSON(w, http.StatusOK, map[string]any{"issuer": srv.URL, "authorization_endpoint": srv.URL + "/oauth/authorize",
+						"token_endpoint": srv.URL + "/oauth/token", "registration_endpoint": srv.URL + "/oauth/register",
+						"code_challenge_methods_supported": []string{"S256"}})
+				case base + "/authorize":
+					q := r.URL.Query()
+					http.Redirect(w, r, q.Get("redirect_uri")+"?code=c&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+				case base + "/token":
+					writeJSON(w, http.StatusOK, map[string]any{"access_token": "legacy-token", "token_type": "bearer"})
+				case base + "/register":
+					writeJSON(w, http.StatusCreated, map[string]any{"client_id": "legacy-client"})
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			c, _ := New(srv.URL+"/mcp", nil)
+			resp, err := send(t, c, http.MethodPost, srv.URL+"/mcp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			joined := strings.Join(paths, " ")
+			if !strings.Contains(joined, "/.well-known/oauth-protected-resource/mcp /.well-known/oauth-protected-resource /.well-known/oauth-authorization-server") {
+				t.Errorf("requests %s", joined)
+			}
+		})
 	}
 }

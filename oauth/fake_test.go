@@ -34,6 +34,7 @@ type fakeAS struct {
 	deny      string // a scope never granted
 	invalid   bool   // metadata that is not JSON
 	refuse    string // token requests get this OAuth error
+	dpop      bool   // advertise DPoP and bind tokens to proofs
 
 	mu       sync.Mutex
 	requests []string // "METHOD path?query"
@@ -92,6 +93,9 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !a.noPKCE {
 			m["code_challenge_methods_supported"] = []string{"S256"}
 		}
+		if a.dpop {
+			m["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
 		if a.authMeths != nil {
 			m["token_endpoint_auth_methods_supported"] = a.authMeths
 		}
@@ -139,9 +143,13 @@ func (a *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		a.scopes[tok] = scope
 		a.mu.Unlock()
+		tokenType := "Bearer"
+		if a.dpop && r.Header.Get("DPoP") != "" {
+			tokenType = "DPoP"
+		}
 		writeJSON(w, http.StatusOK, map[string]any{
 			"access_token":  tok,
-			"token_type":    "Bearer",
+			"token_type":    tokenType,
 			"expires_in":    3600,
 			"refresh_token": fmt.Sprintf("refresh-%s-%d", id, n),
 			"scope":         scope,
@@ -175,6 +183,7 @@ type fakeRS struct {
 	mu       sync.Mutex
 	requests []string
 	auths    []string
+	proofs   []string
 	rejected map[string]bool // tokens refused from now on
 }
 
@@ -201,8 +210,10 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
 	s.auths = append(s.auths, r.Header.Get("Authorization"))
+	s.proofs = append(s.proofs, r.Header.Get("DPoP"))
 	as := s.as
-	rejected := s.rejected[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	rejected := s.rejected[tok]
 	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/.well-known/oauth-protected-resource/mcp":
@@ -217,14 +228,14 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.inHeader {
 			prm = `realm="mcp"`
 		}
-		if !strings.HasPrefix(auth, "Bearer tok-") || rejected {
+		if !strings.HasPrefix(auth, "Bearer tok-") && !strings.HasPrefix(auth, "DPoP tok-") || rejected {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+prm)
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
 		if s.needScope != "" {
 			as.mu.Lock()
-			granted := strings.Contains(" "+as.scopes[strings.TrimPrefix(auth, "Bearer ")]+" ", " "+s.needScope+" ")
+			granted := strings.Contains(" "+as.scopes[tok]+" ", " "+s.needScope+" ")
 			as.mu.Unlock()
 			if !granted {
 				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+s.needScope+`", `+prm)
