@@ -558,4 +558,3 @@ func (c *Client) obtain(ctx context.Context, tg *target, scopes []string) error 
 func (c *Client) dpopFor(tg *target) bool {
 	return c.dpopKey != nil && (tg.dpop || len(tg.meta.DPoPSigningAlgs) > 0)
 }
-
