@@ -21,10 +21,10 @@ import (
 // ClientOptions configures the client side of both HTTP transports. The
 // zero value (and a nil *ClientOptions) selects the defaults.
 type ClientOptions struct {
-	// HTTPClient sends the requests. Default http.DefaultClient. Use a
-	// client whose Transport adds credentials (an OAuth token source, for
-	// instance) for servers that need authorization. Its Timeout, if any,
-	// must allow for long SSE streams.
+	// HTTPClient sends the requests. Default http.DefaultClient. For
+	// servers that need OAuth, set Authorizer (package oauth) rather than
+	// a Transport that adds a fixed token. Its Timeout, if any, must allow
+	// for long SSE streams.
 	HTTPClient *http.Client
 
 	// Header is added to every request (for example Authorization, or a
