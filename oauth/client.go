@@ -468,7 +468,11 @@ func (c *Client) discover(ctx context.Context, ch Challenge) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	tg := &target{issuer: prm.AuthorizationServers[0], resource: prm.Resource, prm: prm,
+	issuer := prm.AuthorizationServers[0]
+	if i := c.cfg.ClientIssuer; i != "" && slices.Contains(prm.AuthorizationServers, i) {
+		issuer = i // the one the pre-registered credentials are for
+	}
+	tg := &target{issuer: issuer, resource: prm.Resource, prm: prm,
 		dpop: strings.EqualFold(ch.Scheme, "DPoP")}
 	if tg.meta, err = c.fetchServerMetadata(ctx, tg.issuer); err != nil {
 		return nil, err

@@ -283,6 +283,23 @@ func TestRedirectElsewhere(t *testing.T) {
 	}
 }
 
+// TestPreRegisteredIssuerChosen: among several authorization servers, the
+// one the pre-registered credentials are for is used.
+func TestPreRegisteredIssuerChosen(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	rs.extraAS = []string{"https://first.example"}
+	c, _ := New(rs.URL(), &Config{ClientID: "me", ClientSecret: "x", ClientIssuer: as.Issuer()})
+	resp, err := send(t, c, http.MethodPost, rs.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(as.authReq) != 1 || as.authReq[0].Get("client_id") != "me" {
+		t.Errorf("authorization requests %v", as.authReq)
+	}
+}
+
 func TestPreRegisteredOtherIssuer(t *testing.T) {
 	as := newFakeAS(t, "")
 	rs := newFakeRS(t, as)

@@ -179,6 +179,7 @@ type fakeRS struct {
 	resource  string // PRM resource; default the server's /mcp URL
 	inHeader  bool   // resource_metadata in the challenge
 	needScope string // tokens must carry this scope ("" = any)
+	extraAS   []string // listed in the PRM before the AS
 
 	mu       sync.Mutex
 	requests []string
@@ -221,7 +222,7 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if res == "" {
 			res = s.URL()
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"resource": res, "authorization_servers": []string{as.Issuer()}})
+		writeJSON(w, http.StatusOK, map[string]any{"resource": res, "authorization_servers": append(append([]string(nil), s.extraAS...), as.Issuer())})
 	case "/mcp":
 		auth := r.Header.Get("Authorization")
 		prm := `resource_metadata="` + s.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
