@@ -176,9 +176,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 type fakeRS struct {
 	srv       *httptest.Server
 	as        *fakeAS
-	resource  string // PRM resource; default the server's /mcp URL
-	inHeader  bool   // resource_metadata in the challenge
-	needScope string // tokens must carry this scope ("" = any)
+	resource  string   // PRM resource; default the server's /mcp URL
+	inHeader  bool     // resource_metadata in the challenge
+	needScope string   // tokens must carry this scope ("" = any)
 	extraAS   []string // listed in the PRM before the AS
 
 	mu       sync.Mutex
