@@ -48,7 +48,8 @@ gofmt_clean() {
 fuzz() {
 	go test -run=NONE -fuzz=FuzzDecode -fuzztime="$fuzztime" ./jsonrpc/ &&
 		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/ &&
-		go test -run=NONE -fuzz=FuzzAuthorization -fuzztime="$fuzztime" ./auth/
+		go test -run=NONE -fuzz=FuzzAuthorization -fuzztime="$fuzztime" ./auth/ &&
+		go test -run=NONE -fuzz=FuzzParseWWWAuthenticate -fuzztime="$fuzztime" ./oauth/
 }
 
 # conformance: the official suite against our everything-server (Streamable
@@ -112,6 +113,37 @@ conformance_authtest() {
 	return $rc
 }
 
+# conformance_auth: the everything-client through every auth/* client
+# scenario, one at a time (a few seconds each); the core ones also at the
+# 2026-07-28 wire, where the suite requires them too.
+conformance_auth() {
+	# shellcheck source=scripts/conformance.sh
+	source scripts/conformance.sh || return 1
+	local bin sc rc=0
+	local -a core=(metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd
+		scope-from-www-authenticate scope-from-scopes-supported scope-omitted-when-undefined
+		scope-step-up scope-retry-limit token-endpoint-auth-basic token-endpoint-auth-post
+		token-endpoint-auth-none pre-registration)
+	local -a other=(2025-03-26-oauth-metadata-backcompat 2025-03-26-oauth-endpoint-fallback
+		resource-mismatch offline-access-scope offline-access-not-supported
+		authorization-server-migration iss-supported iss-not-advertised iss-supported-missing
+		iss-wrong-issuer iss-unexpected iss-normalized metadata-issuer-mismatch
+		client-credentials-jwt client-credentials-basic enterprise-managed-authorization
+		dpop dpop-nonce wif-jwt-bearer)
+	bin=$(mktemp -d)
+	go build -o "$bin/everything-client" ./conformance/everything-client || return 1
+	for sc in "${core[@]}" "${other[@]}"; do
+		echo "--- client scenario auth/$sc"
+		conformance_client "auth/$sc" "$bin/everything-client" || rc=1
+	done
+	for sc in "${core[@]}"; do
+		echo "--- client scenario auth/$sc at 2026-07-28"
+		CONFORMANCE_SPEC_VERSION=2026-07-28 conformance_client "auth/$sc" "$bin/everything-client" || rc=1
+	done
+	rm -rf "$bin"
+	return $rc
+}
+
 compat() {
 	(cd compat && go vet ./... && go test -race -count=1 ./...)
 }
@@ -137,6 +169,7 @@ stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
 stage "conformance (official suite, server and client)" conformance
+stage "conformance auth (the auth/* client scenarios)" conformance_auth
 
 printf '\n'
 for f in "${failures[@]}"; do

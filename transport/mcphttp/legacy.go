@@ -335,7 +335,7 @@ func (l *sseLink) connect(ctx context.Context) error {
 		return fail(err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := l.core.hc.Do(req)
+	resp, err := l.core.do(req)
 	if err != nil {
 		return fail(err)
 	}
@@ -404,7 +404,7 @@ func (l *sseLink) post(ctx context.Context, m *jsonrpc.Message) error {
 		return err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := l.core.hc.Do(req)
+	resp, err := l.core.do(req)
 	if err != nil {
 		return err
 	}
