@@ -66,6 +66,9 @@ commands:
   ping TARGET                    check that the server answers
   proxy TARGET                   relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
+  inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
+                                 browse, call, read and answer the server,
+                                 with a live log of every message
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -135,6 +138,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case err != nil:
 	case name == "proxy":
 		err = inv.proxy(ctx, stdin, stdout)
+	case name == "inspect":
+		err = inv.inspect(ctx)
 	default:
 		err = inv.run(ctx, c.run)
 	}
@@ -230,6 +235,7 @@ var commands = map[string]command{
 	"complete":  {2, runComplete},
 	"ping":      {0, runPing},
 	"proxy":     {0, nil}, // see invocation.proxy
+	"inspect":   {0, nil}, // see invocation.inspect
 }
 
 // invocation is one parsed command line.
@@ -246,6 +252,7 @@ type invocation struct {
 	version  string
 	argsJSON string
 	outDir   string
+	addr     string // inspect --addr
 	tf       targetFlags
 	pos      []string          // the positional arguments
 	kv       map[string]string // KEY=VALUE pairs
@@ -272,6 +279,9 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if name == "call" {
 		fs.StringVar(&inv.outDir, "out", "", "")
+	}
+	if name == "inspect" {
+		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
 	rest := args
 	wantKV := name == "call" || name == "get"
