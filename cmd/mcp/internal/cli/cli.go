@@ -64,8 +64,10 @@ commands:
                                  complete an argument; REF is a prompt name or
                                  a resource template URI
   ping TARGET                    check that the server answers
-  proxy TARGET                   relay a client on stdin/stdout to TARGET, e.g.
+  proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
+  proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
+                                 Streamable HTTP at http://ADDR/mcp
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -136,6 +138,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch {
 	case err != nil:
+	case name == "proxy" && inv.httpAddr != "":
+		err = inv.proxyHTTP(ctx)
 	case name == "proxy":
 		err = inv.proxy(ctx, stdin, stdout)
 	case name == "inspect":
@@ -253,6 +257,7 @@ type invocation struct {
 	argsJSON string
 	outDir   string
 	addr     string // inspect --addr
+	httpAddr string // proxy --http
 	tf       targetFlags
 	pos      []string          // the positional arguments
 	kv       map[string]string // KEY=VALUE pairs
@@ -279,6 +284,10 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if name == "call" {
 		fs.StringVar(&inv.outDir, "out", "", "")
+	}
+	if name == "proxy" {
+		fs.StringVar(&inv.httpAddr, "http", "", "")
+		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
 	if name == "inspect" {
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// startHTTPProxy runs mcp proxy --http in front of target and returns the
+// endpoint's URL.
+func startHTTPProxy(t *testing.T, target ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, append([]string{"proxy", "--http", "127.0.0.1:0"}, target...), strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+		done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("proxy --http exit %d", code)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	return url
+}
+
+// TestProxyHTTP serves the everything server, a command, over HTTP and
+// drives it with a client: requests, the server's requests (elicitation,
+// sampling) and notifications (progress) all pass.
+func TestProxyHTTP(t *testing.T) {
+	url := startHTTPProxy(t, everythingBin)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"username": "u", "email": "e"}}, nil
+		},
+		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent("42")}, Model: "m"}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, mcphttp.NewClientStream(url, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if cs.Stateless() {
+		t.Error("the proxy relays the stateful revisions only")
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "gomcp-everything-server" {
+		t.Errorf("server %q", got)
+	}
+	text := func(name string, args string) string {
+		t.Helper()
+		var raw []byte
+		if args != "" {
+			raw = []byte(args)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if s := text("test_elicitation", `{"message":"m"}`); !strings.Contains(s, `"username":"u"`) {
+		t.Errorf("elicitation: %q", s)
+	}
+	if s := text("test_sampling", `{"prompt":"p"}`); s != "LLM response: 42" {
+		t.Errorf("sampling: %q", s)
+	}
+	var progress int
+	pctx := mcp.WithProgress(ctx, func(*mcp.ProgressNotificationParams) { progress++ })
+	if _, err := cs.CallTool(pctx, &mcp.CallToolParams{Name: "test_tool_with_progress"}); err != nil {
+		t.Fatal(err)
+	}
+	if progress != 3 {
+		t.Errorf("%d progress notifications, want 3", progress)
+	}
+
+	// The command-line client through the proxy, and a second session.
+	v := runJSON(t, "tools", "--json", url)
+	if n := len(field(t, v, "tools").([]any)); n < 5 {
+		t.Errorf("%d tools", n)
+	}
+}
+
+func TestProxyHTTPRefuses(t *testing.T) {
+	url := startHTTPProxy(t, everythingBin)
+	for _, tc := range []struct {
+		name, method, body, session, origin string
+		want                                int
+	}{
+		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400},
+		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404},
+		{"not JSON", "POST", `{`, "", "", 400},
+		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400},
+		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403},
+		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 200},
+		{"GET without session", "GET", "", "", "", 400},
+		{"PUT", "PUT", "", "", "", 405},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.session != "" {
+				req.Header.Set("Mcp-Session-Id", tc.session)
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
+			}
+		})
+	}
+}
