@@ -24,6 +24,8 @@ type asker struct {
 	out   io.Writer
 	once  sync.Once
 	lines chan string // closed at the end of the input
+	// readLine, if set, reads the answers instead (mcp shell's line editor).
+	readLine func(ctx context.Context, prompt string) (string, bool)
 }
 
 // line prints prompt and reads one line, without its end. ok is false at
@@ -31,6 +33,13 @@ type asker struct {
 // or the command interrupted): stdin is read by a goroutine of its own, so
 // that a question left unanswered does not hold up the exit.
 func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
+	if a.readLine != nil {
+		if i := strings.LastIndexByte(prompt, '\n'); i >= 0 {
+			fmt.Fprint(a.out, strings.ReplaceAll(prompt[:i+1], "\n", "\r\n"))
+			prompt = prompt[i+1:]
+		}
+		return a.readLine(ctx, prompt)
+	}
 	a.once.Do(func() {
 		a.lines = make(chan string)
 		go func() {

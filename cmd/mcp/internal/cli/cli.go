@@ -68,6 +68,10 @@ commands:
                                  to give a stdio-only client an HTTP server
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
+  shell TARGET                   an interactive session: the commands above
+                                 without TARGET, with history and tab
+                                 completion of commands, tools, prompts,
+                                 resources and argument names
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -144,6 +148,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = inv.proxy(ctx, stdin, stdout)
 	case name == "inspect":
 		err = inv.inspect(ctx)
+	case name == "shell":
+		err = inv.run(ctx, func(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+			return inv.shell(ctx, cs, stdin)
+		})
 	default:
 		err = inv.run(ctx, c.run)
 	}
@@ -240,6 +248,7 @@ var commands = map[string]command{
 	"ping":      {0, runPing},
 	"proxy":     {0, nil}, // see invocation.proxy
 	"inspect":   {0, nil}, // see invocation.inspect
+	"shell":     {0, nil}, // see invocation.shell
 }
 
 // invocation is one parsed command line.
@@ -258,6 +267,7 @@ type invocation struct {
 	outDir   string
 	addr     string // inspect --addr
 	httpAddr string // proxy --http
+	inShell  bool   // a line of mcp shell: no target
 	tf       targetFlags
 	pos      []string          // the positional arguments
 	kv       map[string]string // KEY=VALUE pairs
@@ -332,6 +342,12 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if len(inv.pos) < npos {
 		return usageError{fmt.Errorf("%s: missing arguments (see mcp help)", name)}
+	}
+	if inv.inShell {
+		if len(rest) > 0 {
+			return usageError{fmt.Errorf("%s: unexpected arguments %q", name, rest)}
+		}
+		return nil
 	}
 	if len(rest) == 0 {
 		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}
