@@ -19,11 +19,15 @@ import (
 // the user: questions on stderr, answers read a line at a time from stdin.
 // One request is asked at a time.
 type asker struct {
-	mu    sync.Mutex
-	in    io.Reader
-	out   io.Writer
-	once  sync.Once
-	lines chan string // closed at the end of the input
+	mu        sync.Mutex
+	in        io.Reader
+	out       io.Writer
+	once      sync.Once
+	lines     chan string // closed at the end of the input
+	stopOnce  sync.Once
+	closeOnce sync.Once
+	stop      chan struct{} // closed by close: the reader sends no more
+
 	// readLine, if set, reads the answers instead (mcp shell's line editor).
 	readLine func(ctx context.Context, prompt string) (string, bool)
 }
@@ -42,13 +46,18 @@ func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
 	}
 	a.once.Do(func() {
 		a.lines = make(chan string)
+		a.stopOnce.Do(func() { a.stop = make(chan struct{}) })
 		go func() {
 			defer close(a.lines)
 			r := bufio.NewReader(a.in)
 			for {
 				s, err := r.ReadString('\n')
 				if s != "" {
-					a.lines <- strings.TrimRight(s, "\r\n")
+					select {
+					case a.lines <- strings.TrimRight(s, "\r\n"):
+					case <-a.stop:
+						return
+					}
 				}
 				if err != nil {
 					return
@@ -65,6 +74,13 @@ func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
 		fmt.Fprintln(a.out)
 	}
 	return s, ok
+}
+
+// close lets the reader goroutine end once its current read returns, if
+// no one takes its line.
+func (a *asker) close() {
+	a.stopOnce.Do(func() { a.stop = make(chan struct{}) })
+	a.closeOnce.Do(func() { close(a.stop) })
 }
 
 // elicit asks for each field of a form; the end of the input cancels.

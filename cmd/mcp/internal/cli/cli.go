@@ -75,6 +75,9 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
+  login URL / logout URL         store (OAuth) or forget the token used for
+                                 URL; tokens live in the user config dir,
+                                 gomcp/tokens/, one 0600 file per server
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -124,6 +127,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
 	}
+	if name == "login" || name == "logout" {
+		return runLogin(ctx, name, args, stdout, stderr)
+	}
 	c, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "mcp: unknown command %q (see mcp help)\n", name)
@@ -136,6 +142,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err := inv.parse(name, c.positional, args, &noInput)
 	if !noInput {
 		inv.ask = &asker{in: stdin, out: stderr}
+		defer inv.ask.close()
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return help(stdout, stderr, []string{name})

@@ -67,6 +67,7 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		src := inv.ask
 		if src == nil {
 			src = &asker{in: stdin, out: io.Discard}
+			defer src.close()
 		}
 		read = func() (string, error) {
 			line, ok := src.line(ctx, "")
