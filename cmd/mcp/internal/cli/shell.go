@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -31,6 +33,39 @@ Tab completes commands, tool, prompt and argument names, and resource URIs.
 // script can pipe them in). A failing command prints its error and the
 // shell goes on.
 func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin io.Reader) error {
+	// Ctrl-C (SIGINT; a terminal in raw mode reads it as a key instead)
+	// cancels the command running, or else ends the shell.
+	ctx, endShell := context.WithCancel(ctx)
+	var (
+		mu         sync.Mutex
+		cancelLine context.CancelFunc
+		watcher    sync.WaitGroup
+	)
+	intr := make(chan os.Signal, 1)
+	signal.Notify(intr, os.Interrupt)
+	watcher.Add(1)
+	go func() {
+		defer watcher.Done()
+		for {
+			select {
+			case <-intr:
+				mu.Lock()
+				if cancelLine != nil {
+					cancelLine()
+				} else {
+					endShell()
+				}
+				mu.Unlock()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() {
+		signal.Stop(intr)
+		endShell()
+		watcher.Wait()
+	}()
 	sh := &shellState{ctx: ctx, cs: cs}
 	var read func() (string, error)
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && term.IsTerminal(int(f.Fd())) {
@@ -105,7 +140,15 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 			continue
 		}
 		sh.forget()
-		inv.shellCommand(ctx, cs, words)
+		lineCtx, cancel := context.WithCancel(ctx)
+		mu.Lock()
+		cancelLine = cancel
+		mu.Unlock()
+		inv.shellCommand(lineCtx, cs, words)
+		mu.Lock()
+		cancelLine = nil
+		mu.Unlock()
+		cancel()
 		select {
 		case <-cs.Done():
 			return connectError{errors.New("the server closed the session")}

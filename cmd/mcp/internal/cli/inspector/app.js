@@ -60,6 +60,7 @@ function onEvent(e) {
     $("#log").append(line);
     const aside = $("#log").parentElement;
     aside.scrollTop = aside.scrollHeight;
+    if (e.dir === "in" && d.method && d.method.endsWith("/list_changed")) refresh();
     break;
   }
   case "progress": {
