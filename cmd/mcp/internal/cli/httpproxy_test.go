@@ -46,7 +46,12 @@ func startHTTPProxy(t *testing.T, target ...string) string {
 // drives it with a client: requests, the server's requests (elicitation,
 // sampling) and notifications (progress) all pass.
 func TestProxyHTTP(t *testing.T) {
-	url := startHTTPProxy(t, everythingBin)
+	t.Run("command", func(t *testing.T) { testProxyHTTP(t, everythingBin) })
+	t.Run("url", func(t *testing.T) { testProxyHTTP(t, everythingURL(t)) })
+}
+
+func testProxyHTTP(t *testing.T, target string) {
+	url := startHTTPProxy(t, target)
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -136,5 +141,57 @@ func TestProxyHTTPRefuses(t *testing.T) {
 				t.Errorf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
 			}
 		})
+	}
+}
+
+// TestProxyHTTPSessionEnds: DELETE ends the session and its upstream.
+func TestProxyHTTPSessionEnds(t *testing.T) {
+	url := startHTTPProxy(t, everythingBin)
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" || !strings.Contains(string(body), `"serverInfo"`) {
+		t.Fatalf("initialize: session %q, body %s", sid, body)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("notification: status %d", resp.StatusCode)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"id":2,"result":{}`) {
+		t.Errorf("ping: %s", body)
+	}
+	req, _ := http.NewRequest("DELETE", url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	dresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dresp.Body.Close()
+	if dresp.StatusCode != http.StatusOK {
+		t.Errorf("DELETE: status %d", dresp.StatusCode)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("after DELETE: status %d, want 404", resp.StatusCode)
 	}
 }
