@@ -5,10 +5,14 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -193,5 +197,63 @@ func TestProxyHTTPSessionEnds(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("after DELETE: status %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestProxyHTTPGetStream: the server's messages sent while no POST is open
+// wait for the GET stream, then flow on it.
+func TestProxyHTTPGetStream(t *testing.T) {
+	up, server := transport.Pipe()
+	p := &httpProxy{inv: &invocation{stderr: io.Discard}, sessions: map[string]*proxySession{}}
+	s := &proxySession{id: "s1", up: up, done: make(chan struct{}), waiting: map[jsonrpc.ID]*proxyStream{}}
+	p.sessions[s.id] = s
+	pumped := make(chan struct{})
+	go func() { p.pump(s); close(pumped) }()
+	ts := httptest.NewServer(p)
+	defer ts.Close()
+	defer func() { p.closeAll(); server.Close(); <-pumped }()
+
+	ctx := context.Background()
+	note := func(n int) {
+		t.Helper()
+		m := jsonrpc.NewNotification("notifications/message", []byte(`{"level":"info","data":`+strconv.Itoa(n)+`}`))
+		if err := server.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note(1) // no stream open: held back
+	req, _ := http.NewRequest("GET", ts.URL, nil)
+	req.Header.Set("Mcp-Session-Id", "s1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	req2, _ := http.NewRequest("GET", ts.URL, nil)
+	req2.Header.Set("Mcp-Session-Id", "s1")
+	if resp2, err := http.DefaultClient.Do(req2); err != nil || resp2.StatusCode != http.StatusConflict {
+		t.Errorf("a second GET stream: %v %v", resp2.StatusCode, err)
+	} else {
+		resp2.Body.Close()
+	}
+	r := bufio.NewReader(resp.Body)
+	next := func() string {
+		t.Helper()
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				return strings.TrimSpace(data)
+			}
+		}
+	}
+	if got := next(); !strings.Contains(got, `"data":1`) {
+		t.Errorf("first event %s", got)
+	}
+	note(2)
+	if got := next(); !strings.Contains(got, `"data":2`) {
+		t.Errorf("second event %s", got)
 	}
 }
