@@ -212,6 +212,15 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		_ = old.Close()
 	}
 	in.hub.publish("connected", "", in.state())
+	go func() {
+		<-cs.Done()
+		in.mu.Lock()
+		current := in.cs == cs
+		in.mu.Unlock()
+		if current { // not replaced: the server went away
+			in.hub.publish("disconnected", "", map[string]any{"error": "the session with " + strings.Join(target, " ") + " ended"})
+		}
+	}()
 	return nil
 }
 

@@ -81,6 +81,7 @@ function onEvent(e) {
     break;
   case "disconnected":
     logLine("event error", e.time + " " + (d.error || "disconnected"));
+    setStatus("disconnected: " + (d.error || ""));
     break;
   case "elicit":
     if (!answered.has(d.id)) showElicit(d.id, d.params);
