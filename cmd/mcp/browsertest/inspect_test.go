@@ -224,6 +224,21 @@ func TestInspectInBrowser(t *testing.T) {
 		waitText("#result pre.text", "LLM response: four"),
 	)
 
+	// Images are shown, embedded resources too.
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_multiple_content_types"]`)),
+		chromedp.Click(css("#run")),
+		chromedp.WaitVisible(css("#result .block.image img")),
+		chromedp.WaitVisible(css("#result .block.resource")),
+	)
+	src, err := chromedp.Run(ctx, chromedp.AttributeValue(css("#result .block.image img"), "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(src.Value, "data:image/png;base64,") {
+		t.Errorf("image src %.40q", src.Value)
+	}
+
 	// Progress is shown while a tool runs.
 	do(t, ctx,
 		chromedp.Click(css(`button.tool[data-name="test_tool_with_progress"]`)),
@@ -231,4 +246,8 @@ func TestInspectInBrowser(t *testing.T) {
 		waitText("#result pre.text", "Progress test completed"),
 		waitText("#progress-text", "100/100"),
 	)
+
+	// Without the token the browser gets nothing.
+	base := url[:strings.LastIndex(strings.TrimSuffix(url, "/"), "/")+1]
+	do(t, ctx, chromedp.Navigate(base), waitText("body", "has a token"))
 }
