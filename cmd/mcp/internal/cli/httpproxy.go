@@ -41,7 +41,7 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if err != nil {
 		return connectError{err}
 	}
-	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}}
+	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
 	defer p.closeAll()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
@@ -65,6 +65,7 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 // httpProxy is the HTTP side of proxy --http.
 type httpProxy struct {
 	inv      *invocation
+	max      int // sessions at once
 	mu       sync.Mutex
 	sessions map[string]*proxySession
 	closed   bool
@@ -76,11 +77,18 @@ type proxySession struct {
 	up   jsonrpc.Stream
 	done chan struct{} // closed when the upstream ends
 
-	mu      sync.Mutex
-	waiting map[jsonrpc.ID]*proxyStream // requests in flight, by id
-	posts   []*proxyStream              // open POST streams, oldest first
-	get     *proxyStream                // the GET stream, if open
-	backlog []*jsonrpc.Message          // server messages waiting for a stream
+	mu       sync.Mutex
+	waiting  map[jsonrpc.ID]*proxyStream // requests in flight, by id
+	posts    []*proxyStream              // open POST streams, oldest first
+	get      *proxyStream                // the GET stream, if open
+	backlog  []*jsonrpc.Message          // server messages waiting for a stream
+	lastUsed time.Time                   // of the last request from the client
+}
+
+func (s *proxySession) lastUsedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
 }
 
 // proxyStream is one HTTP response carrying messages as server-sent events.
@@ -218,6 +226,7 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.waiting[m.ID] = st
 	s.posts = append(s.posts, st)
+	s.lastUsed = time.Now()
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -287,11 +296,28 @@ func (p *httpProxy) open(ctx context.Context) (*proxySession, error) {
 		p.mu.Unlock()
 		return nil, errors.New("shutting down")
 	}
-	if len(p.sessions) >= httpProxyMaxSessions {
-		p.mu.Unlock()
-		return nil, fmt.Errorf("too many sessions (%d)", httpProxyMaxSessions)
+	var evict *proxySession
+	if len(p.sessions) >= p.max {
+		// Make room by ending the session idle the longest, if any is idle.
+		for _, s := range p.sessions {
+			s.mu.Lock()
+			idle := len(s.waiting) == 0 // a GET stream open is still idle
+			used := s.lastUsed
+			s.mu.Unlock()
+			if idle && (evict == nil || used.Before(evict.lastUsedAt())) {
+				evict = s
+			}
+		}
+		if evict == nil {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("too many sessions (%d), all busy", p.max)
+		}
 	}
 	p.mu.Unlock()
+	if evict != nil {
+		fmt.Fprintf(p.inv.stderr, "mcp proxy: ending the session idle the longest to make room\n")
+		p.drop(evict)
+	}
 	up, err := openStream(p.inv.target, &p.inv.tf, p.inv.stderr)
 	if err != nil {
 		return nil, err
@@ -332,13 +358,25 @@ func (p *httpProxy) pump(s *proxySession) {
 			}
 		case len(s.posts) > 0:
 			st = s.posts[len(s.posts)-1]
-			st.send(m)
+			if !st.send(m) {
+				st = nil
+			}
 		case s.get != nil:
-			s.get.send(m)
+			if st = s.get; !st.send(m) {
+				st = nil
+			}
 		case len(s.backlog) < httpProxyBacklog:
 			s.backlog = append(s.backlog, m)
+			st = &proxyStream{} // held, not lost
 		}
 		s.mu.Unlock()
+		if st == nil {
+			what := m.Method
+			if what == "" {
+				what = "response " + m.ID.String()
+			}
+			fmt.Fprintf(p.inv.stderr, "mcp proxy: dropped a server message (%s): the client is not reading\n", what)
+		}
 	}
 }
 

@@ -257,3 +257,39 @@ func TestProxyHTTPGetStream(t *testing.T) {
 		t.Errorf("second event %s", got)
 	}
 }
+
+// TestProxyHTTPEvictsIdleSessions: at the limit, a new session ends the
+// one idle the longest.
+func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
+	var stderr signalWriter
+	p := &httpProxy{inv: &invocation{stderr: &stderr, target: []string{everythingBin}}, sessions: map[string]*proxySession{}, max: 1}
+	ts := httptest.NewServer(p)
+	defer ts.Close()
+	defer p.closeAll()
+	connect := func() *mcp.ClientSession {
+		t.Helper()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	first := connect()
+	defer first.Close()
+	second := connect()
+	defer second.Close()
+	if err := second.Ping(context.Background()); err != nil {
+		t.Errorf("the new session: %v", err)
+	}
+	p.mu.Lock()
+	n := len(p.sessions)
+	p.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d sessions, want 1", n)
+	}
+	stderr.mu.Lock()
+	defer stderr.mu.Unlock()
+	if !strings.Contains(stderr.buf.String(), "idle the longest") {
+		t.Errorf("stderr %q", stderr.buf.String())
+	}
+}
