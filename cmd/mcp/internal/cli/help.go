@@ -133,7 +133,8 @@ With --http ADDR, TARGET (typically a command) is served over Streamable
 HTTP at http://ADDR/mcp (port 0 picks a free port; the first line on
 stdout is "listening on http://HOST:PORT/mcp"). Each session, opened by an
 initialize request, gets its own connection to TARGET (its own process for
-a command); DELETE ends it. Requests from another site's page (an Origin
+a command); DELETE ends it, and at 64 sessions a new one ends the one
+idle the longest. Requests from another site's page (an Origin
 that is not the proxy's) are refused.
 
 The 2026-07-28 revision (server/discover, no session) would need the
