@@ -159,15 +159,28 @@ otel() {
 	done
 }
 
+# browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
+# its own so that the SDK does not depend on chromedp). Debian's chromium is
+# installed when missing.
+browser() {
+	if ! command -v chromium >/dev/null && [[ -z ${CHROMIUM:-} ]]; then
+		local sudo=""
+		[[ $(id -u) == 0 ]] || sudo=sudo
+		$sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null || return 1
+	fi
+	(cd cmd/mcp/browsertest && go vet ./... && "$STATICCHECK" ./... && go test -count=1 ./...)
+}
+
 stage "go mod download" go mod download
 stage "gofmt" gofmt_clean
 stage "go vet" go vet ./...
 stage "staticcheck" "$STATICCHECK" ./...
 stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
-stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/
+stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
+stage "browser (mcp inspect in headless Chromium)" browser
 stage "conformance (official suite, server and client)" conformance
 stage "conformance auth (the auth/* client scenarios)" conformance_auth
 

@@ -21,6 +21,7 @@ import (
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"go.uber.org/goleak"
 )
 
 // everythingBin is the everything-server binary, built once by TestMain.
@@ -45,6 +46,14 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if code == 0 {
+		// Sessions, subprocess reapers, stderr copiers, proxy and
+		// inspector streams must all have ended.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
