@@ -404,8 +404,13 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 			errForbiddenSession(w, id)
 			return nil
 		}
-		if s = h.rebuild(state, h.clientKey(r)); s == nil {
+		var overQuota bool
+		if s, overQuota = h.rebuild(state, h.clientKey(r)); s == nil {
 			w.Header().Set("Retry-After", "5")
+			if overQuota {
+				writeError(w, http.StatusTooManyRequests, id, CodeServerBusy, "too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions on this server already; end one (DELETE) or try again later")
+				return nil
+			}
 			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: cannot hold another session now; try again later")
 			return nil
 		}
@@ -495,21 +500,23 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 }
 
 // rebuild makes this Handler's copy of a session from its stored state,
-// or returns nil when it cannot hold one more session.
-func (h *Handler) rebuild(state *mcp.SessionState, client string) *session {
-	if ok, _ := h.reserve(client, false); !ok {
+// or returns nil when it cannot hold one more session (overQuota: the
+// client is at MaxSessionsPerClient; a rebuilt session counts like one it
+// initialized here).
+func (h *Handler) rebuild(state *mcp.SessionState, client string) (_ *session, overQuota bool) {
+	if ok, over := h.reserve(client, true); !ok {
 		if s := h.lookup(state.ID); s != nil {
-			return s
+			return s, false
 		}
-		return nil
+		return nil, over
 	}
 	s := newSession(h, state.ID, state.Principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
-		return other
+		return other, false
 	}
 	h.log.Debug("mcphttp: session rebuilt from the session store", "session", s.id)
-	return s
+	return s, false
 }
 
 // sessionStore is the store sessions write their changes to: the shared
