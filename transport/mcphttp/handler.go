@@ -122,6 +122,20 @@ type HandlerOptions struct {
 	// far as the proxy can be trusted to set it), or with a principal.
 	ClientKey func(*http.Request) string
 
+	// MaxStatelessRequests bounds the requests of the stateless revision
+	// (2026-07-28) being handled at once, which hold no session and so no
+	// MaxSessions slot; one beyond gets 503 with Retry-After and a JSON-RPC
+	// error (CodeServerBusy) carrying its id. Default 1000; negative means
+	// no limit.
+	MaxStatelessRequests int
+
+	// MaxStatelessRequestsPerClient bounds the stateless requests one
+	// client (see ClientKey) has being handled at once, so that one client
+	// cannot take every slot of MaxStatelessRequests; one beyond gets 429
+	// with Retry-After and a JSON-RPC error (CodeServerBusy) carrying its
+	// id. Default 32; negative means no limit.
+	MaxStatelessRequestsPerClient int
+
 	// SessionIdleTimeout ends this Handler's copy of a session after this
 	// long without any HTTP request for it (an open GET or POST stream
 	// counts as activity). The session's state stays in the SessionStore,
@@ -269,7 +283,8 @@ type Handler struct {
 	// own and receives a session's state when the Handler drops its copy.
 	writeThrough bool
 	policy       originPolicy
-	bodies       *bodyBudget // MaxBodyBytesInFlight
+	bodies       *bodyBudget    // MaxBodyBytesInFlight
+	statelessReq *clientCounter // MaxStatelessRequests, MaxStatelessRequestsPerClient
 	log          *slog.Logger
 
 	id           string // this Handler's name in notices
@@ -319,6 +334,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		o.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
 	}
 	h.bodies = newBodyBudget(o.MaxBodyBytesInFlight)
+	h.statelessReq = newStatelessCounter(&o.MaxStatelessRequests, &o.MaxStatelessRequestsPerClient)
 	h.log = loggerOrDiscard(o.Logger)
 	h.id = rand.Text()
 	h.streamPrefix = h.id[:10] + "."

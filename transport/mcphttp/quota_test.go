@@ -77,3 +77,50 @@ func TestRebuiltSessionsCountAgainstQuota(t *testing.T) {
 		t.Fatalf("rebuild after a slot is freed: %d %s", r.status, r.body)
 	}
 }
+
+// TestStatelessRequestsPerClient: a client with MaxStatelessRequestsPerClient
+// stateless requests in progress gets 429 for one more, with Retry-After and
+// an error carrying the request's id, while another client is served; at
+// MaxStatelessRequests everyone gets 503; once the requests end, the slots
+// are free again.
+func TestStatelessRequestsPerClient(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{MaxStatelessRequests: 3, MaxStatelessRequestsPerClient: 2})
+	clients := []*http.Client{clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2"), clientFrom(t, "127.0.0.3")}
+	hdr := modernHeaders("tools/call", "Mcp-Name", "block")
+	hdr["Accept"] = "application/json"
+	call := func(c, id int) raw {
+		return doRaw(t, clients[c], "POST", f.url, hdr, modernBody(id, "tools/call", `{"name":"block","arguments":{}}`, ""))
+	}
+	answers := make(chan raw, 3)
+	for i, c := range []int{0, 0, 1} {
+		go func() { answers <- call(c, 10+i) }()
+		<-b.started
+	}
+	for _, c := range []struct {
+		what   string
+		client int
+		status int
+	}{
+		{"a third request of client 0", 0, http.StatusTooManyRequests},
+		{"a request of client 2 at the global bound", 2, http.StatusServiceUnavailable},
+	} {
+		r := call(c.client, 20)
+		m := jsonrpc.Decode([]byte(r.body))
+		if r.status != c.status || r.header.Get("Retry-After") == "" || m.Error == nil ||
+			m.Error.Code != CodeServerBusy || m.ID != jsonrpc.Int64ID(20) {
+			t.Errorf("%s: %d %v %s; want %d with Retry-After", c.what, r.status, r.header, r.body, c.status)
+		}
+	}
+	close(b.release)
+	for range 3 {
+		if r := <-answers; r.status != http.StatusOK {
+			t.Fatalf("a request within the bounds: %d %s", r.status, r.body)
+		}
+	}
+	eventually(t, "the slots freed", func() bool { return f.h.statelessReq.held("") == 0 })
+	if r := call(0, 30); r.status != http.StatusOK {
+		t.Fatalf("after the requests ended: %d %s", r.status, r.body)
+	}
+}
