@@ -20,6 +20,16 @@ import (
 // goroutine returns, the request's handler is not held for longer, and the
 // session keeps answering on other connections.
 func TestStalledPOSTStreamIsCut(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		name := "session"
+		if stateless {
+			name = "stateless"
+		}
+		t.Run(name, func(t *testing.T) { testStalledPOSTStream(t, stateless) })
+	}
+}
+
+func testStalledPOSTStream(t *testing.T, stateless bool) {
 	const writeTimeout = 300 * time.Millisecond
 	srv := testServer()
 	big := strings.Repeat("x", 256<<10)
@@ -47,19 +57,27 @@ func TestStalledPOSTStreamIsCut(t *testing.T) {
 	f := &fixture{t: t, srv: srv, h: h, ts: ts, url: ts.URL + "/mcp"}
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })
-	sid := f.initSession(mcp.Version20251125)
 
+	var head, body string
+	if stateless {
+		body = modernBody(5, "tools/call", `{"name":"flood","arguments":{}}`,
+			`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}`)
+		head = "Accept: text/event-stream\r\nMcp-Protocol-Version: " + mcp.Version20260728 + "\r\nMcp-Method: tools/call\r\nMcp-Name: flood\r\n"
+	} else {
+		sid := f.initSession(mcp.Version20251125)
+		body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"flood","arguments":{}}}`
+		head = "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " + sid + "\r\nMcp-Protocol-Version: " + mcp.Version20251125 + "\r\n"
+	}
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
-	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"flood","arguments":{}}}`
 	postReturned.Store(0)
 	start := time.Now()
-	_, err = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
-		"Mcp-Session-Id: " + sid + "\r\nMcp-Protocol-Version: " + mcp.Version20251125 + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
+	_, err = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + head +
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +94,9 @@ func TestStalledPOSTStreamIsCut(t *testing.T) {
 	if cut > writeTimeout+2*time.Second {
 		t.Errorf("the stalled POST stream held its handler for %v", cut)
 	}
-	// The session still answers.
-	r := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
-	if r.status != http.StatusOK {
-		t.Fatalf("ping after the cut: %d %s", r.status, r.body)
+	// The server still answers.
+	ping := f.do("POST", postHeaders("", ""), initBody(mcp.Version20251125))
+	if ping.status != http.StatusOK {
+		t.Fatalf("initialize after the cut: %d %s", ping.status, ping.body)
 	}
 }
