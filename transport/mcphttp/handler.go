@@ -122,6 +122,20 @@ type HandlerOptions struct {
 	// far as the proxy can be trusted to set it), or with a principal.
 	ClientKey func(*http.Request) string
 
+	// MaxStatelessRequests bounds the requests of the stateless revision
+	// (2026-07-28) being handled at once, which hold no session and so no
+	// MaxSessions slot; one beyond gets 503 with Retry-After and a JSON-RPC
+	// error (CodeServerBusy) carrying its id. Default 1000; negative means
+	// no limit.
+	MaxStatelessRequests int
+
+	// MaxStatelessRequestsPerClient bounds the stateless requests one
+	// client (see ClientKey) has being handled at once, so that one client
+	// cannot take every slot of MaxStatelessRequests; one beyond gets 429
+	// with Retry-After and a JSON-RPC error (CodeServerBusy) carrying its
+	// id. Default 32; negative means no limit.
+	MaxStatelessRequestsPerClient int
+
 	// SessionIdleTimeout ends this Handler's copy of a session after this
 	// long without any HTTP request for it (an open GET or POST stream
 	// counts as activity). The session's state stays in the SessionStore,
@@ -269,7 +283,8 @@ type Handler struct {
 	// own and receives a session's state when the Handler drops its copy.
 	writeThrough bool
 	policy       originPolicy
-	bodies       *bodyBudget // MaxBodyBytesInFlight
+	bodies       *bodyBudget    // MaxBodyBytesInFlight
+	statelessReq *clientCounter // MaxStatelessRequests, MaxStatelessRequestsPerClient
 	log          *slog.Logger
 
 	id           string // this Handler's name in notices
@@ -319,6 +334,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		o.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
 	}
 	h.bodies = newBodyBudget(o.MaxBodyBytesInFlight)
+	h.statelessReq = newStatelessCounter(&o.MaxStatelessRequests, &o.MaxStatelessRequestsPerClient)
 	h.log = loggerOrDiscard(o.Logger)
 	h.id = rand.Text()
 	h.streamPrefix = h.id[:10] + "."
@@ -404,8 +420,13 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 			errForbiddenSession(w, id)
 			return nil
 		}
-		if s = h.rebuild(state, h.clientKey(r)); s == nil {
+		var overQuota bool
+		if s, overQuota = h.rebuild(state, h.clientKey(r)); s == nil {
 			w.Header().Set("Retry-After", "5")
+			if overQuota {
+				writeError(w, http.StatusTooManyRequests, id, CodeServerBusy, "too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions on this server already; end one (DELETE) or try again later")
+				return nil
+			}
 			writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server busy: cannot hold another session now; try again later")
 			return nil
 		}
@@ -495,21 +516,23 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 }
 
 // rebuild makes this Handler's copy of a session from its stored state,
-// or returns nil when it cannot hold one more session.
-func (h *Handler) rebuild(state *mcp.SessionState, client string) *session {
-	if ok, _ := h.reserve(client, false); !ok {
+// or returns nil when it cannot hold one more session (overQuota: the
+// client is at MaxSessionsPerClient; a rebuilt session counts like one it
+// initialized here).
+func (h *Handler) rebuild(state *mcp.SessionState, client string) (_ *session, overQuota bool) {
+	if ok, over := h.reserve(client, true); !ok {
 		if s := h.lookup(state.ID); s != nil {
-			return s
+			return s, false
 		}
-		return nil
+		return nil, over
 	}
 	s := newSession(h, state.ID, state.Principal, client)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
-		return other
+		return other, false
 	}
 	h.log.Debug("mcphttp: session rebuilt from the session store", "session", s.id)
-	return s
+	return s, false
 }
 
 // sessionStore is the store sessions write their changes to: the shared
