@@ -254,7 +254,19 @@ func HTTPHeaders(ctx context.Context) http.Header {
 	if h, ok := ctx.Value(headersKey{}).(*headersCtx); ok {
 		return h.cs.standardHeaders(h.version, h.method, h.params)
 	}
+	if h, ok := ctx.Value(givenHeadersKey{}).(http.Header); ok {
+		return h
+	}
 	return nil
+}
+
+type givenHeadersKey struct{}
+
+// WithHTTPHeaders returns a context under which a write sends h as the
+// standard headers of a stateless request. It is for relays that forward
+// requests they did not build (mcp proxy): a ClientSession computes its own.
+func WithHTTPHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, givenHeadersKey{}, h)
 }
 
 // headersCtx carries what the standard headers of a request are computed

@@ -28,9 +28,14 @@ import (
 var everythingBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("MCP_CLI_TEST_SERVER") == "block" {
+	switch os.Getenv("MCP_CLI_TEST_SERVER") {
+	case "block":
 		serveBlockingTool()
 		return
+	case "mcp":
+		// The test binary as the mcp command itself (for mcp proxy as
+		// a stdio target).
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "mcp-cli-test")
 	if err != nil {
@@ -156,7 +161,9 @@ func wantField(t *testing.T, v any, want any, path ...any) {
 	}
 }
 
-func TestJSONSameOverStdioAndHTTP(t *testing.T) {
+// TestJSONSameEveryWay: --json gives the same answers over stdio, over
+// Streamable HTTP and through either proxy.
+func TestJSONSameEveryWay(t *testing.T) {
 	url := everythingURL(t)
 	cases := []struct {
 		args  []string
@@ -226,13 +233,30 @@ func TestJSONSameOverStdioAndHTTP(t *testing.T) {
 			}
 		}},
 	}
+	// The same everything server reached four ways: over stdio, over
+	// Streamable HTTP, through mcp proxy --http (a stdio target behind it)
+	// and through mcp proxy on stdio (an HTTP target behind it). Nothing
+	// is normalised: the answers must be identical.
+	ways := []struct {
+		name   string
+		target []string
+	}{
+		{"stdio", []string{everythingBin}},
+		{"http", []string{url}},
+		{"proxy --http", []string{startHTTPProxy(t, everythingBin)}},
+		{"proxy --stdio", []string{"env", "MCP_CLI_TEST_SERVER=mcp", os.Args[0], "proxy", everythingURL(t)}},
+	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			overHTTP := runJSON(t, append(c.args[:len(c.args):len(c.args)], url)...)
-			overStdio := runJSON(t, append(c.args[:len(c.args):len(c.args)], everythingBin)...)
-			c.check(t, overHTTP)
-			if !reflect.DeepEqual(overHTTP, overStdio) {
-				t.Errorf("over HTTP:\n%v\nover stdio:\n%v", overHTTP, overStdio)
+			var first map[string]any
+			for i, w := range ways {
+				got := runJSON(t, append(c.args[:len(c.args):len(c.args)], w.target...)...)
+				if i == 0 {
+					c.check(t, got)
+					first = got
+				} else if !reflect.DeepEqual(got, first) {
+					t.Errorf("%s:\n%v\n%s:\n%v", w.name, got, ways[0].name, first)
+				}
 			}
 		})
 	}
@@ -664,8 +688,8 @@ func TestProxy(t *testing.T) {
 		tool, args  string
 		want        string
 	}{
-		// Over HTTP the proxy makes the client use a stateful revision.
-		{"http", []string{unauthorized, "-H", "Authorization: Bearer secret"}, "", mcp.LatestStatefulVersion, "echo", `{"n":3,"s":"x"}`, `{"n":3,"s":"x"}`},
+		// Both eras pass: the stateless revision with its headers.
+		{"http", []string{unauthorized, "-H", "Authorization: Bearer secret"}, "", mcp.LatestVersion, "echo", `{"n":3,"s":"x"}`, `{"n":3,"s":"x"}`},
 		{"http 2025-06-18", []string{"-H", "Authorization: Bearer secret", unauthorized}, "2025-06-18", "2025-06-18", "echo", `{"n":3}`, `{"n":3}`},
 		{"stdio", []string{everythingBin}, "", mcp.LatestVersion, "test_simple_text", `{}`, ""},
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ const (
 	httpProxyMaxBody     = 4 << 20 // bytes of one POST body
 	httpProxyBacklog     = 256     // server messages held for a GET stream not yet open
 	httpProxyStreamQueue = 256     // messages queued for one open HTTP response stream
+	httpProxyIdleUp      = 4       // idle upstream connections kept for stateless requests
 )
 
 // proxyHTTP serves the target over Streamable HTTP at http://ADDR/mcp:
@@ -29,10 +31,10 @@ const (
 // to the target (for a command, its own process), and every message
 // passes unchanged in both directions. A response goes back on the POST
 // that carried its request; the server's own requests and notifications go
-// on the newest POST stream still open, or else on the session's GET
-// stream. The 2026-07-28 stateless revision needs a connection per
-// request; the proxy answers server/discover with "method not found", so
-// clients fall back to initialize.
+// on the stream of the request they relate to (see pump), or else on the
+// session's GET stream. A request of the 2026-07-28 stateless revision
+// (no session) gets an upstream connection to itself for as long as it
+// runs (see stateless).
 func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if _, err := openStream(inv.target, &inv.tf, io.Discard); err != nil { // check the target before listening
 		return usageError{err}
@@ -69,6 +71,8 @@ type httpProxy struct {
 	mu       sync.Mutex
 	sessions map[string]*proxySession
 	closed   bool
+	idle     []jsonrpc.Stream        // upstreams free for stateless requests
+	busy     map[jsonrpc.Stream]bool // upstreams serving a stateless request
 }
 
 // proxySession is one client's session and its upstream connection.
@@ -194,8 +198,8 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var s *proxySession
 	switch {
-	case m.IsRequest() && m.Method == mcp.MethodServerDiscover && r.Header.Get("Mcp-Session-Id") == "":
-		writeJSONMessage(w, http.StatusOK, refuseDiscover(m))
+	case r.Header.Get("Mcp-Session-Id") == "" && (m.Method == mcp.MethodServerDiscover || declaresStateless(m)):
+		p.stateless(w, r, m)
 		return
 	case m.IsRequest() && m.Method == "initialize" && r.Header.Get("Mcp-Session-Id") == "":
 		if s, err = p.open(r.Context()); err != nil {
@@ -400,7 +404,15 @@ func (p *httpProxy) closeAll() {
 	for _, s := range p.sessions {
 		all = append(all, s)
 	}
+	ups := p.idle
+	p.idle = nil
+	for up := range p.busy {
+		ups = append(ups, up)
+	}
 	p.mu.Unlock()
+	for _, up := range ups {
+		_ = up.Close()
+	}
 	for _, s := range all {
 		p.drop(s)
 	}
@@ -411,4 +423,133 @@ func writeJSONMessage(w http.ResponseWriter, code int, m *jsonrpc.Message) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(m.AppendJSON(nil))
+}
+
+// declaresStateless reports whether m is a request of the 2026-07-28
+// revision (its _meta names a protocol version).
+func declaresStateless(m *jsonrpc.Message) bool {
+	v, _ := stateless(m)
+	return v != ""
+}
+
+// stateless relays one request of the stateless revision. It has an
+// upstream connection to itself until its response, so that everything the
+// server writes meanwhile (progress, log messages) belongs to it and goes
+// on its response stream; the connection then serves later requests. The
+// request's standard headers pass on to an HTTP target as they came.
+func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	up, err := p.takeUpstream(r.Context())
+	if err != nil {
+		writeJSONMessage(w, http.StatusOK, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "proxy: "+err.Error())))
+		return
+	}
+	done := false // the response came: up is fit for another request
+	defer func() { p.releaseUpstream(up, done) }()
+	h := http.Header{}
+	for k, v := range r.Header {
+		if k == mcp.HeaderProtocolVersion || strings.HasPrefix(k, "Mcp-") {
+			h[k] = v
+		}
+	}
+	if err := up.Write(mcp.WithHTTPHeaders(r.Context(), h), m); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	first, err := up.Read(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	isAnswer := func(x *jsonrpc.Message) bool {
+		return (x.IsResponse() || x.IsInvalidResponse()) && x.ID == m.ID
+	}
+	if isAnswer(first) {
+		done = true
+		writeJSONMessage(w, http.StatusOK, first)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	for x := first; ; {
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", x.AppendJSON(nil)); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		if isAnswer(x) {
+			done = true
+			return
+		}
+		if x, err = up.Read(r.Context()); err != nil {
+			return
+		}
+	}
+}
+
+// takeUpstream returns an idle upstream connection or opens one, at most
+// max at once.
+func (p *httpProxy) takeUpstream(ctx context.Context) (jsonrpc.Stream, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("shutting down")
+	}
+	if n := len(p.idle); n > 0 {
+		up := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.busy[up] = true
+		p.mu.Unlock()
+		return up, nil
+	}
+	if len(p.busy) >= p.max {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("too many stateless requests at once (%d)", p.max)
+	}
+	p.mu.Unlock()
+	up, err := openStream(p.inv.target, &p.inv.tf, p.inv.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := up.(jsonrpc.Starter); ok {
+		if err := st.Start(context.WithoutCancel(ctx)); err != nil {
+			_ = up.Close()
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	closed := p.closed
+	if !closed {
+		if p.busy == nil {
+			p.busy = map[jsonrpc.Stream]bool{}
+		}
+		p.busy[up] = true
+	}
+	p.mu.Unlock()
+	if closed {
+		_ = up.Close()
+		return nil, errors.New("shutting down")
+	}
+	return up, nil
+}
+
+// releaseUpstream keeps up for the next stateless request if reusable,
+// and there is room, or closes it.
+func (p *httpProxy) releaseUpstream(up jsonrpc.Stream, reusable bool) {
+	p.mu.Lock()
+	if !p.busy[up] {
+		p.mu.Unlock()
+		return // closeAll closed it
+	}
+	delete(p.busy, up)
+	keep := reusable && !p.closed && len(p.idle) < httpProxyIdleUp
+	if keep {
+		p.idle = append(p.idle, up)
+	}
+	p.mu.Unlock()
+	if !keep {
+		_ = up.Close()
+	}
 }

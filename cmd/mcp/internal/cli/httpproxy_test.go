@@ -50,14 +50,23 @@ func startHTTPProxy(t *testing.T, target ...string) string {
 // drives it with a client: requests, the server's requests (elicitation,
 // sampling) and notifications (progress) all pass.
 func TestProxyHTTP(t *testing.T) {
-	t.Run("command", func(t *testing.T) { testProxyHTTP(t, everythingBin) })
-	t.Run("url", func(t *testing.T) { testProxyHTTP(t, everythingURL(t)) })
+	for _, version := range []string{mcp.LatestStatefulVersion, ""} {
+		era := "stateless"
+		if version != "" {
+			era = version
+		}
+		t.Run("command "+era, func(t *testing.T) { testProxyHTTP(t, version, everythingBin) })
+		t.Run("url "+era, func(t *testing.T) { testProxyHTTP(t, version, everythingURL(t)) })
+	}
 }
 
-func testProxyHTTP(t *testing.T, target string) {
+// testProxyHTTP drives the proxy with a client asking for version ("" for
+// the newest, the stateless revision).
+func testProxyHTTP(t *testing.T, version, target string) {
 	url := startHTTPProxy(t, target)
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: version,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"username": "u", "email": "e"}}, nil
 		},
@@ -70,8 +79,8 @@ func testProxyHTTP(t *testing.T, target string) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if cs.Stateless() {
-		t.Error("the proxy relays the stateful revisions only")
+	if cs.Stateless() != (version == "") {
+		t.Errorf("stateless %v, want %v", cs.Stateless(), version == "")
 	}
 	if got := cs.InitializeResult().ServerInfo.Name; got != "gomcp-everything-server" {
 		t.Errorf("server %q", got)
@@ -268,7 +277,8 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 	defer p.closeAll()
 	connect := func() *mcp.ClientSession {
 		t.Helper()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
+		opts := &mcp.ClientOptions{ProtocolVersion: mcp.LatestStatefulVersion} // sessions
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, opts).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

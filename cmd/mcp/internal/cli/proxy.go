@@ -16,11 +16,10 @@ import (
 // so reach a server over HTTP, with the headers given by -H. It returns nil
 // when the client closes stdin.
 //
-// Over HTTP a 2026-07-28 request must repeat parts of its body in headers
-// (Mcp-Name, Mcp-Param-*) that only the mcp.Client computes, so to an HTTP
-// target the proxy answers the client's server/discover probe with "method
-// not found" itself: the client then falls back to the stateful revisions,
-// which a relay carries unchanged.
+// Both eras pass: over HTTP a 2026-07-28 request must repeat parts of its
+// body in headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-*), which the proxy computes from the body and from the tools
+// it has seen listed (headerBook), as a client does.
 func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	up, err := openStream(inv.target, &inv.tf, inv.stderr)
 	if err != nil {
@@ -44,12 +43,12 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	defer cancel()
 	fromClient := make(chan error, 1)
 	fromServer := make(chan error, 1)
-	var refuse func(*jsonrpc.Message) *jsonrpc.Message
+	var book *headerBook
 	if _, isCommand := up.(*transport.CommandTransport); !isCommand {
-		refuse = refuseDiscover
+		book = &headerBook{}
 	}
-	go func() { fromClient <- relay(ctx, down, up, refuse) }()
-	go func() { fromServer <- relay(ctx, up, down, nil) }()
+	go func() { fromClient <- relay(ctx, down, up, book, false) }()
+	go func() { fromServer <- relay(ctx, up, down, book, true) }()
 	select {
 	case err = <-fromClient:
 		if errors.Is(err, io.EOF) {
@@ -65,33 +64,24 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	return err
 }
 
-// refuseDiscover returns the answer to a server/discover request, or nil
-// for any other message.
-func refuseDiscover(m *jsonrpc.Message) *jsonrpc.Message {
-	if !m.IsRequest() || m.Method != mcp.MethodServerDiscover {
-		return nil
-	}
-	return jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound,
-		"mcp proxy relays the stateful revisions only over HTTP; use initialize"))
-}
-
-// relay copies messages from src to dst until one fails. A message for
-// which refuse (if not nil) returns an answer is answered on src instead.
-func relay(ctx context.Context, src, dst jsonrpc.Stream, refuse func(*jsonrpc.Message) *jsonrpc.Message) error {
+// relay copies messages from src to dst until one fails. With a book,
+// messages to an HTTP target (fromServer false) carry their standard
+// headers, and the server's answers (fromServer true) teach the book.
+func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fromServer bool) error {
 	for {
 		m, err := src.Read(ctx)
 		if err != nil {
 			return err
 		}
-		if refuse != nil {
-			if answer := refuse(m); answer != nil {
-				if err := src.Write(ctx, answer); err != nil {
-					return err
-				}
-				continue
+		wctx := ctx
+		if book != nil {
+			if fromServer {
+				book.learn(m)
+			} else if h := book.headers(m); h != nil {
+				wctx = mcp.WithHTTPHeaders(ctx, h)
 			}
 		}
-		if err := dst.Write(ctx, m); err != nil {
+		if err := dst.Write(wctx, m); err != nil {
 			return err
 		}
 	}
