@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
@@ -31,6 +32,9 @@ func TestMain(m *testing.M) {
 	switch os.Getenv("MCP_CLI_TEST_SERVER") {
 	case "block":
 		serveBlockingTool()
+		return
+	case "progress":
+		serveProgressTool()
 		return
 	case "mcp":
 		// The test binary as the mcp command itself (for mcp proxy as
@@ -71,6 +75,30 @@ func serveBlockingTool() {
 		<-ctx.Done()
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
+	})
+	if err == nil {
+		err = s.Run(context.Background(), transport.Stdio())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// serveProgressTool serves, on stdio, a tool that waits delay_ms, reports
+// progress, then waits as long again before answering.
+func serveProgressTool() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "progress", Version: "1"}, nil)
+	type in struct {
+		DelayMS int `json:"delay_ms"`
+	}
+	err := mcp.AddTool(s, &mcp.Tool{Name: "tick"}, func(ctx context.Context, req *mcp.CallToolRequest, args in) (string, error) {
+		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
+		if err := req.NotifyProgress(ctx, 1, 2, "half"); err != nil {
+			return "", err
+		}
+		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
+		return "done", nil
 	})
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,6 +84,7 @@ type proxySession struct {
 
 	mu       sync.Mutex
 	waiting  map[jsonrpc.ID]*proxyStream // requests in flight, by id
+	progress map[string]*proxyStream     // their streams by progress token (its JSON)
 	posts    []*proxyStream              // open POST streams, oldest first
 	get      *proxyStream                // the GET stream, if open
 	backlog  []*jsonrpc.Message          // server messages waiting for a stream
@@ -231,11 +233,21 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	s.waiting[m.ID] = st
 	s.posts = append(s.posts, st)
 	s.lastUsed = time.Now()
+	token := progressToken(m.Params)
+	if token != "" {
+		if s.progress == nil {
+			s.progress = map[string]*proxyStream{}
+		}
+		s.progress[token] = st
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		if s.waiting[m.ID] == st {
 			delete(s.waiting, m.ID)
+		}
+		if token != "" && s.progress[token] == st {
+			delete(s.progress, token)
 		}
 		for i, x := range s.posts {
 			if x == st {
@@ -340,7 +352,31 @@ func (p *httpProxy) open(ctx context.Context) (*proxySession, error) {
 	return s, nil
 }
 
-// pump routes the upstream's messages to the session's HTTP streams.
+// progressToken returns the JSON of params._meta.progressToken, "" if none.
+func progressToken(params json.RawMessage) string {
+	if len(params) == 0 || params[0] != '{' {
+		return ""
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+		ProgressToken json.RawMessage `json:"progressToken"` // of a progress notification
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	if len(p.ProgressToken) > 0 {
+		return string(p.ProgressToken)
+	}
+	return string(p.Meta.ProgressToken)
+}
+
+// pump routes the upstream's messages to the session's HTTP streams: a
+// response to its request's POST, a progress notification to the POST
+// that carried its progress token, anything else to the newest POST still
+// open (the only one, when requests do not overlap), or else the GET
+// stream.
 func (p *httpProxy) pump(s *proxySession) {
 	defer p.drop(s)
 	for {
@@ -360,7 +396,14 @@ func (p *httpProxy) pump(s *proxySession) {
 			if st != nil {
 				st.finish()
 			}
+		case m.Method == mcp.NotificationProgress && s.progress[progressToken(m.Params)] != nil:
+			if st = s.progress[progressToken(m.Params)]; !st.send(m) {
+				st = nil
+			}
 		case len(s.posts) > 0:
+			// Nothing in a message tells which request it belongs to
+			// (a stdio server's elicitation inside a tool call carries
+			// no request id): the newest request is the best guess.
 			st = s.posts[len(s.posts)-1]
 			if !st.send(m) {
 				st = nil

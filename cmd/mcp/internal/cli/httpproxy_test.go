@@ -3,12 +3,15 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -301,5 +304,58 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 	defer stderr.mu.Unlock()
 	if !strings.Contains(stderr.buf.String(), "idle the longest") {
 		t.Errorf("stderr %q", stderr.buf.String())
+	}
+}
+
+// TestProxyHTTPProgressToItsRequest: a progress notification goes on the
+// stream of the request that asked for it, not on the newest one.
+func TestProxyHTTPProgressToItsRequest(t *testing.T) {
+	url := startHTTPProxy(t, "env", "MCP_CLI_TEST_SERVER=progress", os.Args[0])
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+
+	// a reports progress after 300ms, when b (started later) is the
+	// newest request still open.
+	bodies := make(chan string, 2)
+	call := func(id, token string, delay int) {
+		resp := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"tick","arguments":{"delay_ms":%d},"_meta":{"progressToken":%q}}}`, id, delay, token))
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		bodies <- string(b)
+	}
+	go call("1", "a", 300)
+	time.Sleep(100 * time.Millisecond)
+	go call("2", "b", 1000)
+	for range 2 {
+		b := <-bodies
+		switch {
+		case strings.Contains(b, `"id":1,`):
+			if !strings.Contains(b, `"progressToken":"a"`) || strings.Contains(b, `"progressToken":"b"`) {
+				t.Errorf("a's stream: %s", b)
+			}
+		case strings.Contains(b, `"id":2,`):
+			if !strings.Contains(b, `"progressToken":"b"`) || strings.Contains(b, `"progressToken":"a"`) {
+				t.Errorf("b's stream: %s", b)
+			}
+		default:
+			t.Errorf("stream %s", b)
+		}
 	}
 }
