@@ -137,10 +137,15 @@ a command); DELETE ends it, and at 64 sessions a new one ends the one
 idle the longest. Requests from another site's page (an Origin
 that is not the proxy's) are refused.
 
-The 2026-07-28 revision (server/discover, no session) would need the
-client's per-request HTTP headers recomputed: the proxy answers
-server/discover with "method not found" and clients fall back to
-initialize.
+Both eras pass. To an HTTP target, a 2026-07-28 request (server/discover,
+no session) goes with the standard headers it needs (MCP-Protocol-Version,
+Mcp-Method, Mcp-Name, and Mcp-Param-* from the x-mcp-header annotations
+of the tools the client has listed through the proxy). With --http, each
+such request gets a connection to TARGET to itself until its response
+(connections are reused, 4 kept idle); the server's messages meanwhile go
+on its response stream. In a session, progress goes on the stream of the
+request that asked for it, the server's other messages on the newest
+request's stream still open, or else on the GET stream.
 `,
 	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
 
@@ -151,7 +156,8 @@ builds a form from each tool's input schema; shows results (text, images,
 audio, embedded resources, structured output next to the output schema);
 logs every JSON-RPC message both ways; shows progress; asks you the
 server's elicitation and sampling requests; and connects to another target
-without a restart.
+without a restart. When TARGET cannot be reached, the page says why and
+waits for another target.
 
 It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
