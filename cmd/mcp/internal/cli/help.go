@@ -168,8 +168,9 @@ requests without it, with another Host, or from another site's page
 Opens one session with TARGET and reads commands a line at a time: info,
 tools, resources, templates, prompts, ping, call, read, get, complete, as
 on the command line but without TARGET (help lists them; exit or Ctrl-D
-ends). On a terminal it offers line editing, history (up and down) and Tab
-completion of commands, flags, tool and prompt names, resource URIs and
+ends). On a terminal it offers line editing, history (up and down; the
+last 1000 lines, kept in gomcp/shell_history under the user's config
+directory, 0600) and Tab completion of commands, flags, tool and prompt names, resource URIs and
 argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
 the shell. A failing command prints its error and the shell goes on.
