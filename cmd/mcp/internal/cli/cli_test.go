@@ -782,3 +782,24 @@ func TestConfigVariables(t *testing.T) {
 		t.Errorf("${input:pick}: %v", err)
 	}
 }
+
+// TestRepositoryConfig: the mcp.json at the root of the repository is the
+// one the README shows, so that @demo works from a fresh clone.
+func TestRepositoryConfig(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "..")
+	file, err := os.ReadFile(filepath.Join(root, "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```json\n"+string(file)+"```") {
+		t.Errorf("README does not show mcp.json as it is:\n%s", file)
+	}
+	sc, err := lookupServer("demo", filepath.Join(root, "mcp.json"))
+	if err != nil || sc.Command != "mcp" || !reflect.DeepEqual(sc.Args, []string{"serve"}) {
+		t.Errorf("@demo: %+v, %v", sc, err)
+	}
+}
