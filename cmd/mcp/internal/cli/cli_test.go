@@ -749,6 +749,17 @@ func TestProxy(t *testing.T) {
 			}
 		})
 	}
+	// A script pipes a request in: its answer comes out before the proxy
+	// ends, for either era.
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+	} {
+		code, out, errs := mcpRunInput(t, context.Background(), req+"\n", "proxy", "--stdio", everythingURL(t))
+		if code != ExitOK || !strings.Contains(out, `"id":1,"result":{`) || !strings.Contains(out, "gomcp-everything-server") {
+			t.Errorf("piped %s: exit %d, stdout %q, stderr %q", req, code, out, errs)
+		}
+	}
 	t.Run("refused", func(t *testing.T) {
 		code, _, errs := mcpRunInput(t, context.Background(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n", "proxy", unauthorized)
 		if code != ExitAuth {

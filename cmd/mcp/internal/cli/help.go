@@ -123,7 +123,8 @@ Relays every message, unchanged and in both directions (the server's own
 requests and notifications too), between a client and TARGET.
 
 By default (--stdio) the client is on stdin and stdout, until it closes
-stdin: a client that can only start a server as a command can so reach a
+stdin (the answers still due then come out first, within 30 seconds, so
+that echo REQUEST | mcp proxy URL works): a client that can only start a server as a command can so reach a
 server over HTTP, with the headers given by -H:
 
   {"command": "mcp", "args": ["proxy", "https://example.com/mcp",

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -47,12 +49,21 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	if _, isCommand := up.(*transport.CommandTransport); !isCommand {
 		book = &headerBook{}
 	}
-	go func() { fromClient <- relay(ctx, down, up, book, false) }()
-	go func() { fromServer <- relay(ctx, up, down, book, true) }()
+	fl := &inFlight{}
+	go func() { fromClient <- relay(ctx, down, up, book, fl, false) }()
+	go func() { fromServer <- relay(ctx, up, down, book, fl, true) }()
 	select {
 	case err = <-fromClient:
 		if errors.Is(err, io.EOF) {
-			return nil // the client is done
+			// The client is done; the answers to its last requests are
+			// still due (echo REQUEST | mcp proxy URL).
+			select {
+			case <-fl.whenEmpty():
+			case <-fromServer:
+			case <-ctx.Done():
+			case <-time.After(proxyDrainTimeout):
+			}
+			return nil
 		}
 	case err = <-fromServer:
 		if errors.Is(err, io.EOF) {
@@ -67,7 +78,7 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 // relay copies messages from src to dst until one fails. With a book,
 // messages to an HTTP target (fromServer false) carry their standard
 // headers, and the server's answers (fromServer true) teach the book.
-func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fromServer bool) error {
+func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fl *inFlight, fromServer bool) error {
 	for {
 		m, err := src.Read(ctx)
 		if err != nil {
@@ -81,8 +92,65 @@ func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fromS
 				wctx = mcp.WithHTTPHeaders(ctx, h)
 			}
 		}
+		if m.IsRequest() && !fromServer {
+			fl.add(m.ID)
+		}
 		if err := dst.Write(wctx, m); err != nil {
 			return err
 		}
+		if (m.IsResponse() || m.IsInvalidResponse()) && fromServer {
+			fl.done(m.ID)
+		}
 	}
+}
+
+// proxyDrainTimeout bounds how long mcp proxy waits, once the client has
+// closed stdin, for the answers to its requests; maxInFlight bounds the
+// requests it tracks for that.
+const (
+	proxyDrainTimeout = 30 * time.Second
+	maxInFlight       = 4096
+)
+
+// inFlight tracks the client's requests not yet answered.
+type inFlight struct {
+	mu   sync.Mutex
+	ids  map[jsonrpc.ID]bool
+	wake chan struct{} // closed when ids empties
+}
+
+func (f *inFlight) add(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids == nil {
+		f.ids = map[jsonrpc.ID]bool{}
+	}
+	if len(f.ids) < maxInFlight {
+		f.ids[id] = true
+	}
+}
+
+func (f *inFlight) done(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.ids, id)
+	if len(f.ids) == 0 && f.wake != nil {
+		close(f.wake)
+		f.wake = nil
+	}
+}
+
+// whenEmpty returns a channel closed once no request is in flight.
+func (f *inFlight) whenEmpty() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := make(chan struct{})
+	if len(f.ids) == 0 {
+		close(c)
+		return c
+	}
+	if f.wake == nil {
+		f.wake = make(chan struct{})
+	}
+	return f.wake
 }
