@@ -349,7 +349,14 @@ func checkParamHeaders(ctx context.Context, hdrs []ParamHeader, args json.RawMes
 	if !ok {
 		return nil // stdio and in-memory requests carry no headers
 	}
-	h := hc.HTTPHeader()
+	return CheckParamHeaders(hc.HTTPHeader(), hdrs, args)
+}
+
+// CheckParamHeaders checks that the headers h of a 2026-07-28 tools/call
+// mirror every x-mcp-header argument of args faithfully, as a server does
+// on its own. It is for relays that carry the request on to a server that
+// never sees the headers (mcp proxy --http in front of a stdio server).
+func CheckParamHeaders(h http.Header, hdrs []ParamHeader, args json.RawMessage) error {
 	for _, ph := range hdrs {
 		name := HeaderParamPrefix + ph.Name
 		vals, sent := h[http.CanonicalHeaderKey(name)]

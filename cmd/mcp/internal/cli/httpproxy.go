@@ -45,6 +45,9 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 		return connectError{err}
 	}
 	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		p.loopback = true
+	}
 	defer p.closeAll()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
@@ -74,6 +77,8 @@ type httpProxy struct {
 	closed   bool
 	idle     []jsonrpc.Stream        // upstreams free for stateless requests
 	busy     map[jsonrpc.Stream]bool // upstreams serving a stateless request
+	loopback bool                    // listening on a loopback address: only loopback Host names
+	book     headerBook              // x-mcp-header annotations of the tools listed through the proxy
 }
 
 // proxySession is one client's session and its upstream connection.
@@ -126,6 +131,17 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u, err := url.Parse(o)
 		if err != nil || u.Host != r.Host {
 			http.Error(w, "Origin not allowed", http.StatusForbidden)
+			return
+		}
+	}
+	// Nor a name rebound to a loopback address (DNS rebinding).
+	if p.loopback {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "Host not allowed", http.StatusForbidden)
 			return
 		}
 	}
@@ -481,6 +497,14 @@ func declaresStateless(m *jsonrpc.Message) bool {
 // on its response stream; the connection then serves later requests. The
 // request's standard headers pass on to an HTTP target as they came.
 func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	msg := headerMismatch(r, m)
+	if msg == "" {
+		msg = p.book.check(r.Header, m)
+	}
+	if msg != "" {
+		writeJSONMessage(w, http.StatusBadRequest, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(mcp.CodeHeaderMismatch, msg)))
+		return
+	}
 	up, err := p.takeUpstream(r.Context())
 	if err != nil {
 		writeJSONMessage(w, http.StatusOK, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "proxy: "+err.Error())))
@@ -494,6 +518,7 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 			h[k] = v
 		}
 	}
+	p.book.note(m)
 	if err := up.Write(mcp.WithHTTPHeaders(r.Context(), h), m); err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -504,11 +529,15 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 		return
 	}
 	isAnswer := func(x *jsonrpc.Message) bool {
-		return (x.IsResponse() || x.IsInvalidResponse()) && x.ID == m.ID
+		if (x.IsResponse() || x.IsInvalidResponse()) && x.ID == m.ID {
+			p.book.learn(x)
+			return true
+		}
+		return false
 	}
 	if isAnswer(first) {
 		done = true
-		writeJSONMessage(w, http.StatusOK, first)
+		writeJSONMessage(w, answerStatus(first), first)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -595,4 +624,65 @@ func (p *httpProxy) releaseUpstream(up jsonrpc.Stream, reusable bool) {
 	if !keep {
 		_ = up.Close()
 	}
+}
+
+// headerMismatch checks a stateless request's standard headers against
+// its body, as a Streamable HTTP server must (SEP-2243): the version, the
+// method and the name. It returns what is wrong, or "". (Mcp-Param-*
+// would need the tool's schema; the target checks those if it can.)
+func headerMismatch(r *http.Request, m *jsonrpc.Message) string {
+	version, p := stateless(m)
+	if version == "" {
+		return "" // server/discover without _meta: the target answers
+	}
+	switch got := r.Header.Get(mcp.HeaderProtocolVersion); {
+	case got == "":
+		return "Missing MCP-Protocol-Version header"
+	case got != version:
+		return fmt.Sprintf("Header mismatch: MCP-Protocol-Version %q differs from _meta protocolVersion %q", got, version)
+	}
+	if got := r.Header.Get(mcp.HeaderMethod); got != m.Method {
+		if got == "" {
+			return "Header mismatch: missing Mcp-Method header"
+		}
+		return fmt.Sprintf("Header mismatch: Mcp-Method %q differs from the request method %q", got, m.Method)
+	}
+	var name string
+	switch m.Method {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+		name = p.Name
+	case mcp.MethodResourcesRead:
+		name = p.URI
+	}
+	if name == "" {
+		return ""
+	}
+	got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	if !ok {
+		return "Header mismatch: missing Mcp-Name header"
+	}
+	v, err := mcp.DecodeHeaderValue(got[0])
+	if err != nil {
+		return "Header mismatch: Mcp-Name: " + err.Error()
+	}
+	if v != name {
+		return fmt.Sprintf("Header mismatch: Mcp-Name %q differs from the request's %q", got[0], name)
+	}
+	return ""
+}
+
+// answerStatus is the HTTP status of a stateless request's answer sent
+// alone as JSON: 404 for a method not found, 400 for what the request got
+// wrong, else 200.
+func answerStatus(m *jsonrpc.Message) int {
+	if m.Error == nil {
+		return http.StatusOK
+	}
+	switch m.Error.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }

@@ -124,18 +124,41 @@ func testProxyHTTP(t *testing.T, version, target string) {
 
 func TestProxyHTTPRefuses(t *testing.T) {
 	url := startHTTPProxy(t, everythingBin)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	std := func(method, name string) http.Header {
+		h := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {method}}
+		if name != "" {
+			h.Set("Mcp-Name", name)
+		}
+		return h
+	}
 	for _, tc := range []struct {
 		name, method, body, session, origin string
 		want                                int
+		host                                string      // if not the proxy's
+		header                              http.Header // more headers
 	}{
-		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400},
-		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404},
-		{"not JSON", "POST", `{`, "", "", 400},
-		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400},
-		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403},
-		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 200},
-		{"GET without session", "GET", "", "", "", 400},
-		{"PUT", "PUT", "", "", "", 405},
+		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400, "", nil},
+		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404, "", nil},
+		{"not JSON", "POST", `{`, "", "", 400, "", nil},
+		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400, "", nil},
+		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403, "", nil},
+		{"discover without _meta", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 400, "", nil},
+		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, "", "", 200, "", std("server/discover", "")},
+		{"rebound name", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, "", "", 403, "evil.example", std("server/discover", "")},
+		{"stateless call", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 200, "", std("tools/call", "test_simple_text")},
+		{"Mcp-Method mismatch", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 400, "", std("tools/list", "test_simple_text")},
+		{"Mcp-Name missing", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 400, "", std("tools/call", "")},
+		{"version mismatch", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "", "", 400, "", http.Header{"Mcp-Protocol-Version": {"2026-01-01"}, "Mcp-Method": {"tools/list"}}},
+		// Listed through the proxy, a tool's x-mcp-header arguments are
+		// checked against their Mcp-Param-* headers.
+		{"stateless list", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "", "", 200, "", std("tools/list", "")},
+		{"Mcp-Param missing", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_custom_header_param","arguments":{"region":"eu"},` + meta + `}}`, "", "", 400, "", std("tools/call", "test_custom_header_param")},
+		{"Mcp-Param matching", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_custom_header_param","arguments":{"region":"eu"},` + meta + `}}`, "", "", 200, "",
+			http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"test_custom_header_param"}, "Mcp-Param-Region": {"eu"}}},
+		{"removed method", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + meta + `}}`, "", "", 404, "", std("ping", "")},
+		{"GET without session", "GET", "", "", "", 400, "", nil},
+		{"PUT", "PUT", "", "", "", 405, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
@@ -146,6 +169,12 @@ func TestProxyHTTPRefuses(t *testing.T) {
 			}
 			if tc.origin != "" {
 				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			for k, v := range tc.header {
+				req.Header[k] = v
 			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

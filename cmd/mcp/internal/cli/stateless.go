@@ -132,3 +132,38 @@ func (b *headerBook) learn(m *jsonrpc.Message) {
 		}
 	}
 }
+
+// check returns what is wrong with the Mcp-Param-* headers h of a
+// stateless tools/call, by the annotations of the tools seen listed, or "".
+func (b *headerBook) check(h http.Header, m *jsonrpc.Message) string {
+	if m.Method != mcp.MethodToolsCall {
+		return ""
+	}
+	_, p := stateless(m)
+	if p == nil {
+		return ""
+	}
+	b.mu.Lock()
+	hdrs := b.tools[p.Name]
+	b.mu.Unlock()
+	if err := mcp.CheckParamHeaders(h, hdrs, p.Arguments); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// note records a stateless tools/list request, so that learn reads its
+// answer.
+func (b *headerBook) note(m *jsonrpc.Message) {
+	if m.Method != mcp.MethodToolsList {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending == nil {
+		b.pending = map[jsonrpc.ID]bool{}
+	}
+	if len(b.pending) < headerBookPending {
+		b.pending[m.ID] = true
+	}
+}
