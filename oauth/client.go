@@ -133,6 +133,9 @@ type registration struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
+	// RedirectURIs are those registered: a user agent whose redirect URL
+	// is not among them (a loopback one on another port) registers anew.
+	RedirectURIs []string `json:"redirect_uris,omitempty"`
 }
 
 // Client authorizes the requests of an MCP client to one MCP server. It

@@ -629,3 +629,48 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// browser plays the user's browser for a LoopbackUserAgent: it follows
+// the authorization URL's redirects back to the loopback listener.
+func browser(ctx context.Context) func(string) error {
+	return func(authURL string) error {
+		go func() {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+			if err != nil {
+				return
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+}
+
+// TestLoopbackUserAgent logs in through the loopback redirect, twice with
+// the same store: the second listener has another port, so the client
+// registers that redirect URL rather than reuse a registration that does
+// not allow it.
+func TestLoopbackUserAgent(t *testing.T) {
+	f := start(t, setup{})
+	ctx := testContext(t)
+	store := &oauth.MemoryStore{}
+	for i := range 2 {
+		ua := &oauth.LoopbackUserAgent{Open: browser(ctx)}
+		cs, err := f.connect(ctx, f.client(t, oauth.Config{Store: store, UserAgent: ua}), mcp.LatestVersion, nil)
+		if err != nil {
+			t.Fatalf("login %d: %v", i, err)
+		}
+		if got, err := whoami(ctx, cs); err != nil || got != "user" {
+			t.Errorf("login %d: whoami = %q, %v", i, got, err)
+		}
+		cs.Close()
+		ua.Close()
+		if err := store.Delete(ctx, "token "+f.url); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g := grants(f.as); !slices.Equal(g, []string{"authorization_code", "authorization_code"}) {
+		t.Errorf("token requests %v, want two logins", f.as.TokenRequests())
+	}
+}
