@@ -12,6 +12,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/oauth"
 )
 
 // Options configures a ResourceServer.
@@ -75,19 +76,11 @@ type ResourceServer struct {
 	dpopAlgs string
 }
 
-// ProtectedResourceMetadata is the document of RFC 9728 §2, the fields an
-// MCP server uses, named as on the wire (see the RFC for each); clients
-// read it to find the authorization server and the scopes to request.
-type ProtectedResourceMetadata struct {
-	Resource                      string   `json:"resource"`
-	AuthorizationServers          []string `json:"authorization_servers"`
-	ScopesSupported               []string `json:"scopes_supported,omitempty"`
-	BearerMethodsSupported        []string `json:"bearer_methods_supported,omitempty"`
-	ResourceName                  string   `json:"resource_name,omitempty"`
-	ResourceDocumentation         string   `json:"resource_documentation,omitempty"`
-	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
-	DPoPBoundAccessTokensRequired bool     `json:"dpop_bound_access_tokens_required,omitempty"`
-}
+// ProtectedResourceMetadata is the document of RFC 9728 §2 that a
+// ResourceServer serves; clients read it to find the authorization server
+// and the scopes to request. It is the oauth package's type, so that the
+// document is defined once for both sides.
+type ProtectedResourceMetadata = oauth.ProtectedResourceMetadata
 
 // metadataPrefix is the well-known path of RFC 9728 §3.
 const metadataPrefix = "/.well-known/oauth-protected-resource"
@@ -122,10 +115,10 @@ func New(opts Options) (*ResourceServer, error) {
 	if opts.DPoP != nil {
 		rs.dpop = NewDPoPVerifier(*opts.DPoP)
 		for _, a := range rs.dpop.opts.Algorithms {
-			md.DPoPSigningAlgValuesSupported = append(md.DPoPSigningAlgValuesSupported, string(a))
+			md.DPoPSigningAlgs = append(md.DPoPSigningAlgs, string(a))
 		}
 		md.DPoPBoundAccessTokensRequired = opts.DPoP.Required
-		rs.dpopAlgs = strings.Join(md.DPoPSigningAlgValuesSupported, " ")
+		rs.dpopAlgs = strings.Join(md.DPoPSigningAlgs, " ")
 	}
 	rs.metadata, err = json.Marshal(md)
 	if err != nil {
