@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -94,6 +95,9 @@ func New(opts Options) (*ResourceServer, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" {
 		return nil, errors.New("auth: Options.Resource must be an absolute http(s) URL without fragment")
 	}
+	if err := checkScopes(opts); err != nil {
+		return nil, err
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
@@ -125,6 +129,27 @@ func New(opts Options) (*ResourceServer, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// checkScopes refuses scopes that are not RFC 6749 §3.3 scope tokens
+// (printable ASCII without space, '"' or a backslash): challenges and metadata
+// join scopes with spaces, so "admin write" would reach clients as two.
+func checkScopes(opts Options) error {
+	lists := [][]string{opts.Scopes, opts.ScopesSupported}
+	for _, l := range opts.MethodScopes {
+		lists = append(lists, l)
+	}
+	for _, l := range opts.ToolScopes {
+		lists = append(lists, l)
+	}
+	for _, l := range lists {
+		for _, sc := range l {
+			if sc == "" || strings.ContainsFunc(sc, func(c rune) bool { return c <= 0x20 || c >= 0x7f || c == '"' || c == '\\' }) {
+				return fmt.Errorf("auth: %q is not a scope token (RFC 6749 §3.3)", sc)
+			}
+		}
+	}
+	return nil
 }
 
 // MetadataURL is the URL of the protected-resource metadata, named in

@@ -583,8 +583,11 @@ func TestRefusals(t *testing.T) {
 			}, want: "refused the token", seen: "POST 401 invalid_token", logins: 1}, // the key is not the token's
 		{name: "replayed DPoP proof", setup: setup{dpop: &auth.DPoPOptions{Required: true}}, cfg: oauth.Config{DPoP: true},
 			tamper: func(*fixture) func(*http.Request) {
+				var mu sync.Mutex
 				var first string
 				return func(r *http.Request) {
+					mu.Lock()
+					defer mu.Unlock()
 					if p := r.Header.Get("DPoP"); p != "" && r.Method == http.MethodPost {
 						if first == "" {
 							first = p
