@@ -104,6 +104,8 @@ type setup struct {
 	issuers []string
 	// dpop makes the server accept (and require) DPoP-bound tokens.
 	dpop *auth.DPoPOptions
+	// introspect makes the tokens opaque, checked by introspection.
+	introspect bool
 }
 
 // fixture is a protected MCP server and its authorization server.
@@ -131,6 +133,10 @@ func start(t *testing.T, s setup) *fixture {
 		asOpts.Scopes = []string{"mcp", "admin", "offline_access"}
 	}
 	asOpts.Now = f.clock.Now
+	if s.introspect {
+		asOpts.Opaque = true
+		asOpts.Clients = append(asOpts.Clients, authtest.Client{ID: "rs", Secret: "rs-secret"})
+	}
 	as, err := authtest.Start(&asOpts)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +166,13 @@ func start(t *testing.T, s setup) *fixture {
 	if s.audience != "" {
 		audience = s.audience
 	}
-	v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: audience, JWKSURL: as.JWKSURL(), Now: f.clock.Now})
+	var v auth.Verifier
+	if s.introspect {
+		v, err = auth.NewIntrospectionVerifier(auth.IntrospectionOptions{URL: as.IntrospectionURL(),
+			ClientID: "rs", ClientSecret: "rs-secret", Issuer: as.Issuer, Audience: audience})
+	} else {
+		v, err = auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: audience, JWKSURL: as.JWKSURL(), Now: f.clock.Now})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,9 +277,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // refused, for the stateful revision with its GET stream and for the
 // stateless 2026-07-28 revision.
 func TestAuthorizationCode(t *testing.T) {
-	for _, version := range []string{mcp.LatestStatefulVersion, mcp.LatestVersion} {
-		t.Run(version, func(t *testing.T) {
-			f := start(t, setup{})
+	for _, tc := range []struct {
+		version    string
+		introspect bool
+	}{{mcp.LatestStatefulVersion, false}, {mcp.LatestVersion, false}, {mcp.LatestStatefulVersion, true}} {
+		version := tc.version
+		name := version
+		if tc.introspect {
+			name += "/introspection"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := start(t, setup{introspect: tc.introspect})
 			ctx := testContext(t)
 			changed := make(chan struct{}, 1)
 			oc := f.client(t, oauth.Config{})
@@ -447,15 +467,19 @@ func TestStepUp(t *testing.T) {
 // request, the GET stream included; with server nonces too.
 func TestDPoP(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		nonce bool
-	}{{"plain", false}, {"nonce", true}} {
+		name           string
+		nonce, refresh bool
+	}{{"plain", false, false}, {"nonce", true, false}, {"refresh", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &auth.DPoPOptions{Required: true}
 			if tc.nonce {
 				opts.Nonce = auth.NewRotatingNonce(time.Hour)
 			}
-			f := start(t, setup{dpop: opts})
+			s := setup{dpop: opts}
+			if tc.refresh {
+				s.as = &authtest.Options{TokenTTL: time.Second}
+			}
+			f := start(t, s)
 			ctx := testContext(t)
 			oc := f.client(t, oauth.Config{DPoP: true})
 			cs, err := f.connect(ctx, oc, mcp.LatestStatefulVersion, nil)
@@ -463,9 +487,15 @@ func TestDPoP(t *testing.T) {
 				t.Fatalf("connect: %v (%s)", err, f.rec.log())
 			}
 			defer cs.Close()
+			if tc.refresh {
+				time.Sleep(1100 * time.Millisecond)
+			}
 			got, err := whoami(ctx, cs)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if g := grants(f.as); tc.refresh && !slices.Equal(g, []string{"authorization_code", "refresh_token"}) {
+				t.Errorf("token requests %v, want a login and a refresh with the same key", f.as.TokenRequests())
 			}
 			sub, jkt, _ := strings.Cut(got, " ")
 			if sub != "user" || jkt == "" {
