@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -240,4 +242,50 @@ func mustEverything(t *testing.T) *mcp.Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestLoginEverythingServer logs in to the everything-server binary run
+// with -auth-issuer, then lists and calls its tools with the stored token.
+func TestLoginEverythingServer(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{Clients: []authtest.Client{{ID: "robot", Secret: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	cmd := exec.Command(everythingBin, "-http", "127.0.0.1:0", "-auth-issuer", as.Issuer, "-auth-scopes", "mcp")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("everything-server said %q, %v", line, err)
+	}
+	if code, _, _ := mcpRun(t, ctx, "tools", url); code != ExitAuth {
+		t.Fatalf("tools before login: exit %d", code)
+	}
+	if code, _, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "s3cret", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %s", code, errs)
+	}
+	if code, out, errs := mcpRun(t, ctx, "tools", url); code != ExitOK || !strings.Contains(out, "test_simple_text") {
+		t.Fatalf("tools: exit %d, %s %s", code, out, errs)
+	}
+	if code, out, errs := mcpRun(t, ctx, "call", "test_simple_text", url); code != ExitOK || out == "" {
+		t.Fatalf("call: exit %d, %s %s", code, out, errs)
+	}
+	if code, _, _ := mcpRun(t, ctx, "logout", url); code != ExitOK {
+		t.Fatalf("logout: exit %d", code)
+	}
+	if code, _, _ := mcpRun(t, ctx, "ping", url); code != ExitAuth {
+		t.Errorf("ping after logout: exit %d", code)
+	}
 }
