@@ -680,30 +680,46 @@ func browser(ctx context.Context) func(string) error {
 	}
 }
 
-// TestLoopbackUserAgent logs in through the loopback redirect, twice with
-// the same store: the second listener has another port, so the client
-// registers that redirect URL rather than reuse a registration that does
-// not allow it.
-func TestLoopbackUserAgent(t *testing.T) {
-	f := start(t, setup{})
-	ctx := testContext(t)
-	store := &oauth.MemoryStore{}
-	for i := range 2 {
-		ua := &oauth.LoopbackUserAgent{Open: browser(ctx)}
-		cs, err := f.connect(ctx, f.client(t, oauth.Config{Store: store, UserAgent: ua}), mcp.LatestVersion, nil)
-		if err != nil {
-			t.Fatalf("login %d: %v", i, err)
-		}
-		if got, err := whoami(ctx, cs); err != nil || got != "user" {
-			t.Errorf("login %d: whoami = %q, %v", i, got, err)
-		}
-		cs.Close()
-		ua.Close()
-		if err := store.Delete(ctx, "token "+f.url); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if g := grants(f.as); !slices.Equal(g, []string{"authorization_code", "authorization_code"}) {
-		t.Errorf("token requests %v, want two logins", f.as.TokenRequests())
+// TestRedirectChange logs in twice with the same store and another
+// redirect URL each time: through a LoopbackUserAgent (a new port, which
+// the authorization server allows for loopback IPs), and through headless
+// user agents on localhost ports, which it matches exactly: the client
+// registers the new redirect URL rather than reuse a registration that
+// does not allow it.
+func TestRedirectChange(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ua   func(ctx context.Context, i int) oauth.UserAgent
+	}{
+		{"loopback", func(ctx context.Context, _ int) oauth.UserAgent { return &oauth.LoopbackUserAgent{Open: browser(ctx)} }},
+		{"headless", func(_ context.Context, i int) oauth.UserAgent {
+			return &oauth.HeadlessUserAgent{Redirect: fmt.Sprintf("http://localhost:%d/callback", 3000+i)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := start(t, setup{})
+			ctx := testContext(t)
+			store := &oauth.MemoryStore{}
+			for i := range 2 {
+				ua := tc.ua(ctx, i)
+				cs, err := f.connect(ctx, f.client(t, oauth.Config{Store: store, UserAgent: ua}), mcp.LatestVersion, nil)
+				if err != nil {
+					t.Fatalf("login %d: %v", i, err)
+				}
+				if got, err := whoami(ctx, cs); err != nil || got != "user" {
+					t.Errorf("login %d: whoami = %q, %v", i, got, err)
+				}
+				cs.Close()
+				if l, ok := ua.(*oauth.LoopbackUserAgent); ok {
+					l.Close()
+				}
+				if err := store.Delete(ctx, "token "+f.url); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if g := grants(f.as); !slices.Equal(g, []string{"authorization_code", "authorization_code"}) {
+				t.Errorf("token requests %v, want two logins", f.as.TokenRequests())
+			}
+		})
 	}
 }

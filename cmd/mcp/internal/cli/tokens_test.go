@@ -83,6 +83,33 @@ func protectedEverything(t *testing.T, as *authtest.Server) (url string, lastAut
 	}
 }
 
+// loginInBrowser runs mcp with args, a login with --no-browser, and plays
+// the browser: it fetches the URL printed, which the authorization server
+// (authtest approves at once) redirects to the loopback listener.
+func loginInBrowser(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	errw := &urlWriter{urls: make(chan string, 1)}
+	var out bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, strings.NewReader(""), &out, errw) }()
+	browser := &http.Client{Transport: &http.Transport{}}
+	defer browser.CloseIdleConnections()
+	select {
+	case u := <-errw.urls:
+		resp, err := browser.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the loopback callback answered %s", resp.Status)
+		}
+		code = <-done
+	case code = <-done:
+	}
+	return code, out.String(), errw.String()
+}
+
 // TestLogin logs in to a protected everything server through the loopback
 // flow (the test plays the browser) and with client credentials, then
 // uses, refreshes and forgets the stored tokens.
@@ -105,29 +132,8 @@ func TestLogin(t *testing.T) {
 
 	// mcp login --no-browser prints the URL; the browser (here an
 	// http.Client) follows it back to the loopback listener.
-	stderr := &urlWriter{urls: make(chan string, 1)}
-	var stdout bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"login", url, "--no-browser"}, strings.NewReader(""), &stdout, stderr)
-	}()
-	browser := &http.Client{Transport: &http.Transport{}}
-	defer browser.CloseIdleConnections()
-	select {
-	case u := <-stderr.urls:
-		resp, err := browser.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("the loopback callback answered %s", resp.Status)
-		}
-	case code := <-done:
-		t.Fatalf("login ended (%d) without a URL: %s", code, stderr)
-	}
-	if code := <-done; code != ExitOK || !strings.Contains(stdout.String(), "logged in") {
-		t.Fatalf("login: exit %d, %q %q", code, stdout.String(), stderr)
+	if code, out, errs := loginInBrowser(t, ctx, "login", url, "--no-browser"); code != ExitOK || !strings.Contains(out, "logged in") {
+		t.Fatalf("login: exit %d, %q %q", code, out, errs)
 	}
 	dir := TokenDir()
 	for path, want := range map[string]os.FileMode{dir: 0o700, tokenPath(dir, url): 0o600} {
@@ -287,5 +293,27 @@ func TestLoginEverythingServer(t *testing.T) {
 	}
 	if code, _, _ := mcpRun(t, ctx, "ping", url); code != ExitAuth {
 		t.Errorf("ping after logout: exit %d", code)
+	}
+}
+
+// TestLoginPreRegistered logs in as a registered public client
+// (--client-id), whose loopback redirect URI may take any port.
+func TestLoginPreRegistered(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{Scopes: []string{"mcp"},
+		Clients: []authtest.Client{{ID: "cli", RedirectURIs: []string{"http://127.0.0.1/callback"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	url, _ := protectedEverything(t, as)
+	if code, out, errs := loginInBrowser(t, ctx, "login", "--no-browser", "--client-id", "cli", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %q %q", code, out, errs)
+	}
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
+		t.Fatalf("ping: exit %d, %s", code, errs)
 	}
 }
