@@ -141,7 +141,9 @@ func runLogin(ctx context.Context, name string, args []string, stdout, stderr io
 	// Flags may come before or after the URL.
 	var rest []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return help(stdout, stderr, []string{name})
+		} else if err != nil {
 			fmt.Fprintf(stderr, "mcp: %v (see mcp help %s)\n", err, name)
 			return ExitUsage
 		}

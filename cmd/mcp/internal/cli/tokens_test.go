@@ -202,6 +202,9 @@ func TestLogin(t *testing.T) {
 			t.Errorf("%q: exit %d", args, code)
 		}
 	}
+	if code, out, _ := mcpRun(t, ctx, "login", "-h"); code != ExitOK || !strings.Contains(out, "--client-secret") {
+		t.Errorf("login -h: exit %d, %q", code, out)
+	}
 	// A corrupt file is an error, not a crash.
 	if err := os.WriteFile(tokenPath(dir, url), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
