@@ -407,8 +407,9 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if err != nil {
 		return false, err
 	}
-	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal {
-		return false, fmt.Errorf("oauth: the server refused the token %s issued moments ago", tg.issuer)
+	expired := t != nil && !t.Expiry.IsZero() && time.Now().After(t.Expiry)
+	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal && !expired {
+		return false, fmt.Errorf("oauth: the server refused the token that %s issued moments ago", tg.issuer)
 	}
 	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && !t.refreshed {
 		if _, err := c.refresh(ctx, t); err == nil {

@@ -106,6 +106,9 @@ type setup struct {
 	dpop *auth.DPoPOptions
 	// introspect makes the tokens opaque, checked by introspection.
 	introspect bool
+	// leeway is the JWT verifier's tolerance of expired tokens. Default
+	// its own (a minute).
+	leeway time.Duration
 }
 
 // fixture is a protected MCP server and its authorization server.
@@ -171,7 +174,7 @@ func start(t *testing.T, s setup) *fixture {
 		v, err = auth.NewIntrospectionVerifier(auth.IntrospectionOptions{URL: as.IntrospectionURL(),
 			ClientID: "rs", ClientSecret: "rs-secret", Issuer: as.Issuer, Audience: audience})
 	} else {
-		v, err = auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: audience, JWKSURL: as.JWKSURL(), Now: f.clock.Now})
+		v, err = auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: audience, JWKSURL: as.JWKSURL(), Now: f.clock.Now, Leeway: s.leeway})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -555,6 +558,25 @@ func TestClientCredentials(t *testing.T) {
 			}
 		})
 	}
+	// A token that expires moments after it was obtained (a short TTL) is
+	// replaced, not taken for a refused one.
+	t.Run("expired", func(t *testing.T) {
+		f := start(t, setup{as: &authtest.Options{TokenTTL: time.Second, Clients: []authtest.Client{{ID: "svc", Secret: "s3cret"}}},
+			leeway: time.Millisecond})
+		ctx := testContext(t)
+		cs, err := f.connect(ctx, f.client(t, oauth.Config{Grant: oauth.ClientCredentials, ClientID: "svc", ClientSecret: "s3cret"}), mcp.LatestStatefulVersion, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		time.Sleep(1100 * time.Millisecond)
+		if got, err := whoami(ctx, cs); err != nil || got != "svc" {
+			t.Fatalf("whoami after expiry: %q, %v (%s)", got, err, f.rec.log())
+		}
+		if g := grants(f.as); !slices.Equal(g, []string{"client_credentials", "client_credentials"}) {
+			t.Errorf("token requests %v, want a second grant", f.as.TokenRequests())
+		}
+	})
 	t.Run("wrong secret", func(t *testing.T) {
 		f := start(t, setup{as: &authtest.Options{Clients: []authtest.Client{{ID: "svc", Secret: "s3cret"}}}})
 		_, err := f.connect(testContext(t), f.client(t, oauth.Config{Grant: oauth.ClientCredentials, ClientID: "svc", ClientSecret: "guess"}), mcp.LatestVersion, nil)
