@@ -31,11 +31,14 @@ type HandlerOptions struct {
 	// body instead of an SSE stream. Messages the server sends while
 	// handling a request (progress, logs, sampling and elicitation
 	// requests) then go to the client's standalone GET stream, if it has
-	// one on this Handler. The default, SSE, keeps them with their request,
-	// makes streams resumable, and is what the conformance suite exercises.
-	// A client whose Accept header allows only one of the two types gets
-	// that type. Initialize is always answered with JSON when the client
-	// accepts it.
+	// one on this Handler. The default chooses per request, lazily: the
+	// answer goes out as JSON when the handler sends nothing before it,
+	// and the response becomes an SSE stream (primed, resumable, keeping
+	// the handler's messages with their request) as soon as the handler
+	// sends something or runs past KeepAliveInterval. JSON costs less (no
+	// event ids, nothing kept for resumption). A client whose Accept
+	// header allows only one of the two types gets that type. Initialize
+	// is always answered with JSON when the client accepts it.
 	JSONResponse bool
 
 	// SessionStore keeps the state of every session (what initialize
@@ -842,7 +845,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
-	st, err := s.openStream(ids, useSSE)
+	// A client accepting both gets JSON unless the handler sends something
+	// before its answer (see stream.lazy).
+	lazy := useSSE && okJSON
+	st, err := s.openStream(ids, useSSE, lazy)
 	if err != nil {
 		// Id null: the id names a live request, whose answer this is not.
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
@@ -859,7 +865,11 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		if s.primes(version) {
 			prime = appendEvent(nil, eventID(st.name, ""), "", h.opts.RetryInterval, nil)
 		}
-		_ = c.write(prime) // flushes the headers
+		if lazy {
+			st.prime = prime // written if the stream becomes SSE
+		} else {
+			_ = c.write(prime) // flushes the headers
+		}
 		_ = st.attach(r.Context(), c, "", false)
 	}
 	setInfo(msg, info)
@@ -868,13 +878,19 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		s.takeAll(st)
 		if c != nil {
 			c.kill()
-			return
+			if c.started() {
+				return
+			}
 		}
 		errSessionNotFound(w, ids[0])
 		return
 	}
 	if c != nil {
 		h.hold(r, s, st, c)
+		if lazy, final, finished := st.jsonAnswer(); lazy {
+			h.answerJSON(w, r, s, st, ids[0], init, final, finished)
+			return
+		}
 		if init && s.protocolVersion() == "" {
 			s.terminate() // initialize failed: the session is useless
 		}
@@ -885,28 +901,43 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		st.mu.Lock()
 		final := st.final
 		st.mu.Unlock()
-		if final == nil {
-			w.WriteHeader(http.StatusNoContent) // cancelled by the client
-			return
-		}
-		ok := final.Error == nil && final.Batch == nil
-		if init && ok {
-			w.Header().Set(headerSessionID, s.id)
-		}
-		bp := bufPool.Get().(*[]byte)
-		b := final.AppendJSON((*bp)[:0])
-		h.writeJSON(w, r, b)
-		putBuf(bp, b)
-		if init && !ok {
-			s.terminate()
-		}
+		h.answerJSON(w, r, s, st, ids[0], init, final, true)
 	case <-r.Context().Done():
+		h.answerJSON(w, r, s, st, ids[0], init, nil, false)
+	case <-s.done:
+		errSessionNotFound(w, ids[0])
+	}
+}
+
+// answerJSON ends a POST answered with JSON: with final when the stream
+// finished with an answer, 204 when its requests were cancelled, and when it
+// did not finish, by giving up on its requests (the client went away) or
+// reporting the session gone.
+func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session, st *stream, id jsonrpc.ID, init bool, final *jsonrpc.Message, finished bool) {
+	switch {
+	case !finished && r.Context().Err() != nil:
 		s.abandon(st)
 		if init {
 			h.forget(context.WithoutCancel(r.Context()), s.id)
 		}
-	case <-s.done:
-		errSessionNotFound(w, ids[0])
+		return
+	case !finished:
+		errSessionNotFound(w, id)
+		return
+	case final == nil:
+		w.WriteHeader(http.StatusNoContent) // cancelled by the client
+		return
+	}
+	ok := final.Error == nil && final.Batch == nil
+	if init && ok {
+		w.Header().Set(headerSessionID, s.id)
+	}
+	bp := bufPool.Get().(*[]byte)
+	b := final.AppendJSON((*bp)[:0])
+	h.writeJSON(w, r, b)
+	putBuf(bp, b)
+	if init && !ok {
+		s.terminate()
 	}
 }
 
@@ -945,6 +976,7 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 				return
 			}
 		case <-tick:
+			st.upgrade() // a long wait is worth an SSE stream
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)
 				return
