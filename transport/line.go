@@ -253,6 +253,18 @@ func isBlank(b []byte) bool {
 	return true
 }
 
+// Buffered reports how many bytes were read from the peer but not consumed
+// yet (jsonrpc.Buffered): zero means the peer has sent nothing more, so a
+// Conn runs the request just read on its reader goroutine. A line being
+// assembled counts too.
+func (s *lineStream) Buffered() int {
+	if !s.rmu.TryLock() {
+		return 1 // a Read is in progress: assume more is coming
+	}
+	defer s.rmu.Unlock()
+	return s.br.Buffered() + len(s.line)
+}
+
 // Write sends m as one line. See NewLineStream.
 func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 	if s.wclosed.Load() {
