@@ -36,7 +36,9 @@ func main() {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (string, error) { return in.Text, nil })
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "adds two integers"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, error) { return addOut{Sum: in.A + in.B}, nil })
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, error) {
+			return addOut{Sum: in.A + in.B}, nil
+		})
 	// MCPBENCH_CPUPROFILE names a file for a CPU profile of a stdio run.
 	if path := os.Getenv("MCPBENCH_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
