@@ -41,6 +41,13 @@ type HandlerOptions struct {
 	// is always answered with JSON when the client accepts it.
 	JSONResponse bool
 
+	// EagerSSE answers every request whose client accepts SSE with an SSE
+	// stream from the start, as before the lazy choice: each answer gets
+	// an event id and is kept in the EventStore, so that a client can
+	// resume even a request whose handler sent nothing before its result,
+	// at the cost of storing every answer. Ignored with JSONResponse.
+	EagerSSE bool
+
 	// SessionStore keeps the state of every session (what initialize
 	// established, the log level, subscriptions, the principal), so that a
 	// Handler can serve a session it does not hold in memory: another
@@ -847,7 +854,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
 	// A client accepting both gets JSON unless the handler sends something
 	// before its answer (see stream.lazy).
-	lazy := useSSE && okJSON
+	lazy := useSSE && okJSON && !h.opts.EagerSSE
 	st, err := s.openStream(ids, useSSE, lazy)
 	if err != nil {
 		// Id null: the id names a live request, whose answer this is not.

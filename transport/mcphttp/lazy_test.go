@@ -15,17 +15,19 @@ import (
 func TestLazySSE(t *testing.T) {
 	tests := []struct {
 		name     string
+		eager    bool
 		body     string
 		wantType string
 		events   int // messages with data in the SSE stream
 	}{
-		{"answer only", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, "application/json", 0},
-		{"progress first", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"progress","arguments":{"n":2},"_meta":{"progressToken":"p"}}}`, "text/event-stream", 5},
-		{"error answer", `{"jsonrpc":"2.0","id":4,"method":"no/such"}`, "application/json", 0},
+		{"answer only", false, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, "application/json", 0},
+		{"progress first", false, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"progress","arguments":{"n":2},"_meta":{"progressToken":"p"}}}`, "text/event-stream", 5},
+		{"error answer", false, `{"jsonrpc":"2.0","id":4,"method":"no/such"}`, "application/json", 0},
+		{"answer only, EagerSSE", true, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, "text/event-stream", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
+			f := newFixture(t, &HandlerOptions{EagerSSE: tt.eager})
 			sid := f.initSession(mcp.Version20251125)
 			r := f.do("POST", postHeaders(sid, mcp.Version20251125), tt.body)
 			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), tt.wantType) {
