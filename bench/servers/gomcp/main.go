@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"log"
 	"net/http"
 	"os"
@@ -62,5 +63,8 @@ func main() {
 	// of the benchmark comes from one address, and the idle-session figure
 	// opens thousands. The other servers have no such bound.
 	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{MaxSessionsPerClient: -1})
-	log.Fatal(http.ListenAndServe(*addr, h))
+	go func() { log.Fatal(http.ListenAndServe(*addr, h)) }()
+	// The driver ends the server by closing its standard input, which lets
+	// a CPU profile be written.
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
