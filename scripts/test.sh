@@ -98,6 +98,15 @@ otel() {
 	done
 }
 
+# bench is the process-level benchmark, a module of its own (it depends on
+# the peer SDKs); CI checks that it builds and its driver's tests pass, and
+# runs one short round of the stdio figures so a driver or server that
+# breaks is caught (bench/run.sh with its defaults is for measuring).
+bench() {
+	(cd bench && go vet ./... && "$STATICCHECK" ./... && go test -race -count=1 ./...) &&
+		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1 >/dev/null
+}
+
 stage "go mod download" go mod download
 stage "gofmt" gofmt_clean
 stage "go vet" go vet ./...
@@ -107,6 +116,7 @@ stage "fuzz ($fuzztime per target)" fuzz
 stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
+stage "bench (process-level benchmark builds and runs)" bench
 stage "conformance (official suite, server and client)" conformance
 
 printf '\n'
