@@ -103,3 +103,21 @@ var (
 	_ Result = (*TaskHandle)(nil)
 	_ Result = (*DetailedTask)(nil)
 )
+
+func (x *UpdateTaskParams) GetMeta() *Meta {
+	if x == nil {
+		return nil
+	}
+	return x.Meta
+}
+func (x *UpdateTaskParams) SetMeta(m *Meta) { x.Meta = m }
+func (x *UpdateTaskParams) withMeta(m *Meta) Params {
+	var cp UpdateTaskParams
+	if x != nil {
+		cp = *x
+	}
+	cp.Meta = m
+	return &cp
+}
+
+var _ Params = (*UpdateTaskParams)(nil)

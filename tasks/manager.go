@@ -54,10 +54,10 @@ type Manager struct {
 	unsub    func()
 
 	mu       sync.Mutex
-	runs     map[string]*run               // tasks whose handler runs here
+	runs     map[string]*run                       // tasks whose handler runs here
 	waiters  map[string]map[chan struct{}]struct{} // woken by changes of a task
-	deferred map[string]bool               // tools whose handlers call Start
-	results  map[string][]context.Context  // open 2025-11-25 tasks/result calls, by task
+	deferred map[string]bool                       // tools whose handlers call Start
+	results  map[string][]context.Context          // open 2025-11-25 tasks/result calls, by task
 	closed   bool
 	wg       sync.WaitGroup
 }
@@ -184,7 +184,12 @@ func (m *Manager) owner(ctx context.Context, ss *mcp.ServerSession) string {
 	if p := ss.State().Principal; p != "" {
 		return p
 	}
-	return ss.ID()
+	if id := ss.ID(); id != "" {
+		return id
+	}
+	// A connection without a session id (stdio, a pipe): the session
+	// itself, while it lives.
+	return fmt.Sprintf("connection@%p", ss)
 }
 
 // newID returns an unguessable task id: 128 random bits.
@@ -373,19 +378,10 @@ func detailed(rec *Record) *mcp.DetailedTask {
 	return d
 }
 
-// changed tells every process that the task changed, and the client of a
-// 2025-11-25 task held here its new status.
+// changed tells every process that the task changed.
 func (m *Manager) changed(rec *Record) {
 	if err := m.notifier.Publish(context.Background(), &mcp.Notice{Method: NoticeTaskChanged, Data: rec.ID, Origin: m.srv.InstanceID()}); err != nil {
 		m.log.Warn("tasks: publishing a change", "task", rec.ID, "err", err)
-	}
-	if rec.Session == "" {
-		return
-	}
-	for _, ss := range m.srv.Sessions() {
-		if ss.ID() == rec.Session {
-			_ = ss.Notify(context.Background(), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: *legacyTask(rec)})
-		}
 	}
 }
 
@@ -447,4 +443,3 @@ func recovered(log *slog.Logger, id string, v any) error {
 	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: %v", v)
 }
 
-var _ = fmt.Sprint

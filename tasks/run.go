@@ -130,6 +130,9 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 		return nil, err
 	}
 	r.m.changed(rec)
+	if r.legacy && r.ss != nil {
+		_ = r.ss.Notify(context.WithoutCancel(ctx), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: *legacyTask(rec)})
+	}
 	return rec, nil
 }
 
