@@ -442,4 +442,3 @@ func recovered(log *slog.Logger, id string, v any) error {
 	log.Error("tasks: handler panicked", "task", id, "panic", v, "stack", string(debug.Stack()))
 	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: %v", v)
 }
-
