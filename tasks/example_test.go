@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
-	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/tasks"
+	"github.com/gomcp/sdk/transport"
 )
 
 // A tool whose calls run as tasks: the handler reports progress, asks the
