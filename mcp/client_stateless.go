@@ -255,7 +255,11 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if !cs.stateless {
 		return errors.New("mcp: subscriptions/listen needs a 2026-07-28 server")
 	}
-	err := cs.call(ctx, MethodSubscriptionsListen, &ListenParams{Notifications: *filter}, nil)
+	p := &ListenParams{Notifications: *filter}
+	if len(filter.TaskIDs) > 0 {
+		p.Meta = tasksMeta() // task notifications need the tasks extension
+	}
+	err := cs.call(ctx, MethodSubscriptionsListen, p, nil)
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}

@@ -116,10 +116,11 @@ type Server struct {
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
 
-	methods    atomic.Pointer[methodTable]
-	extensions map[string]json.RawMessage   // capabilities.extensions; guarded by mu
-	capsFns    []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
-	toolHook   atomic.Pointer[ToolCallHook] // SetToolCallHook
+	methods     atomic.Pointer[methodTable]
+	extensions  map[string]json.RawMessage   // capabilities.extensions; guarded by mu
+	capsFns     []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
+	toolHook    atomic.Pointer[ToolCallHook] // SetToolCallHook
+	listenHooks []ListenHook                 // AddListenHook; guarded by mu
 
 	serverJSONOnce sync.Once
 	serverJSON     []byte // see serverInfoJSON

@@ -68,3 +68,42 @@ func inputFuncFrom(ctx context.Context) InputFunc {
 	f, _ := ctx.Value(inputFuncKey{}).(InputFunc)
 	return f
 }
+
+// A ListenHook vets the part of a subscriptions/listen filter that an
+// extension owns (SubscriptionFilter.TaskIDs, say): it copies into ack what
+// the stream will carry, or refuses the request with an error (a
+// *jsonrpc.Error such as MissingCapabilityError). r is the listen request.
+type ListenHook func(ctx context.Context, r *Request, requested, ack *SubscriptionFilter) error
+
+// AddListenHook adds h to the hooks every subscriptions/listen request
+// passes before it is acknowledged.
+func (s *Server) AddListenHook(h ListenHook) {
+	if h == nil {
+		return
+	}
+	s.mu.Lock()
+	s.listenHooks = append(s.listenHooks, h)
+	s.mu.Unlock()
+}
+
+// NotifyListeners sends the notification method to every
+// subscriptions/listen stream of this process whose acknowledged filter
+// match accepts; params builds the params for one stream from the _meta
+// that stream needs (its subscription id). An extension delivers its own
+// notifications with it, from the notices it hears on the Notifier, so that
+// every process serves its own streams.
+func (s *Server) NotifyListeners(method string, match func(*SubscriptionFilter) bool, params func(*Meta) any) {
+	s.mu.Lock()
+	var targets []*listener
+	for l := range s.listeners {
+		if match(&l.filter) {
+			targets = append(targets, l)
+		}
+	}
+	s.mu.Unlock()
+	for _, l := range targets {
+		l.sendMu.Lock()
+		_ = l.out.notify(l.ctx, method, params(l.meta()))
+		l.sendMu.Unlock()
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,6 +103,7 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 		c.Tasks = &mcp.ServerTasksCapabilities{List: &struct{}{}, Cancel: &struct{}{},
 			Requests: &mcp.ServerTaskRequests{Tools: &mcp.ToolTaskRequests{Call: &struct{}{}}}}
 	})
+	srv.AddListenHook(m.listenHook)
 	m.notifier = srv.Notifier()
 	m.unsub = m.notifier.Subscribe(m.onNotice)
 	srv.SetToolCallHook(m.hook)
@@ -378,11 +380,44 @@ func detailed(rec *Record) *mcp.DetailedTask {
 	return d
 }
 
-// changed tells every process that the task changed.
+// changed tells every process that the task changed, and the listen
+// streams of this one.
 func (m *Manager) changed(rec *Record) {
 	if err := m.notifier.Publish(context.Background(), &mcp.Notice{Method: NoticeTaskChanged, Data: rec.ID, Origin: m.srv.InstanceID()}); err != nil {
 		m.log.Warn("tasks: publishing a change", "task", rec.ID, "err", err)
 	}
+	m.notifyListeners(rec)
+}
+
+// notifyListeners sends notifications/tasks, the full task, to the listen
+// streams of this process that asked for the task (2026-07-28).
+func (m *Manager) notifyListeners(rec *Record) {
+	m.srv.NotifyListeners(mcp.NotificationTasks,
+		func(f *mcp.SubscriptionFilter) bool { return slices.Contains(f.TaskIDs, rec.ID) },
+		func(meta *mcp.Meta) any {
+			d := detailed(rec)
+			d.ResultType = ""
+			d.Meta = meta
+			return d
+		})
+}
+
+// listenHook accepts the taskIds of a subscriptions/listen filter: only
+// from a request that declares the extension, and only the caller's tasks.
+func (m *Manager) listenHook(ctx context.Context, r *mcp.Request, requested, ack *mcp.SubscriptionFilter) error {
+	if len(requested.TaskIDs) == 0 {
+		return nil
+	}
+	owner, _, err := m.caller(ctx, r)
+	if err != nil {
+		return err
+	}
+	for _, id := range requested.TaskIDs {
+		if rec, err := m.store.Get(ctx, id); err == nil && rec.Owner == owner {
+			ack.TaskIDs = append(ack.TaskIDs, id)
+		}
+	}
+	return nil
 }
 
 // onNotice wakes the waiters of a task and cancels a local run whose task
@@ -399,10 +434,23 @@ func (m *Manager) onNotice(n *mcp.Notice) {
 		}
 	}
 	r := m.runs[n.Data]
-	m.mu.Unlock()
-	if r != nil && n.Origin != m.srv.InstanceID() {
-		go r.checkCancel()
+	if n.Origin == m.srv.InstanceID() || m.closed {
+		m.mu.Unlock()
+		return
 	}
+	// A change made in another process: re-read the task for the listen
+	// streams held here, and cancel the handler if that was the change.
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		if r != nil {
+			r.checkCancel()
+		}
+		if rec, err := m.store.Get(context.Background(), n.Data); err == nil {
+			m.notifyListeners(rec)
+		}
+	}()
 }
 
 // wait blocks until the task changes, the poll interval passes, or ctx ends.

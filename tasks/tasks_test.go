@@ -375,3 +375,99 @@ func TestStatusNotifications(t *testing.T) {
 		}
 	}
 }
+
+// A 2026-07-28 client hears notifications/tasks on a listen stream that
+// names the task, and a listen stream that names tasks without declaring
+// the extension is refused.
+func TestListenNotifications(t *testing.T) {
+	s, _ := newServer(t, nil)
+	got := make(chan *mcp.DetailedTask, 100)
+	c := answerer()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, c)
+	if err := cl.AddMethod(mcp.NotificationTasks, func(_ context.Context, r *mcp.Request) (any, error) {
+		var d mcp.DetailedTask
+		if err := json.Unmarshal(r.Params, &d); err != nil {
+			return nil, err
+		}
+		got <- &d
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := mcphttp.NewHandler(s, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := cl.Connect(ctx, mcphttp.NewClientStream(ts.URL, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, stop := context.WithCancel(ctx)
+	listened := make(chan error, 1)
+	go func() { listened <- cs.Listen(lctx, &mcp.SubscriptionFilter{TaskIDs: []string{call.Task.TaskID}}) }()
+	// Answer the questions as they appear (in notifications, or in a
+	// poll, which catches a change made before the stream was open), then
+	// see the end in a notification.
+	answered := map[string]bool{}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for done := false; !done; {
+		var d *mcp.DetailedTask
+		select {
+		case d = <-got:
+		case <-tick.C:
+			if d, err = cs.GetTask(ctx, call.Task.TaskID); err != nil {
+				t.Fatal(err)
+			}
+			if d.Status == mcp.TaskStatusCompleted {
+				continue // wait for the notification
+			}
+		case <-ctx.Done():
+			t.Fatal("no completed notification")
+		}
+		if d.TaskID != call.Task.TaskID {
+			t.Fatalf("notification for task %q", d.TaskID)
+		}
+		{
+			switch d.Status {
+			case mcp.TaskStatusInputRequired:
+				answers := map[string]*mcp.InputResponse{}
+				for k, q := range d.InputRequests {
+					if !answered[k] {
+						answered[k] = true
+						answers[k] = &mcp.InputResponse{Elicit: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": strings.TrimSuffix(q.Elicit.Message, "?") + "!"}}}
+					}
+				}
+				if len(answers) > 0 {
+					if err := cs.UpdateTask(ctx, call.Task.TaskID, answers); err != nil {
+						t.Fatal(err)
+					}
+				}
+			case mcp.TaskStatusCompleted:
+				res, err := d.ToolResult()
+				if err != nil || text(t, res) != "color! size! sure!" {
+					t.Fatalf("result %v, %v", res, err)
+				}
+				done = true
+			}
+		}
+	}
+	stop()
+	if err := <-listened; err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+
+	// Without the extension declared, taskIds are refused with -32021.
+	var je *jsonrpc.Error
+	err = cs.Call(ctx, mcp.MethodSubscriptionsListen, &mcp.ListenParams{Notifications: mcp.SubscriptionFilter{TaskIDs: []string{call.Task.TaskID}}}, nil)
+	if !errors.As(err, &je) || je.Code != mcp.CodeMissingRequiredClientCapability {
+		t.Fatalf("listen for tasks without the extension = %v", err)
+	}
+}
