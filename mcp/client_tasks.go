@@ -60,7 +60,7 @@ func (cs *ClientSession) CallToolTask(ctx context.Context, p *CallToolParams, op
 		}
 		m.ClientCapabilities = &ClientCapabilities{Extensions: map[string]json.RawMessage{ExtensionTasks: json.RawMessage("{}")}}
 		params.Meta = m
-	case features(cs.version).tasks:
+	case features(cs.version).tasks && serverTakesToolTasks(cs.ServerCapabilities()):
 		params.Task = &TaskMetadata{}
 		if opts != nil && opts.TTL > 0 {
 			params.Task.TTL = opts.TTL.Milliseconds()
@@ -107,6 +107,12 @@ func (cs *ClientSession) CallToolTask(ctx context.Context, p *CallToolParams, op
 		return nil, fmt.Errorf("mcp: decoding tools/call result: %w", err)
 	}
 	return &ToolCall{cs: cs, Result: &res}, nil
+}
+
+// serverTakesToolTasks reports whether a 2025-11-25 server declared
+// tasks.requests.tools.call, without which a client must not ask for a task.
+func serverTakesToolTasks(c *ServerCapabilities) bool {
+	return c != nil && c.Tasks != nil && c.Tasks.Requests != nil && c.Tasks.Requests.Tools != nil && c.Tasks.Requests.Tools.Call != nil
 }
 
 func taskInfo(t *Task) *TaskInfo {

@@ -141,6 +141,7 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 	defer r.cancel()
 	r.m.mu.Lock()
 	delete(r.m.runs, r.id)
+	closing := r.m.closed
 	r.m.mu.Unlock()
 	var raw json.RawMessage
 	if err == nil && res != nil {
@@ -153,6 +154,9 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 		case rec.CancelRequested:
 			rec.Status = mcp.TaskStatusCancelled
 			rec.StatusMessage = "cancelled"
+		case closing:
+			rec.Status = mcp.TaskStatusFailed
+			rec.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "the server shut down while the task ran")
 		case err == nil && r.legacy && res.IsError:
 			rec.Status = mcp.TaskStatusFailed
 			rec.Result = raw

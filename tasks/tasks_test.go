@@ -471,3 +471,78 @@ func TestListenNotifications(t *testing.T) {
 		t.Fatalf("listen for tasks without the extension = %v", err)
 	}
 }
+
+// Two servers sharing a store and a notifier serve the same tasks: the
+// handler runs on the server that created the task, and the other answers
+// tasks/get, takes the answers of tasks/update and cancels it.
+func TestSharedStore(t *testing.T) {
+	store := tasks.NewMemoryStore(nil)
+	notifier := mcp.NewMemoryNotifier()
+	servers := make([]*mcp.Server, 2)
+	for i := range servers {
+		servers[i] = mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{Notifier: notifier})
+		m, err := tasks.New(servers[i], &tasks.Options{Store: store, PollInterval: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Close() })
+		err = m.AddTool(&mcp.Tool{Name: "ask"}, mcp.TaskSupportOptional,
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				a, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?"})
+				if err != nil {
+					return nil, err
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(fmt.Sprint(a.Content["name"]))}}, nil
+			}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a := mcptest.Connect(t, servers[0], &mcptest.Options{ProtocolVersion: "2026-07-28"})
+	b := mcptest.Connect(t, servers[1], &mcptest.Options{ProtocolVersion: "2026-07-28"})
+
+	call, err := a.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := call.Task.TaskID
+	var d *mcp.DetailedTask
+	for d == nil || d.Status != mcp.TaskStatusInputRequired {
+		if d, err = b.GetTask(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range d.InputRequests {
+		if err := b.UpdateTask(ctx, id, map[string]*mcp.InputResponse{k: {Elicit: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := call.Wait(ctx)
+	if err != nil || text(t, res) != "Ada" {
+		t.Fatalf("Wait = %v, %v", res, err)
+	}
+
+	// Cancelled from the other replica while it waits for input.
+	call, err = a.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CancelTask(ctx, call.Task.TaskID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		d, err := b.GetTask(ctx, call.Task.TaskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Status == mcp.TaskStatusCancelled {
+			break
+		}
+		if d.Status.Terminal() {
+			t.Fatalf("status %s after cancel", d.Status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
