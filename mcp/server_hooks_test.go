@@ -45,7 +45,9 @@ func TestFeatureSeams(t *testing.T) {
 				c.Tasks = &mcp.ServerTasksCapabilities{List: &struct{}{}}
 			})
 			refused := jsonrpc.NewError(-32099, "no listening here")
-			s.AddListenHook(func(context.Context, *mcp.Request, *mcp.SubscriptionFilter, *mcp.SubscriptionFilter) error { return refused })
+			s.AddListenHook(func(context.Context, *mcp.Request, *mcp.SubscriptionFilter, *mcp.SubscriptionFilter) error {
+				return refused
+			})
 
 			e := connect(t, rev, s, nil) // the client has no elicitation handler
 			ctx := testCtx(t)
