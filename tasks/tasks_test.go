@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/specschema"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcptest"
@@ -544,5 +545,58 @@ func TestSharedStore(t *testing.T) {
 			t.Fatalf("status %s after cancel", d.Status)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The 2025-11-25 results match the official schema.
+func TestLegacyWireShapes(t *testing.T) {
+	s, _ := newServer(t, nil)
+	cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2025-11-25"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var created json.RawMessage
+	if err := cs.Call(ctx, mcp.MethodToolsCall, map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}, "task": map[string]any{"ttl": 60000}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	check := func(def string, raw json.RawMessage) {
+		t.Helper()
+		if err := specschema.ValidateDef("2025-11-25", def, raw); err != nil {
+			t.Errorf("%s %s: %v", def, raw, err)
+		}
+	}
+	check("CreateTaskResult", created)
+	var c mcp.CreateTaskResult
+	if err := json.Unmarshal(created, &c); err != nil || c.Task.TaskID == "" || c.Task.TTL == nil || *c.Task.TTL != 60000 {
+		t.Fatalf("CreateTaskResult %s: %v", created, err)
+	}
+	id := map[string]string{"taskId": c.Task.TaskID}
+	for _, step := range []struct{ method, def string }{
+		{mcp.MethodTasksGet, "GetTaskResult"},
+		{mcp.MethodTasksList, "ListTasksResult"},
+		{mcp.MethodTasksCancel, "CancelTaskResult"},
+	} {
+		var raw json.RawMessage
+		if err := cs.Call(ctx, step.method, id, &raw); err != nil {
+			t.Fatalf("%s: %v", step.method, err)
+		}
+		check(step.def, raw)
+	}
+	// tasks/tools/list shows the tools' task support.
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Execution == nil || tool.Execution.TaskSupport == "" {
+			t.Errorf("tool %s has no execution.taskSupport", tool.Name)
+		}
+	}
+	if caps := cs.ServerCapabilities(); caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil {
+		t.Errorf("capabilities %+v lack tasks.requests.tools", caps)
+	}
+	// A cancelled task cannot be cancelled again.
+	var je *jsonrpc.Error
+	if err := cs.Call(ctx, mcp.MethodTasksCancel, id, nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("second tasks/cancel = %v", err)
 	}
 }
