@@ -241,7 +241,7 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 	deferred := m.deferred[tool.Name] && !legacy
 	m.mu.Unlock()
 
-	r := &run{m: m, legacy: legacy, ss: req.Session(), started: make(chan struct{}), keys: make(map[string]int)}
+	r := &run{m: m, legacy: legacy, ss: req.Session(), started: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
 	rec := &Record{ID: newID(), Owner: m.owner(ctx, req.Session()), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
@@ -268,7 +268,6 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 		err error
 	}
 	done := make(chan outcome, 1)
-	r.sync = done
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -22,17 +21,13 @@ type run struct {
 	cancel context.CancelFunc
 
 	// Deferred start (ToolOptions.StartInHandler): the record to create,
-	// and started closed when it exists.
+	// and started closed when it exists (or failed to: startErr). begun is
+	// written before started is closed, on the handler's goroutine.
 	rec      *Record
-	sync     any
 	started  chan struct{}
 	startErr error
-	begun    bool // the task exists; written before started is closed
+	begun    bool
 	once     sync.Once
-
-	mu        sync.Mutex
-	keys      map[string]int // how often the handler used each input key
-	cancelled bool           // tasks/cancel reached this run
 }
 
 type runKey struct{}
@@ -61,7 +56,8 @@ func (r *run) call(ctx context.Context, req *mcp.CallToolRequest, next func(cont
 // client receives the task's handle now, and the handler goes on in the
 // background. It returns the context for the rest of the handler, on which
 // questions go through the task. Elsewhere it returns ctx and does
-// nothing, so a handler may always call it.
+// nothing, so a handler may always call it. Call it on the handler's own
+// goroutine.
 func Start(ctx context.Context) (context.Context, error) {
 	r := runFrom(ctx)
 	if r == nil || r.rec == nil {
@@ -181,9 +177,6 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 func (r *run) checkCancel() {
 	rec, err := r.m.store.Get(context.Background(), r.id)
 	if err == nil && rec.CancelRequested {
-		r.mu.Lock()
-		r.cancelled = true
-		r.mu.Unlock()
 		r.cancel()
 	}
 }
@@ -377,5 +370,3 @@ func sortedKeys[T any](m map[string]T) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprint

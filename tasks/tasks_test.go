@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcptest"
 	"github.com/gomcp/sdk/tasks"
+	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -99,6 +101,34 @@ var connectors = []connector{
 	{"pipe", func(t *testing.T, s *mcp.Server, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		return mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: version, Client: opts})
 	}},
+	{"stdio", func(t *testing.T, s *mcp.Server, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+		// The stdio framing (newline-delimited JSON) over OS pipes.
+		c2sR, c2sW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2cR, s2cW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		serverEnd := transport.NewLineStream(c2sR, s2cW, closers{c2sR, s2cW}, nil)
+		clientEnd := transport.NewLineStream(s2cR, c2sW, closers{s2cR, c2sW}, nil)
+		ss := s.Connect(serverEnd, nil)
+		if opts == nil {
+			opts = &mcp.ClientOptions{}
+		}
+		o := *opts
+		o.ProtocolVersion = version
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &o).Connect(context.Background(), clientEnd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cs.Close()
+			_ = ss.Wait()
+		})
+		return cs
+	}},
 	{"http", func(t *testing.T, s *mcp.Server, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		h := mcphttp.NewHandler(s, nil)
 		ts := httptest.NewServer(h)
@@ -118,6 +148,17 @@ var connectors = []connector{
 		})
 		return cs
 	}},
+}
+
+// closers closes each of its files.
+type closers []*os.File
+
+func (c closers) Close() error {
+	var errs []error
+	for _, f := range c {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
 }
 
 var versions = []string{"2025-11-25", "2026-07-28"}
