@@ -72,6 +72,26 @@ func newServer(t *testing.T, opts *tasks.Options) (*mcp.Server, *tasks.Manager) 
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(fmt.Sprintf("%v %v %v",
 				a["color"].Elicit.Content["answer"], a["size"].Elicit.Content["answer"], again.Content["answer"]))}}, nil
 		}, nil))
+	// intro asks a name before the task exists (StartInHandler), then
+	// asks again inside it.
+	must(m.AddTool(&mcp.Tool{Name: "intro"}, mcp.TaskSupportRequired,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			_, before := tasks.ID(ctx)
+			name, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?"})
+			if err != nil {
+				return nil, err
+			}
+			if ctx, err = tasks.Start(ctx); err != nil {
+				return nil, err
+			}
+			_, after := tasks.ID(ctx)
+			again, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "again?"})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(fmt.Sprintf("%v %v %v %v",
+				name.Content["answer"], again.Content["answer"], before, after))}}, nil
+		}, &tasks.ToolOptions{StartInHandler: true}))
 	// broken fails with a protocol error.
 	must(m.AddTool(&mcp.Tool{Name: "broken"}, mcp.TaskSupportOptional,
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -231,15 +251,34 @@ func TestTaskLifecycle(t *testing.T) {
 			t.Fatalf("ask result %q", got)
 		}
 
+		// Questions before Start are the call's own input rounds (2026),
+		// answered before the task exists; a 2025-11-25 call is a task
+		// from the start.
+		call, err = cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "intro"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err = call.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "name again false true"
+		if version == "2025-11-25" {
+			want = "name again true true"
+		}
+		if got := text(t, res); got != want {
+			t.Fatalf("intro result %q, want %q", got, want)
+		}
+
 		// A task must be asked for.
 		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
 		var je *jsonrpc.Error
-		want := int64(mcp.CodeMissingRequiredClientCapability)
+		wantCode := int64(mcp.CodeMissingRequiredClientCapability)
 		if version == "2025-11-25" {
-			want = jsonrpc.CodeMethodNotFound
+			wantCode = jsonrpc.CodeMethodNotFound
 		}
-		if !errors.As(err, &je) || int64(je.Code) != want {
-			t.Fatalf("CallTool of a task-only tool = %v, want code %d", err, want)
+		if !errors.As(err, &je) || int64(je.Code) != wantCode {
+			t.Fatalf("CallTool of a task-only tool = %v, want code %d", err, wantCode)
 		}
 
 		// Protocol errors and panics fail the task.
