@@ -162,6 +162,12 @@ func support(t *mcp.Tool) mcp.TaskSupport {
 	return t.Execution.TaskSupport
 }
 
+// coreTasks reports whether revision v has the 2025-11-25 task model.
+func coreTasks(v string) bool {
+	rev, ok := mcp.LookupRevision(v)
+	return ok && rev.CoreTasks
+}
+
 // declares reports whether the client capabilities declare the extension.
 func declares(c *mcp.ClientCapabilities) bool {
 	if c == nil {
@@ -217,7 +223,7 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 		if sup == mcp.TaskSupportForbidden || (sup == mcp.TaskSupportOptional && m.opts.Decide != nil && !m.opts.Decide(ctx, req, tool)) {
 			return next(ctx, req)
 		}
-	case req.ProtocolVersion() == "2025-11-25":
+	case coreTasks(req.ProtocolVersion()):
 		if req.Params.Task == nil {
 			if sup == mcp.TaskSupportRequired {
 				return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "tool %q must be called as a task", tool.Name)
