@@ -107,3 +107,19 @@ func (s *Server) NotifyListeners(method string, match func(*SubscriptionFilter) 
 		l.sendMu.Unlock()
 	}
 }
+
+type detachedKey struct{}
+
+// Detached returns a context for a handler that goes on after its
+// 2026-07-28 request was answered (a task): on it, the request's
+// NotifyProgress and Log do nothing, since the request's stream is gone and
+// the tasks extension sends no such messages. On a stateful session they
+// still go out, as 2025-11-25 tasks allow.
+func Detached(ctx context.Context) context.Context {
+	return context.WithValue(ctx, detachedKey{}, true)
+}
+
+func detached(ctx context.Context) bool {
+	d, _ := ctx.Value(detachedKey{}).(bool)
+	return d
+}

@@ -46,7 +46,7 @@ func (r *run) call(ctx context.Context, req *mcp.CallToolRequest, next func(cont
 		}
 	}()
 	if r.begun {
-		ctx = mcp.WithInputFunc(ctx, r.inputFunc(req))
+		ctx = mcp.Detached(mcp.WithInputFunc(ctx, r.inputFunc(req)))
 	}
 	return next(ctx, req)
 }
@@ -79,7 +79,7 @@ func Start(ctx context.Context) (context.Context, error) {
 	if err != nil {
 		return ctx, err
 	}
-	return mcp.WithInputFunc(ctx, r.inputFunc(nil)), nil
+	return mcp.Detached(mcp.WithInputFunc(ctx, r.inputFunc(nil))), nil
 }
 
 // ID returns the id of the task the handler running on ctx serves, if it

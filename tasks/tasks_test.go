@@ -53,6 +53,10 @@ func newServer(t *testing.T, opts *tasks.Options) (*mcp.Server, *tasks.Manager) 
 				return nil, ctx.Err()
 			}
 			id, _ := tasks.ID(ctx)
+			// After the request was answered: harmless (dropped on a
+			// 2026-07-28 task, sent on a 2025-11-25 session).
+			_ = req.Log(ctx, mcp.LevelInfo, "sleep", "woke up")
+			_ = req.NotifyProgress(ctx, 1, 1, "done")
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("slept in " + fmt.Sprint(id != ""))}}, nil
 		}, nil))
 	// ask asks twice, once in two questions at once, inside the task.
@@ -211,6 +215,9 @@ func TestTaskLifecycle(t *testing.T) {
 		defer cancel()
 		if cs.ProtocolVersion() != version {
 			t.Fatalf("version %s, want %s", cs.ProtocolVersion(), version)
+		}
+		if err := cs.SetLoggingLevel(ctx, mcp.LevelDebug); err != nil {
+			t.Fatal(err)
 		}
 
 		// A call that completes.
