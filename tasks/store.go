@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -79,16 +80,25 @@ type Record struct {
 
 // clone returns a deep copy of r, through its JSON form (which is what a
 // remote store would do too), so callers never share maps.
-func (r *Record) clone() *Record {
+func (r *Record) clone() (*Record, error) {
 	raw, err := json.Marshal(r)
 	if err != nil {
-		panic("tasks: record does not encode: " + err.Error())
+		return nil, fmt.Errorf("tasks: encoding task %s: %w", r.ID, err)
 	}
 	var c Record
 	if err := json.Unmarshal(raw, &c); err != nil {
-		panic("tasks: record does not decode: " + err.Error())
+		return nil, fmt.Errorf("tasks: decoding task %s: %w", r.ID, err)
 	}
-	return &c
+	return &c, nil
+}
+
+// mustClone copies a record that was stored, and so encodes.
+func (r *Record) mustClone() *Record {
+	c, err := r.clone()
+	if err != nil {
+		panic(err) // unreachable: only records that encoded are stored
+	}
+	return c
 }
 
 // A TaskStore keeps task records. Implementations must be safe for
@@ -179,7 +189,10 @@ func (m *MemoryStore) Create(_ context.Context, r *Record) error {
 	if r == nil || r.ID == "" {
 		return errors.New("tasks: a record needs an id")
 	}
-	c := r.clone()
+	c, err := r.clone()
+	if err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.recs[c.ID]; ok && !m.expired(old, m.now()) {
@@ -219,7 +232,7 @@ func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.clone(), nil
+	return r.mustClone(), nil
 }
 
 // Update implements TaskStore.
@@ -230,13 +243,17 @@ func (m *MemoryStore) Update(_ context.Context, id string, fn func(*Record) erro
 	if err != nil {
 		return nil, err
 	}
-	c := r.clone()
+	c := r.mustClone()
 	if err := fn(c); err != nil {
 		return nil, err
 	}
 	c.ID, c.Owner = r.ID, r.Owner
+	out, err := c.clone() // checks that the new record encodes
+	if err != nil {
+		return nil, err
+	}
 	m.recs[id] = c
-	return c.clone(), nil
+	return out, nil
 }
 
 // List implements TaskStore. The cursor is the id of the last task of the
@@ -270,7 +287,7 @@ func (m *MemoryStore) List(_ context.Context, owner, cursor string, limit int) (
 		if len(out) == limit {
 			return out, out[len(out)-1].ID, nil
 		}
-		out = append(out, r.clone())
+		out = append(out, r.mustClone())
 	}
 	return out, "", nil
 }

@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -56,6 +57,16 @@ func TestMemoryStore(t *testing.T) {
 	}
 	if got, _ := s.Get(ctx, "b"); got.Status != mcp.TaskStatusInputRequired {
 		t.Fatalf("failed Update stored its change: %s", got.Status)
+	}
+	// A record that does not encode is refused, not stored.
+	if _, err := s.Update(ctx, "b", func(r *tasks.Record) error {
+		r.InputResponses = map[string]*mcp.InputResponse{"k": {Elicit: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"x": math.NaN()}}}}
+		return nil
+	}); err == nil {
+		t.Fatal("Update stored a record that does not encode")
+	}
+	if got, _ := s.Get(ctx, "b"); len(got.InputResponses) != 0 {
+		t.Fatalf("a failed Update left %v", got.InputResponses)
 	}
 	// Expiry frees room and hides the task.
 	now = now.Add(2 * time.Second)
