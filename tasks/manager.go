@@ -132,6 +132,10 @@ func (m *Manager) Close() error {
 // task. With opts.StartInHandler, the call is not a task until the handler
 // calls Start: the questions it asks before that are input rounds of the
 // tools/call itself, answered before the task exists.
+//
+// Any tool whose Execution.TaskSupport is optional or required runs as a
+// task, however it was added: a typed tool (mcp.AddTool) with Execution
+// set works too, starting its task on its first line.
 func (m *Manager) AddTool(t *mcp.Tool, support mcp.TaskSupport, h mcp.ToolHandler, opts *ToolOptions) error {
 	if t == nil {
 		return errors.New("tasks: nil tool")
