@@ -687,3 +687,31 @@ func TestLegacyWireShapes(t *testing.T) {
 		t.Fatalf("second tasks/cancel = %v", err)
 	}
 }
+
+// A typed tool whose Execution allows tasks runs as one too.
+func TestTypedTool(t *testing.T) {
+	s, _ := newServer(t, nil)
+	type in struct {
+		N int `json:"n"`
+	}
+	err := mcp.AddTool(s, &mcp.Tool{Name: "double", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a in) (string, error) {
+			_, ok := tasks.ID(ctx)
+			return fmt.Sprint(a.N*2, " ", ok), nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: v})
+		ctx := context.Background()
+		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "double", Arguments: json.RawMessage(`{"n":21}`)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := call.Wait(ctx)
+		if err != nil || call.Task == nil || text(t, res) != "42 true" {
+			t.Fatalf("%s: %+v, %v, %v", v, call, res, err)
+		}
+	}
+}
