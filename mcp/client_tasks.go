@@ -226,9 +226,11 @@ func (tc *ToolCall) interval(ms int64) time.Duration {
 
 // Updates polls the task, at the interval the server suggests, and yields
 // each state it sees that differs from the last, until the task ends (the
-// last state yielded is terminal), ctx ends or a poll fails (yielded as the
-// error). On a 2026-07-28 session it answers the task's questions with the
-// client's handlers as they appear.
+// last state yielded is terminal, with its Result or Error), ctx ends or a
+// poll fails (yielded as the error). On a 2026-07-28 session it answers the
+// task's questions with the client's handlers as they appear; on a
+// 2025-11-25 session they arrive as requests, answered by the same
+// handlers, and the outcome is read with tasks/result.
 func (tc *ToolCall) Updates(ctx context.Context) iter.Seq2[*DetailedTask, error] {
 	return func(yield func(*DetailedTask, error) bool) {
 		if tc.Task == nil {
@@ -247,6 +249,23 @@ func (tc *ToolCall) Updates(ctx context.Context) iter.Seq2[*DetailedTask, error]
 			}
 			if d.PollIntervalMs > 0 {
 				poll = tc.interval(d.PollIntervalMs)
+			}
+			if d.Status.Terminal() && !tc.cs.stateless && d.Status != TaskStatusCancelled {
+				// 2025-11-25: the outcome comes from tasks/result.
+				res, err := tc.cs.TaskResult(ctx, id)
+				var je *jsonrpc.Error
+				switch {
+				case errors.As(err, &je):
+					d.Error = je
+				case err != nil:
+					yield(nil, err)
+					return
+				default:
+					if d.Result, err = json.Marshal(res); err != nil {
+						yield(nil, err)
+						return
+					}
+				}
 			}
 			if key := string(d.Status) + "\x00" + d.StatusMessage + "\x00" + d.LastUpdatedAt; key != last {
 				last = key

@@ -323,9 +323,16 @@ func TestTaskLifecycle(t *testing.T) {
 	})
 }
 
+// Updates follows a task by polling alone; questions reach the client's
+// handlers (2026: from tasks/get; 2025-11-25: as requests on the session,
+// with no tasks/result open).
 func TestUpdatesIterator(t *testing.T) {
+	each(t, testUpdates)
+}
+
+func testUpdates(t *testing.T, conn connector, version string) {
 	s, _ := newServer(t, nil)
-	cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2026-07-28", Client: answerer()})
+	cs := conn.connect(t, s, version, answerer())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
