@@ -657,7 +657,7 @@ func (r *ServerRequest[P]) ProgressToken() (ProgressToken, bool) {
 // client did not ask for progress. total and message may be zero.
 func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
 	tok, ok := r.ProgressToken()
-	if !ok {
+	if !ok || (r.rc != nil && detached(ctx)) {
 		return nil
 	}
 	return r.outbound().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
@@ -666,7 +666,7 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 // Log sends a log message to the client, related to this request, if the
 // client asked for that level (see LogLevel).
 func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel) {
+	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel || detached(ctx)) {
 		return nil
 	}
 	if r.rc == nil {

@@ -73,8 +73,12 @@ conformance() {
 		echo "--- server leg, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
-	# Extension scenarios, each alone and on no spec timeline.
-	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+	# Extension scenarios (skills, SEP-2640; tasks, SEP-2663), each alone and
+	# on no spec timeline (tasks-status-notifications only reports SKIPPED).
+	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest \
+		tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+		tasks-mrtr-composition; do
 		echo "--- server scenario $sc"
 		conformance_server_scenario "http://127.0.0.1:$port/mcp" "$sc" || rc=1
 	done
