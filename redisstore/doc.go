@@ -1,0 +1,23 @@
+// Package redisstore keeps the shared state of a gomcp deployment in Redis,
+// so that several server processes behind a load balancer serve every
+// client without affinity: sessions (an mcp.SessionStore), the SSE events
+// a client resumes a broken stream from (an mcphttp.EventStore), the
+// notices that carry resource updates, list changes and stream takeovers
+// between processes (an mcp.Notifier), and the key that signs
+// requestState (SharedKey).
+//
+// It lives in a package of its own so that programs that keep the
+// in-memory defaults never import the Redis client.
+//
+// Every key the stores write has a TTL: a session's state lives for
+// Options.SessionTTL after it was last saved or loaded, a stream's events
+// for Options.EventTTL after the stream was last appended to, and each
+// stream holds at most Options.MaxStreamEvents events, so that memory in
+// Redis stays bounded however many sessions come and go. The stores keep
+// nothing per session in process memory.
+//
+// When Redis is unreachable, every method returns an error (wrapping the
+// client's), which mcphttp turns into a JSON-RPC error with HTTP status
+// 503; the client reconnects by itself, so service resumes when Redis is
+// back. Each store has a Ping method for readiness checks.
+package redisstore
