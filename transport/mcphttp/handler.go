@@ -893,9 +893,16 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		if init && ok {
 			w.Header().Set(headerSessionID, s.id)
 		}
+		status := http.StatusOK
+		if final.Error != nil && final.Error.Code == jsonrpc.CodeServerOverloaded {
+			// Server busy (a full queue, a session store down): 503, as
+			// for the refusals this Handler makes itself.
+			status = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", "1")
+		}
 		bp := bufPool.Get().(*[]byte)
 		b := final.AppendJSON((*bp)[:0])
-		h.writeJSON(w, r, b)
+		h.writeJSONStatus(w, r, status, b)
 		putBuf(bp, b)
 		if init && !ok {
 			s.terminate()
