@@ -397,6 +397,31 @@ func (c *cluster) touch(i int, sid, uri string) {
 func TestReplicas(t *testing.T) {
 	c := newCluster(t)
 
+	t.Run("conformance through the proxy", func(t *testing.T) {
+		// The suite takes minutes: scripts/test.sh runs it in a stage of
+		// its own ("replicas"), not in every go test.
+		if os.Getenv("GOMCP_REPLICAS_CONFORMANCE") != "1" {
+			t.Skip("GOMCP_REPLICAS_CONFORMANCE=1 is not set: the official suite through the proxy runs in the replicas stage of scripts/test.sh")
+		}
+		if os.Getenv("CONFORMANCE") == "" {
+			t.Fatal("GOMCP_REPLICAS_CONFORMANCE=1 but CONFORMANCE (the suite's CLI, exported by scripts/tools.sh) is not set")
+		}
+		for _, v := range []string{"2025-11-25", "2026-07-28"} {
+			cmd := exec.Command("bash", "../../scripts/conformance.sh", "server", c.url, v)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("conformance server suite at %s through three replicas: %v\n%s", v, err, out)
+				continue
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, "conformance server") || strings.Contains(line, "WARNING") {
+					t.Log(strings.TrimSpace(line))
+				}
+			}
+		}
+		c.alive()
+	})
+
 	t.Run("session alternates between replicas", func(t *testing.T) {
 		sid := session(t, c.url)
 		seen := map[string]bool{}

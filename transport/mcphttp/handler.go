@@ -197,6 +197,12 @@ const (
 	// noticeSessionDeleted: the client ended a session (DELETE); every
 	// Handler ends its copy.
 	noticeSessionDeleted = "mcphttp/sessionDeleted"
+	// noticeResponse: a Handler received the client's answer to a request
+	// a session sent (sampling, elicitation, roots), which may have gone out
+	// from another Handler's copy. Data is the receiving Handler's id, a
+	// newline, and the message; every other copy delivers it, and the one
+	// whose call waits for it takes it (the others drop it).
+	noticeResponse = "mcphttp/response"
 )
 
 // Handler serves an mcp.Server over the Streamable HTTP transport. Mount it
@@ -550,6 +556,16 @@ func (h *Handler) hear(n *mcp.Notice) {
 		return
 	}
 	switch n.Method {
+	case noticeResponse:
+		from, body, ok := strings.Cut(n.Data, "\n")
+		if !ok || from == h.id {
+			return
+		}
+		if s := h.lookup(n.Session); s != nil {
+			if m := jsonrpc.Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
+				_ = s.deliver(m)
+			}
+		}
 	case noticeStreamTaken:
 		if s := h.lookup(n.Session); s != nil {
 			s.mu.Lock()
@@ -797,6 +813,19 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, true)
 }
 
+// hasResponse reports whether msg is, or a batch holding, a response.
+func hasResponse(msg *jsonrpc.Message) bool {
+	if msg.Batch == nil {
+		return msg.IsResponse()
+	}
+	for _, e := range msg.Batch {
+		if e.Invalid == nil && e.IsResponse() {
+			return true
+		}
+	}
+	return false
+}
+
 // requestIDs returns the ids of the requests in msg (valid ones, for a
 // batch).
 func requestIDs(msg *jsonrpc.Message) []jsonrpc.ID {
@@ -831,6 +860,17 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		info.SessionID = ""
 	}
 	ids := requestIDs(msg)
+	if len(ids) == 0 && h.writeThrough && !init && hasResponse(msg) {
+		// The call this answers may wait in another Handler's copy of the
+		// session: pass it on.
+		n := &mcp.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
+		if err := h.server.Notifier().Publish(r.Context(), n); err != nil {
+			h.log.Warn("mcphttp: notifier: publish", "method", noticeResponse, "err", err)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: cannot pass the answer on to the other processes now; try again later")
+			return
+		}
+	}
 	if len(ids) == 0 {
 		setInfo(msg, info)
 		s.observe(msg)
@@ -893,16 +933,16 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		if init && ok {
 			w.Header().Set(headerSessionID, s.id)
 		}
-		status := http.StatusOK
+		bp := bufPool.Get().(*[]byte)
+		b := final.AppendJSON((*bp)[:0])
 		if final.Error != nil && final.Error.Code == jsonrpc.CodeServerOverloaded {
 			// Server busy (a full queue, a session store down): 503, as
 			// for the refusals this Handler makes itself.
-			status = http.StatusServiceUnavailable
 			w.Header().Set("Retry-After", "1")
+			h.writeJSONStatus(w, r, http.StatusServiceUnavailable, b)
+		} else {
+			h.writeJSON(w, r, b)
 		}
-		bp := bufPool.Get().(*[]byte)
-		b := final.AppendJSON((*bp)[:0])
-		h.writeJSONStatus(w, r, status, b)
 		putBuf(bp, b)
 		if init && !ok {
 			s.terminate()
