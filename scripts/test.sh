@@ -114,6 +114,15 @@ conformance() {
 		echo "--- server leg, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
+	# The tasks extension (SEP-2663): each scenario alone, at the suite's
+	# default version (tasks-status-notifications only reports SKIPPED).
+	for sc in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+		tasks-mrtr-composition; do
+		echo "--- server scenario $sc"
+		"$CONFORMANCE" server --url "http://127.0.0.1:$port/mcp" --scenario "$sc" -o "$bin/$sc" >"$bin/$sc.log" 2>&1 ||
+			{ tail -n 40 "$bin/$sc.log"; rc=1; }
+	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	for sc in initialize tools_call elicitation-sep1034-client-defaults sse-retry json-schema-2020-12-preservation \

@@ -79,6 +79,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	add := func(err error) { errs = append(errs, err) }
 	addTools(s, o.Step, add)
 	addModernTools(s, add)
+	addTasks(s, add)
 	addResources(s, add)
 	addPrompts(s, add)
 	if err := errors.Join(errs...); err != nil {
