@@ -32,6 +32,12 @@ type Options struct {
 	// (Append fails, and the transport sends it live without an id).
 	// Default 1 MiB.
 	MaxEventBytes int
+	// MaxTaskTTL is how long a task without an expiry of its own
+	// (tasks.Record.ExpiresAt) is kept. Default 24 hours.
+	MaxTaskTTL time.Duration
+	// MaxTasksPerOwner bounds the live tasks of one owner; creating more
+	// fails with tasks.ErrFull. Default 10000.
+	MaxTasksPerOwner int
 	// Channel is the Pub/Sub channel of the Notifier. Default Prefix +
 	// "notices".
 	Channel string
@@ -57,6 +63,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxEventBytes <= 0 {
 		c.MaxEventBytes = 1 << 20
+	}
+	if c.MaxTaskTTL <= 0 {
+		c.MaxTaskTTL = 24 * time.Hour
+	}
+	if c.MaxTasksPerOwner <= 0 {
+		c.MaxTasksPerOwner = 10000
 	}
 	if c.Channel == "" {
 		c.Channel = c.Prefix + "notices"

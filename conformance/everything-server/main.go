@@ -40,7 +40,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer rd.close()
-		opts.Configure = rd.configure
+		rd.options(opts)
 	}
 	s, err := everything.NewServer(opts)
 	if err == nil && rd != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/redisstore"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -50,6 +51,12 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisDepl
 func (d *redisDeployment) configure(so *mcp.ServerOptions) {
 	so.Notifier = d.notifier
 	so.RequestStateKey = d.key
+}
+
+// options makes the everything server keep its tasks in Redis.
+func (d *redisDeployment) options(o *everything.Options) {
+	o.Configure = d.configure
+	o.TaskStore = redisstore.NewTaskStore(d.rdb, d.opts)
 }
 
 // handlerOptions makes the Streamable HTTP handler use the Redis stores.

@@ -18,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // urlEnv is set (by scripts/test.sh) when a Redis is available: then the
@@ -459,6 +462,63 @@ func TestReplicas(t *testing.T) {
 		}
 		c.touch(other, caller, "test://not-subscribed")
 		s.quiet(t, 300*time.Millisecond)
+	})
+
+	t.Run("task driven through every replica", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		before := [3]int64{c.proxy.Served(0), c.proxy.Served(1), c.proxy.Served(2)}
+		// A 2026-07-28 client: every request stands alone, so each lands
+		// on the next replica.
+		cl := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+			},
+		})
+		cs, err := cl.Connect(ctx, mcphttp.NewClientStream(c.url, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		// Created on one replica, polled and answered (tasks/update)
+		// through the others, while its handler waits on the first.
+		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "confirm_delete", Arguments: json.RawMessage(`{"filename":"a.txt"}`)}, nil)
+		if err != nil || call.Task == nil {
+			t.Fatalf("CallToolTask: %+v, %v", call, err)
+		}
+		res, err := call.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "confirm_delete a.txt: accept") {
+			t.Fatalf("task result %q", got)
+		}
+		// Cancelled through another replica than the one running it.
+		slow, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":30,"label":"x"}`)}, nil)
+		if err != nil || slow.Task == nil {
+			t.Fatalf("CallToolTask slow_compute: %+v, %v", slow, err)
+		}
+		if err := cs.CancelTask(ctx, slow.Task.TaskID); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			dt, err := cs.GetTask(ctx, slow.Task.TaskID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dt.Status == mcp.TaskStatusCancelled {
+				break
+			}
+			if dt.Status != mcp.TaskStatusWorking {
+				t.Fatalf("after tasks/cancel: %s", dt.Status)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for i := range 3 {
+			if c.proxy.Served(i) == before[i] {
+				t.Fatalf("replica %d served none of the task's requests", i)
+			}
+		}
 	})
 
 	t.Run("GET stream resumes on another replica after SIGKILL", func(t *testing.T) {
