@@ -1061,7 +1061,14 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		// A finished POST stream, or another Handler's: replay what the
 		// client missed, and end.
-		_, err := h.replay(r.Context(), s.id, name, after, c)
+		var err error
+		if h.writeThrough && !strings.HasPrefix(name, h.streamPrefix) {
+			// Another process's POST stream, whose request may still be
+			// running there: follow it until its answer is stored.
+			err = h.follow(r.Context(), s, name, after, c)
+		} else {
+			_, err = h.replay(r.Context(), s.id, name, after, c)
+		}
 		h.endReplay(w, c, last, err)
 		return
 	}
@@ -1071,6 +1078,52 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = c.write(nil) // the headers, if nothing was replayed
 	h.hold(r, s, st, c)
+}
+
+// followLimit bounds how long a GET follows another process's POST
+// stream, whose process may have died with the request.
+const followLimit = 10 * time.Minute
+
+// follow replays a POST stream of another process from the store, and
+// again as events arrive there (polling, from every 50ms up to every
+// second), until the stream's answer (a response) was sent, the client
+// leaves, the session ends or followLimit passes.
+func (h *Handler) follow(ctx context.Context, s *session, stream, after string, c *sseConn) error {
+	ctx, cancel := context.WithTimeout(ctx, followLimit)
+	defer cancel()
+	bp := bufPool.Get().(*[]byte)
+	defer func() { putBuf(bp, *bp) }()
+	wait := 50 * time.Millisecond
+	for {
+		answered := false
+		err := h.events.Replay(ctx, s.id, stream, after, func(id string, data []byte) error {
+			*bp = appendStoredEvent((*bp)[:0], stream, id, true, data)
+			after = id
+			wait = 50 * time.Millisecond
+			if m := jsonrpc.Decode(data); m.Invalid == nil && m.IsResponse() {
+				answered = true
+			}
+			return c.write(*bp)
+		})
+		if err != nil || answered {
+			return err
+		}
+		_ = c.write(nil) // the headers, so that the client knows it is connected
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-s.done:
+			t.Stop()
+			return nil
+		case <-c.done:
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = min(wait*2, time.Second)
+	}
 }
 
 // endReplay ends a GET whose replay is all there is: with 400 if the store
