@@ -1136,6 +1136,14 @@ func (h *Handler) endReplay(w http.ResponseWriter, c *sseConn, last string, err 
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID "+quoteHeader(last)+" was not issued by this server")
 		return
 	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnGone) {
+		// The store failed (Redis down, say): the client retries later
+		// with the same Last-Event-ID and loses nothing.
+		h.log.Warn("mcphttp: event store: replay", "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: the event store is unavailable; resume with the same Last-Event-ID later")
+		return
+	}
 	_ = c.write(nil)
 }
 
