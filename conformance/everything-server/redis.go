@@ -35,6 +35,7 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisDepl
 	o.ReadTimeout = 2 * time.Second
 	o.WriteTimeout = 2 * time.Second
 	o.MaxRetries = 1
+	redis.SetLogger(redisLogger{logger})
 	rdb := redis.NewClient(o)
 	d := &redisDeployment{rdb: rdb, opts: &redisstore.Options{}}
 	kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -83,4 +84,13 @@ func addReplicaTools(s *mcp.Server) error {
 func (d *redisDeployment) close() {
 	d.notifier.Close()
 	d.rdb.Close()
+}
+
+// redisLogger sends the Redis client's own messages (a pool that cannot
+// dial while Redis is down, say) to the server's logger, instead of
+// stderr.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
