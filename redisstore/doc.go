@@ -4,7 +4,8 @@
 // a client resumes a broken stream from (an mcphttp.EventStore), the
 // notices that carry resource updates, list changes and stream takeovers
 // between processes (an mcp.Notifier), and the key that signs
-// requestState (SharedKey).
+// requestState (SharedKey), and a DPoP proof replay cache (ReplayCache,
+// an auth.ReplayCache).
 //
 // It lives in a package of its own so that programs that keep the
 // in-memory defaults never import the Redis client.

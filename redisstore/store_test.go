@@ -281,3 +281,34 @@ func TestUnavailable(t *testing.T) {
 		t.Fatalf("local subscribers heard %d notices while Redis was down, want 1", heard)
 	}
 }
+
+func TestReplayCache(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	a, b := NewReplayCache(rdb, &Options{Prefix: prefix}), NewReplayCache(rdb, &Options{Prefix: prefix})
+	until := time.Now().Add(time.Minute)
+	for _, tc := range []struct {
+		name  string
+		cache *ReplayCache
+		id    string
+		isNew bool
+	}{
+		{"first use", a, "jti-1", true},
+		{"replay on the same replica", a, "jti-1", false},
+		{"replay on another replica", b, "jti-1", false},
+		{"another proof", b, "jti-2", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, err := tc.cache.Use(ctx, tc.id, until)
+			if err != nil || ok != tc.isNew {
+				t.Fatalf("Use(%q) = %v, %v; want %v", tc.id, ok, err, tc.isNew)
+			}
+		})
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"dpop:jti-1").Val(); ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("TTL %v", ttl)
+	}
+	if _, err := NewReplayCache(deadRedis(t), nil).Use(ctx, "x", until); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Use with Redis down: %v", err)
+	}
+}
