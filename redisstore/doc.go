@@ -21,5 +21,8 @@
 // When Redis is unreachable, every method returns an error (wrapping the
 // client's), which mcphttp turns into a JSON-RPC error with HTTP status
 // 503; the client reconnects by itself, so service resumes when Redis is
-// back. Each store has a Ping method for readiness checks.
+// back. Configure the client to fail fast (small DialTimeout, ReadTimeout
+// and WriteTimeout, MaxRetries and DialerRetries of 1), so that requests
+// get their 503 at once rather than after the client's retries. Each store
+// has a Ping method for readiness checks.
 package redisstore

@@ -67,7 +67,7 @@ func testRedis(t testing.TB) (*redis.Client, string) {
 
 // deadRedis is a client of an address nothing listens on.
 func deadRedis(t testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { c.Close() })
 	return c
 }

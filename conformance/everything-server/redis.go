@@ -35,6 +35,7 @@ func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisDepl
 	o.ReadTimeout = 2 * time.Second
 	o.WriteTimeout = 2 * time.Second
 	o.MaxRetries = 1
+	o.DialerRetries = 1
 	redis.SetLogger(redisLogger{logger})
 	rdb := redis.NewClient(o)
 	d := &redisDeployment{rdb: rdb, opts: &redisstore.Options{}}
