@@ -69,5 +69,15 @@ func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// Touch renews a session's TTL without reading or rewriting it; mcphttp
+// calls it now and then for the sessions in use, which a process holding
+// them in memory neither loads nor saves.
+func (s *SessionStore) Touch(ctx context.Context, id string) error {
+	if err := s.rdb.PExpire(ctx, s.prefix+id, s.ttl).Err(); err != nil {
+		return unavailable("touch session", err)
+	}
+	return nil
+}
+
 // Ping reports whether Redis answers, for readiness checks.
 func (s *SessionStore) Ping(ctx context.Context) error { return ping(ctx, s.rdb) }

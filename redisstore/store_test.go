@@ -46,6 +46,17 @@ func TestSessionStore(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, prefix+"session:s1").Val(); ttl < 30*time.Second {
 		t.Fatalf("TTL after Load %v, want renewed to about 1m", ttl)
 	}
+	// Touch renews the TTL too, without a read.
+	rdb.PExpire(ctx, prefix+"session:s1", time.Second)
+	if err := s.Touch(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"session:s1").Val(); ttl < 30*time.Second {
+		t.Fatalf("TTL after Touch %v, want renewed to about 1m", ttl)
+	}
+	if err := s.Touch(ctx, "nope"); err != nil {
+		t.Fatalf("Touch of an unknown id: %v", err)
+	}
 	if err := s.Delete(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,10 @@ type HandlerOptions struct {
 	// request that made it is answered. Default: a
 	// mcp.NewMemorySessionStore(nil) of this Handler's own, which receives
 	// a session's state only when the Handler drops its copy (idle
-	// expiry), so a held session costs no memory there.
+	// expiry), so a held session costs no memory there. A store with a
+	// Touch(ctx, id) error method (redisstore's) has it called at most once
+	// a minute for each session in use here, so that a store which
+	// expires sessions keeps those in use alive.
 	SessionStore mcp.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
@@ -424,6 +427,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 		errSessionNotFound(w, id)
 		return nil
 	}
+	h.touch(r.Context(), s)
 	return s
 }
 
@@ -516,6 +520,37 @@ func (h *Handler) rebuild(state *mcp.SessionState, client string) *session {
 	}
 	h.log.Debug("mcphttp: session rebuilt from the session store", "session", s.id)
 	return s
+}
+
+// A storeToucher is a SessionStore that renews a session's life without
+// rewriting it.
+type storeToucher interface {
+	Touch(ctx context.Context, id string) error
+}
+
+// touchEvery is how often a session in use is renewed in a storeToucher.
+var touchEvery = time.Minute
+
+// touch renews s in the shared store if it is a storeToucher and s was not
+// renewed for touchEvery: a session served by this copy alone is never
+// loaded or saved, and would otherwise expire there while in use.
+func (h *Handler) touch(ctx context.Context, s *session) {
+	t, ok := h.states.(storeToucher)
+	if !ok || !h.writeThrough {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := s.touched.Load()
+	if last == 0 {
+		s.touched.CompareAndSwap(0, now) // just made or rebuilt: the store has it fresh
+		return
+	}
+	if now-last < int64(touchEvery) || !s.touched.CompareAndSwap(last, now) {
+		return
+	}
+	if err := t.Touch(ctx, s.id); err != nil {
+		h.log.Warn("mcphttp: session store: touch", "session", s.id, "err", err)
+	}
 }
 
 // sessionStore is the store sessions write their changes to: the shared

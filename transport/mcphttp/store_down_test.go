@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/mcp"
 )
@@ -47,5 +48,40 @@ func TestResumeWhileStoreDown(t *testing.T) {
 	defer resp.Body.Close()
 	if ev := nextData(t, rd); ev.id != "0_"+id {
 		t.Fatalf("replayed %q, want 0_%s", ev.id, id)
+	}
+}
+
+// touchingStore counts the Touch calls of a SessionStore that has them.
+type touchingStore struct {
+	*mcp.MemorySessionStore
+	touches atomic.Int32
+}
+
+func (s *touchingStore) Touch(context.Context, string) error {
+	s.touches.Add(1)
+	return nil
+}
+
+// TestSessionTouch: a shared store with Touch hears of the sessions in use
+// (at most once per touchEvery each), which a Handler holding them never
+// loads or saves.
+func TestSessionTouch(t *testing.T) {
+	defer func(d time.Duration) { touchEvery = d }(touchEvery)
+	touchEvery = 5 * time.Millisecond
+	store := &touchingStore{MemorySessionStore: mcp.NewMemorySessionStore(nil)}
+	f := newFixture(t, &HandlerOptions{SessionStore: store})
+	sid := f.initSession(mcp.Version20251125)
+	for i := range 3 {
+		time.Sleep(10 * time.Millisecond)
+		if r := f.do("POST", postHeaders(sid, mcp.Version20251125), pingBody); r.status != 200 {
+			t.Fatalf("ping %d: %d %s", i, r.status, r.body)
+		}
+	}
+	touchEvery = time.Hour
+	for range 3 {
+		f.do("POST", postHeaders(sid, mcp.Version20251125), pingBody)
+	}
+	if n := store.touches.Load(); n != 3 {
+		t.Fatalf("%d touches, want one per ping spaced beyond touchEvery (3)", n)
 	}
 }
