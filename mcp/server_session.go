@@ -213,7 +213,10 @@ func (ss *ServerSession) save(ctx context.Context) error {
 	}
 	if err := ss.store.Save(ctx, ss.State()); err != nil {
 		ss.server.log.Warn("mcp: session store: save", "session", ss.id, "err", err)
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the session could not be saved")
+		// Server busy, not an internal error: the store (Redis, a
+		// database) is down for now, the client may retry, and an HTTP
+		// transport answers 503.
+		return jsonrpc.NewError(jsonrpc.CodeServerOverloaded, "server busy: the session store is unavailable, the session could not be saved; try again later")
 	}
 	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.instance})
 	return nil

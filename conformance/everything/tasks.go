@@ -16,8 +16,8 @@ import (
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
-func addTasks(s *mcp.Server, add func(error)) {
-	m, err := tasks.New(s, &tasks.Options{PollInterval: 200 * time.Millisecond})
+func addTasks(s *mcp.Server, store tasks.TaskStore, add func(error)) {
+	m, err := tasks.New(s, &tasks.Options{PollInterval: 200 * time.Millisecond, Store: store})
 	if err != nil {
 		add(err)
 		return
