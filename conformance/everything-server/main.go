@@ -64,8 +64,8 @@ func main() {
 	}
 }
 
-// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse until
-// ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
+// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse, with
+// the probes /livez and /readyz, until ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
 // test can start it on port 0 and read where it went.
 func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger, rd *redisDeployment) error {
 	ho := &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal}
@@ -77,15 +77,23 @@ func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Log
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", legacy)
+	// Probes for a load balancer: liveness, and readiness asking every
+	// store the server uses (Redis, under -redis).
+	health := mcphttp.NewHealth(streamable, rd.healthOptions())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	handler, err := protect(mux, ln.Addr())
+	protected, err := protect(mux, ln.Addr())
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// The probes need no token, even under -auth-issuer.
+	handler := http.NewServeMux()
+	handler.Handle("/livez", health.Live())
+	handler.Handle("/readyz", health.Ready())
+	handler.Handle("/", protected)
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	// The Handler bounds body reads and SSE writes itself; the server bounds
 	// what happens before and between requests.

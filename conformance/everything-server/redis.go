@@ -19,6 +19,7 @@ type redisDeployment struct {
 	notifier *redisstore.Notifier
 	key      []byte
 	opts     *redisstore.Options
+	tasks    *redisstore.TaskStore
 }
 
 // openRedis connects to the Redis at url and reads (or creates) the
@@ -58,7 +59,17 @@ func (d *redisDeployment) configure(so *mcp.ServerOptions) {
 // options makes the everything server keep its tasks in Redis.
 func (d *redisDeployment) options(o *everything.Options) {
 	o.Configure = d.configure
-	o.TaskStore = redisstore.NewTaskStore(d.rdb, d.opts)
+	d.tasks = redisstore.NewTaskStore(d.rdb, d.opts)
+	o.TaskStore = d.tasks
+}
+
+// healthOptions makes readiness ask the task store too (the Handler asks
+// its own stores and the notifier).
+func (d *redisDeployment) healthOptions() *mcphttp.HealthOptions {
+	if d == nil || d.tasks == nil {
+		return nil
+	}
+	return &mcphttp.HealthOptions{Checks: map[string]mcphttp.Pinger{"task store": d.tasks}}
 }
 
 // handlerOptions makes the Streamable HTTP handler use the Redis stores.

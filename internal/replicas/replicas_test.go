@@ -386,6 +386,20 @@ func updatedURI(t *testing.T, ev event) string {
 // direct is the URL of replica i itself, bypassing the proxy.
 func (c *cluster) direct(i int) string { return c.reps[i].url.String() + "/mcp" }
 
+// probe asks replica i's health endpoint path and wants status.
+func (c *cluster) probe(i int, path string, status int) {
+	c.t.Helper()
+	resp, err := http.Get(c.reps[i].url.String() + path)
+	if err != nil {
+		c.t.Fatalf("%s on replica %d: %v", path, i, err)
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		c.t.Fatalf("%s on replica %d: %d %s, want %d", path, i, resp.StatusCode, body, status)
+	}
+}
+
 // touch makes replica i report uri as updated.
 func (c *cluster) touch(i int, sid, uri string) {
 	c.t.Helper()
@@ -570,7 +584,16 @@ func TestReplicas(t *testing.T) {
 
 	t.Run("Redis down and back", func(t *testing.T) {
 		sid := session(t, c.url)
+		for _, i := range c.live() {
+			c.probe(i, "/readyz", http.StatusOK)
+		}
 		c.redis.stop()
+		// The load balancer's probes: not ready (Redis does not answer),
+		// but alive, so that nothing restarts the process.
+		for _, i := range c.live() {
+			c.probe(i, "/readyz", http.StatusServiceUnavailable)
+			c.probe(i, "/livez", http.StatusOK)
+		}
 		// Anything that needs Redis gets a clear error with 503; the
 		// processes stay up.
 		for range 3 {
@@ -605,6 +628,7 @@ func TestReplicas(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		for _, i := range c.live() {
+			c.probe(i, "/readyz", http.StatusOK)
 			if a := callTool(t, c.direct(i), sid, "test_simple_text", `{}`); a.status != 200 || a.msg.Error != nil {
 				t.Fatalf("old session on replica %d after the outage: %d %s", i, a.status, a.body)
 			}
