@@ -73,8 +73,12 @@ func stdioBuildEverythingServer(t *testing.T) string {
 	if stdioRaceEnabled() {
 		args = append(args, "-race")
 	}
-	args = append(args, "github.com/gomcp/sdk/conformance/everything-server")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	// Built in the root module, whose go.mod has everything the server
+	// imports (authorization, skills), not in this one.
+	args = append(args, "./conformance/everything-server")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %v: %v\n%s", args, err, out)
 	}
 	return bin
@@ -613,7 +617,8 @@ func stdioScenario(t *testing.T, ctx context.Context, cs *gosdk.ClientSession, e
 		}
 		want := `[{"uri":"test://static-text","name":"static-text","description":"A static text resource","mimeType":"text/plain"},` +
 			`{"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (a PNG image)","mimeType":"image/png"},` +
-			`{"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients can subscribe to","mimeType":"text/plain"}]`
+			`{"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients can subscribe to","mimeType":"text/plain"},` +
+			`{"uri":"skill://pdf-processing/SKILL.md","name":"pdf-processing","description":"Extract, fill, and assemble PDF documents","mimeType":"text/markdown","size":259}]`
 		if !stdioSameJSON(t, listed, want) {
 			t.Errorf("resources = %s", stdioJSON(t, listed))
 		}
@@ -624,7 +629,8 @@ func stdioScenario(t *testing.T, ctx context.Context, cs *gosdk.ClientSession, e
 			}
 			templates = append(templates, rt)
 		}
-		want = `[{"uriTemplate":"test://template/{id}/data","name":"template-data","description":"A resource template with an id","mimeType":"application/json"}]`
+		want = `[{"uriTemplate":"test://template/{id}/data","name":"template-data","description":"A resource template with an id","mimeType":"application/json"},` +
+			`{"uriTemplate":"skill://{+path}","name":"skill-file","description":"A file of a skill; skills/list names them all."}]`
 		if !stdioSameJSON(t, templates, want) {
 			t.Errorf("templates = %s", stdioJSON(t, templates))
 		}

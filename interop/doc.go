@@ -10,6 +10,11 @@
 //     standalone GET stream, every exchange accepted, DELETE ending the
 //     session), then stops the server with SIGTERM and expects exit status
 //     0 and nothing on stderr.
+//   - TestTypeScriptClientOAuth: the TypeScript SDK client's OAuth support
+//     (ts/auth_client.mjs: authorization code with PKCE and dynamic
+//     registration, step-up on 403 insufficient_scope, client credentials)
+//     against the everything-server started with -auth-issuer, trusting
+//     an auth/authtest authorization server run by the test.
 //   - TestServerEverything: gomcp's client drives the reference
 //     server-everything (@modelcontextprotocol/server-everything) through
 //     the same feature walk in subtest "stdio" (`server-everything stdio`,

@@ -1071,9 +1071,17 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call returning the raw result.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	_, res, err := c.CallRawID(ctx, method, params)
+	return res, err
+}
+
+// CallRawID is CallRaw that also returns the id the request was written
+// with (zero when it was not written), for middleware that records it on
+// a trace span.
+func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, json.RawMessage, error) {
 	p, err := Marshal(params)
 	if err != nil {
-		return nil, fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+		return ID{}, nil, fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
 	if c.opts.CallTimeout > 0 {
 		// WithTimeout keeps ctx's own deadline when that is earlier.
@@ -1082,7 +1090,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		defer cancel()
 	}
 	if peerCancelled(ctx) {
-		return nil, context.Canceled // see Notify
+		return ID{}, nil, context.Canceled // see Notify
 	}
 	n := c.nextID.Add(1)
 	ch := chanPool.Get().(chan *Message)
@@ -1090,7 +1098,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if c.closing || c.readEnded {
 		c.mu.Unlock()
 		chanPool.Put(ch)
-		return nil, ErrClosed
+		return ID{}, nil, ErrClosed
 	}
 	if c.pending == nil {
 		c.pending = make(map[int64]chan *Message)
@@ -1101,7 +1109,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 
 	if err := c.stream.Write(ctx, &Message{ID: Int64ID(n), Method: method, Params: p}); err != nil {
 		c.forget(n, ch)
-		return nil, err
+		return ID{}, nil, err
 	}
 	var resp *Message
 	select {
@@ -1111,20 +1119,20 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 			if c.opts.OnCancel != nil {
 				c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
 			}
-			return nil, ctx.Err()
+			return Int64ID(n), nil, ctx.Err()
 		}
 		resp = <-ch // the response won the race; resolve is handing it over
 	case <-readDone:
 		if c.forget(n, ch) {
-			return nil, ErrClosed
+			return Int64ID(n), nil, ErrClosed
 		}
 		resp = <-ch // it arrived just before the stream ended
 	}
 	chanPool.Put(ch)
 	if resp.Error != nil {
-		return nil, resp.Error
+		return Int64ID(n), nil, resp.Error
 	}
-	return resp.Result, nil
+	return Int64ID(n), resp.Result, nil
 }
 
 // forget removes a pending call. It reports whether the call was still

@@ -191,6 +191,7 @@ func (c *Client) SetRoots(roots ...*Root) {
 type ClientSession struct {
 	client *Client
 	conn   *jsonrpc.Conn
+	stream jsonrpc.Stream
 	init   *InitializeResult
 	ready  atomic.Bool // initialize answered: cancellations may be sent
 
@@ -231,7 +232,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 			return nil, fmt.Errorf("mcp: connect: start: %w", err)
 		}
 	}
-	cs := &ClientSession{client: c, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
+	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
 		Handler:        cs,
@@ -311,6 +312,11 @@ func (cs *ClientSession) InitializeResult() *InitializeResult { return cs.init }
 
 // ProtocolVersion returns the negotiated revision.
 func (cs *ClientSession) ProtocolVersion() string { return cs.version }
+
+// Stream returns the stream the session runs on, for instrumentation
+// that describes the transport (an HTTP endpoint's address, say). Reading
+// or writing it directly would break the session.
+func (cs *ClientSession) Stream() jsonrpc.Stream { return cs.stream }
 
 // Stateless reports whether the session speaks the 2026-07-28 stateless
 // lifecycle.

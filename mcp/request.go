@@ -15,8 +15,9 @@ import (
 type Request struct {
 	// Method is the JSON-RPC method, e.g. "tools/call".
 	Method string
-	// ID is the request id; zero for notifications, and for outgoing
-	// requests (the connection assigns it when the request is written).
+	// ID is the request id; zero for notifications. An outgoing request
+	// has none until the connection writes it: Sending middleware reads it
+	// once its next handler has returned.
 	ID jsonrpc.ID
 	// Params is the raw params object, or nil.
 	Params json.RawMessage
@@ -188,10 +189,21 @@ func spliceMeta(params json.RawMessage, m *Meta) (json.RawMessage, error) {
 }
 
 // SessionID returns the id of the session the message belongs to, or ""
-// (a stateless request, or a transport without session ids).
+// (a stateless request, or a transport without session ids). On a client
+// it is the id its transport was given (Mcp-Session-Id over HTTP).
 func (r *Request) SessionID() string {
-	if ss, ok := r.Session.(*ServerSession); ok && ss != nil {
-		return ss.id
+	switch s := r.Session.(type) {
+	case *ServerSession:
+		if s != nil {
+			return s.id
+		}
+	case *ClientSession:
+		if s == nil || s.stateless {
+			return ""
+		}
+		if t, ok := s.stream.(interface{ SessionID() string }); ok {
+			return t.SessionID()
+		}
 	}
 	return ""
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"log/slog"
+	"os"
 
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gomcp/sdk/mcp"
 	mcpotel "github.com/gomcp/sdk/otel"
@@ -62,4 +65,27 @@ func Example() {
 	// Output:
 	// server tools/call greet
 	// client tools/call greet
+}
+
+// A logger whose records carry the trace and span ids of the context they
+// are logged with: in a tool handler of an instrumented server, the
+// tools/call span's. Wrap mcp.NewLoggingHandler(req.Session(), nil)
+// instead to send the records, ids included, to the client.
+func ExampleNewLogHandler() {
+	noTime := func(groups []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	logger := slog.New(mcpotel.NewLogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: noTime})))
+
+	// Here a fixed span context stands for the one the middleware starts.
+	traceID, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	spanID, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	ctx := trace.ContextWithSpanContext(context.Background(),
+		trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID, TraceFlags: trace.FlagsSampled}))
+	logger.InfoContext(ctx, "tool called", "tool", "greet")
+	// Output:
+	// {"level":"INFO","msg":"tool called","tool":"greet","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7"}
 }

@@ -93,6 +93,7 @@ type Options struct {
 
 // instruments holds what both sides of the middleware share.
 type instruments struct {
+	meter      metric.Meter
 	tracer     trace.Tracer
 	prop       propagation.TextMapPropagator
 	serverOp   mcpconv.ServerOperationDuration
@@ -118,6 +119,7 @@ func newInstruments(o *Options) *instruments {
 	meter := mp.Meter(instrumentationName)
 	buckets := metric.WithExplicitBucketBoundaries(durationBuckets...)
 	in := &instruments{
+		meter:  meter,
 		tracer: tp.Tracer(instrumentationName),
 		prop:   prop,
 	}
@@ -133,8 +135,9 @@ func newInstruments(o *Options) *instruments {
 
 // ServerMiddleware returns the middleware for ServerOptions.Receiving and
 // ServerOptions.Sending. InstrumentServer installs them; use this to place
-// them yourself among other middleware. Session durations are recorded
-// only by InstrumentServer, which also wraps InitializedHandler.
+// them yourself among other middleware. Session durations and the load
+// gauges are recorded only by InstrumentServer, which also wraps
+// InitializedHandler.
 func ServerMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 	in := newInstruments(o)
 	return in.receiving, in.sending
@@ -153,19 +156,27 @@ func ClientMiddleware(o *Options) (receiving, sending mcp.Middleware) {
 // durations cover all other middleware, and records
 // mcp.server.session.duration for stateful sessions by wrapping
 // so.InitializedHandler: from the end of the handshake, the first moment
-// the middleware can see a session, to its end. Call it before
-// mcp.NewServer.
+// the middleware can see a session, to its end. It also keeps the load
+// gauges operators watch: mcp.server.active_requests (requests being
+// handled), mcp.server.active_sessions (stateful sessions initialized and
+// not ended) and mcp.server.queued_notifications (notifications waiting
+// in those sessions' queues, read when metrics are collected). Call it
+// before mcp.NewServer.
 func InstrumentServer(so *mcp.ServerOptions, o *Options) {
 	in := newInstruments(o)
-	so.Receiving = append([]mcp.Middleware{in.receiving}, so.Receiving...)
+	l := newLoad(in.meter)
+	so.Receiving = append([]mcp.Middleware{in.receiving, l.requestsMiddleware}, so.Receiving...)
 	so.Sending = append([]mcp.Middleware{in.sending}, so.Sending...)
 	next := so.InitializedHandler
 	so.InitializedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
 		start, version := time.Now(), ss.ProtocolVersion()
+		net := networkOf(ctx, &mcp.Request{Session: ss})
+		l.track(ss)
 		go func() {
 			<-ss.Done()
+			l.untrack(ss)
 			in.serverSess.Record(context.Background(), time.Since(start).Seconds(),
-				in.serverSess.AttrProtocolVersion(version))
+				net.appendAttrs([]attribute.KeyValue{in.serverSess.AttrProtocolVersion(version)}, false)...)
 			sessionDone()
 		}()
 		if next != nil {
@@ -201,11 +212,11 @@ func (in *instruments) clientSession(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil || !ok || r.Method != mcp.MethodInitialize {
 			return res, err
 		}
-		start := time.Now()
+		start, net := time.Now(), networkOf(ctx, r)
 		go func() {
 			<-cs.Done()
 			in.clientSess.Record(context.Background(), time.Since(start).Seconds(),
-				in.clientSess.AttrProtocolVersion(cs.ProtocolVersion()))
+				net.appendAttrs([]attribute.KeyValue{in.clientSess.AttrProtocolVersion(cs.ProtocolVersion())}, false)...)
 			sessionDone()
 		}()
 		return res, err
@@ -231,12 +242,12 @@ func (in *instruments) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 			ctx = in.prop.Extract(ctx, metaCarrier{d.meta})
 		}
 		ctx, span := in.tracer.Start(ctx, d.spanName(), append(opts, trace.WithAttributes(keyMethodName.String(r.Method)))...)
-		d.setSpanAttrs(span, r)
+		d.setSpanAttrs(ctx, span, r)
 		res, err := next(ctx, r)
 		errType, status := outcome(res, err)
 		finish(span, errType, status, err)
 		if in.serverOp.Enabled(ctx) {
-			in.serverOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+			in.serverOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(ctx, r, errType, status)...)
 		}
 		return res, err
 	}
@@ -250,7 +261,7 @@ func (in *instruments) sending(next mcp.MethodHandler) mcp.MethodHandler {
 		d := describe(r)
 		ctx, span := in.tracer.Start(ctx, d.spanName(),
 			kindClient, trace.WithAttributes(keyMethodName.String(r.Method)))
-		d.setSpanAttrs(span, r)
+		d.setSpanAttrs(ctx, span, r)
 		var m mcp.Meta
 		if d.meta != nil {
 			m = *d.meta // a copy: the decoded _meta is shared with its owner
@@ -262,10 +273,22 @@ func (in *instruments) sending(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		res, err := next(ctx, r)
+		if span.IsRecording() {
+			// Known only now: the id the connection gave the request, and
+			// the session id an HTTP server issues in answer to initialize.
+			if !r.ID.IsZero() {
+				span.SetAttributes(keyRequestID.String(r.ID.String()))
+			}
+			if d.sessionID == "" {
+				if sid := r.SessionID(); sid != "" {
+					span.SetAttributes(keySessionID.String(sid))
+				}
+			}
+		}
 		errType, status := outcome(res, err)
 		finish(span, errType, status, err)
 		if in.clientOp.Enabled(ctx) {
-			in.clientOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(errType, status)...)
+			in.clientOp.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(r.Method), d.metricAttrs(ctx, r, errType, status)...)
 		}
 		return res, err
 	}
@@ -324,6 +347,17 @@ type call struct {
 	version   string
 	meta      *mcp.Meta
 	sessionID string
+	net       network // see networkOf; filled when first needed
+	netKnown  bool
+}
+
+// network describes the transport, working it out on first use: only
+// recording spans and enabled histograms need it.
+func (c *call) network(ctx context.Context, r *mcp.Request) *network {
+	if !c.netKnown {
+		c.net, c.netKnown = networkOf(ctx, r), true
+	}
+	return &c.net
 }
 
 // describe reads the few members of r.Params the conventions ask for.
@@ -370,11 +404,11 @@ func (c *call) spanName() string {
 // a span that records, which keeps unsampled and no-op tracing cheap;
 // samplers see the span name (with the tool or prompt name) and the
 // method.
-func (c *call) setSpanAttrs(span trace.Span, r *mcp.Request) {
+func (c *call) setSpanAttrs(ctx context.Context, span trace.Span, r *mcp.Request) {
 	if !span.IsRecording() {
 		return
 	}
-	a := make([]attribute.KeyValue, 0, 6)
+	a := make([]attribute.KeyValue, 0, 12)
 	a = c.targetAttrs(a)
 	if c.uri != "" {
 		a = append(a, keyResourceURI.String(c.uri))
@@ -388,6 +422,7 @@ func (c *call) setSpanAttrs(span trace.Span, r *mcp.Request) {
 	if c.sessionID != "" {
 		a = append(a, keySessionID.String(c.sessionID))
 	}
+	a = c.network(ctx, r).appendAttrs(a, true)
 	span.SetAttributes(a...)
 }
 
@@ -405,9 +440,10 @@ func (c *call) targetAttrs(a []attribute.KeyValue) []attribute.KeyValue {
 // metricAttrs are the low-cardinality attributes of a duration
 // measurement (mcp.method.name is added by the instrument): no ids and no
 // URIs.
-func (c *call) metricAttrs(errType, status string) []attribute.KeyValue {
-	a := make([]attribute.KeyValue, 0, 6)
+func (c *call) metricAttrs(ctx context.Context, r *mcp.Request, errType, status string) []attribute.KeyValue {
+	a := make([]attribute.KeyValue, 0, 10)
 	a = c.targetAttrs(a)
+	a = c.network(ctx, r).appendAttrs(a, false)
 	if c.version != "" {
 		a = append(a, keyProtocolVersion.String(c.version))
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -230,9 +231,23 @@ func TestSpans(t *testing.T) {
 					server := tel.span(t, ck.name, trace.SpanKindServer)
 					checkAttrs(t, "client "+ck.name, attrs(client.Attributes()), ck.attrs)
 					checkAttrs(t, "server "+ck.name, attrs(server.Attributes()), ck.attrs)
-					sa := attrs(server.Attributes())
-					if sa["jsonrpc.request.id"] == "" {
-						t.Errorf("server %s: no jsonrpc.request.id", ck.name)
+					sa, ca := attrs(server.Attributes()), attrs(client.Attributes())
+					if sa["jsonrpc.request.id"] == "" || sa["jsonrpc.request.id"] != ca["jsonrpc.request.id"] {
+						t.Errorf("%s: jsonrpc.request.id server %q, client %q; want the same id", ck.name, sa["jsonrpc.request.id"], ca["jsonrpc.request.id"])
+					}
+					if tr == "pipe" {
+						checkAttrs(t, "client "+ck.name, ca, map[string]string{"network.transport": "pipe", "network.protocol.name": "", "server.address": ""})
+						checkAttrs(t, "server "+ck.name, sa, map[string]string{"network.transport": "pipe", "network.protocol.name": "", "client.address": ""})
+					} else {
+						host, port := hostPort(t, cs)
+						checkAttrs(t, "client "+ck.name, ca, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "server.address": host, "server.port": port})
+						checkAttrs(t, "server "+ck.name, sa, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "client.address": "127.0.0.1"})
+						if sa["client.port"] == "" {
+							t.Errorf("server %s: no client.port", ck.name)
+						}
+					}
+					if v == mcp.LatestStatefulVersion && tr == "http" && (sa["mcp.session.id"] == "" || ca["mcp.session.id"] != sa["mcp.session.id"]) {
+						t.Errorf("%s: mcp.session.id server %q, client %q; want the same id", ck.name, sa["mcp.session.id"], ca["mcp.session.id"])
 					}
 					if sa["mcp.protocol.version"] != v {
 						t.Errorf("server %s: mcp.protocol.version = %q, want %q", ck.name, sa["mcp.protocol.version"], v)
@@ -254,6 +269,16 @@ func TestSpans(t *testing.T) {
 			})
 		}
 	}
+}
+
+// hostPort returns the host and port of the HTTP endpoint cs talks to.
+func hostPort(t *testing.T, cs *mcp.ClientSession) (string, string) {
+	t.Helper()
+	u, err := url.Parse(cs.Stream().(*mcphttp.ClientStream).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Hostname(), u.Port()
 }
 
 // TestHTTPSpanInContext checks that a span the HTTP handler's context
@@ -340,7 +365,7 @@ func TestMetrics(t *testing.T) {
 		point(map[string]string{"gen_ai.tool.name": "fail", "error.type": "tool_error"})
 		point(map[string]string{"gen_ai.tool.name": "missing", "error.type": "-32602", "rpc.response.status_code": "-32602"})
 		point(map[string]string{"mcp.method.name": "prompts/get", "gen_ai.prompt.name": "greet"})
-		point(map[string]string{"mcp.method.name": "initialize"})
+		point(map[string]string{"mcp.method.name": "initialize", "network.transport": "pipe"})
 	}
 }
 
@@ -398,7 +423,7 @@ func TestSessionDuration(t *testing.T) {
 		if len(h.DataPoints) != 1 || h.DataPoints[0].Count != 1 {
 			t.Fatalf("%s points %+v", name, h.DataPoints)
 		}
-		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion})
+		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion, "network.transport": "pipe"})
 	}
 }
 

@@ -9,6 +9,12 @@
 #       against an already running server. Returns 0 only if every scenario ran and no check
 #       reported FAILURE (nor WARNING when CONFORMANCE_STRICT=1).
 #
+#   conformance_server_scenario URL SCENARIO [EXTRA_CLI_ARGS...]
+#       Runs one server scenario alone, by name and without --spec-version (extension scenarios
+#       are on no spec timeline): `conformance server --url URL --scenario SCENARIO -o DIR`.
+#       Returns 0 only if the scenario wrote results, no check reported FAILURE (nor WARNING when
+#       CONFORMANCE_STRICT=1) and at least one check succeeded.
+#
 #   conformance_client SCENARIO CMD [ARGS...]
 #       Runs `conformance client --scenario SCENARIO --command "CMD ARGS..." -o DIR`. The suite
 #       starts a mock server, then runs CMD ARGS... <server-url> through /bin/sh with
@@ -17,6 +23,7 @@
 #       says so (no FAILURE/WARNING check, client exited 0 and in time) and the summary agrees.
 #
 # Or run it:  scripts/conformance.sh server URL SPEC_VERSION [EXTRA...]
+#             scripts/conformance.sh server-scenario URL SCENARIO [EXTRA...]
 #             scripts/conformance.sh client SCENARIO CMD [ARGS...]
 #
 # Settings (environment):
@@ -127,6 +134,34 @@ conformance_server() {
 	_conformance_finish "$out" "$((verdict == 0 ? 0 : 1))"
 }
 
+conformance_server_scenario() {
+	if (($# < 2)); then
+		_conformance_log "usage: conformance_server_scenario URL SCENARIO [EXTRA_CLI_ARGS...]"
+		return 2
+	fi
+	local url=$1 scenario=$2
+	shift 2
+	_conformance_tools || return 1
+	local out log rc=0 verdict=0
+	out=$(_conformance_outdir "server-${scenario//\//_}") || return 1
+	log=$out/cli.log
+	_conformance_log "server scenario $scenario against $url"
+	_conformance_run "$log" "$CONFORMANCE" server --url "$url" --scenario "$scenario" \
+		--timeout "${CONFORMANCE_TIMEOUT_MS:-30000}" -o "$out" "$@" || rc=$?
+	local -a sum=("$NODE22" "$_conformance_dir/conformance-summary.mjs" "$out"
+		--label "conformance server $scenario" --expect 1)
+	if [[ ${CONFORMANCE_STRICT:-} == 1 ]]; then
+		sum+=(--strict)
+	fi
+	"${sum[@]}" || verdict=$?
+	if ((rc != 0 && verdict == 0)); then
+		_conformance_log "the CLI exited $rc although every check passed; log tail follows"
+		tail -n 40 "$log" >&2
+		verdict=$rc
+	fi
+	_conformance_finish "$out" "$((verdict == 0 ? 0 : 1))"
+}
+
 conformance_client() {
 	if (($# < 2)); then
 		_conformance_log "usage: conformance_client SCENARIO CMD [ARGS...]"
@@ -182,12 +217,17 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 		shift
 		conformance_server "$@"
 		;;
+	server-scenario)
+		shift
+		conformance_server_scenario "$@"
+		;;
 	client)
 		shift
 		conformance_client "$@"
 		;;
 	*)
 		echo "usage: $0 server URL SPEC_VERSION [EXTRA_CLI_ARGS...]" >&2
+		echo "       $0 server-scenario URL SCENARIO [EXTRA_CLI_ARGS...]" >&2
 		echo "       $0 client SCENARIO CMD [ARGS...]" >&2
 		exit 2
 		;;

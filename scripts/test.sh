@@ -39,6 +39,49 @@ fi
 
 fuzztime=${FUZZTIME:-20s}
 
+# redis: a redis-server of this run's own for the Redis tests (redisstore,
+# internal/replicas), installed with apt-get when missing, on a free port,
+# stopped on exit. Its URL is exported as GOMCP_REDIS_URL; with it set, the
+# tests that need Redis fail rather than skip when it is unreachable.
+redis_pid=
+redis_dir=
+start_redis() {
+	if ! command -v redis-server >/dev/null; then
+		local sudo=
+		[[ $(id -u) -eq 0 ]] || sudo=sudo
+		$sudo apt-get install -y redis-server || { $sudo apt-get update && $sudo apt-get install -y redis-server; } || return 1
+	fi
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	redis_dir=$(mktemp -d)
+	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$redis_dir" >"$redis_dir/log" 2>&1 &
+	redis_pid=$!
+	for _ in $(seq 100); do
+		redis-cli -p "$port" ping >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	redis-cli -p "$port" ping >/dev/null || { cat "$redis_dir/log"; return 1; }
+	export GOMCP_REDIS_URL="redis://127.0.0.1:$port/0"
+	echo "redis-server on $GOMCP_REDIS_URL"
+}
+stop_redis() {
+	[[ -n $redis_pid ]] && kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null
+	[[ -n $redis_dir ]] && rm -rf "$redis_dir"
+	return 0
+}
+trap stop_redis EXIT
+if ! start_redis; then
+	echo "test.sh: starting redis-server failed" >&2
+	exit 1
+fi
+
+# replicas: three everything-servers sharing the Redis above, behind a
+# round-robin proxy, through the official server suite at 2025-11-25 and
+# 2026-07-28, a replica killed and Redis restarted (internal/replicas).
+replicas() {
+	GOMCP_REPLICAS_CONFORMANCE=1 go test -count=1 -timeout 20m -run TestReplicas ./internal/replicas/
+}
+
 gofmt_clean() {
 	local out
 	out=$(gofmt -l . 2>&1)
@@ -47,7 +90,9 @@ gofmt_clean() {
 
 fuzz() {
 	go test -run=NONE -fuzz=FuzzDecode -fuzztime="$fuzztime" ./jsonrpc/ &&
-		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/
+		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/ &&
+		go test -run=NONE -fuzz=FuzzAuthorization -fuzztime="$fuzztime" ./auth/ &&
+		go test -run=NONE -fuzz=FuzzParseWWWAuthenticate -fuzztime="$fuzztime" ./oauth/
 }
 
 # conformance: the official suite against our everything-server (Streamable
@@ -71,13 +116,76 @@ conformance() {
 		echo "--- server leg, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
+	# Extension scenarios (skills, SEP-2640; tasks, SEP-2663), each alone and
+	# on no spec timeline (tasks-status-notifications only reports SKIPPED).
+	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest \
+		tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+		tasks-mrtr-composition; do
+		echo "--- server scenario $sc"
+		conformance_server_scenario "http://127.0.0.1:$port/mcp" "$sc" || rc=1
+	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	for sc in initialize tools_call elicitation-sep1034-client-defaults sse-retry json-schema-2020-12-preservation \
 		request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers \
-		http-invalid-tool-headers json-schema-ref-no-deref; do
+		http-invalid-tool-headers json-schema-ref-no-deref \
+		sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+		sep-2640-client-verify-frontmatter; do
 		echo "--- client scenario $sc"
 		conformance_client "$sc" "$bin/everything-client" || rc=1
+	done
+	conformance_authtest "$bin" || rc=1
+	rm -rf "$bin"
+	return $rc
+}
+
+# conformance_authtest runs the authorization-server metadata scenario
+# against auth/authtest (the suite's other one, authorization-code-grant,
+# needs a browser).
+conformance_authtest() {
+	local bin=$1 pid issuer rc=0
+	go build -o "$bin/authtest-server" ./auth/authtest/cmd/authtest-server || return 1
+	"$bin/authtest-server" -http 127.0.0.1:0 >"$bin/authtest.out" &
+	pid=$!
+	for _ in $(seq 50); do
+		issuer=$(sed -n 's/^issuer //p' "$bin/authtest.out")
+		[[ -n $issuer ]] && break
+		sleep 0.1
+	done
+	echo "--- authorization-server scenario authorization-server-metadata-endpoint (auth/authtest at $issuer)"
+	"$CONFORMANCE" authorization --url "$issuer" --scenario authorization-server-metadata-endpoint -o "$bin/as-results" || rc=1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return $rc
+}
+
+# conformance_auth: the everything-client through every auth/* client
+# scenario, one at a time (a few seconds each); the core ones also at the
+# 2026-07-28 wire, where the suite requires them too.
+conformance_auth() {
+	# shellcheck source=scripts/conformance.sh
+	source scripts/conformance.sh || return 1
+	local bin sc rc=0
+	local -a core=(metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd
+		scope-from-www-authenticate scope-from-scopes-supported scope-omitted-when-undefined
+		scope-step-up scope-retry-limit token-endpoint-auth-basic token-endpoint-auth-post
+		token-endpoint-auth-none pre-registration)
+	local -a other=(2025-03-26-oauth-metadata-backcompat 2025-03-26-oauth-endpoint-fallback
+		resource-mismatch offline-access-scope offline-access-not-supported
+		authorization-server-migration iss-supported iss-not-advertised iss-supported-missing
+		iss-wrong-issuer iss-unexpected iss-normalized metadata-issuer-mismatch
+		client-credentials-jwt client-credentials-basic enterprise-managed-authorization
+		dpop dpop-nonce wif-jwt-bearer)
+	bin=$(mktemp -d)
+	go build -o "$bin/everything-client" ./conformance/everything-client || return 1
+	for sc in "${core[@]}" "${other[@]}"; do
+		echo "--- client scenario auth/$sc"
+		conformance_client "auth/$sc" "$bin/everything-client" || rc=1
+	done
+	for sc in "${core[@]}"; do
+		echo "--- client scenario auth/$sc at 2026-07-28"
+		CONFORMANCE_SPEC_VERSION=2026-07-28 conformance_client "auth/$sc" "$bin/everything-client" || rc=1
 	done
 	rm -rf "$bin"
 	return $rc
@@ -107,17 +215,32 @@ bench() {
 		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1 >/dev/null
 }
 
+# browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
+# its own so that the SDK does not depend on chromedp). Debian's chromium is
+# installed when missing.
+browser() {
+	if ! command -v chromium >/dev/null && [[ -z ${CHROMIUM:-} ]]; then
+		local sudo=""
+		[[ $(id -u) == 0 ]] || sudo=sudo
+		$sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null || return 1
+	fi
+	(cd cmd/mcp/browsertest && go vet ./... && "$STATICCHECK" ./... && go test -count=1 ./...)
+}
+
 stage "go mod download" go mod download
 stage "gofmt" gofmt_clean
 stage "go vet" go vet ./...
 stage "staticcheck" "$STATICCHECK" ./...
 stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
-stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/
+stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
 stage "bench (process-level benchmark builds and runs)" bench
+stage "browser (mcp inspect in headless Chromium)" browser
 stage "conformance (official suite, server and client)" conformance
+stage "conformance auth (the auth/* client scenarios)" conformance_auth
+stage "replicas (three Redis-backed servers behind a proxy)" replicas
 
 printf '\n'
 for f in "${failures[@]}"; do

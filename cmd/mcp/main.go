@@ -7,7 +7,10 @@
 //	mcp get PROMPT [KEY=VALUE...] TARGET...
 //	mcp complete REF ARG [VALUE] TARGET...
 //	mcp ping TARGET...
-//	mcp proxy TARGET...
+//	mcp proxy [--http ADDR] TARGET...
+//	mcp shell TARGET...
+//	mcp inspect [--addr ADDR] TARGET...
+//	mcp login|logout URL
 //	mcp serve [--http ADDR]
 //
 // TARGET is a URL, a command and its arguments, or @NAME from a config file;
@@ -34,9 +37,13 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	args := os.Args[1:]
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if len(args) > 0 && args[0] == "shell" {
+		sigs = sigs[1:] // the shell's Ctrl-C interrupts the command, not the shell
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
+	defer stop()
 	if len(args) > 0 && args[0] == "serve" {
 		if err := serve(ctx, args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "mcp:", err)

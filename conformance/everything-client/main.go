@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
@@ -70,12 +71,18 @@ func newClient(version string) *mcp.Client {
 }
 
 func run(ctx context.Context, url, scenario, version, rawContext string) error {
+	if strings.HasPrefix(scenario, "auth/") {
+		return runAuth(ctx, url, scenario, version, rawContext)
+	}
 	cs, err := newClient(version).Connect(ctx, mcphttp.NewClientStream(url, nil))
 	if err != nil {
 		return err
 	}
 	defer cs.Close()
 
+	if isSkillsScenario(scenario) {
+		return runSkills(ctx, cs, scenario)
+	}
 	switch scenario {
 	case "initialize":
 		_, err := cs.ListTools(ctx, nil)

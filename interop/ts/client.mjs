@@ -711,6 +711,13 @@ await check('resources/list', async () => {
 		{ uri: 'test://static-text', name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' },
 		{ uri: 'test://static-binary', name: 'static-binary', description: 'A static binary resource (a PNG image)', mimeType: 'image/png' },
 		{ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients can subscribe to', mimeType: 'text/plain' },
+		{
+			uri: 'skill://pdf-processing/SKILL.md',
+			name: 'pdf-processing',
+			description: 'Extract, fill, and assemble PDF documents',
+			mimeType: 'text/markdown',
+			size: 259,
+		},
 	]);
 });
 
@@ -723,6 +730,7 @@ await check('resources/templates/list', async () => {
 			description: 'A resource template with an id',
 			mimeType: 'application/json',
 		},
+		{ uriTemplate: 'skill://{+path}', name: 'skill-file', description: 'A file of a skill; skills/list names them all.' },
 	]);
 });
 

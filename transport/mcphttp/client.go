@@ -21,10 +21,10 @@ import (
 // ClientOptions configures the client side of both HTTP transports. The
 // zero value (and a nil *ClientOptions) selects the defaults.
 type ClientOptions struct {
-	// HTTPClient sends the requests. Default http.DefaultClient. Use a
-	// client whose Transport adds credentials (an OAuth token source, for
-	// instance) for servers that need authorization. Its Timeout, if any,
-	// must allow for long SSE streams.
+	// HTTPClient sends the requests. Default http.DefaultClient. For
+	// servers that need OAuth, set Authorizer (package oauth) rather than
+	// a Transport that adds a fixed token. Its Timeout, if any, must allow
+	// for long SSE streams.
 	HTTPClient *http.Client
 
 	// Header is added to every request (for example Authorization, or a
@@ -56,12 +56,33 @@ type ClientOptions struct {
 
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
+
+	// Authorizer, if set, adds credentials to every request and handles
+	// the server's 401 and 403 answers (package oauth implements it). A
+	// request it answers with retry is sent again, at most twice (a login
+	// can be followed by a DPoP nonce challenge).
+	Authorizer Authorizer
+}
+
+// Authorizer is the seam between the HTTP client transports and an
+// authorization layer such as package oauth, so that this package stays
+// free of OAuth: it decorates each outgoing request and reacts to a
+// refusal. Its methods may be called concurrently.
+type Authorizer interface {
+	// Authorize adds credentials (an Authorization header, a DPoP proof)
+	// to req just before it is sent, or returns why it cannot.
+	Authorize(req *http.Request) error
+	// Challenged is called with the server's 401 or 403 answer to req. It
+	// may obtain new credentials (log in, refresh, step up) and reports
+	// whether to send the request again. It must not read resp.Body.
+	Challenged(ctx context.Context, req *http.Request, resp *http.Response) (retry bool, err error)
 }
 
 // clientCore is what the Streamable HTTP and HTTP+SSE clients share: the
 // HTTP client and its settings, and the queue of incoming messages.
 type clientCore struct {
 	hc     *http.Client
+	auth   Authorizer
 	header http.Header
 	max    int
 	delay  time.Duration
@@ -98,6 +119,7 @@ func newClientCore(opts *ClientOptions) *clientCore {
 			c.hc = opts.HTTPClient
 		}
 		c.header = opts.Header.Clone()
+		c.auth = opts.Authorizer
 		if opts.MaxMessageBytes > 0 {
 			c.max = opts.MaxMessageBytes
 		}
@@ -200,6 +222,50 @@ func (c *clientCore) newRequest(ctx context.Context, method, url string, body []
 		req.Header["Content-Type"] = valueJSON
 	}
 	return req, nil
+}
+
+// maxAuthRetries bounds how often one request is sent again after the
+// Authorizer resolved a 401 or 403: a login can be followed by a DPoP
+// nonce challenge.
+const maxAuthRetries = 2
+
+// do sends req (built by newRequest) through the Authorizer, if any: it
+// decorates the request and, on a 401 or 403 the Authorizer can resolve,
+// sends it again with the new credentials.
+func (c *clientCore) do(req *http.Request) (*http.Response, error) {
+	if c.auth == nil {
+		return c.hc.Do(req)
+	}
+	for try := 0; ; try++ {
+		if try > 0 {
+			again := req.Clone(req.Context())
+			if req.GetBody != nil {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				again.Body = body
+			}
+			req = again
+		}
+		if err := c.auth.Authorize(req); err != nil {
+			return nil, fmt.Errorf("mcphttp: authorization: %w", err)
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil || try == maxAuthRetries ||
+			(resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+			return resp, err
+		}
+		retry, err := c.auth.Challenged(req.Context(), req, resp)
+		if err != nil {
+			drain(resp)
+			return nil, fmt.Errorf("mcphttp: authorization: %w", err)
+		}
+		if !retry {
+			return resp, nil
+		}
+		drain(resp)
+	}
 }
 
 // readJSON reads and decodes a JSON response body.
@@ -384,6 +450,10 @@ func NewClientStream(url string, opts *ClientOptions) *ClientStream {
 	return c
 }
 
+// URL returns the MCP endpoint the stream talks to, for instrumentation
+// (server.address and server.port on a client's spans).
+func (c *ClientStream) URL() string { return c.url }
+
 // SessionID returns the Mcp-Session-Id the server issued ("" if none).
 func (c *ClientStream) SessionID() string {
 	c.mu.Lock()
@@ -418,8 +488,12 @@ func (c *ClientStream) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if req, err := c.newRequest(ctx, http.MethodDelete, c.url, nil); err == nil {
 			c.sessionHeaders(req, sid, ver)
-			if resp, err := c.hc.Do(req); err == nil {
-				drain(resp)
+			// The session's end needs the credentials, but is no reason
+			// to log in again.
+			if c.auth == nil || c.auth.Authorize(req) == nil {
+				if resp, err := c.hc.Do(req); err == nil {
+					drain(resp)
+				}
 			}
 		}
 		cancel()
@@ -536,7 +610,7 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 		req.Header.Set(headerProtocolVersion, *peekStateless(m).Meta.ProtocolVersion)
 		req.Header.Set(mcp.HeaderMethod, m.Method)
 	}
-	return c.hc.Do(req)
+	return c.do(req)
 }
 
 // refused handles a non-2xx answer: a JSON-RPC error for the request in
@@ -770,7 +844,7 @@ func (c *ClientStream) get(ctx context.Context, sid, ver, lastID string) (*http.
 	if lastID != "" {
 		req.Header.Set(headerLastEventID, lastID)
 	}
-	return c.hc.Do(req)
+	return c.do(req)
 }
 
 // standaloneWait bounds how long the initialized notification's Write waits

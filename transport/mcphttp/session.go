@@ -44,6 +44,7 @@ type session struct {
 	standalone *stream // made on first use: see standaloneStream
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last HTTP activity
+	touched  atomic.Int64 // unix nanoseconds the store last renewed it (see Handler.touch)
 }
 
 // errSessionClosed reports a message for a session that has ended.

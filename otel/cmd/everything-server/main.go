@@ -4,6 +4,9 @@
 // OTEL_METRICS_EXPORTER (otlp, console, none, ...), OTEL_EXPORTER_OTLP_*
 // for where to send, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
 //
+// Over HTTP it also answers the load balancer's probes, /livez and /readyz
+// (mcphttp.NewHealth).
+//
 // It is a module of its own because the exporters bring in gRPC and
 // protobuf, which neither the SDK nor the instrumentation needs.
 //
@@ -98,13 +101,17 @@ func setupTelemetry(ctx context.Context) (opts *mcpotel.Options, shutdown func(c
 	return &mcpotel.Options{TracerProvider: tp, MeterProvider: mp, Propagator: prop}, shutdown, nil
 }
 
-// serveHTTP serves s over Streamable HTTP at /mcp until ctx ends. Once it
+// serveHTTP serves s over Streamable HTTP at /mcp, with the liveness and
+// readiness probes at /livez and /readyz, until ctx ends. Once it
 // listens it prints the endpoint's URL on stdout, so a script can start it
 // on port 0 and read where it went.
 func serveHTTP(ctx context.Context, addr string, s *mcp.Server) error {
 	h := mcphttp.NewHandler(s, nil)
+	health := mcphttp.NewHealth(h, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle("/livez", health.Live())
+	mux.Handle("/readyz", health.Ready())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

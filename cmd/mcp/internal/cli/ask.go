@@ -19,11 +19,17 @@ import (
 // the user: questions on stderr, answers read a line at a time from stdin.
 // One request is asked at a time.
 type asker struct {
-	mu    sync.Mutex
-	in    io.Reader
-	out   io.Writer
-	once  sync.Once
-	lines chan string // closed at the end of the input
+	mu        sync.Mutex
+	in        io.Reader
+	out       io.Writer
+	once      sync.Once
+	lines     chan string // closed at the end of the input
+	stopOnce  sync.Once
+	closeOnce sync.Once
+	stop      chan struct{} // closed by close: the reader sends no more
+
+	// readLine, if set, reads the answers instead (mcp shell's line editor).
+	readLine func(ctx context.Context, prompt string) (string, bool)
 }
 
 // line prints prompt and reads one line, without its end. ok is false at
@@ -31,15 +37,27 @@ type asker struct {
 // or the command interrupted): stdin is read by a goroutine of its own, so
 // that a question left unanswered does not hold up the exit.
 func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
+	if a.readLine != nil {
+		if i := strings.LastIndexByte(prompt, '\n'); i >= 0 {
+			fmt.Fprint(a.out, strings.ReplaceAll(prompt[:i+1], "\n", "\r\n"))
+			prompt = prompt[i+1:]
+		}
+		return a.readLine(ctx, prompt)
+	}
 	a.once.Do(func() {
 		a.lines = make(chan string)
+		a.stopOnce.Do(func() { a.stop = make(chan struct{}) })
 		go func() {
 			defer close(a.lines)
 			r := bufio.NewReader(a.in)
 			for {
 				s, err := r.ReadString('\n')
 				if s != "" {
-					a.lines <- strings.TrimRight(s, "\r\n")
+					select {
+					case a.lines <- strings.TrimRight(s, "\r\n"):
+					case <-a.stop:
+						return
+					}
 				}
 				if err != nil {
 					return
@@ -56,6 +74,13 @@ func (a *asker) line(ctx context.Context, prompt string) (s string, ok bool) {
 		fmt.Fprintln(a.out)
 	}
 	return s, ok
+}
+
+// close lets the reader goroutine end once its current read returns, if
+// no one takes its line.
+func (a *asker) close() {
+	a.stopOnce.Do(func() { a.stop = make(chan struct{}) })
+	a.closeOnce.Do(func() { close(a.stop) })
 }
 
 // elicit asks for each field of a form; the end of the input cancels.

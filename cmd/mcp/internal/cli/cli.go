@@ -64,8 +64,20 @@ commands:
                                  complete an argument; REF is a prompt name or
                                  a resource template URI
   ping TARGET                    check that the server answers
-  proxy TARGET                   relay a client on stdin/stdout to TARGET, e.g.
+  proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
+  proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
+                                 Streamable HTTP at http://ADDR/mcp
+  shell TARGET                   an interactive session: the commands above
+                                 without TARGET, with history and tab
+                                 completion of commands, tools, prompts,
+                                 resources and argument names
+  inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
+                                 browse, call, read and answer the server,
+                                 with a live log of every message
+  login URL / logout URL         store (OAuth) or forget the token used for
+                                 URL; tokens live in the user config dir,
+                                 gomcp/tokens/, one 0600 file per server
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -115,6 +127,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
 	}
+	if name == "login" || name == "logout" {
+		return runLogin(ctx, name, args, stdout, stderr)
+	}
 	c, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "mcp: unknown command %q (see mcp help)\n", name)
@@ -127,14 +142,23 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err := inv.parse(name, c.positional, args, &noInput)
 	if !noInput {
 		inv.ask = &asker{in: stdin, out: stderr}
+		defer inv.ask.close()
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return help(stdout, stderr, []string{name})
 	}
 	switch {
 	case err != nil:
+	case name == "proxy" && inv.httpAddr != "":
+		err = inv.proxyHTTP(ctx)
 	case name == "proxy":
 		err = inv.proxy(ctx, stdin, stdout)
+	case name == "inspect":
+		err = inv.inspect(ctx)
+	case name == "shell":
+		err = inv.run(ctx, func(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
+			return inv.shell(ctx, cs, stdin)
+		})
 	default:
 		err = inv.run(ctx, c.run)
 	}
@@ -230,6 +254,8 @@ var commands = map[string]command{
 	"complete":  {2, runComplete},
 	"ping":      {0, runPing},
 	"proxy":     {0, nil}, // see invocation.proxy
+	"inspect":   {0, nil}, // see invocation.inspect
+	"shell":     {0, nil}, // see invocation.shell
 }
 
 // invocation is one parsed command line.
@@ -246,6 +272,9 @@ type invocation struct {
 	version  string
 	argsJSON string
 	outDir   string
+	addr     string // inspect --addr
+	httpAddr string // proxy --http
+	inShell  bool   // a line of mcp shell: no target
 	tf       targetFlags
 	pos      []string          // the positional arguments
 	kv       map[string]string // KEY=VALUE pairs
@@ -272,6 +301,13 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if name == "call" {
 		fs.StringVar(&inv.outDir, "out", "", "")
+	}
+	if name == "proxy" {
+		fs.StringVar(&inv.httpAddr, "http", "", "")
+		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
+	}
+	if name == "inspect" {
+		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
 	rest := args
 	wantKV := name == "call" || name == "get"
@@ -313,6 +349,12 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if len(inv.pos) < npos {
 		return usageError{fmt.Errorf("%s: missing arguments (see mcp help)", name)}
+	}
+	if inv.inShell {
+		if len(rest) > 0 {
+			return usageError{fmt.Errorf("%s: unexpected arguments %q", name, rest)}
+		}
+		return nil
 	}
 	if len(rest) == 0 {
 		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}

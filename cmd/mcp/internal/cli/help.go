@@ -116,15 +116,69 @@ Checks that the server answers (server/discover on a 2026-07-28 server).
 
 --json: {"ok": true, "milliseconds": 3}
 `,
-	"proxy": `usage: mcp proxy [flags] TARGET...
+	"proxy": `usage: mcp proxy [--stdio] [flags] TARGET...
+       mcp proxy --http ADDR [flags] TARGET...
 
-Relays every message, unchanged and in both directions, between an MCP
-client on stdin and stdout and TARGET, until the client closes stdin. A
-client that can only start a server as a command can so reach a server
-over HTTP, with the headers given by -H:
+Relays every message, unchanged and in both directions (the server's own
+requests and notifications too), between a client and TARGET.
+
+By default (--stdio) the client is on stdin and stdout, until it closes
+stdin: a client that can only start a server as a command can so reach a
+server over HTTP, with the headers given by -H:
 
   {"command": "mcp", "args": ["proxy", "https://example.com/mcp",
    "-H", "Authorization: Bearer TOKEN"]}
+
+With --http ADDR, TARGET (typically a command) is served over Streamable
+HTTP at http://ADDR/mcp (port 0 picks a free port; the first line on
+stdout is "listening on http://HOST:PORT/mcp"). Each session, opened by an
+initialize request, gets its own connection to TARGET (its own process for
+a command); DELETE ends it, and at 64 sessions a new one ends the one
+idle the longest. Requests from another site's page (an Origin
+that is not the proxy's) are refused.
+
+The 2026-07-28 revision (server/discover, no session) would need the
+client's per-request HTTP headers recomputed: the proxy answers
+server/discover with "method not found" and clients fall back to
+initialize.
+`,
+	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
+
+Runs the web inspector for TARGET: prints "inspector at URL" and serves
+the page there until interrupted. Open the URL in a browser. The page,
+built into the binary, lists the tools, resources, templates and prompts;
+builds a form from each tool's input schema; shows results (text, images,
+audio, embedded resources, structured output next to the output schema);
+logs every JSON-RPC message both ways; shows progress; asks you the
+server's elicitation and sampling requests; and connects to another target
+without a restart.
+
+It listens on a loopback address only. The URL holds a random token:
+requests without it, with another Host, or from another site's page
+(Origin) are refused.
+`,
+	"shell": `usage: mcp shell [flags] TARGET...
+
+Opens one session with TARGET and reads commands a line at a time: info,
+tools, resources, templates, prompts, ping, call, read, get, complete, as
+on the command line but without TARGET (help lists them; exit or Ctrl-D
+ends). On a terminal it offers line editing, history (up and down) and Tab
+completion of commands, flags, tool and prompt names, resource URIs and
+argument names; otherwise it reads plain lines, so that a script can pipe
+commands in. The server's questions (elicitation, sampling) are asked in
+the shell. A failing command prints its error and the shell goes on.
+`,
+	"login": `usage: mcp login URL
+
+Runs the OAuth flow for the server at URL and stores the token for later
+commands. Tokens live in the user's configuration directory under
+gomcp/tokens/ (one 0600 file per server); a -H 'Authorization: ...' on the
+command line wins over a stored token. (Not available until the OAuth
+client is built in.)
+`,
+	"logout": `usage: mcp logout URL
+
+Forgets the token stored for URL by mcp login.
 `,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 

@@ -1,0 +1,251 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// JWTOptions configures a JWTVerifier.
+type JWTOptions struct {
+	// Issuer is the authorization server's issuer identifier; a token
+	// whose "iss" differs is refused. Required.
+	Issuer string
+	// Audience is this resource server's identifier (its canonical URI,
+	// RFC 8707); a token whose "aud" does not contain it is refused.
+	// Required: a token meant for another server must never be accepted.
+	Audience string
+	// JWKSURL is where the authorization server publishes its keys (its
+	// metadata's jwks_uri). Required.
+	JWKSURL string
+	// HTTPClient fetches the key set. Default http.DefaultClient.
+	HTTPClient *http.Client
+	// Algorithms are the signature algorithms accepted. Default: RS256,
+	// PS256, ES256, ES384, EdDSA (never "none" nor HMAC).
+	Algorithms []jose.SignatureAlgorithm
+	// RefreshInterval is how long fetched keys are used before they are
+	// fetched again. Default 1 hour.
+	RefreshInterval time.Duration
+	// MinRefreshInterval bounds how often a token signed with an unknown
+	// key id makes the verifier fetch the key set again (key rotation),
+	// so that forged key ids cannot make it hammer the authorization
+	// server. Default 30 seconds.
+	MinRefreshInterval time.Duration
+	// Leeway tolerates clock skew on exp, nbf and iat. Default 1 minute.
+	Leeway time.Duration
+	// MaxKeySetBytes bounds the key set document. Default 1 MiB.
+	MaxKeySetBytes int64
+	// Now returns the current time (tests). Default time.Now.
+	Now func() time.Time
+}
+
+// JWTVerifier verifies JWT access tokens (RFC 9068) signed by an
+// authorization server whose keys it fetches from the JWKS URL, caches
+// and refreshes. It is safe for concurrent use.
+type JWTVerifier struct {
+	opts JWTOptions
+
+	mu        sync.Mutex
+	keys      *jose.JSONWebKeySet
+	fetched   time.Time // when keys were fetched
+	attempted time.Time // last fetch attempt, successful or not
+	fetching  chan struct{}
+}
+
+// NewJWTVerifier returns a verifier for the tokens of opts.Issuer. It
+// fetches keys on first use.
+func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
+	if opts.Issuer == "" || opts.Audience == "" || opts.JWKSURL == "" {
+		return nil, errors.New("auth: JWTOptions needs Issuer, Audience and JWKSURL")
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = http.DefaultClient
+	}
+	if len(opts.Algorithms) == 0 {
+		opts.Algorithms = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA}
+	}
+	if opts.RefreshInterval <= 0 {
+		opts.RefreshInterval = time.Hour
+	}
+	if opts.MinRefreshInterval <= 0 {
+		opts.MinRefreshInterval = 30 * time.Second
+	}
+	if opts.Leeway <= 0 {
+		opts.Leeway = time.Minute
+	}
+	if opts.MaxKeySetBytes <= 0 {
+		opts.MaxKeySetBytes = 1 << 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &JWTVerifier{opts: opts}, nil
+}
+
+// jwtClaims are the claims the verifier reads (RFC 9068, RFC 9449).
+type jwtClaims struct {
+	jwt.Claims
+	Scope    string   `json:"scope"`
+	Scp      []string `json:"scp"`
+	ClientID string   `json:"client_id"`
+	Cnf      *struct {
+		JKT string `json:"jkt"`
+	} `json:"cnf"`
+}
+
+// Verify checks the token's signature, issuer, audience and lifetime.
+func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
+	tok, err := jwt.ParseSigned(token, v.opts.Algorithms)
+	if err != nil {
+		return nil, invalid("not a signed JWT: " + err.Error())
+	}
+	if len(tok.Headers) != 1 {
+		return nil, invalid("one signature expected")
+	}
+	if typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string); typ != "" &&
+		!strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") && !strings.EqualFold(typ, "JWT") {
+		return nil, invalid("token type " + quote(typ) + " is not an access token")
+	}
+	kid := tok.Headers[0].KeyID
+	keys, err := v.keySet(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	var key any = keys
+	if kid == "" { // a server with one key may not name it
+		if len(keys.Keys) != 1 {
+			return nil, invalid("the token names no key (kid) and the issuer has several")
+		}
+		key = keys.Keys[0]
+	}
+	var c jwtClaims
+	var all map[string]any
+	if err := tok.Claims(key, &c, &all); err != nil {
+		return nil, invalid("signature: " + err.Error())
+	}
+	info := &TokenInfo{
+		Subject:  c.Subject,
+		ClientID: c.ClientID,
+		Issuer:   c.Issuer,
+		Audience: c.Audience,
+		Scopes:   splitScopes(c.Scope),
+		Claims:   all,
+	}
+	if c.Scope == "" {
+		info.Scopes = c.Scp
+	}
+	if c.Expiry != nil {
+		info.Expiry = c.Expiry.Time()
+	}
+	if c.Cnf != nil {
+		info.JKT = c.Cnf.JKT
+	}
+	var nbf time.Time
+	if c.NotBefore != nil {
+		nbf = c.NotBefore.Time()
+	}
+	now := v.opts.Now()
+	if err := checkClaims(info, v.opts.Issuer, v.opts.Audience, nbf, now, v.opts.Leeway); err != nil {
+		return nil, err
+	}
+	if c.IssuedAt != nil && now.Add(v.opts.Leeway).Before(c.IssuedAt.Time()) {
+		return nil, invalid("the token was issued in the future")
+	}
+	return info, nil
+}
+
+// keySet returns the cached keys, fetching them when they are stale, or
+// when kid is unknown and the last attempt is old enough.
+func (v *JWTVerifier) keySet(ctx context.Context, kid string) (*jose.JSONWebKeySet, error) {
+	for {
+		v.mu.Lock()
+		now := v.opts.Now()
+		keys := v.keys
+		stale := keys == nil || now.Sub(v.fetched) >= v.opts.RefreshInterval ||
+			(kid != "" && len(keys.Key(kid)) == 0)
+		if !stale || (keys != nil && now.Sub(v.attempted) < v.opts.MinRefreshInterval) {
+			v.mu.Unlock()
+			if keys == nil {
+				return nil, errors.New("auth: no key set yet")
+			}
+			return keys, nil
+		}
+		if wait := v.fetching; wait != nil { // another goroutine fetches
+			v.mu.Unlock()
+			select {
+			case <-wait:
+				v.mu.Lock()
+				keys = v.keys
+				v.mu.Unlock()
+				if keys != nil {
+					return keys, nil
+				}
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		v.fetching = done
+		v.attempted = now
+		v.mu.Unlock()
+
+		fresh, err := v.fetch(ctx)
+
+		v.mu.Lock()
+		if err == nil {
+			v.keys, v.fetched = fresh, v.opts.Now()
+		}
+		keys = v.keys
+		v.fetching = nil
+		close(done)
+		v.mu.Unlock()
+		if keys == nil {
+			return nil, err
+		}
+		return keys, nil // on a failed refresh, the old keys serve on
+	}
+}
+
+func (v *JWTVerifier) fetch(ctx context.Context) (*jose.JSONWebKeySet, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.opts.JWKSURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("auth: JWKS request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := v.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("auth: fetching JWKS: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("auth: fetching JWKS: %s", resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, v.opts.MaxKeySetBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("auth: reading JWKS: %w", err)
+	}
+	if int64(len(body)) > v.opts.MaxKeySetBytes {
+		return nil, errors.New("auth: JWKS document too large")
+	}
+	var ks jose.JSONWebKeySet
+	if err := json.Unmarshal(body, &ks); err != nil {
+		return nil, fmt.Errorf("auth: decoding JWKS: %w", err)
+	}
+	pub := &jose.JSONWebKeySet{}
+	for _, k := range ks.Keys {
+		if k.Use == "" || k.Use == "sig" {
+			pub.Keys = append(pub.Keys, k.Public())
+		}
+	}
+	return pub, nil
+}

@@ -1,0 +1,253 @@
+package browsertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"go.uber.org/goleak"
+)
+
+// bin holds the mcp and everything-server binaries, built by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcp-browsertest")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	for _, pkg := range []string{"./cmd/mcp", "./conformance/everything-server"} {
+		cmd := exec.Command("go", "build", "-o", dir, pkg)
+		cmd.Dir = filepath.Join("..", "..", "..") // the SDK module
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// chromium finds the browser: $CHROMIUM, or chromium on $PATH
+// (scripts/test.sh installs Debian's).
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no chromium on $PATH: install it (apt-get install -y chromium) or set $CHROMIUM")
+	return ""
+}
+
+// startInspector runs mcp inspect on target and returns the page's URL.
+func startInspector(t *testing.T, target ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "mcp"), append([]string{"inspect"}, target...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mcp inspect printed no address: %v", err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "inspector at ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	return url
+}
+
+// browser opens a headless Chromium for the test on the page at url.
+func browser(t *testing.T, url string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // CI runs as root
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1400, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc()
+	})
+	// The first run starts the browser, which lives as long as its context:
+	// no timeout on that one.
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// do runs steps in the browser, failing the test after 30 seconds.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// text returns the text of the first element matching sel.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("%s: %v", sel, err)
+	}
+	return s
+}
+
+// waitText waits until the text of the first element matching sel
+// contains want.
+func waitText(sel, want string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		var got string
+		for {
+			s, err := chromedp.Text(chromedp.CSS(sel))(ctx, t)
+			if err == nil {
+				got = s
+				if strings.Contains(got, want) {
+					return nil
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s: waiting for %q, have %q: %w", sel, want, got, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
+// TestInspectInBrowser opens the inspector on the demo server, calls a tool
+// through its generated form, then connects to another server from the
+// page and answers an elicitation and a sampling request there.
+func TestInspectInBrowser(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "mcp"), "serve")
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+
+	// A tool called through the form built from its input schema.
+	do(t, ctx,
+		waitText("#status", "gomcp demo server"),
+		chromedp.Click(css(`button.tool[data-name="greet"]`)),
+		chromedp.SendKeys(css(`#tool-form input[name="name"]`), "Go"),
+		chromedp.SetValue(css(`#tool-form select[name="style"]`), `"loud"`),
+		chromedp.Click(css("#run")),
+		waitText("#result pre.text", "HELLO, GO!"),
+		// The live log has both directions of the call.
+		waitText("#log", "tools/call"),
+	)
+	if s := text(t, ctx, "#result .structured-content"); !strings.Contains(s, `"greeting": "HELLO, GO!"`) {
+		t.Errorf("structuredContent shown as %q", s)
+	}
+	if s := text(t, ctx, "#result .structured"); !strings.Contains(s, "outputSchema") || !strings.Contains(s, `"greeting"`) {
+		t.Errorf("output schema not shown next to the structured output: %q", s)
+	}
+	log := text(t, ctx, "#log")
+	for _, want := range []string{"→ tools/call", "← result", `"name":"greet"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+
+	// Another target, without restarting: the everything server over stdio.
+	do(t, ctx,
+		chromedp.SetValue(css("#target"), filepath.Join(bin, "everything-server")),
+		chromedp.Click(css("#connect")),
+		waitText("#status", "gomcp-everything-server"),
+		chromedp.Click(css(`button.tool[data-name="test_elicitation"]`)),
+		chromedp.SendKeys(css(`#tool-form input[name="message"]`), "Who are you?"),
+		chromedp.Click(css("#run")),
+		// The server's question, answered in the page.
+		waitText(".question.elicit", "Who are you?"),
+		chromedp.SendKeys(css(`.question.elicit input[name="username"]`), "alice"),
+		chromedp.SendKeys(css(`.question.elicit input[name="email"]`), "alice@example.com"),
+		chromedp.Click(css(".question.elicit button.accept")),
+		waitText("#result pre.text", "action: accept"),
+	)
+	if s := text(t, ctx, "#result pre.text"); !strings.Contains(s, `"username":"alice"`) || !strings.Contains(s, `"email":"alice@example.com"`) {
+		t.Errorf("elicitation result %q", s)
+	}
+
+	// Sampling: the user writes the model's reply.
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_sampling"]`)),
+		chromedp.SendKeys(css(`#tool-form input[name="prompt"]`), "What is 2+2?"),
+		chromedp.Click(css("#run")),
+		waitText(".question.sample", "What is 2+2?"),
+		chromedp.SendKeys(css(`.question.sample textarea[name="reply"]`), "four"),
+		chromedp.Click(css(".question.sample button.accept")),
+		waitText("#result pre.text", "LLM response: four"),
+	)
+
+	// Images are shown, embedded resources too.
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_multiple_content_types"]`)),
+		chromedp.Click(css("#run")),
+		chromedp.WaitVisible(css("#result .block.image img")),
+		chromedp.WaitVisible(css("#result .block.resource")),
+	)
+	src, err := chromedp.Run(ctx, chromedp.AttributeValue(css("#result .block.image img"), "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(src.Value, "data:image/png;base64,") {
+		t.Errorf("image src %.40q", src.Value)
+	}
+
+	// Progress is shown while a tool runs.
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_tool_with_progress"]`)),
+		chromedp.Click(css("#run")),
+		waitText("#result pre.text", "Progress test completed"),
+		waitText("#progress-text", "100/100"),
+	)
+
+	// Without the token the browser gets nothing.
+	base := url[:strings.LastIndex(strings.TrimSuffix(url, "/"), "/")+1]
+	do(t, ctx, chromedp.Navigate(base), waitText("body", "has a token"))
+}

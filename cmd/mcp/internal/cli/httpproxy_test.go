@@ -1,0 +1,295 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// startHTTPProxy runs mcp proxy --http in front of target and returns the
+// endpoint's URL.
+func startHTTPProxy(t *testing.T, target ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, append([]string{"proxy", "--http", "127.0.0.1:0"}, target...), strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+		done <- code
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("proxy --http exit %d", code)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	return url
+}
+
+// TestProxyHTTP serves the everything server, a command, over HTTP and
+// drives it with a client: requests, the server's requests (elicitation,
+// sampling) and notifications (progress) all pass.
+func TestProxyHTTP(t *testing.T) {
+	t.Run("command", func(t *testing.T) { testProxyHTTP(t, everythingBin) })
+	t.Run("url", func(t *testing.T) { testProxyHTTP(t, everythingURL(t)) })
+}
+
+func testProxyHTTP(t *testing.T, target string) {
+	url := startHTTPProxy(t, target)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"username": "u", "email": "e"}}, nil
+		},
+		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent("42")}, Model: "m"}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, mcphttp.NewClientStream(url, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if cs.Stateless() {
+		t.Error("the proxy relays the stateful revisions only")
+	}
+	if got := cs.InitializeResult().ServerInfo.Name; got != "gomcp-everything-server" {
+		t.Errorf("server %q", got)
+	}
+	text := func(name string, args string) string {
+		t.Helper()
+		var raw []byte
+		if args != "" {
+			raw = []byte(args)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if s := text("test_elicitation", `{"message":"m"}`); !strings.Contains(s, `"username":"u"`) {
+		t.Errorf("elicitation: %q", s)
+	}
+	if s := text("test_sampling", `{"prompt":"p"}`); s != "LLM response: 42" {
+		t.Errorf("sampling: %q", s)
+	}
+	var progress int
+	pctx := mcp.WithProgress(ctx, func(*mcp.ProgressNotificationParams) { progress++ })
+	if _, err := cs.CallTool(pctx, &mcp.CallToolParams{Name: "test_tool_with_progress"}); err != nil {
+		t.Fatal(err)
+	}
+	if progress != 3 {
+		t.Errorf("%d progress notifications, want 3", progress)
+	}
+
+	// The command-line client through the proxy, and a second session.
+	v := runJSON(t, "tools", "--json", url)
+	if n := len(field(t, v, "tools").([]any)); n < 5 {
+		t.Errorf("%d tools", n)
+	}
+}
+
+func TestProxyHTTPRefuses(t *testing.T) {
+	url := startHTTPProxy(t, everythingBin)
+	for _, tc := range []struct {
+		name, method, body, session, origin string
+		want                                int
+	}{
+		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400},
+		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404},
+		{"not JSON", "POST", `{`, "", "", 400},
+		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400},
+		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403},
+		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 200},
+		{"GET without session", "GET", "", "", "", 400},
+		{"PUT", "PUT", "", "", "", 405},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.session != "" {
+				req.Header.Set("Mcp-Session-Id", tc.session)
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
+			}
+		})
+	}
+}
+
+// TestProxyHTTPSessionEnds: DELETE ends the session and its upstream.
+func TestProxyHTTPSessionEnds(t *testing.T) {
+	url := startHTTPProxy(t, everythingBin)
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" || !strings.Contains(string(body), `"serverInfo"`) {
+		t.Fatalf("initialize: session %q, body %s", sid, body)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("notification: status %d", resp.StatusCode)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"id":2,"result":{}`) {
+		t.Errorf("ping: %s", body)
+	}
+	req, _ := http.NewRequest("DELETE", url, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	dresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dresp.Body.Close()
+	if dresp.StatusCode != http.StatusOK {
+		t.Errorf("DELETE: status %d", dresp.StatusCode)
+	}
+	resp = post(sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("after DELETE: status %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestProxyHTTPGetStream: the server's messages sent while no POST is open
+// wait for the GET stream, then flow on it.
+func TestProxyHTTPGetStream(t *testing.T) {
+	up, server := transport.Pipe()
+	p := &httpProxy{inv: &invocation{stderr: io.Discard}, sessions: map[string]*proxySession{}}
+	s := &proxySession{id: "s1", up: up, done: make(chan struct{}), waiting: map[jsonrpc.ID]*proxyStream{}}
+	p.sessions[s.id] = s
+	pumped := make(chan struct{})
+	go func() { p.pump(s); close(pumped) }()
+	ts := httptest.NewServer(p)
+	defer ts.Close()
+	defer func() { p.closeAll(); server.Close(); <-pumped }()
+
+	ctx := context.Background()
+	note := func(n int) {
+		t.Helper()
+		m := jsonrpc.NewNotification("notifications/message", []byte(`{"level":"info","data":`+strconv.Itoa(n)+`}`))
+		if err := server.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note(1) // no stream open: held back
+	req, _ := http.NewRequest("GET", ts.URL, nil)
+	req.Header.Set("Mcp-Session-Id", "s1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	req2, _ := http.NewRequest("GET", ts.URL, nil)
+	req2.Header.Set("Mcp-Session-Id", "s1")
+	if resp2, err := http.DefaultClient.Do(req2); err != nil || resp2.StatusCode != http.StatusConflict {
+		t.Errorf("a second GET stream: %v %v", resp2.StatusCode, err)
+	} else {
+		resp2.Body.Close()
+	}
+	r := bufio.NewReader(resp.Body)
+	next := func() string {
+		t.Helper()
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				return strings.TrimSpace(data)
+			}
+		}
+	}
+	if got := next(); !strings.Contains(got, `"data":1`) {
+		t.Errorf("first event %s", got)
+	}
+	note(2)
+	if got := next(); !strings.Contains(got, `"data":2`) {
+		t.Errorf("second event %s", got)
+	}
+}
+
+// TestProxyHTTPEvictsIdleSessions: at the limit, a new session ends the
+// one idle the longest.
+func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
+	var stderr signalWriter
+	p := &httpProxy{inv: &invocation{stderr: &stderr, target: []string{everythingBin}}, sessions: map[string]*proxySession{}, max: 1}
+	ts := httptest.NewServer(p)
+	defer ts.Close()
+	defer p.closeAll()
+	connect := func() *mcp.ClientSession {
+		t.Helper()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	first := connect()
+	defer first.Close()
+	second := connect()
+	defer second.Close()
+	if err := second.Ping(context.Background()); err != nil {
+		t.Errorf("the new session: %v", err)
+	}
+	p.mu.Lock()
+	n := len(p.sessions)
+	p.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d sessions, want 1", n)
+	}
+	stderr.mu.Lock()
+	defer stderr.mu.Unlock()
+	if !strings.Contains(stderr.buf.String(), "idle the longest") {
+		t.Errorf("stderr %q", stderr.buf.String())
+	}
+}

@@ -1,0 +1,556 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// The inspector's page: plain HTML, JavaScript and CSS, built into the
+// binary so that mcp inspect needs neither Node nor the network.
+//
+//go:embed inspector
+var inspectorFiles embed.FS
+
+// Bounds of the inspector's buffers.
+const (
+	inspectRecent   = 2000 // events replayed to a page that (re)connects
+	inspectSubQueue = 512  // events queued per page before it is dropped
+	inspectMaxBody  = 4 << 20
+	inspectMaxAsks  = 64 // questions from the server waiting for the page
+)
+
+// inspectEvent is one entry of the page's live feed.
+type inspectEvent struct {
+	Seq  int64           `json:"seq"`
+	Kind string          `json:"kind"` // message, progress, connected, disconnected, elicit, sample, answered
+	Dir  string          `json:"dir,omitempty"`
+	Time string          `json:"time"`
+	Data json.RawMessage `json:"data"`
+}
+
+// hub fans events out to every open page and keeps the last few for a page
+// that connects later.
+type hub struct {
+	mu     sync.Mutex
+	seq    int64
+	recent []inspectEvent
+	subs   map[chan inspectEvent]struct{}
+}
+
+// publish sends an event; v is encoded as its data.
+func (h *hub) publish(kind, dir string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	e := inspectEvent{Seq: h.seq, Kind: kind, Dir: dir, Time: time.Now().Format("15:04:05.000"), Data: data}
+	if len(h.recent) == inspectRecent {
+		copy(h.recent, h.recent[1:])
+		h.recent = h.recent[:inspectRecent-1]
+	}
+	h.recent = append(h.recent, e)
+	for c := range h.subs {
+		select {
+		case c <- e:
+		default: // too slow: drop it; its EventSource reconnects and replays
+			delete(h.subs, c)
+			close(c)
+		}
+	}
+}
+
+// subscribe returns the recent events and a channel of the next ones.
+func (h *hub) subscribe() ([]inspectEvent, chan inspectEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs == nil {
+		h.subs = map[chan inspectEvent]struct{}{}
+	}
+	c := make(chan inspectEvent, inspectSubQueue)
+	h.subs[c] = struct{}{}
+	return append([]inspectEvent(nil), h.recent...), c
+}
+
+func (h *hub) unsubscribe(c chan inspectEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[c]; ok {
+		delete(h.subs, c)
+		close(c)
+	}
+}
+
+// tap is a stream that publishes every message it carries, both ways.
+type tap struct {
+	jsonrpc.Stream
+	h *hub
+}
+
+func (t *tap) Start(ctx context.Context) error {
+	if st, ok := t.Stream.(jsonrpc.Starter); ok {
+		return st.Start(ctx)
+	}
+	return nil
+}
+
+func (t *tap) Read(ctx context.Context) (*jsonrpc.Message, error) {
+	m, err := t.Stream.Read(ctx)
+	if err == nil {
+		t.h.publish("message", "in", json.RawMessage(m.AppendJSON(nil)))
+	}
+	return m, err
+}
+
+func (t *tap) Write(ctx context.Context, m *jsonrpc.Message) error {
+	t.h.publish("message", "out", json.RawMessage(m.AppendJSON(nil)))
+	return t.Stream.Write(ctx, m)
+}
+
+// inspector serves the page and relays its actions to the current session.
+type inspector struct {
+	inv   *invocation
+	token string
+	hub   hub
+
+	mu     sync.Mutex
+	cs     *mcp.ClientSession
+	target []string
+
+	askMu  sync.Mutex
+	askSeq int
+	asks   map[int]chan json.RawMessage
+}
+
+// inspect runs the web inspector on inv.addr until ctx ends.
+func (inv *invocation) inspect(ctx context.Context) error {
+	host, _, err := net.SplitHostPort(inv.addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--addr %q: %v", inv.addr, err)}
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return usageError{fmt.Errorf("--addr %q: the inspector listens on a loopback address only", inv.addr)}
+	}
+	var tok [24]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return err
+	}
+	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}}
+	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
+		return err
+	}
+	defer in.close()
+	ln, err := net.Listen("tcp", inv.addr)
+	if err != nil {
+		return connectError{err}
+	}
+	srv := &http.Server{Handler: in.handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(inv.stdout, "inspector at http://%s/%s/\n", ln.Addr(), in.token)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown) // event streams never end by themselves
+	_ = srv.Close()
+	return nil
+}
+
+// connect opens a session with target, replacing the current one.
+func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) error {
+	stream, err := openStream(target, tf, in.inv.stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	if in.inv.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, in.inv.timeout)
+		defer cancel()
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-inspector", Version: "0.1.0"}, &mcp.ClientOptions{
+		ProtocolVersion:      in.inv.version,
+		ElicitationHandler:   in.elicit,
+		CreateMessageHandler: in.sample,
+	})
+	in.hub.publish("connecting", "", map[string]any{"target": target})
+	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub})
+	if err != nil {
+		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return err
+		}
+		return connectError{err}
+	}
+	in.mu.Lock()
+	old := in.cs
+	in.cs, in.target = cs, target
+	in.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	in.hub.publish("connected", "", in.state())
+	go func() {
+		<-cs.Done()
+		in.mu.Lock()
+		current := in.cs == cs
+		in.mu.Unlock()
+		if current { // not replaced: the server went away
+			in.hub.publish("disconnected", "", map[string]any{"error": "the session with " + strings.Join(target, " ") + " ended"})
+		}
+	}()
+	return nil
+}
+
+// close ends the current session.
+func (in *inspector) close() {
+	in.mu.Lock()
+	cs := in.cs
+	in.cs = nil
+	in.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close()
+	}
+}
+
+// state describes the current session for the page.
+func (in *inspector) state() map[string]any {
+	in.mu.Lock()
+	cs, target := in.cs, in.target
+	in.mu.Unlock()
+	if cs == nil {
+		return map[string]any{"connected": false}
+	}
+	out := map[string]any{
+		"connected":       true,
+		"target":          strings.Join(target, " "),
+		"protocolVersion": cs.ProtocolVersion(),
+		"stateless":       cs.Stateless(),
+		"capabilities":    cs.ServerCapabilities(),
+	}
+	if ir := cs.InitializeResult(); ir != nil {
+		out["serverInfo"], out["instructions"] = ir.ServerInfo, ir.Instructions
+	}
+	return out
+}
+
+// ask publishes a question from the server and waits for the page's answer.
+func (in *inspector) ask(ctx context.Context, kind string, params any) (json.RawMessage, error) {
+	in.askMu.Lock()
+	if len(in.asks) >= inspectMaxAsks {
+		in.askMu.Unlock()
+		return nil, errors.New("too many questions are waiting for an answer")
+	}
+	in.askSeq++
+	id := in.askSeq
+	c := make(chan json.RawMessage, 1)
+	in.asks[id] = c
+	in.askMu.Unlock()
+	defer func() {
+		in.askMu.Lock()
+		delete(in.asks, id)
+		in.askMu.Unlock()
+	}()
+	in.hub.publish(kind, "", map[string]any{"id": id, "params": params})
+	select {
+	case a := <-c:
+		return a, nil
+	case <-ctx.Done():
+		in.hub.publish("answered", "", map[string]any{"id": id, "cancelled": true})
+		return nil, ctx.Err()
+	}
+}
+
+// elicit lets the page fill in the server's form.
+func (in *inspector) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a, err := in.ask(ctx, "elicit", req.Params)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(a, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// sample lets the page's user write the model's reply.
+func (in *inspector) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	a, err := in.ask(ctx, "sample", req.Params)
+	if err != nil {
+		return nil, err
+	}
+	var reply struct {
+		Text   string `json:"text"`
+		Refuse bool   `json:"refuse"`
+	}
+	if err := json.Unmarshal(a, &reply); err != nil {
+		return nil, err
+	}
+	if reply.Refuse {
+		return nil, jsonrpc.NewError(-1, "the user refused the sampling request")
+	}
+	return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent(reply.Text)},
+		Model: "human", StopReason: "endTurn"}, nil
+}
+
+// handler serves the page, its feed and its API under /TOKEN/, to requests
+// addressed to addr (or localhost) from the page itself.
+func (in *inspector) handler(addr string) http.Handler {
+	_, port, _ := net.SplitHostPort(addr)
+	hosts := map[string]bool{addr: true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	static, _ := fs.Sub(inspectorFiles, "inspector")
+	files := http.FileServerFS(static)
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", files)
+	mux.Handle("GET /app.js", files)
+	mux.Handle("GET /app.css", files)
+	mux.HandleFunc("GET /events", in.serveEvents)
+	mux.HandleFunc("POST /api/{op}", in.serveAPI)
+	prefix := "/" + in.token + "/"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A page from another site, or a name rebound to 127.0.0.1, is refused.
+		if !hosts[r.Host] {
+			http.Error(w, "wrong Host", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+			http.Error(w, "wrong Origin", http.StatusForbidden)
+			return
+		}
+		if len(r.URL.Path) < len(prefix) || subtle.ConstantTimeCompare([]byte(r.URL.Path[:len(prefix)]), []byte(prefix)) != 1 {
+			http.Error(w, "this inspector's address has a token: use the URL mcp inspect printed", http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/" + r.URL.Path[len(prefix):]
+		r2.URL.RawPath = ""
+		mux.ServeHTTP(w, r2)
+	})
+}
+
+// serveEvents streams the feed as server-sent events.
+func (in *inspector) serveEvents(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	recent, c := in.hub.subscribe()
+	defer in.hub.unsubscribe(c)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	write := func(e inspectEvent) bool {
+		b, _ := json.Marshal(e)
+		_, err := fmt.Fprintf(w, "data: %s\n\n", b)
+		return err == nil
+	}
+	for _, e := range recent {
+		if !write(e) {
+			return
+		}
+	}
+	fl.Flush()
+	for {
+		select {
+		case e, ok := <-c:
+			if !ok || !write(e) {
+				return
+			}
+			fl.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// serveAPI runs one action of the page.
+func (in *inspector) serveAPI(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		http.Error(w, "want application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, inspectMaxBody))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	res, err := in.do(r.Context(), r.PathValue("op"), body)
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil {
+		w.WriteHeader(http.StatusOK)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": strings.TrimPrefix(err.Error(), "mcp: ")})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"result": res})
+}
+
+// do performs the action op with the JSON arguments body.
+func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error) {
+	var a struct {
+		Target    string          `json:"target"`
+		Name      string          `json:"name"`
+		URI       string          `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
+		ID        int             `json:"id"`
+		Result    json.RawMessage `json:"result"`
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &a); err != nil {
+			return nil, fmt.Errorf("bad request: %v", err)
+		}
+	}
+	switch op {
+	case "state":
+		return in.state(), nil
+	case "connect":
+		target, err := splitWords(a.Target)
+		if err != nil {
+			return nil, err
+		}
+		if len(target) == 0 {
+			return nil, errors.New("name a URL, a command, or @NAME")
+		}
+		if err := in.connect(ctx, target, &targetFlags{config: in.inv.tf.config}); err != nil {
+			return nil, err
+		}
+		return in.state(), nil
+	case "answer":
+		in.askMu.Lock()
+		c, ok := in.asks[a.ID]
+		delete(in.asks, a.ID)
+		in.askMu.Unlock()
+		if !ok {
+			return nil, errors.New("that question is no longer waiting")
+		}
+		c <- a.Result
+		in.hub.publish("answered", "", map[string]any{"id": a.ID})
+		return map[string]any{}, nil
+	}
+	in.mu.Lock()
+	cs := in.cs
+	in.mu.Unlock()
+	if cs == nil {
+		return nil, errors.New("not connected")
+	}
+	if in.inv.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, in.inv.timeout)
+		defer cancel()
+	}
+	caps := cs.ServerCapabilities()
+	switch op {
+	case "tools":
+		if caps.Tools == nil {
+			return []any{}, nil
+		}
+		return collect(cs.Tools(ctx, nil))
+	case "resources":
+		if caps.Resources == nil {
+			return []any{}, nil
+		}
+		return collect(cs.Resources(ctx, nil))
+	case "templates":
+		if caps.Resources == nil {
+			return []any{}, nil
+		}
+		return collect(cs.ResourceTemplates(ctx, nil))
+	case "prompts":
+		if caps.Prompts == nil {
+			return []any{}, nil
+		}
+		return collect(cs.Prompts(ctx, nil))
+	case "call":
+		ctx = mcp.WithProgress(ctx, func(p *mcp.ProgressNotificationParams) { in.hub.publish("progress", "", p) })
+		if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
+			a.Arguments = nil
+		}
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments})
+	case "read":
+		return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: a.URI})
+	case "get":
+		var args map[string]string
+		if len(a.Arguments) > 0 {
+			if err := json.Unmarshal(a.Arguments, &args); err != nil {
+				return nil, fmt.Errorf("prompt arguments must be strings: %v", err)
+			}
+		}
+		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: a.Name, Arguments: args})
+	case "ping":
+		return map[string]any{}, cs.Ping(ctx)
+	}
+	return nil, fmt.Errorf("unknown action %q", op)
+}
+
+// splitWords splits a command line into words as a shell would for the
+// simple cases: blanks separate words, and single or double quotes and
+// backslashes keep them together.
+func splitWords(s string) ([]string, error) {
+	var (
+		words []string
+		cur   strings.Builder
+		in    bool // inside a word
+		quote rune
+	)
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == '\'':
+			cur.WriteRune(r)
+		case r == '\\' && i+1 < len(rs):
+			i++
+			cur.WriteRune(rs[i])
+			in = true
+		case quote == '"':
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unclosed %c quote", quote)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

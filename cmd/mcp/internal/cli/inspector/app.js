@@ -1,0 +1,396 @@
+// The mcp inspector's page. It talks only to the mcp process that served
+// it: POST api/ACTION for actions, and the events feed for every JSON-RPC
+// message, progress and the server's questions. Server data is only ever
+// set as text, never parsed as HTML.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+
+// el builds an element: el("div", {class: "x"}, child, "text", ...).
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (v === true) e.setAttribute(k, "");
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+async function api(op, args) {
+  const r = await fetch("api/" + op, {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify(args || {}),
+  });
+  if (!r.ok) throw new Error(r.status + " " + (await r.text()));
+  const body = await r.json();
+  if (body.error !== undefined) throw new Error(body.error);
+  return body.result;
+}
+
+const pretty = (v) => JSON.stringify(v, null, 2);
+
+// ---- the feed ----
+
+function logLine(cls, ...parts) {
+  const log = $("#log");
+  log.append(el("li", {class: cls}, ...parts));
+  while (log.children.length > 2000) log.firstChild.remove();
+  const aside = log.parentElement;
+  aside.scrollTop = aside.scrollHeight;
+}
+
+function onEvent(e) {
+  const d = e.data;
+  switch (e.kind) {
+  case "message": {
+    const arrow = e.dir === "out" ? "→ " : "← ";
+    const what = d.method || (d.error ? "error" : "result");
+    const line = el("li", {class: "msg " + e.dir});
+    const pre = el("pre", {text: JSON.stringify(d)});
+    line.append(el("span", {class: "dir", text: e.time + " " + arrow + what + (d.id !== undefined ? " #" + d.id : "")}), pre);
+    $("#log").append(line);
+    const aside = $("#log").parentElement;
+    aside.scrollTop = aside.scrollHeight;
+    if (e.dir === "in" && d.method && d.method.endsWith("/list_changed")) refresh();
+    break;
+  }
+  case "progress": {
+    $("#progress").hidden = false;
+    const bar = $("#progress-bar");
+    if (d.total) { bar.max = d.total; bar.value = d.progress; } else { bar.removeAttribute("value"); }
+    $("#progress-text").textContent = d.progress + (d.total ? "/" + d.total : "") + (d.message ? " " + d.message : "");
+    break;
+  }
+  case "connecting":
+    setStatus("connecting to " + d.target.join(" ") + "…");
+    logLine("event", e.time + " connecting to " + d.target.join(" "));
+    break;
+  case "connected":
+    logLine("event", e.time + " connected");
+    showState(d);
+    refresh();
+    break;
+  case "disconnected":
+    logLine("event error", e.time + " " + (d.error || "disconnected"));
+    setStatus("disconnected: " + (d.error || ""));
+    break;
+  case "elicit":
+    if (!answered.has(d.id)) showElicit(d.id, d.params);
+    break;
+  case "sample":
+    if (!answered.has(d.id)) showSample(d.id, d.params);
+    break;
+  case "answered":
+    answered.add(d.id);
+    document.querySelectorAll('.question[data-id="' + d.id + '"]').forEach((q) => q.remove());
+    break;
+  }
+}
+
+const answered = new Set();
+
+function openFeed() {
+  const es = new EventSource("events");
+  $("#log").replaceChildren();
+  $("#questions").replaceChildren();
+  es.onmessage = (m) => onEvent(JSON.parse(m.data));
+  es.onopen = () => { api("state").then(showState).catch(showError); };
+  es.onerror = () => { es.close(); setTimeout(openFeed, 1000); };
+}
+
+// ---- the server's lists ----
+
+function setStatus(s) { $("#status").textContent = s; }
+
+function showState(s) {
+  if (!s.connected) { setStatus("not connected"); return; }
+  const info = s.serverInfo || {};
+  setStatus((info.title || info.name || "server") + " " + (info.version || "") + " · " + s.protocolVersion + (s.stateless ? " (stateless)" : ""));
+  if (!$("#target").value) $("#target").value = s.target;
+}
+
+let generation = 0;
+
+// refresh fetches the four lists; only the latest of overlapping calls
+// shows its answer.
+async function refresh() {
+  const my = ++generation;
+  const lists = [
+    ["tools", (t) => t.name, showTool],
+    ["resources", (r) => r.name + " (" + r.uri + ")", showResource],
+    ["templates", (t) => t.name + " (" + t.uriTemplate + ")", showTemplate],
+    ["prompts", (p) => p.name, showPrompt],
+  ];
+  for (const [kind, label, show] of lists) {
+    const ul = $("#" + kind);
+    const items = [];
+    try {
+      for (const item of await api(kind)) {
+        const b = el("button", {type: "button", class: kind.slice(0, -1), "data-name": item.name, text: label(item), title: item.description || ""});
+        b.addEventListener("click", () => {
+          document.querySelectorAll("nav button.selected").forEach((x) => x.classList.remove("selected"));
+          b.classList.add("selected");
+          $("#result").replaceChildren();
+          $("#progress").hidden = true;
+          show(item);
+        });
+        items.push(el("li", {}, b));
+      }
+    } catch (err) {
+      items.push(el("li", {class: "error", text: err.message}));
+    }
+    if (my !== generation) return;
+    ul.replaceChildren(...items);
+  }
+}
+
+// ---- forms from JSON Schema ----
+
+// fieldFor returns a form field for one property of an object schema, and a
+// function that reads its value (undefined when left empty).
+function fieldFor(name, schema, required, value) {
+  schema = schema || {};
+  let types = schema.type === undefined ? [] : [].concat(schema.type);
+  const choices = schema.enum || (schema.oneOf && schema.oneOf.every((o) => "const" in o) ? schema.oneOf.map((o) => o.const) : null);
+  const itemChoices = schema.items && (schema.items.enum || (schema.items.anyOf || []).map((o) => o.const));
+  const label = el("label", {}, el("span", {class: "name", text: schema.title || name}), required ? el("span", {class: "required", text: " *"}) : null, " ");
+  const hint = schema.description ? el("div", {class: "desc", text: schema.description}) : null;
+  let input, read;
+  if (value === undefined) value = schema.default;
+  if (choices) {
+    input = el("select", {name});
+    if (!required) input.append(el("option", {value: "", text: ""}));
+    choices.forEach((c, i) => {
+      const title = schema.oneOf ? schema.oneOf[i].title : (schema.enumNames ? schema.enumNames[i] : null);
+      input.append(el("option", {value: JSON.stringify(c), text: title || String(c), selected: value === c}));
+    });
+    read = () => (input.value === "" ? undefined : JSON.parse(input.value));
+  } else if (types.includes("array") && itemChoices && itemChoices.length) {
+    input = el("span", {class: "multi"});
+    const boxes = itemChoices.map((c) => {
+      const b = el("input", {type: "checkbox", name, value: c, checked: Array.isArray(value) && value.includes(c)});
+      input.append(el("label", {}, b, " " + c));
+      return b;
+    });
+    read = () => boxes.filter((b) => b.checked).map((b) => b.value);
+  } else if (types.length === 1 && types[0] === "boolean") {
+    input = el("input", {type: "checkbox", name, checked: value === true});
+    read = () => input.checked;
+  } else if (types.length === 1 && (types[0] === "number" || types[0] === "integer")) {
+    input = el("input", {type: "number", name, step: types[0] === "integer" ? "1" : "any", value: value});
+    read = () => (input.value === "" ? undefined : Number(input.value));
+  } else if (types.length === 1 && types[0] === "string") {
+    input = el("input", {type: "text", name, value: value});
+    read = () => (input.value === "" ? undefined : input.value);
+  } else {
+    // objects, arrays, unions: JSON
+    input = el("textarea", {name, placeholder: "JSON"});
+    if (value !== undefined) input.value = JSON.stringify(value);
+    read = () => {
+      if (input.value.trim() === "") return undefined;
+      try { return JSON.parse(input.value); } catch (err) { throw new Error(name + ": " + err.message); }
+    };
+  }
+  label.append(input);
+  return {node: el("div", {class: "field"}, label, hint), read, name};
+}
+
+// objectForm builds the fields of an object schema.
+function objectForm(schema) {
+  schema = schema || {};
+  const required = schema.required || [];
+  const fields = Object.entries(schema.properties || {}).map(([n, s]) => fieldFor(n, s, required.includes(n)));
+  return {
+    nodes: fields.map((f) => f.node),
+    read: () => {
+      const out = {};
+      for (const f of fields) {
+        const v = f.read();
+        if (v !== undefined) out[f.name] = v;
+      }
+      return out;
+    },
+  };
+}
+
+function detail(title, description, ...rest) {
+  $("#detail").replaceChildren(el("h2", {text: title}), description ? el("div", {class: "desc", text: description}) : null, ...rest);
+}
+
+async function run(action, args, render) {
+  const out = $("#result");
+  out.replaceChildren(el("p", {class: "hint", text: "…"}));
+  try {
+    const res = await api(action, args);
+    out.replaceChildren(render(res));
+  } catch (err) {
+    out.replaceChildren(el("p", {class: "error", text: err.message}));
+  }
+}
+
+function showTool(tool) {
+  const form = objectForm(tool.inputSchema);
+  const f = el("form", {id: "tool-form"}, ...form.nodes, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
+  f.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    let args;
+    try { args = form.read(); } catch (err) { showError(err); return; }
+    run("call", {name: tool.name, arguments: args}, (res) => renderCall(res, tool));
+  });
+  detail(tool.title || tool.name, tool.description, f, el("details", {}, el("summary", {text: "input schema"}), el("pre", {text: pretty(tool.inputSchema)})));
+}
+
+function showResource(r) {
+  const b = el("button", {type: "button", id: "run", text: "Read"});
+  b.addEventListener("click", () => run("read", {uri: r.uri}, renderRead));
+  detail(r.title || r.name, r.description, el("p", {text: r.uri + (r.mimeType ? " · " + r.mimeType : "")}), b);
+}
+
+function showTemplate(t) {
+  const names = [...t.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) => m[1].split(",").map((v) => v.replace(/\*$|:\d+$/, "")));
+  const fields = names.map((n) => fieldFor(n, {type: "string"}, true));
+  const f = el("form", {}, ...fields.map((x) => x.node), el("button", {type: "submit", id: "run", text: "Read"}));
+  f.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const vals = Object.fromEntries(fields.map((x) => [x.name, x.read() || ""]));
+    const uri = t.uriTemplate.replace(/\{([+#./;?&]?)([^}]+)\}/g, (_, op, vars) => {
+      const parts = vars.split(",").map((v) => v.replace(/\*$|:\d+$/, "")).map((v) => (op === "+" || op === "#" ? encodeURI(vals[v]) : encodeURIComponent(vals[v])));
+      const sep = {"": ",", "+": ",", "#": ",", ".": ".", "/": "/", ";": ";", "?": "&", "&": "&"}[op];
+      return (op === "+" ? "" : op) + parts.join(sep);
+    });
+    run("read", {uri}, renderRead);
+  });
+  detail(t.title || t.name, t.description, el("p", {text: t.uriTemplate}), f);
+}
+
+function showPrompt(p) {
+  const props = {}, required = [];
+  for (const a of p.arguments || []) {
+    props[a.name] = {type: "string", description: a.description};
+    if (a.required) required.push(a.name);
+  }
+  const form = objectForm({properties: props, required});
+  const f = el("form", {}, ...form.nodes, el("button", {type: "submit", id: "run", text: "Get " + p.name}));
+  f.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    run("get", {name: p.name, arguments: form.read()}, renderPrompt);
+  });
+  detail(p.title || p.name, p.description, f);
+}
+
+function showError(err) {
+  $("#result").replaceChildren(el("p", {class: "error", text: err.message}));
+}
+
+// ---- results ----
+
+function renderContent(c) {
+  switch (c.type) {
+  case "text": return el("pre", {class: "block text", text: c.text});
+  case "image": return el("div", {class: "block image"}, el("img", {src: "data:" + c.mimeType + ";base64," + c.data, alt: "image " + c.mimeType}));
+  case "audio": return el("div", {class: "block audio"}, el("audio", {controls: true, src: "data:" + c.mimeType + ";base64," + c.data}));
+  case "resource": return renderResourceContents(c.resource);
+  case "resource_link": return el("div", {class: "block link", text: "resource link: " + c.uri + (c.name ? " (" + c.name + ")" : "")});
+  default: return el("pre", {class: "block", text: pretty(c)});
+  }
+}
+
+function renderResourceContents(r) {
+  const head = el("div", {class: "uri", text: r.uri + (r.mimeType ? " · " + r.mimeType : "")});
+  if (r.text !== undefined) return el("div", {class: "block resource"}, head, el("pre", {text: r.text}));
+  if ((r.mimeType || "").startsWith("image/")) return el("div", {class: "block resource"}, head, el("img", {src: "data:" + r.mimeType + ";base64," + r.blob, alt: r.uri}));
+  return el("div", {class: "block resource"}, head, el("pre", {text: "(" + Math.floor((r.blob || "").length * 3 / 4) + " bytes of binary data)"}));
+}
+
+function renderCall(res, tool) {
+  const out = el("div", {class: "call-result" + (res.isError ? " is-error" : "")});
+  if (res.isError) out.append(el("p", {class: "error", text: "The tool reported an error:"}));
+  for (const c of res.content || []) out.append(renderContent(c));
+  if (res.structuredContent !== undefined) {
+    out.append(el("div", {class: "structured"},
+      el("div", {}, el("h3", {text: "structuredContent"}), el("pre", {class: "structured-content", text: pretty(res.structuredContent)})),
+      el("div", {}, el("h3", {text: "outputSchema"}), el("pre", {text: tool.outputSchema ? pretty(tool.outputSchema) : "(none)"}))));
+  }
+  return out;
+}
+
+function renderRead(res) {
+  return el("div", {class: "read-result"}, ...(res.contents || []).map(renderResourceContents));
+}
+
+function renderPrompt(res) {
+  const out = el("div", {class: "prompt-result"});
+  if (res.description) out.append(el("p", {class: "desc", text: res.description}));
+  for (const m of res.messages || []) out.append(el("div", {class: "block"}, el("strong", {text: m.role + ":"}), renderContent(m.content)));
+  return out;
+}
+
+// ---- the server's questions ----
+
+async function answer(id, result, card) {
+  try {
+    await api("answer", {id, result});
+    card.remove();
+  } catch (err) {
+    card.append(el("p", {class: "error", text: err.message}));
+  }
+}
+
+function showElicit(id, p) {
+  const card = el("div", {class: "question elicit", "data-id": id}, el("h3", {text: "The server asks"}), el("p", {class: "desc", text: p.message}));
+  if (p.mode === "url") {
+    card.append(el("p", {}, "Open: ", el("a", {href: p.url, target: "_blank", rel: "noopener noreferrer", text: p.url})));
+    card.append(el("button", {type: "button", class: "accept", text: "Done", onclick: () => answer(id, {action: "accept"}, card)}));
+  } else {
+    const form = objectForm(p.requestedSchema);
+    const f = el("form", {}, ...form.nodes, el("button", {type: "submit", class: "accept", text: "Accept"}));
+    f.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      let content;
+      try { content = form.read(); } catch (err) { card.append(el("p", {class: "error", text: err.message})); return; }
+      answer(id, {action: "accept", content}, card);
+    });
+    card.append(f);
+  }
+  card.append(
+    el("button", {type: "button", class: "decline", text: "Decline", onclick: () => answer(id, {action: "decline"}, card)}), " ",
+    el("button", {type: "button", class: "cancel", text: "Cancel", onclick: () => answer(id, {action: "cancel"}, card)}));
+  $("#questions").append(card);
+}
+
+function showSample(id, p) {
+  const card = el("div", {class: "question sample", "data-id": id}, el("h3", {text: "The server asks for a model reply; you answer as the model"}));
+  if (p.systemPrompt) card.append(el("p", {}, el("strong", {text: "system: "}), p.systemPrompt));
+  for (const m of p.messages || []) {
+    for (const c of [].concat(m.content)) card.append(el("div", {class: "block"}, el("strong", {text: m.role + ":"}), renderContent(c)));
+  }
+  const reply = el("textarea", {name: "reply", placeholder: "the model's reply"});
+  card.append(reply,
+    el("button", {type: "button", class: "accept", text: "Send", onclick: () => answer(id, {text: reply.value}, card)}), " ",
+    el("button", {type: "button", class: "decline", text: "Refuse", onclick: () => answer(id, {refuse: true}, card)}));
+  $("#questions").append(card);
+}
+
+// ---- start ----
+
+$("#connect-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  $("#detail").replaceChildren();
+  $("#result").replaceChildren();
+  try {
+    showState(await api("connect", {target: $("#target").value}));
+  } catch (err) {
+    setStatus("error: " + err.message);
+  }
+});
+$("#clear-log").addEventListener("click", () => $("#log").replaceChildren());
+openFeed();

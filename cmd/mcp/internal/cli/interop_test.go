@@ -1,0 +1,115 @@
+//go:build interop
+
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/conformance/everything"
+)
+
+// The tests in this file need the tools scripts/tools.sh installs: Node 22,
+// the TypeScript SDK and its reference server (scripts/test.sh runs them
+// in its interop stage).
+
+// requireEnv returns the named environment variable, failing the test when
+// it is unset: an interop run without its tools must not pass silently.
+func requireEnv(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("$%s is not set: source scripts/tools.sh first", name)
+	}
+	return v
+}
+
+// tsClient runs interop/ts/client.mjs, the official TypeScript SDK client
+// going through every feature of the everything server, against target.
+func tsClient(t *testing.T, target string) {
+	t.Helper()
+	node := requireEnv(t, "NODE22")
+	requireEnv(t, "MCP_TS_SDK_DIR")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script := filepath.Join("..", "..", "..", "..", "interop", "ts", "client.mjs")
+	cmd := exec.CommandContext(ctx, node, script, target, everything.JSONSchema202012)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "checks ok") {
+		t.Fatalf("TypeScript SDK client through mcp proxy: %v\n%s", err, out)
+	}
+}
+
+// TestProxyHTTPTypeScriptClient: the TypeScript client over Streamable
+// HTTP, mcp proxy --http, the everything server over stdio.
+func TestProxyHTTPTypeScriptClient(t *testing.T) {
+	tsClient(t, startHTTPProxy(t, everythingBin))
+}
+
+// TestProxyStdioTypeScriptClient: the TypeScript client over stdio, mcp
+// proxy, the everything server over Streamable HTTP.
+func TestProxyStdioTypeScriptClient(t *testing.T) {
+	dir := t.TempDir()
+	mcpBin := filepath.Join(dir, "mcp")
+	if out, err := exec.Command("go", "build", "-o", mcpBin, "github.com/gomcp/sdk/cmd/mcp").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// The client starts its server as a command without arguments.
+	wrapper := filepath.Join(dir, "proxy.sh")
+	script := "#!/bin/sh\nexec " + mcpBin + " proxy " + everythingURL(t) + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tsClient(t, wrapper)
+}
+
+// TestTypeScriptServer runs the commands against the TypeScript reference
+// server, @modelcontextprotocol/server-everything, over stdio.
+func TestTypeScriptServer(t *testing.T) {
+	server := requireEnv(t, "SERVER_EVERYTHING")
+	target := []string{server, "stdio"}
+	run := func(args ...string) map[string]any {
+		t.Helper()
+		return runJSON(t, append(args, target...)...)
+	}
+
+	tools := field(t, run("tools", "--json"), "tools").([]any)
+	names := map[string]bool{}
+	for _, tool := range tools {
+		names[tool.(map[string]any)["name"].(string)] = true
+	}
+	for _, want := range []string{"echo", "get-sum", "get-tiny-image"} {
+		if !names[want] {
+			t.Errorf("tools --json lacks %s: %v", want, names)
+		}
+	}
+
+	// KEY=VALUE typed from the input schema: a and b are numbers.
+	wantField(t, run("call", "--json", "get-sum", "a=2", "b=3.5"), "The sum of 2 and 3.5 is 5.5.", "content", 0, "text")
+	wantField(t, run("call", "--json", "echo", "message=hi there"), "Echo: hi there", "content", 0, "text")
+	code, out, errs := mcpRun(t, context.Background(), append([]string{"call", "echo", "message=plain"}, target...)...)
+	if code != ExitOK || strings.TrimSpace(out) != "Echo: plain" {
+		t.Errorf("call echo: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	img := run("call", "--json", "get-tiny-image")
+	var sawImage bool
+	for _, c := range field(t, img, "content").([]any) {
+		sawImage = sawImage || c.(map[string]any)["type"] == "image"
+	}
+	if !sawImage {
+		t.Errorf("get-tiny-image: no image content: %v", img)
+	}
+
+	text := field(t, run("read", "--json", "demo://resource/dynamic/text/5"), "contents", 0, "text").(string)
+	if !strings.HasPrefix(text, "Resource 5: ") {
+		t.Errorf("read: %q", text)
+	}
+	wantField(t, run("get", "--json", "args-prompt", "city=Austin", "state=TX"), "What's weather in Austin, TX?", "messages", 0, "content", "text")
+	wantField(t, run("get", "--json", "simple-prompt"), "user", "messages", 0, "role")
+}

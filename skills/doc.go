@@ -1,0 +1,47 @@
+// Package skills implements the MCP skills extension
+// (io.modelcontextprotocol/skills, SEP-2640): a server publishes Agent
+// Skills (directories holding a SKILL.md) as skill:// resources, and a host
+// lists them, loads them and reads their files with every byte verified.
+//
+// The server side is a Server: it indexes a directory tree (any fs.FS),
+// then Register adds skills/list, skills/get, optionally
+// resources/directory/read, and the skill files as resources to an
+// *mcp.Server. Only regular files inside the tree are ever served;
+// symbolic links are not followed and no URI names anything the index does
+// not hold, so no request reaches outside the tree.
+//
+// The client side is a Host: it lists entries (never fetching a file),
+// loads a skill by reading its SKILL.md and checking size, digest and
+// frontmatter against the entry, and then reads only the files that entry
+// lists, each verified the same way. A skill's identity is the pair of the
+// host's label for the server and the skill's URI (Key).
+package skills
+
+// Names the extension defines.
+const (
+	// ExtensionID identifies the extension in capabilities.extensions.
+	ExtensionID = "io.modelcontextprotocol/skills"
+	// MethodList enumerates a server's skills (paginated).
+	MethodList = "skills/list"
+	// MethodGet returns the entry of one skill named by its SKILL.md URI.
+	MethodGet = "skills/get"
+	// MethodDirectoryRead lists the direct children of a directory
+	// resource; servers offer it when they declare directoryRead.
+	MethodDirectoryRead = "resources/directory/read"
+	// SkillFile is the name of the file that makes a directory a skill.
+	SkillFile = "SKILL.md"
+	// DirectoryMIMEType marks a directory resource.
+	DirectoryMIMEType = "inode/directory"
+	// Scheme is the URI scheme skills are served under.
+	Scheme = "skill"
+)
+
+// Limits the extension fixes per skill: servers should not serve more,
+// hosts must accept up to them.
+const (
+	// MaxResources is the most files a skill's resources list holds,
+	// SKILL.md included.
+	MaxResources = 512
+	// MaxTotalSize is the most bytes a skill's files add up to (16 MiB).
+	MaxTotalSize = 16 << 20
+)
