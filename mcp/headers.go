@@ -45,9 +45,10 @@ type ParamHeader struct {
 
 // ParamHeaders returns the x-mcp-header annotations of a tool's input
 // schema. An invalid annotation (empty or not an RFC 9110 token, on a type
-// other than string, integer or boolean, or a duplicate name ignoring case)
-// is an error: clients drop such tools. Annotations reachable other than
-// through "properties" are not headers and are ignored.
+// other than string, integer or boolean, a duplicate name ignoring case, or
+// one not statically reachable: anywhere but at the end of a chain of
+// "properties" keys from the root, such as under items, oneOf, $defs or
+// if/then/else) is an error: clients drop such tools.
 func ParamHeaders(inputSchema json.RawMessage) ([]ParamHeader, error) {
 	if len(inputSchema) == 0 || !bytes.Contains(inputSchema, []byte("x-mcp-header")) {
 		return nil, nil
@@ -60,6 +61,13 @@ func ParamHeaders(inputSchema json.RawMessage) ([]ParamHeader, error) {
 	seen := map[string]bool{}
 	var walk func(schema map[string]any, path []string) error
 	walk = func(schema map[string]any, path []string) error {
+		for _, k := range sortedKeys(schema) {
+			if k != "properties" && !dataKeyword[k] {
+				if err := unreachableHeader(schema[k], path); err != nil {
+					return err
+				}
+			}
+		}
 		props, _ := schema["properties"].(map[string]any)
 		for _, name := range sortedKeys(props) {
 			prop, ok := props[name].(map[string]any)
@@ -89,10 +97,45 @@ func ParamHeaders(inputSchema json.RawMessage) ([]ParamHeader, error) {
 		}
 		return nil
 	}
+	if _, has := root["x-mcp-header"]; has {
+		return nil, fmt.Errorf("x-mcp-header on the schema root, not on a property")
+	}
 	if err := walk(root, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// dataKeyword names the JSON Schema keywords whose values are instances,
+// not schemas: an "x-mcp-header" key inside them is data.
+var dataKeyword = map[string]bool{"const": true, "default": true, "enum": true, "examples": true, "x-mcp-header": true}
+
+// unreachableHeader reports an x-mcp-header annotation anywhere in v, a
+// part of a schema that is not statically reachable (a keyword other than
+// properties: items, oneOf, $defs, if/then/else, ...). path is where v
+// hangs, for the message.
+func unreachableHeader(v any, path []string) error {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, has := v["x-mcp-header"]; has {
+			return fmt.Errorf("x-mcp-header under %q is not statically reachable (only a chain of properties keys is)", strings.Join(path, "."))
+		}
+		for _, k := range sortedKeys(v) {
+			if dataKeyword[k] {
+				continue
+			}
+			if err := unreachableHeader(v[k], path); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := unreachableHeader(e, path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // isToken reports whether s is a non-empty RFC 9110 token.
@@ -130,6 +173,10 @@ func EncodeHeaderValue(v any) (string, bool) {
 	case json.Number:
 		if n, err := v.Int64(); err == nil && n <= maxSafeInt && n >= -maxSafeInt {
 			return strconv.FormatInt(n, 10), true
+		}
+		// An integer written with a fraction or exponent (42.0, 4.2e1).
+		if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) <= maxSafeInt {
+			return strconv.FormatInt(int64(f), 10), true
 		}
 	case float64:
 		if v == math.Trunc(v) && math.Abs(v) <= maxSafeInt {
@@ -250,6 +297,12 @@ func (cs *ClientSession) standardHeaders(version, method string, params any) htt
 		h.Set(HeaderName, encodeHeaderString(p.Name))
 	case *ReadResourceParams:
 		h.Set(HeaderName, encodeHeaderString(p.URI))
+	case *GetTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
+	case *CancelTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
+	case *UpdateTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
 	}
 	return h
 }
@@ -318,13 +371,29 @@ func checkParamHeaders(ctx context.Context, hdrs []ParamHeader, args json.RawMes
 	return nil
 }
 
+// sameHeaderValue compares a decoded header value with the body's. Integers
+// compare numerically (42.0 equals 42), within the safe integer range;
+// anything else exactly, case included.
 func sameHeaderValue(got, want, typ string) bool {
 	if typ == "integer" {
-		g, err1 := strconv.ParseInt(got, 10, 64)
-		w, err2 := strconv.ParseInt(want, 10, 64)
-		return err1 == nil && err2 == nil && g == w
+		g, ok1 := safeInteger(got)
+		w, ok2 := safeInteger(want)
+		return ok1 && ok2 && g == w
 	}
 	return got == want
+}
+
+// safeInteger parses s as a number whose value is an integer within
+// ±(2^53-1).
+func safeInteger(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, n <= maxSafeInt && n >= -maxSafeInt
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxSafeInt {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 func headerMismatch(format string, args ...any) *jsonrpc.Error {

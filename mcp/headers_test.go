@@ -30,7 +30,15 @@ func TestParamHeadersValidity(t *testing.T) {
 		{"duplicate same case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}}}`, true, 0},
 		{"duplicate other case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"MyField"},"b":{"type":"string","x-mcp-header":"myfield"}}}`, true, 0},
 		{"nested through properties", `{"type":"object","properties":{"o":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}}}`, false, 1},
-		{"under items is not a header", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}}`, false, 0},
+		{"under items", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"string","x-mcp-header":"L"}}}}`, true, 0},
+		{"under oneOf", `{"type":"object","oneOf":[{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}]}`, true, 0},
+		{"under anyOf of a property", `{"type":"object","properties":{"o":{"anyOf":[{"type":"string","x-mcp-header":"O"}]}}}`, true, 0},
+		{"under $defs", `{"type":"object","properties":{"r":{"$ref":"#/$defs/R"}},"$defs":{"R":{"type":"string","x-mcp-header":"R"}}}`, true, 0},
+		{"under then", `{"type":"object","if":{},"then":{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}}`, true, 0},
+		{"under additionalProperties", `{"type":"object","additionalProperties":{"type":"string","x-mcp-header":"A"}}`, true, 0},
+		{"on the root", `{"type":"object","x-mcp-header":"Root"}`, true, 0},
+		{"in a default value is data", `{"type":"object","properties":{"o":{"type":"object","default":{"x-mcp-header":"X"}}}}`, false, 0},
+		{"a property named items", `{"type":"object","properties":{"items":{"type":"string","x-mcp-header":"Items"}}}`, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +60,8 @@ func TestHeaderValueEncoding(t *testing.T) {
 	}{
 		{"us-west1", "us-west1"},
 		{json.Number("42"), "42"},
+		{json.Number("42.0"), "42"},
+		{json.Number("-7"), "-7"},
 		{false, "false"},
 		{true, "true"},
 		{"", ""},
@@ -74,7 +84,7 @@ func TestHeaderValueEncoding(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []any{nil, json.Number("3.14159"), map[string]any{}, []any{}} {
+	for _, v := range []any{nil, json.Number("3.14159"), json.Number("9007199254740992"), map[string]any{}, []any{}} {
 		if s, ok := EncodeHeaderValue(v); ok {
 			t.Errorf("EncodeHeaderValue(%v) = %q, want no header form", v, s)
 		}
@@ -97,6 +107,30 @@ func TestDecodeHeaderValue(t *testing.T) {
 		got, err := DecodeHeaderValue(tt.in)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("DecodeHeaderValue(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestSameHeaderValue(t *testing.T) {
+	tests := []struct {
+		got, want, typ string
+		same           bool
+	}{
+		{"42", "42", "integer", true},
+		{"42.0", "42", "integer", true},
+		{"4.2e1", "42", "integer", true},
+		{"042", "42", "integer", true},
+		{"42.5", "42", "integer", false},
+		{"9007199254740993", "9007199254740993", "integer", false}, // beyond the safe range
+		{"x", "42", "integer", false},
+		{"us-west1", "us-west1", "string", true},
+		{"US-WEST1", "us-west1", "string", false}, // values are case-sensitive
+		{"true", "true", "boolean", true},
+		{"True", "true", "boolean", false},
+	}
+	for _, tt := range tests {
+		if got := sameHeaderValue(tt.got, tt.want, tt.typ); got != tt.same {
+			t.Errorf("sameHeaderValue(%q, %q, %s) = %v, want %v", tt.got, tt.want, tt.typ, got, tt.same)
 		}
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,24 @@ type SSEHandlerOptions struct {
 	// MaxSessions bounds the open SSE streams; a GET beyond it gets 503.
 	// Default 10000; negative means no limit.
 	MaxSessions int
+	// MaxSessionsPerClient bounds the sessions (open SSE streams) of one
+	// client (see ClientKey), so that one client cannot take every slot of
+	// MaxSessions: a GET beyond it gets 429 with Retry-After. Default 100;
+	// negative means no limit.
+	MaxSessionsPerClient int
+	// ClientKey names the client of a request for MaxSessionsPerClient
+	// ("" exempts it). Default: the remote IP address without its port;
+	// behind a reverse proxy, replace it (see HandlerOptions.ClientKey).
+	ClientKey func(*http.Request) string
+	// MaxBodyBytesInFlight: see HandlerOptions (503 beyond). Default 256
+	// MiB; negative means no limit.
+	MaxBodyBytesInFlight int64
+	// MaxQueuedEvents bounds the messages waiting to be written to one
+	// session's event stream. The server queues its messages for the GET's
+	// goroutine to write, so it never waits for a slow reader; a reader
+	// that lets this many pile up has its connection cut, which ends its
+	// session (this transport cannot resume). Default 256.
+	MaxQueuedEvents int
 	// KeepAliveInterval: see HandlerOptions. Default 30 seconds.
 	KeepAliveInterval time.Duration
 	// WriteTimeout: see HandlerOptions. Default 30 seconds.
@@ -53,10 +73,12 @@ type SSEHandlerOptions struct {
 //	http.Handle("/mcp", mcphttp.NewHandler(server, nil))
 //	http.Handle("/sse", mcphttp.NewSSEHandler(server, nil))
 type SSEHandler struct {
-	server *mcp.Server
-	opts   SSEHandlerOptions
-	policy originPolicy
-	log    *slog.Logger
+	server  *mcp.Server
+	opts    SSEHandlerOptions
+	policy  originPolicy
+	log     *slog.Logger
+	bodies  *bodyBudget    // MaxBodyBytesInFlight
+	clients *clientCounter // MaxSessionsPerClient
 
 	mu       sync.Mutex
 	sessions map[string]*sseSession
@@ -73,6 +95,17 @@ func NewSSEHandler(s *mcp.Server, opts *SSEHandlerOptions) *SSEHandler {
 	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
 	h.log = loggerOrDiscard(o.Logger)
+	if o.MaxSessionsPerClient == 0 {
+		o.MaxSessionsPerClient = DefaultMaxSessionsPerClient
+	}
+	h.clients = newClientCounter(0, o.MaxSessionsPerClient)
+	if o.MaxBodyBytesInFlight == 0 {
+		o.MaxBodyBytesInFlight = DefaultMaxBodyBytesInFlight
+	}
+	h.bodies = newBodyBudget(o.MaxBodyBytesInFlight)
+	if o.MaxQueuedEvents <= 0 {
+		o.MaxQueuedEvents = DefaultMaxQueuedEvents
+	}
 	return h
 }
 
@@ -124,11 +157,19 @@ func (h *SSEHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type sseSession struct {
 	h         *SSEHandler
 	id        string
+	client    string // its ClientKey
 	ss        *mcp.ServerSession
 	conn      *sseConn
 	in        chan *jsonrpc.Message
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// The server's messages wait in queue (at most MaxQueuedEvents) for
+	// the GET's goroutine to write them; wake tells it there are some.
+	mu    sync.Mutex
+	queue [][]byte
+	wake  chan struct{}
+	gone  bool // the GET returned: its connection is no longer ours to cut
 }
 
 func (s *sseSession) Read(ctx context.Context) (*jsonrpc.Message, error) {
@@ -149,13 +190,45 @@ func (s *sseSession) Write(_ context.Context, m *jsonrpc.Message) error {
 	default:
 	}
 	dp := bufPool.Get().(*[]byte)
-	bp := bufPool.Get().(*[]byte)
 	data := m.AppendJSON((*dp)[:0])
-	b := appendEvent((*bp)[:0], "", "message", 0, data)
-	err := s.conn.write(b)
+	b := appendEvent(nil, "", "message", 0, data)
 	putBuf(dp, data)
-	putBuf(bp, b)
-	return err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return errConnGone
+	}
+	if len(s.queue) >= s.h.opts.MaxQueuedEvents {
+		s.h.log.Warn("mcphttp: HTTP+SSE reader too slow, cutting its connection (and so its session)",
+			"session", s.id, "queued", len(s.queue))
+		s.conn.abort()
+		return errConnGone
+	}
+	s.queue = append(s.queue, b)
+	select {
+	case s.wake <- struct{}{}:
+	default: // already woken
+	}
+	return nil
+}
+
+// flush writes the queued messages, on the GET's goroutine. It reports
+// false when the connection failed.
+func (s *sseSession) flush() bool {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return true
+		}
+		b := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		if s.conn.write(b) != nil {
+			return false
+		}
+	}
 }
 
 func (s *sseSession) Close() error {
@@ -165,6 +238,10 @@ func (s *sseSession) Close() error {
 		s.h.mu.Lock()
 		delete(s.h.sessions, s.id)
 		s.h.mu.Unlock()
+		s.h.clients.release(s.client)
+		s.mu.Lock()
+		s.queue = nil
+		s.mu.Unlock()
 	})
 	return nil
 }
@@ -177,13 +254,25 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: session limit reached; try again later")
 		return
 	}
-	s := &sseSession{h: h, id: rand.Text(), in: make(chan *jsonrpc.Message, 4), done: make(chan struct{})}
+	client := h.clientKey(r)
+	if ok, _ := h.clients.acquire(client); !ok {
+		h.mu.Unlock()
+		h.log.Warn("mcphttp: refusing HTTP+SSE session: client at MaxSessionsPerClient", "client", client, "max", h.opts.MaxSessionsPerClient)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusTooManyRequests, jsonrpc.ID{}, CodeServerBusy,
+			"too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions already; close one or try again later")
+		return
+	}
+	s := &sseSession{h: h, id: rand.Text(), client: client, in: make(chan *jsonrpc.Message, 4), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id})
 	s.ss = ss
 	h.sessions[s.id] = s
 	h.mu.Unlock()
 	defer func() {
+		s.mu.Lock()
+		s.gone = true
+		s.mu.Unlock()
 		s.Close()
 		_ = ss.Close()
 	}()
@@ -207,12 +296,33 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-ss.Done():
 			return
+		case <-s.wake:
+			if !s.flush() {
+				return
+			}
 		case <-tick:
 			if s.conn.write(keepAliveComment) != nil {
 				return
 			}
 		}
 	}
+}
+
+// clientKey names the client of r for MaxSessionsPerClient.
+func (h *SSEHandler) clientKey(r *http.Request) string {
+	if h.opts.ClientKey != nil {
+		return h.opts.ClientKey(r)
+	}
+	return remoteHost(r)
+}
+
+// remoteHost is the remote IP address of r, without its port.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // requestPath is the path the client used (before any http.StripPrefix).
@@ -240,7 +350,7 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, nil)
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies)
 	if msg == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,8 +43,9 @@ type statelessEnvelope struct {
 		ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
 		ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
 	} `json:"_meta"`
-	Name string `json:"name"`
-	URI  string `json:"uri"`
+	Name   string `json:"name"`
+	URI    string `json:"uri"`
+	TaskID string `json:"taskId"` // tasks/get, tasks/update, tasks/cancel (the tasks extension)
 }
 
 func peekStateless(m *jsonrpc.Message) *statelessEnvelope {
@@ -116,14 +118,16 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	var name string
+	optional := false // the tasks extension's methods tolerate a missing Mcp-Name
 	switch msg.Method {
 	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
 		name = env.Name
 	case mcp.MethodResourcesRead:
 		name = env.URI
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		name, optional = env.TaskID, true
 	}
-	if name != "" {
-		got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	if got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]; name != "" && (ok || !optional) {
 		if !ok {
 			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
 			return
@@ -147,6 +151,21 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down")
 		return
 	}
+	client := h.clientKey(r)
+	if ok, overQuota := h.statelessReq.acquire(client); !ok {
+		w.Header().Set("Retry-After", "1")
+		if overQuota {
+			h.log.Warn("mcphttp: refusing stateless request: client at MaxStatelessRequestsPerClient", "client", client, "max", h.opts.MaxStatelessRequestsPerClient)
+			writeError(w, http.StatusTooManyRequests, msg.ID, CodeServerBusy,
+				"too many requests: this client has "+strconv.Itoa(h.opts.MaxStatelessRequestsPerClient)+" requests in progress already; try again later")
+			return
+		}
+		h.log.Warn("mcphttp: refusing stateless request: at MaxStatelessRequests", "max", h.opts.MaxStatelessRequests)
+		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy,
+			"server busy: "+strconv.Itoa(h.opts.MaxStatelessRequests)+" requests in progress; try again later")
+		return
+	}
+	defer h.statelessReq.release(client)
 	// The response is an event stream when the client accepts only that,
 	// JSON when it accepts only that, and otherwise whichever the handler
 	// calls for: the answer alone goes out as JSON, with an HTTP status
@@ -228,4 +247,22 @@ func (h *Handler) keepAlive(c *sseConn) (stop func()) {
 		t.Stop()
 		mu.Unlock()
 	}
+}
+
+// Defaults for the stateless request bounds of HandlerOptions.
+const (
+	DefaultMaxStatelessRequests          = 1000
+	DefaultMaxStatelessRequestsPerClient = 32
+)
+
+// newStatelessCounter fills in the defaults of MaxStatelessRequests and
+// MaxStatelessRequestsPerClient and returns the counter bounding them.
+func newStatelessCounter(max, perClient *int) *clientCounter {
+	if *max == 0 {
+		*max = DefaultMaxStatelessRequests
+	}
+	if *perClient == 0 {
+		*perClient = DefaultMaxStatelessRequestsPerClient
+	}
+	return newClientCounter(*max, *perClient)
 }
