@@ -1,6 +1,6 @@
 module github.com/gomcp/sdk/compat
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/gomcp/sdk v0.0.0-00010101000000-000000000000
@@ -18,7 +18,7 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

@@ -71,7 +71,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 // gomcpHTTPHandler is gomcp's Streamable HTTP endpoint for kind.
 func gomcpHTTPHandler(kind string) *mcphttp.Handler {
-	return mcphttp.NewHandler(newGomcpBenchServer(), &mcphttp.HandlerOptions{JSONResponse: kind == kindHTTPJSON})
+	return mcphttp.NewHandler(newGomcpBenchServer(), &mcphttp.HandlerOptions{JSONResponse: kind == kindHTTPJSON, EagerSSE: kind == kindHTTPSSE})
 }
 
 // goSDKHTTPHandler is go-sdk's Streamable HTTP endpoint for kind, in its

@@ -73,8 +73,12 @@ func stdioBuildEverythingServer(t *testing.T) string {
 	if stdioRaceEnabled() {
 		args = append(args, "-race")
 	}
-	args = append(args, "github.com/gomcp/sdk/conformance/everything-server")
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	// Built in the root module, whose go.mod has everything the server
+	// imports (authorization, skills), not in this one.
+	args = append(args, "./conformance/everything-server")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %v: %v\n%s", args, err, out)
 	}
 	return bin

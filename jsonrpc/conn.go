@@ -207,6 +207,34 @@ type Conn struct {
 	readDone signal // reading has stopped; guarded by mu
 	done     signal // the connection has ended; guarded by mu
 	workers  sync.WaitGroup
+
+	// The reader runs a request itself when nothing else is waiting to be
+	// read (see readLoop); takeover, armed meanwhile, starts reading on
+	// another goroutine if the handler takes longer than inlineBudget.
+	inline   atomic.Int32 // inlineIdle, inlineRunning or inlineHandedOff
+	takeover *time.Timer
+}
+
+// The states of Conn.inline.
+const (
+	inlineIdle = iota
+	inlineRunning
+	inlineHandedOff
+)
+
+// inlineBudget is how long the reader runs a request's handler itself
+// before another goroutine takes over reading. A cheap handler (most are
+// a few microseconds) is done well within it and costs no goroutine, no
+// stack growth and no wake-up of another thread; a slow one delays reading
+// the peer's next messages by at most this long.
+const inlineBudget = 200 * time.Microsecond
+
+// A Buffered stream reports how many bytes it holds that Read has not
+// consumed yet: when there are none, the peer is waiting for an answer and
+// the reader runs the next request itself instead of handing it to a new
+// goroutine. Line streams implement it.
+type Buffered interface {
+	Buffered() int
 }
 
 type work struct {
@@ -454,17 +482,124 @@ func (c *Conn) shutdown(err error) {
 // responses are written before the stream is closed, so a client that writes
 // requests and closes its end still gets every answer. Outgoing calls fail
 // at once: no response can arrive any more.
+//
+// A request read when the stream has nothing more buffered (the peer waits
+// for its answer) runs on the reader's goroutine, with a timer armed that
+// hands reading over to a new goroutine after inlineBudget; a pipelining
+// peer's requests go to workers as usual.
 func (c *Conn) readLoop() {
+	buf, _ := c.stream.(Buffered)
 	var err error
 	for {
 		var m *Message
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
+		if buf != nil && buf.Buffered() == 0 && c.inlineable(m) {
+			if w, ok := c.admitInline(m); ok {
+				if !c.runInline(w) {
+					return // another goroutine reads now
+				}
+				continue
+			}
+		}
 		c.dispatch(m)
 	}
 	c.endRead(err)
 	c.finish(func() {})
+}
+
+// inlineable reports whether m is a request dispatch would give a worker.
+func (c *Conn) inlineable(m *Message) bool {
+	return m.Invalid == nil && m.Batch == nil && m.Method != "" && !m.ID.IsZero() &&
+		(c.opts.Barrier == nil || !c.opts.Barrier(m.Method))
+}
+
+// admitInline admits request m as enqueueRequest does, but when a worker
+// slot is free it returns the work for the caller to run instead of
+// starting a goroutine. ok false means m was dispatched (or refused) the
+// usual way.
+func (c *Conn) admitInline(m *Message) (w work, ok bool) {
+	c.mu.Lock()
+	if c.closing || c.active >= c.opts.MaxConcurrency {
+		c.mu.Unlock()
+		c.dispatch(m)
+		return work{}, false
+	}
+	if _, dup := c.inflight[m.ID]; dup {
+		c.mu.Unlock()
+		c.dispatch(m) // refused there
+		return work{}, false
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
+	c.inflight[m.ID] = cancel
+	hctx, wctx := c.requestContexts(ctx, m)
+	c.active++
+	c.workers.Add(1)
+	c.mu.Unlock()
+	return work{m: m, ctx: hctx, wctx: wctx}, true
+}
+
+// runInline runs w on the reader's goroutine. It reports whether the
+// caller is still the reader: false when the handler outlasted
+// inlineBudget and another goroutine took over reading, in which case this
+// one went on as a worker until the queue was empty.
+func (c *Conn) runInline(w work) bool {
+	c.inline.Store(inlineRunning)
+	if c.takeover == nil {
+		c.takeover = time.AfterFunc(inlineBudget, c.takeOver)
+	} else {
+		c.takeover.Reset(inlineBudget)
+	}
+	c.serve(w)
+	if !c.inline.CompareAndSwap(inlineRunning, inlineIdle) {
+		c.workerAfter()
+		return false
+	}
+	c.takeover.Stop()
+	c.mu.Lock()
+	if len(c.queue) > 0 && !c.closing {
+		// Requests queued meanwhile: this slot passes to a new worker.
+		next := c.queue[0]
+		c.queue[0] = work{}
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		go c.worker(next)
+		return true
+	}
+	c.active--
+	c.mu.Unlock()
+	c.workers.Done()
+	return true
+}
+
+// takeOver runs when an inline handler outlasts its budget: this goroutine
+// (the timer's) becomes the reader. A late timer finds the state changed
+// and does nothing.
+func (c *Conn) takeOver() {
+	if c.inline.CompareAndSwap(inlineRunning, inlineHandedOff) {
+		c.readLoop()
+	}
+}
+
+// workerAfter is worker's loop for a goroutine that has served one request
+// already.
+func (c *Conn) workerAfter() {
+	c.mu.Lock()
+	if len(c.queue) == 0 || c.closing {
+		c.active--
+		c.mu.Unlock()
+		c.workers.Done()
+		return
+	}
+	w := c.queue[0]
+	c.queue[0] = work{}
+	c.queue = c.queue[1:]
+	c.mu.Unlock()
+	c.worker(w)
 }
 
 // dispatch routes one incoming message. It never blocks on handlers.

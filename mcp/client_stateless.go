@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -105,6 +106,17 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 	}
 	out.ProtocolVersion = version
 	out.ClientCapabilities, out.clientJSON = cs.client.clientMeta()
+	if m != nil && m.ClientCapabilities != nil && len(m.ClientCapabilities.Extensions) > 0 {
+		// Extensions declared for this request alone (CallToolTask
+		// declares the tasks extension this way) join the client's.
+		c := *out.ClientCapabilities
+		c.Extensions = maps.Clone(c.Extensions)
+		if c.Extensions == nil {
+			c.Extensions = make(map[string]json.RawMessage)
+		}
+		maps.Copy(c.Extensions, m.ClientCapabilities.Extensions)
+		out.ClientCapabilities, out.clientJSON = &c, nil
+	}
 	out.ClientInfo = cs.client.impl
 	if lvl := cs.logLevel.Load(); lvl != 0 {
 		out.LogLevel = LoggingLevel(lvl)
@@ -243,7 +255,11 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	if !cs.stateless {
 		return errors.New("mcp: subscriptions/listen needs a 2026-07-28 server")
 	}
-	err := cs.call(ctx, MethodSubscriptionsListen, &ListenParams{Notifications: *filter}, nil)
+	p := &ListenParams{Notifications: *filter}
+	if len(filter.TaskIDs) > 0 {
+		p.Meta = tasksMeta() // task notifications need the tasks extension
+	}
+	err := cs.call(ctx, MethodSubscriptionsListen, p, nil)
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}

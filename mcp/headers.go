@@ -309,6 +309,12 @@ func (cs *ClientSession) standardHeaders(version, method string, params any) htt
 		h.Set(HeaderName, encodeHeaderString(p.Name))
 	case *ReadResourceParams:
 		h.Set(HeaderName, encodeHeaderString(p.URI))
+	case *GetTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
+	case *CancelTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
+	case *UpdateTaskParams:
+		h.Set(HeaderName, encodeHeaderString(p.TaskID))
 	}
 	return h
 }

@@ -46,6 +46,9 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 // MissingCapabilityError (-32021) on a 2026-07-28 request, with
 // ErrCapability on a stateful session.
 func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
+	if f := inputFuncFrom(ctx); f != nil {
+		return f(ctx, reqs)
+	}
 	if r.rc == nil {
 		return r.ss.inputStateful(ctx, reqs)
 	}
@@ -152,7 +155,7 @@ func (a *InputResponse) answers(q *InputRequest) bool {
 // Elicit asks the user for input while handling this request (key
 // "elicitation" for a 2026-07-28 client).
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if r.rc == nil {
+	if r.rc == nil && inputFuncFrom(ctx) == nil {
 		return r.ss.Elicit(ctx, p)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"elicitation": {Elicit: p}})
@@ -165,7 +168,7 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*Elicit
 // CreateMessage asks the client's model for a completion while handling
 // this request (key "sampling" for a 2026-07-28 client).
 func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if r.rc == nil {
+	if r.rc == nil && inputFuncFrom(ctx) == nil {
 		return r.ss.CreateMessage(ctx, p)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"sampling": {CreateMessage: p}})
@@ -178,7 +181,7 @@ func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessagePa
 // ListRoots asks the client for its roots while handling this request (key
 // "roots" for a 2026-07-28 client).
 func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
-	if r.rc == nil {
+	if r.rc == nil && inputFuncFrom(ctx) == nil {
 		return r.ss.ListRoots(ctx, nil)
 	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"roots": {ListRoots: &ListRootsParams{}}})

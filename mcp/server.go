@@ -116,8 +116,11 @@ type Server struct {
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
 
-	methods    atomic.Pointer[methodTable]
-	extensions map[string]json.RawMessage // capabilities.extensions; guarded by mu
+	methods     atomic.Pointer[methodTable]
+	extensions  map[string]json.RawMessage   // capabilities.extensions; guarded by mu
+	capsFns     []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
+	toolHook    atomic.Pointer[ToolCallHook] // SetToolCallHook
+	listenHooks []ListenHook                 // AddListenHook; guarded by mu
 
 	serverJSONOnce sync.Once
 	serverJSON     []byte // see serverInfoJSON
@@ -211,6 +214,9 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 	s.mu.Lock()
 	if len(s.extensions) > 0 {
 		caps.Extensions = maps.Clone(s.extensions)
+	}
+	for _, fn := range s.capsFns {
+		fn(caps)
 	}
 	s.mu.Unlock()
 	return caps

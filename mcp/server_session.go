@@ -213,7 +213,10 @@ func (ss *ServerSession) save(ctx context.Context) error {
 	}
 	if err := ss.store.Save(ctx, ss.State()); err != nil {
 		ss.server.log.Warn("mcp: session store: save", "session", ss.id, "err", err)
-		return jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the session could not be saved")
+		// Server busy, not an internal error: the store (Redis, a
+		// database) is down for now, the client may retry, and an HTTP
+		// transport answers 503.
+		return jsonrpc.NewError(jsonrpc.CodeServerOverloaded, "server busy: the session store is unavailable, the session could not be saved; try again later")
 	}
 	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.instance})
 	return nil
@@ -657,7 +660,7 @@ func (r *ServerRequest[P]) ProgressToken() (ProgressToken, bool) {
 // client did not ask for progress. total and message may be zero.
 func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
 	tok, ok := r.ProgressToken()
-	if !ok {
+	if !ok || (r.rc != nil && detached(ctx)) {
 		return nil
 	}
 	return r.outbound().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
@@ -666,7 +669,7 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 // Log sends a log message to the client, related to this request, if the
 // client asked for that level (see LogLevel).
 func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel) {
+	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel || detached(ctx)) {
 		return nil
 	}
 	if r.rc == nil {

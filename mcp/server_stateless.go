@@ -282,6 +282,14 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		ack.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
+	s.mu.Lock()
+	hooks := s.listenHooks
+	s.mu.Unlock()
+	for _, h := range hooks {
+		if err := h(ctx, r, &p.Notifications, &ack); err != nil {
+			return nil, err
+		}
+	}
 	l := &listener{out: r.out, ctx: ctx, id: r.ID, filter: ack}
 	// Register before acknowledging, so that a client acting on the
 	// acknowledgement misses no change that follows it, and hold sendMu

@@ -312,14 +312,43 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	res, err := st.handler(ctx, newServerRequest(r, &p, p.Meta))
+	req := newServerRequest(r, &p, p.Meta)
+	if hook := s.toolHook.Load(); hook != nil {
+		res, err := (*hook)(ctx, req, st.tool, st.run)
+		if ir, err, ok := s.finishInput(r.rc, err); ok {
+			return ir, err
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			return &CallToolResult{Content: []Content{}}, nil
+		}
+		return res, nil
+	}
+	res, err := st.run(ctx, req)
 	if ir, err, ok := s.finishInput(r.rc, err); ok {
 		return ir, err
 	}
 	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// run calls the tool's handler and shapes its answer as the client sees
+// it: a plain error becomes an isError result, a nil result an empty one;
+// the error returned is a protocol error (*jsonrpc.Error) or, for a
+// 2026-07-28 request, one wrapping ErrInputRequired.
+func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	res, err := st.handler(ctx, req)
+	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			return nil, je
+		}
+		if errors.Is(err, ErrInputRequired) && req.rc != nil {
+			return nil, err
 		}
 		return errorResult(err), nil
 	}

@@ -321,6 +321,10 @@ type Revision struct {
 	OriginForbidden403 bool
 	// LegacySSE: the HTTP+SSE transport is the revision's own (2024-11-05).
 	LegacySSE bool
+	// CoreTasks: the revision has the tasks of SEP-1686 (params.task,
+	// tasks/get, tasks/result, tasks/list, tasks/cancel); 2025-11-25 only.
+	// Later revisions moved tasks into an extension.
+	CoreTasks bool
 }
 
 // LookupRevision returns the transport facts of revision v, and false when
@@ -343,5 +347,6 @@ func LookupRevision(v string) (Revision, bool) {
 		DisconnectCancels:     f.disconnectCancels,
 		OriginForbidden403:    f.originForbidden403,
 		LegacySSE:             f.httpSSE,
+		CoreTasks:             f.tasks,
 	}, true
 }

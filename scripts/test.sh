@@ -39,6 +39,49 @@ fi
 
 fuzztime=${FUZZTIME:-20s}
 
+# redis: a redis-server of this run's own for the Redis tests (redisstore,
+# internal/replicas), installed with apt-get when missing, on a free port,
+# stopped on exit. Its URL is exported as GOMCP_REDIS_URL; with it set, the
+# tests that need Redis fail rather than skip when it is unreachable.
+redis_pid=
+redis_dir=
+start_redis() {
+	if ! command -v redis-server >/dev/null; then
+		local sudo=
+		[[ $(id -u) -eq 0 ]] || sudo=sudo
+		$sudo apt-get install -y redis-server || { $sudo apt-get update && $sudo apt-get install -y redis-server; } || return 1
+	fi
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	redis_dir=$(mktemp -d)
+	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$redis_dir" >"$redis_dir/log" 2>&1 &
+	redis_pid=$!
+	for _ in $(seq 100); do
+		redis-cli -p "$port" ping >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	redis-cli -p "$port" ping >/dev/null || { cat "$redis_dir/log"; return 1; }
+	export GOMCP_REDIS_URL="redis://127.0.0.1:$port/0"
+	echo "redis-server on $GOMCP_REDIS_URL"
+}
+stop_redis() {
+	[[ -n $redis_pid ]] && kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null
+	[[ -n $redis_dir ]] && rm -rf "$redis_dir"
+	return 0
+}
+trap stop_redis EXIT
+if ! start_redis; then
+	echo "test.sh: starting redis-server failed" >&2
+	exit 1
+fi
+
+# replicas: three everything-servers sharing the Redis above, behind a
+# round-robin proxy, through the official server suite at 2025-11-25 and
+# 2026-07-28, a replica killed and Redis restarted (internal/replicas).
+replicas() {
+	GOMCP_REPLICAS_CONFORMANCE=1 go test -count=1 -timeout 20m -run TestReplicas ./internal/replicas/
+}
+
 gofmt_clean() {
 	local out
 	out=$(gofmt -l . 2>&1)
@@ -74,8 +117,12 @@ conformance() {
 		echo "--- server leg, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
-	# Extension scenarios, each alone and on no spec timeline.
-	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+	# Extension scenarios (skills, SEP-2640; tasks, SEP-2663), each alone and
+	# on no spec timeline (tasks-status-notifications only reports SKIPPED).
+	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest \
+		tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+		tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+		tasks-mrtr-composition; do
 		echo "--- server scenario $sc"
 		conformance_server_scenario "http://127.0.0.1:$port/mcp" "$sc" || rc=1
 	done
@@ -176,6 +223,15 @@ otel() {
 	done
 }
 
+# bench is the process-level benchmark, a module of its own (it depends on
+# the peer SDKs); CI checks that it builds and its driver's tests pass, and
+# runs one short round of the stdio figures so a driver or server that
+# breaks is caught (bench/run.sh with its defaults is for measuring).
+bench() {
+	(cd bench && go vet ./... && "$STATICCHECK" ./... && go test -race -count=1 ./...) &&
+		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1 >/dev/null
+}
+
 # browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
 # its own so that the SDK does not depend on chromedp). Debian's chromium is
 # installed when missing.
@@ -197,9 +253,11 @@ stage "fuzz ($fuzztime per target)" fuzz
 stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
+stage "bench (process-level benchmark builds and runs)" bench
 stage "browser (mcp inspect in headless Chromium)" browser
 stage "conformance (official suite, server and client)" conformance
 stage "conformance auth (the auth/* client scenarios)" conformance_auth
+stage "replicas (three Redis-backed servers behind a proxy)" replicas
 
 printf '\n'
 for f in "${failures[@]}"; do

@@ -32,9 +32,13 @@ const (
 	readBufferSize = 64 << 10
 	// maxRetainedLine bounds the line buffer kept between reads, so that one
 	// huge message does not pin its memory for the life of the stream.
-	maxRetainedLine = 1 << 20
-	// maxPooledWrite bounds the encode buffers returned to the pool.
-	maxPooledWrite = 256 << 10
+	// Messages of a few MiB (a large tool result or argument) reuse it
+	// instead of growing a new one, copy by copy, each time.
+	maxRetainedLine = 4 << 20
+	// maxPooledWrite bounds the encode buffers returned to the pool (which
+	// the garbage collector empties): a large answer written again and
+	// again reuses its buffer instead of growing one from 2 KiB each time.
+	maxPooledWrite = 4 << 20
 )
 
 // LineOptions configures a newline-delimited stream. The zero value (and a
@@ -251,6 +255,18 @@ func isBlank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// Buffered reports how many bytes were read from the peer but not consumed
+// yet (jsonrpc.Buffered): zero means the peer has sent nothing more, so a
+// Conn runs the request just read on its reader goroutine. A line being
+// assembled counts too.
+func (s *lineStream) Buffered() int {
+	if !s.rmu.TryLock() {
+		return 1 // a Read is in progress: assume more is coming
+	}
+	defer s.rmu.Unlock()
+	return s.br.Buffered() + len(s.line)
 }
 
 // Write sends m as one line. See NewLineStream.

@@ -24,6 +24,7 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "log diagnostics to stderr")
 	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio;\nwith port 0 a free port is chosen, and the first line on stdout is always \"listening on http://HOST:PORT/mcp\"")
+	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -31,13 +32,27 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := everything.NewServer(&everything.Options{Logger: logger})
+	opts := &everything.Options{Logger: logger}
+	var rd *redisDeployment
+	if *redisURL != "" {
+		var err error
+		if rd, err = openRedis(ctx, *redisURL, logger); err != nil {
+			fmt.Fprintln(os.Stderr, "everything-server:", err)
+			os.Exit(1)
+		}
+		defer rd.close()
+		rd.options(opts)
+	}
+	s, err := everything.NewServer(opts)
+	if err == nil && rd != nil {
+		err = addReplicaTools(s)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "everything-server:", err)
 		os.Exit(1)
 	}
 	if *httpAddr != "" {
-		if err := serveHTTP(ctx, *httpAddr, s, logger); err != nil {
+		if err := serveHTTP(ctx, *httpAddr, s, logger, rd); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-server:", err)
 			os.Exit(1)
 		}
@@ -49,24 +64,36 @@ func main() {
 	}
 }
 
-// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse until
-// ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
+// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse, with
+// the probes /livez and /readyz, until ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
 // test can start it on port 0 and read where it went.
-func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger) error {
-	streamable := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal})
+func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger, rd *redisDeployment) error {
+	ho := &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal}
+	if rd != nil {
+		rd.handlerOptions(ho)
+	}
+	streamable := mcphttp.NewHandler(s, ho)
 	legacy := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", legacy)
+	// Probes for a load balancer: liveness, and readiness asking every
+	// store the server uses (Redis, under -redis).
+	health := mcphttp.NewHealth(streamable, rd.healthOptions())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	handler, err := protect(mux, ln.Addr())
+	protected, err := protect(mux, ln.Addr())
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	// The probes need no token, even under -auth-issuer.
+	handler := http.NewServeMux()
+	handler.Handle("/livez", health.Live())
+	handler.Handle("/readyz", health.Ready())
+	handler.Handle("/", protected)
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	// The Handler bounds body reads and SSE writes itself; the server bounds
 	// what happens before and between requests.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	// instrumentation of the otel module, say) without this package
 	// depending on it.
 	Configure func(*mcp.ServerOptions)
+	// TaskStore keeps the tasks; replicas sharing one (and the server's
+	// Notifier) serve the same tasks. Default: tasks.NewMemoryStore.
+	TaskStore tasks.TaskStore
 }
 
 type none struct{}
@@ -79,6 +83,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	add := func(err error) { errs = append(errs, err) }
 	addTools(s, o.Step, add)
 	addModernTools(s, add)
+	addTasks(s, o.TaskStore, add)
 	addResources(s, add)
 	addPrompts(s, add)
 	addSkills(s, add)

@@ -347,7 +347,8 @@ func TestCancelledNotificationEndsSSEStream(t *testing.T) {
 	f := newFixtureWith(t, srv, nil)
 	sid := f.initSession(mcp.Version20251125)
 	h := postHeaders(sid, mcp.Version20251125)
-	resp, r := f.openSSE("POST", h, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
+	// SSE only: with both accepted the headers would wait for the answer.
+	resp, r := f.openSSE("POST", with(h, "Accept", "text/event-stream"), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
 	defer resp.Body.Close()
 	<-b.started
 	if c := f.do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`); c.status != 202 {

@@ -31,12 +31,22 @@ type HandlerOptions struct {
 	// body instead of an SSE stream. Messages the server sends while
 	// handling a request (progress, logs, sampling and elicitation
 	// requests) then go to the client's standalone GET stream, if it has
-	// one on this Handler. The default, SSE, keeps them with their request,
-	// makes streams resumable, and is what the conformance suite exercises.
-	// A client whose Accept header allows only one of the two types gets
-	// that type. Initialize is always answered with JSON when the client
-	// accepts it.
+	// one on this Handler. The default chooses per request, lazily: the
+	// answer goes out as JSON when the handler sends nothing before it,
+	// and the response becomes an SSE stream (primed, resumable, keeping
+	// the handler's messages with their request) as soon as the handler
+	// sends something or runs past KeepAliveInterval. JSON costs less (no
+	// event ids, nothing kept for resumption). A client whose Accept
+	// header allows only one of the two types gets that type. Initialize
+	// is always answered with JSON when the client accepts it.
 	JSONResponse bool
+
+	// EagerSSE answers every request whose client accepts SSE with an SSE
+	// stream from the start, as before the lazy choice: each answer gets
+	// an event id and is kept in the EventStore, so that a client can
+	// resume even a request whose handler sent nothing before its result,
+	// at the cost of storing every answer. Ignored with JSONResponse.
+	EagerSSE bool
 
 	// SessionStore keeps the state of every session (what initialize
 	// established, the log level, subscriptions, the principal), so that a
@@ -47,7 +57,10 @@ type HandlerOptions struct {
 	// request that made it is answered. Default: a
 	// mcp.NewMemorySessionStore(nil) of this Handler's own, which receives
 	// a session's state only when the Handler drops its copy (idle
-	// expiry), so a held session costs no memory there.
+	// expiry), so a held session costs no memory there. A store with a
+	// Touch(ctx, id) error method (redisstore's) has it called at most once
+	// a minute for each session in use here, so that a store which
+	// expires sessions keeps those in use alive.
 	SessionStore mcp.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
@@ -211,6 +224,12 @@ const (
 	// noticeSessionDeleted: the client ended a session (DELETE); every
 	// Handler ends its copy.
 	noticeSessionDeleted = "mcphttp/sessionDeleted"
+	// noticeResponse: a Handler received the client's answer to a request
+	// a session sent (sampling, elicitation, roots), which may have gone out
+	// from another Handler's copy. Data is the receiving Handler's id, a
+	// newline, and the message; every other copy delivers it, and the one
+	// whose call waits for it takes it (the others drop it).
+	noticeResponse = "mcphttp/response"
 )
 
 // Handler serves an mcp.Server over the Streamable HTTP transport. Mount it
@@ -439,6 +458,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 		errSessionNotFound(w, id)
 		return nil
 	}
+	h.touch(r.Context(), s)
 	return s
 }
 
@@ -535,6 +555,37 @@ func (h *Handler) rebuild(state *mcp.SessionState, client string) (_ *session, o
 	return s, false
 }
 
+// A storeToucher is a SessionStore that renews a session's life without
+// rewriting it.
+type storeToucher interface {
+	Touch(ctx context.Context, id string) error
+}
+
+// touchEvery is how often a session in use is renewed in a storeToucher.
+var touchEvery = time.Minute
+
+// touch renews s in the shared store if it is a storeToucher and s was not
+// renewed for touchEvery: a session served by this copy alone is never
+// loaded or saved, and would otherwise expire there while in use.
+func (h *Handler) touch(ctx context.Context, s *session) {
+	t, ok := h.states.(storeToucher)
+	if !ok || !h.writeThrough {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := s.touched.Load()
+	if last == 0 {
+		s.touched.CompareAndSwap(0, now) // just made or rebuilt: the store has it fresh
+		return
+	}
+	if now-last < int64(touchEvery) || !s.touched.CompareAndSwap(last, now) {
+		return
+	}
+	if err := t.Touch(ctx, s.id); err != nil {
+		h.log.Warn("mcphttp: session store: touch", "session", s.id, "err", err)
+	}
+}
+
 // sessionStore is the store sessions write their changes to: the shared
 // one, or none when the Handler keeps its own (see writeThrough).
 func (h *Handler) sessionStore() mcp.SessionStore {
@@ -573,6 +624,16 @@ func (h *Handler) hear(n *mcp.Notice) {
 		return
 	}
 	switch n.Method {
+	case noticeResponse:
+		from, body, ok := strings.Cut(n.Data, "\n")
+		if !ok || from == h.id {
+			return
+		}
+		if s := h.lookup(n.Session); s != nil {
+			if m := jsonrpc.Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
+				_ = s.deliver(m)
+			}
+		}
 	case noticeStreamTaken:
 		if s := h.lookup(n.Session); s != nil {
 			s.mu.Lock()
@@ -820,6 +881,19 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, true)
 }
 
+// hasResponse reports whether msg is, or a batch holding, a response.
+func hasResponse(msg *jsonrpc.Message) bool {
+	if msg.Batch == nil {
+		return msg.IsResponse()
+	}
+	for _, e := range msg.Batch {
+		if e.Invalid == nil && e.IsResponse() {
+			return true
+		}
+	}
+	return false
+}
+
 // requestIDs returns the ids of the requests in msg (valid ones, for a
 // batch).
 func requestIDs(msg *jsonrpc.Message) []jsonrpc.ID {
@@ -854,6 +928,17 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		info.SessionID = ""
 	}
 	ids := requestIDs(msg)
+	if len(ids) == 0 && h.writeThrough && !init && hasResponse(msg) {
+		// The call this answers may wait in another Handler's copy of the
+		// session: pass it on.
+		n := &mcp.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
+		if err := h.server.Notifier().Publish(r.Context(), n); err != nil {
+			h.log.Warn("mcphttp: notifier: publish", "method", noticeResponse, "err", err)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: cannot pass the answer on to the other processes now; try again later")
+			return
+		}
+	}
 	if len(ids) == 0 {
 		setInfo(msg, info)
 		s.observe(msg)
@@ -865,7 +950,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
-	st, err := s.openStream(ids, useSSE)
+	// A client accepting both gets JSON unless the handler sends something
+	// before its answer (see stream.lazy).
+	lazy := useSSE && okJSON && !h.opts.EagerSSE
+	st, err := s.openStream(ids, useSSE, lazy)
 	if err != nil {
 		// Id null: the id names a live request, whose answer this is not.
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
@@ -882,7 +970,11 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		if s.primes(version) {
 			prime = appendEvent(nil, eventID(st.name, ""), "", h.opts.RetryInterval, nil)
 		}
-		_ = c.write(prime) // flushes the headers
+		if lazy {
+			st.prime = prime // written if the stream becomes SSE
+		} else {
+			_ = c.write(prime) // flushes the headers
+		}
 		_ = st.attach(r.Context(), c, "", false)
 	}
 	setInfo(msg, info)
@@ -891,13 +983,19 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		s.takeAll(st)
 		if c != nil {
 			c.kill()
-			return
+			if c.started() {
+				return
+			}
 		}
 		errSessionNotFound(w, ids[0])
 		return
 	}
 	if c != nil {
 		h.hold(r, s, st, c)
+		if lazy, final, finished := st.jsonAnswer(); lazy {
+			h.answerJSON(w, r, s, st, ids[0], init, final, finished)
+			return
+		}
 		if init && s.protocolVersion() == "" {
 			s.terminate() // initialize failed: the session is useless
 		}
@@ -908,28 +1006,50 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		st.mu.Lock()
 		final := st.final
 		st.mu.Unlock()
-		if final == nil {
-			w.WriteHeader(http.StatusNoContent) // cancelled by the client
-			return
-		}
-		ok := final.Error == nil && final.Batch == nil
-		if init && ok {
-			w.Header().Set(headerSessionID, s.id)
-		}
-		bp := bufPool.Get().(*[]byte)
-		b := final.AppendJSON((*bp)[:0])
-		h.writeJSON(w, r, b)
-		putBuf(bp, b)
-		if init && !ok {
-			s.terminate()
-		}
+		h.answerJSON(w, r, s, st, ids[0], init, final, true)
 	case <-r.Context().Done():
+		h.answerJSON(w, r, s, st, ids[0], init, nil, false)
+	case <-s.done:
+		errSessionNotFound(w, ids[0])
+	}
+}
+
+// answerJSON ends a POST answered with JSON: with final when the stream
+// finished with an answer, 204 when its requests were cancelled, and when it
+// did not finish, by giving up on its requests (the client went away) or
+// reporting the session gone.
+func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session, st *stream, id jsonrpc.ID, init bool, final *jsonrpc.Message, finished bool) {
+	switch {
+	case !finished && r.Context().Err() != nil:
 		s.abandon(st)
 		if init {
 			h.forget(context.WithoutCancel(r.Context()), s.id)
 		}
-	case <-s.done:
-		errSessionNotFound(w, ids[0])
+		return
+	case !finished:
+		errSessionNotFound(w, id)
+		return
+	case final == nil:
+		w.WriteHeader(http.StatusNoContent) // cancelled by the client
+		return
+	}
+	ok := final.Error == nil && final.Batch == nil
+	if init && ok {
+		w.Header().Set(headerSessionID, s.id)
+	}
+	bp := bufPool.Get().(*[]byte)
+	b := final.AppendJSON((*bp)[:0])
+	if final.Error != nil && final.Error.Code == jsonrpc.CodeServerOverloaded {
+		// Server busy (a full queue, a session store down): 503, as for
+		// the refusals this Handler makes itself.
+		w.Header().Set("Retry-After", "1")
+		h.writeJSONStatus(w, r, http.StatusServiceUnavailable, b)
+	} else {
+		h.writeJSON(w, r, b)
+	}
+	putBuf(bp, b)
+	if init && !ok {
+		s.terminate()
 	}
 }
 
@@ -968,6 +1088,7 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 				return
 			}
 		case <-tick:
+			st.upgrade() // a long wait is worth an SSE stream
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)
 				return
@@ -1037,7 +1158,14 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		// A finished POST stream, or another Handler's: replay what the
 		// client missed, and end.
-		_, err := h.replay(r.Context(), s.id, name, after, c)
+		var err error
+		if h.writeThrough && !strings.HasPrefix(name, h.streamPrefix) {
+			// Another process's POST stream, whose request may still be
+			// running there: follow it until its answer is stored.
+			err = h.follow(r.Context(), s, name, after, c)
+		} else {
+			_, err = h.replay(r.Context(), s.id, name, after, c)
+		}
 		h.endReplay(w, c, last, err)
 		return
 	}
@@ -1049,6 +1177,52 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	h.hold(r, s, st, c)
 }
 
+// followLimit bounds how long a GET follows another process's POST
+// stream, whose process may have died with the request.
+const followLimit = 10 * time.Minute
+
+// follow replays a POST stream of another process from the store, and
+// again as events arrive there (polling, from every 50ms up to every
+// second), until the stream's answer (a response) was sent, the client
+// leaves, the session ends or followLimit passes.
+func (h *Handler) follow(ctx context.Context, s *session, stream, after string, c *sseConn) error {
+	ctx, cancel := context.WithTimeout(ctx, followLimit)
+	defer cancel()
+	bp := bufPool.Get().(*[]byte)
+	defer func() { putBuf(bp, *bp) }()
+	wait := 50 * time.Millisecond
+	for {
+		answered := false
+		err := h.events.Replay(ctx, s.id, stream, after, func(id string, data []byte) error {
+			*bp = appendStoredEvent((*bp)[:0], stream, id, true, data)
+			after = id
+			wait = 50 * time.Millisecond
+			if m := jsonrpc.Decode(data); m.Invalid == nil && m.IsResponse() {
+				answered = true
+			}
+			return c.write(*bp)
+		})
+		if err != nil || answered {
+			return err
+		}
+		_ = c.write(nil) // the headers, so that the client knows it is connected
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-s.done:
+			t.Stop()
+			return nil
+		case <-c.done:
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = min(wait*2, time.Second)
+	}
+}
+
 // endReplay ends a GET whose replay is all there is: with 400 if the store
 // did not know Last-Event-ID and nothing was sent yet.
 func (h *Handler) endReplay(w http.ResponseWriter, c *sseConn, last string, err error) {
@@ -1057,6 +1231,14 @@ func (h *Handler) endReplay(w http.ResponseWriter, c *sseConn, last string, err 
 	}
 	if errors.Is(err, ErrUnknownEvent) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "bad request: Last-Event-ID "+quoteHeader(last)+" was not issued by this server")
+		return
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errConnGone) {
+		// The store failed (Redis down, say): the client retries later
+		// with the same Last-Event-ID and loses nothing.
+		h.log.Warn("mcphttp: event store: replay", "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: the event store is unavailable; resume with the same Last-Event-ID later")
 		return
 	}
 	_ = c.write(nil)

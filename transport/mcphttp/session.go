@@ -44,6 +44,7 @@ type session struct {
 	standalone *stream // made on first use: see standaloneStream
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last HTTP activity
+	touched  atomic.Int64 // unix nanoseconds the store last renewed it (see Handler.touch)
 }
 
 // errSessionClosed reports a message for a session that has ended.
@@ -151,7 +152,11 @@ func (s *session) protocolVersion() string {
 // It fails if one of the ids is already in flight in this session: the
 // response could not be told apart. The refusal goes out with id null, and
 // the live request is not disturbed.
-func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
+//
+// A lazy stream (the client accepts both JSON and SSE) is answered with JSON
+// when the handler sends nothing before its result, and turns into an SSE
+// stream only when it does.
+func (s *session) openStream(ids []jsonrpc.ID, sse, lazy bool) (*stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
@@ -160,7 +165,7 @@ func (s *session) openStream(ids []jsonrpc.ID, sse bool) (*stream, error) {
 		}
 	}
 	s.nextStream++
-	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse, pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
+	st := &stream{s: s, id: s.nextStream, sse: sse, resumable: sse, lazy: sse && lazy, pending: len(ids), ids: ids, finishedCh: make(chan struct{})}
 	if sse {
 		st.name = s.h.streamPrefix + strconv.FormatInt(st.id, 10)
 	}
@@ -431,6 +436,14 @@ type stream struct {
 
 	pending int // requests not answered yet; guarded by s.mu
 
+	// A lazy stream has sent nothing yet and may still answer with JSON
+	// (guarded by mu): its final message alone becomes the JSON body, and
+	// anything before it (or a keep-alive, or CloseSSEStream) upgrades it
+	// to SSE, starting with prime, the priming event (nil when the
+	// revision has none).
+	lazy  bool
+	prime []byte
+
 	order sync.Mutex // resumable streams: held while an event is stored and written
 
 	mu         sync.Mutex
@@ -481,6 +494,17 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	defer st.order.Unlock()
 	st.mu.Lock()
 	finished, held := st.finished, st.held
+	if !finished && st.lazy {
+		if final {
+			// Nothing went before the answer: it goes out as JSON, and
+			// there is nothing to store for resumption.
+			st.final = m
+			st.finishLocked()
+			st.mu.Unlock()
+			return nil
+		}
+		st.upgradeLocked()
+	}
 	st.mu.Unlock()
 	if finished {
 		return errStreamFinished
@@ -570,6 +594,38 @@ func (st *stream) flush(c *sseConn) bool {
 			return false
 		}
 	}
+}
+
+// upgradeLocked turns a lazy stream into an SSE stream: the priming event,
+// if any, goes out first (with the headers). st.mu must be held.
+func (st *stream) upgradeLocked() {
+	if !st.lazy {
+		return
+	}
+	st.lazy = false
+	if c := st.conn; c != nil && c.write(st.prime) != nil {
+		st.conn = nil
+	}
+}
+
+// upgrade is upgradeLocked taking st.mu.
+func (st *stream) upgrade() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.upgradeLocked()
+}
+
+// jsonAnswer reports whether the stream is still lazy (it never became an
+// SSE stream), and if so its final message, if any, and whether it is
+// finished. Once asked, it stays JSON: an upgrade cannot follow.
+func (st *stream) jsonAnswer() (lazy bool, final *jsonrpc.Message, finished bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.lazy {
+		return false, nil, false
+	}
+	st.conn = nil
+	return true, st.final, st.finished
 }
 
 // finish ends a POST stream without a final message (its requests were
@@ -699,6 +755,7 @@ func (st *stream) closeConn() bool {
 	if !st.resumable || st.finished {
 		return false
 	}
+	st.upgradeLocked()
 	if c := st.conn; c != nil {
 		st.setConnLocked(nil)
 		_ = c.write(appendRetry(nil, st.s.h.opts.RetryInterval))

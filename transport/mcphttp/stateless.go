@@ -43,8 +43,9 @@ type statelessEnvelope struct {
 		ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
 		ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
 	} `json:"_meta"`
-	Name string `json:"name"`
-	URI  string `json:"uri"`
+	Name   string `json:"name"`
+	URI    string `json:"uri"`
+	TaskID string `json:"taskId"` // tasks/get, tasks/update, tasks/cancel (the tasks extension)
 }
 
 func peekStateless(m *jsonrpc.Message) *statelessEnvelope {
@@ -117,14 +118,16 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	var name string
+	optional := false // the tasks extension's methods tolerate a missing Mcp-Name
 	switch msg.Method {
 	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
 		name = env.Name
 	case mcp.MethodResourcesRead:
 		name = env.URI
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		name, optional = env.TaskID, true
 	}
-	if name != "" {
-		got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	if got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]; name != "" && (ok || !optional) {
 		if !ok {
 			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
 			return

@@ -684,18 +684,35 @@ func TestLegacySSE(t *testing.T) {
 	}
 	ts := httptest.NewServer(mcphttp.NewSSEHandler(s, nil))
 	t.Cleanup(ts.Close)
-	want := runJSON(t, "tools", "--json", everythingURL(t))
+	// Over HTTP+SSE the session speaks 2025-11-25, whose tools also say
+	// whether they run as tasks (execution); 2026-07-28 has no such field.
+	want := withoutExecution(runJSON(t, "tools", "--json", everythingURL(t)))
 	// A URL falls back to HTTP+SSE when the server refuses Streamable HTTP.
-	if got := runJSON(t, "tools", "--json", ts.URL); !reflect.DeepEqual(got, want) {
+	if got := withoutExecution(runJSON(t, "tools", "--json", ts.URL)); !reflect.DeepEqual(got, want) {
 		t.Errorf("over HTTP+SSE:\n%v\nwant\n%v", got, want)
 	}
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`{"servers":{"old":{"type":"sse","url":%q}}}`, ts.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := runJSON(t, "tools", "--json", "--config", cfg, "@old"); !reflect.DeepEqual(got, want) {
+	if got := withoutExecution(runJSON(t, "tools", "--json", "--config", cfg, "@old")); !reflect.DeepEqual(got, want) {
 		t.Errorf("@old (type sse):\n%v\nwant\n%v", got, want)
 	}
+}
+
+// withoutExecution drops the 2025-11-25 execution member of every tool of a
+// decoded tools listing.
+func withoutExecution(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		if tools, ok := m["tools"].([]any); ok {
+			for _, tool := range tools {
+				if tm, ok := tool.(map[string]any); ok {
+					delete(tm, "execution")
+				}
+			}
+		}
+	}
+	return v
 }
 
 func TestProxy(t *testing.T) {

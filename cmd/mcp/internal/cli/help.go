@@ -176,17 +176,26 @@ argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
 the shell. A failing command prints its error and the shell goes on.
 `,
-	"login": `usage: mcp login URL
+	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--timeout D] URL
 
-Runs the OAuth flow for the server at URL and stores the token for later
-commands. Tokens live in the user's configuration directory under
-gomcp/tokens/ (one 0600 file per server); a -H 'Authorization: ...' on the
-command line wins over a stored token. (Not available until the OAuth
-client is built in.)
+Logs in to the MCP server at URL with OAuth and stores the tokens for
+every later command on URL, which refreshes them as needed. By default it
+opens the authorization page in the browser and waits (up to --timeout,
+default 5m) for the browser to come back to a listener on 127.0.0.1;
+--no-browser prints the URL instead. It registers itself with the
+authorization server unless --client-id names a registered client. With
+--client-id and --client-secret it logs in without a person (the client
+credentials grant), and later commands obtain new tokens the same way.
+
+The tokens, the registration and the --client-* values live in the
+user's configuration directory under gomcp/tokens/, one 0600 file per
+server. A -H 'Authorization: ...' on the command line or a header in the
+config file wins over them. When they can no longer be refreshed, a
+command exits with status 4 and asks to log in again.
 `,
 	"logout": `usage: mcp logout URL
 
-Forgets the token stored for URL by mcp login.
+Forgets what mcp login stored for URL.
 `,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 

@@ -1,0 +1,798 @@
+// Command mcpbench drives MCP servers as separate processes and prints a
+// Markdown table comparing them, each throughput as a ratio to the first
+// server (the floor). Every answer is decoded and checked: a wrong answer
+// stops the run.
+//
+//	mcpbench -server floor=bin/floor -server gomcp=bin/gomcp -server 'ts=node server.mjs' ...
+//
+// Each server is a command that serves MCP over stdio, or over Streamable
+// HTTP at http://ADDR/mcp when given the flag -http ADDR (a command ending
+// in .mjs gets --http ADDR). Figures (run in rounds, servers interleaved
+// within each round; the table shows medians):
+//
+//   - stdio1: one request in flight, calls/s and server CPU µs per call
+//   - stdio32: 32 requests in flight, the same
+//   - big: 1 MiB of text echoed over stdio, MB/s and server CPU ms per call
+//   - http1: one Streamable HTTP session in a closed loop, calls/s
+//   - http16: 16 sessions, calls/s, server CPU µs per call, peak RSS
+//   - idle: memory per idle Streamable HTTP session (RSS growth / sessions)
+//   - startup: spawn to initialize answered over stdio, ms
+//
+// Server CPU time and memory come from /proc (Linux only).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const protocolVersion = "2025-06-18"
+
+type server struct {
+	name string
+	argv []string
+}
+
+type serverList []server
+
+func (l *serverList) String() string { return fmt.Sprint(*l) }
+
+func (l *serverList) Set(v string) error {
+	name, cmd, ok := strings.Cut(v, "=")
+	if !ok || name == "" || cmd == "" {
+		return errors.New("want NAME=COMMAND")
+	}
+	*l = append(*l, server{name, strings.Fields(cmd)})
+	return nil
+}
+
+var (
+	servers  serverList
+	rounds   = flag.Int("rounds", 3, "rounds of every figure")
+	dur      = flag.Duration("d", 1500*time.Millisecond, "measuring time of each throughput figure")
+	warm     = flag.Duration("warmup", 300*time.Millisecond, "warm-up before each throughput figure")
+	idleN    = flag.Int("idle", 2000, "sessions opened for the idle-session figure")
+	startups = flag.Int("startups", 5, "spawns per round for the startup figure (median)")
+	only     = flag.String("figures", "stdio1,stdio32,big,http1,http16,idle,startup", "figures to run")
+	jsonOut  = flag.String("json", "", "also write every sample to this file")
+)
+
+func main() {
+	flag.Var(&servers, "server", "NAME=COMMAND (repeatable; the first is the floor)")
+	flag.Parse()
+	if len(servers) == 0 {
+		fmt.Fprintln(os.Stderr, "mcpbench: no -server")
+		os.Exit(2)
+	}
+	figs := strings.Split(*only, ",")
+	samples := map[string]map[string][]float64{} // metric -> server -> samples
+	add := func(metric, srv string, v float64) {
+		if samples[metric] == nil {
+			samples[metric] = map[string][]float64{}
+		}
+		samples[metric][srv] = append(samples[metric][srv], v)
+	}
+	for r := 0; r < *rounds; r++ {
+		for _, fig := range figs {
+			// Rotate the order each round, so no server always runs first.
+			for i := range servers {
+				s := servers[(i+r)%len(servers)]
+				m, err := run(fig, s)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "mcpbench: %s %s: %v\n", fig, s.name, err)
+					os.Exit(1)
+				}
+				for k, v := range m {
+					add(k, s.name, v)
+				}
+				fmt.Fprintf(os.Stderr, "round %d %-8s %-6s %v\n", r+1, fig, s.name, fmtMap(m))
+			}
+		}
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(samples, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		}
+	}
+	printTable(samples)
+}
+
+func fmtMap(m map[string]float64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%.4g ", k, m[k])
+	}
+	return b.String()
+}
+
+func run(fig string, s server) (map[string]float64, error) {
+	switch fig {
+	case "stdio1":
+		return stdioThroughput(s, 1, 16, "stdio1")
+	case "stdio32":
+		return stdioThroughput(s, 32, 16, "stdio32")
+	case "big":
+		return stdioThroughput(s, 1, 1<<20, "big")
+	case "http1":
+		return httpThroughput(s, 1, "http1")
+	case "http16":
+		return httpThroughput(s, 16, "http16")
+	case "idle":
+		return idleSessions(s)
+	case "startup":
+		return startup(s)
+	}
+	return nil, fmt.Errorf("unknown figure %q", fig)
+}
+
+// --- processes ---
+
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr bytes.Buffer
+}
+
+func start(s server, httpAddr string) (*proc, error) {
+	argv := append([]string(nil), s.argv...)
+	if httpAddr != "" {
+		flagName := "-http"
+		if strings.HasSuffix(argv[len(argv)-1], ".mjs") {
+			flagName = "--http"
+		}
+		argv = append(argv, flagName, httpAddr)
+	}
+	p := &proc{cmd: exec.Command(argv[0], argv[1:]...)}
+	p.cmd.Stderr = &limitedBuffer{b: &p.stderr, max: 64 << 10}
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	return p, p.cmd.Start()
+}
+
+func (p *proc) stop() {
+	_ = p.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+type limitedBuffer struct {
+	mu  sync.Mutex
+	b   *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() < l.max {
+		l.b.Write(p[:min(len(p), l.max-l.b.Len())])
+	}
+	return len(p), nil
+}
+
+// cpuTime is the process's user plus system CPU time, from /proc.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) in parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// memKiB reads a field (VmRSS, VmHWM) of /proc/PID/status, in KiB.
+func memKiB(pid int, field string) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// --- messages ---
+
+func initializeBody(id int) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"initialize","params":{"protocolVersion":"` + protocolVersion +
+		`","capabilities":{},"clientInfo":{"name":"mcpbench","version":"1.0.0"}}}`)
+}
+
+var initializedBody = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+func echoBody(b []byte, id int64, text string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"text":`...)
+	b = strconv.AppendQuote(b, text) // text is ASCII: a valid JSON string
+	return append(b, `}}}`...)
+}
+
+type answer struct {
+	ID     *int64          `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+type toolResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError bool `json:"isError"`
+}
+
+// checkInit validates an initialize answer.
+func checkInit(b []byte) error {
+	var a answer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("initialize: %v: %.200s", err, b)
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if a.Error != nil || json.Unmarshal(a.Result, &r) != nil || r.ProtocolVersion != protocolVersion {
+		return fmt.Errorf("initialize answered %.300s", b)
+	}
+	return nil
+}
+
+// checkEcho validates a tools/call echo answer: id id, text want.
+func checkEcho(a *answer, id int64, want func(int64) string) error {
+	if a.ID == nil || *a.ID != id && id >= 0 {
+		return fmt.Errorf("answer id %v, want %d", a.ID, id)
+	}
+	if a.Error != nil {
+		return fmt.Errorf("error answer: %d %s", a.Error.Code, a.Error.Message)
+	}
+	var r toolResult
+	if err := json.Unmarshal(a.Result, &r); err != nil {
+		return err
+	}
+	if r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != want(*a.ID) {
+		return fmt.Errorf("wrong answer to %d: %.200s", *a.ID, a.Result)
+	}
+	return nil
+}
+
+func bigText() string {
+	b := make([]byte, 1<<20)
+	const words = "the quick brown fox jumps over the lazy dog 0123456789 "
+	for i := range b {
+		b[i] = words[i%len(words)]
+	}
+	return string(b)
+}
+
+var big = bigText()
+
+// --- stdio ---
+
+type stdioConn struct {
+	p *proc
+	w *bufio.Writer
+	r *bufio.Reader
+}
+
+func dialStdio(s server) (*stdioConn, error) {
+	p, err := start(s, "")
+	if err != nil {
+		return nil, err
+	}
+	c := &stdioConn{p: p, w: bufio.NewWriterSize(p.stdin, 64<<10), r: bufio.NewReaderSize(p.stdout, 64<<10)}
+	if err := c.send(initializeBody(0)); err != nil {
+		return c, err
+	}
+	line, err := c.next()
+	if err != nil {
+		return c, err
+	}
+	if err := checkInit(line); err != nil {
+		return c, err
+	}
+	return c, c.send(initializedBody)
+}
+
+func (c *stdioConn) send(b []byte) error {
+	c.w.Write(b)
+	c.w.WriteByte('\n')
+	return c.w.Flush()
+}
+
+// next returns the next message line that is not a notification.
+func (c *stdioConn) next() ([]byte, error) {
+	for {
+		line, err := c.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			buf := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = c.r.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading: %v (stderr: %.500s)", err, c.p.stderr.String())
+		}
+		if bytes.Contains(line[:min(len(line), 200)], []byte(`"method":"notifications/`)) {
+			continue
+		}
+		return line, nil
+	}
+}
+
+func stdioThroughput(s server, inFlight, size int, fig string) (map[string]float64, error) {
+	c, err := dialStdio(s)
+	if c != nil {
+		defer c.p.stop()
+	}
+	if err != nil {
+		return nil, err
+	}
+	want := func(id int64) string { return "m" + strconv.FormatInt(id, 10) }
+	if size > 1<<10 {
+		want = func(int64) string { return big }
+	}
+	var (
+		next     atomic.Int64
+		answered atomic.Int64
+		stop     atomic.Bool
+		mu       sync.Mutex
+		werr     error
+	)
+	slots := make(chan struct{}, inFlight)
+	for range inFlight {
+		slots <- struct{}{}
+	}
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		var b []byte
+		for !stop.Load() {
+			<-slots
+			if stop.Load() {
+				return
+			}
+			id := next.Add(1)
+			b = echoBody(b[:0], id, want(id))
+			if err := c.send(b); err != nil {
+				mu.Lock()
+				werr = err
+				mu.Unlock()
+				return
+			}
+		}
+	}()
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			line, err := c.next()
+			if err != nil {
+				readErr <- err
+				return
+			}
+			var a answer
+			if err := json.Unmarshal(line, &a); err != nil {
+				readErr <- fmt.Errorf("%v: %.200s", err, line)
+				return
+			}
+			if err := checkEcho(&a, -1, want); err != nil {
+				readErr <- err
+				return
+			}
+			answered.Add(1)
+			slots <- struct{}{}
+		}
+	}()
+	wait := func(d time.Duration) error {
+		select {
+		case err := <-readErr:
+			return err
+		case <-time.After(d):
+			return nil
+		}
+	}
+	if err := wait(*warm); err != nil {
+		return nil, err
+	}
+	pid := c.p.cmd.Process.Pid
+	cpu0, n0, t0 := cpuTime(pid), answered.Load(), time.Now()
+	if err := wait(*dur); err != nil {
+		return nil, err
+	}
+	cpu1, n1, t1 := cpuTime(pid), answered.Load(), time.Now()
+	stop.Store(true)
+	select {
+	case slots <- struct{}{}: // unblock the writer
+	default: // it is not waiting: the slots are full
+	}
+	<-writerDone
+	mu.Lock()
+	defer mu.Unlock()
+	if werr != nil {
+		return nil, werr
+	}
+	calls := float64(n1 - n0)
+	if calls == 0 {
+		return nil, errors.New("no answer in the measuring window")
+	}
+	rate := calls / t1.Sub(t0).Seconds()
+	cpuPer := float64(cpu1-cpu0) / calls // ns
+	if fig == "big" {
+		return map[string]float64{"big.MBps": rate * float64(len(big)) / 1e6, "big.cpu_ms": cpuPer / 1e6}, nil
+	}
+	return map[string]float64{fig + ".calls": rate, fig + ".cpu_us": cpuPer / 1e3}, nil
+}
+
+// --- startup ---
+
+func startup(s server) (map[string]float64, error) {
+	var ds []float64
+	for range *startups {
+		t0 := time.Now()
+		c, err := dialStdio(s)
+		d := time.Since(t0)
+		if c != nil {
+			c.p.stop()
+		}
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, float64(d)/1e6)
+	}
+	return map[string]float64{"startup.ms": median(ds)}, nil
+}
+
+// --- Streamable HTTP ---
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func startHTTP(s server) (*proc, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := start(s, addr)
+	if err != nil {
+		return nil, "", err
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return p, "http://" + addr + "/mcp", nil
+		}
+		if time.Now().After(deadline) {
+			p.stop()
+			return nil, "", fmt.Errorf("not listening on %s: %v (stderr: %.500s)", addr, err, p.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
+
+type httpSession struct {
+	url, sid string
+}
+
+func (s *httpSession) post(ctx context.Context, body []byte, wantID int64) (*answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Content-Type"] = []string{"application/json"}
+	req.Header["Accept"] = []string{"application/json, text/event-stream"}
+	if s.sid != "" {
+		req.Header["Mcp-Session-Id"] = []string{s.sid}
+		req.Header["Mcp-Protocol-Version"] = []string{protocolVersion}
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if wantID < 0 { // a notification
+		if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("notification: HTTP %d %.200s", resp.StatusCode, data)
+		}
+		return nil, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d %.200s", resp.StatusCode, data)
+	}
+	if s.sid == "" {
+		s.sid = resp.Header.Get("Mcp-Session-Id")
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var a answer
+		if err := json.Unmarshal(data, &a); err != nil {
+			return nil, fmt.Errorf("%v: %.200s", err, data)
+		}
+		a.Result = append(json.RawMessage(nil), a.Result...)
+		return &a, nil
+	}
+	// An event stream: find the answer among the events.
+	for _, ev := range bytes.Split(data, []byte("\n\n")) {
+		var payload []byte
+		for _, line := range bytes.Split(ev, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				payload = append(payload, bytes.TrimPrefix(d, []byte(" "))...)
+			}
+		}
+		if len(payload) == 0 {
+			continue
+		}
+		var a answer
+		if err := json.Unmarshal(payload, &a); err != nil {
+			return nil, fmt.Errorf("%v: %.200s", err, payload)
+		}
+		if a.ID != nil && *a.ID == wantID && a.Method == "" {
+			return &a, nil
+		}
+	}
+	return nil, fmt.Errorf("no answer to %d in the event stream: %.300s", wantID, data)
+}
+
+func openSession(ctx context.Context, url string) (*httpSession, error) {
+	s := &httpSession{url: url}
+	a, err := s.post(ctx, initializeBody(0), 0)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %v", err)
+	}
+	b, _ := json.Marshal(a)
+	if err := checkInit(b); err != nil {
+		return nil, err
+	}
+	if s.sid == "" {
+		return nil, errors.New("initialize: no Mcp-Session-Id")
+	}
+	_, err = s.post(ctx, initializedBody, -1)
+	return s, err
+}
+
+func httpThroughput(srv server, sessions int, fig string) (map[string]float64, error) {
+	p, url, err := startHTTP(srv)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		answered atomic.Int64
+		stop     atomic.Bool
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
+		stop.Store(true)
+	}
+	want := func(id int64) string { return "m" + strconv.FormatInt(id, 10) }
+	for range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := openSession(ctx, url)
+			if err != nil {
+				fail(err)
+				return
+			}
+			var b []byte
+			for id := int64(1); !stop.Load(); id++ {
+				b = echoBody(b[:0], id, want(id))
+				a, err := s.post(ctx, b, id)
+				if err == nil {
+					err = checkEcho(a, id, want)
+				}
+				if err != nil {
+					if !stop.Load() {
+						fail(err)
+					}
+					return
+				}
+				answered.Add(1)
+			}
+		}()
+	}
+	time.Sleep(*warm)
+	pid := p.cmd.Process.Pid
+	cpu0, n0, t0 := cpuTime(pid), answered.Load(), time.Now()
+	time.Sleep(*dur)
+	cpu1, n1, t1 := cpuTime(pid), answered.Load(), time.Now()
+	stop.Store(true)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("%v (stderr: %.500s)", firstErr, p.stderr.String())
+	}
+	calls := float64(n1 - n0)
+	if calls == 0 {
+		return nil, errors.New("no answer in the measuring window")
+	}
+	m := map[string]float64{
+		fig + ".calls":  calls / t1.Sub(t0).Seconds(),
+		fig + ".cpu_us": float64(cpu1-cpu0) / calls / 1e3,
+	}
+	if sessions > 1 {
+		m[fig+".peak_rss_mib"] = memKiB(pid, "VmHWM") / 1024
+	}
+	return m, nil
+}
+
+func idleSessions(srv server) (map[string]float64, error) {
+	p, url, err := startHTTP(srv)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	ctx := context.Background()
+	// A few sessions first, so that what is made once is not counted.
+	for range 20 {
+		if _, err := openSession(ctx, url); err != nil {
+			return nil, err
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	pid := p.cmd.Process.Pid
+	before := memKiB(pid, "VmRSS")
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+		errc = make(chan error, 8)
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(*idleN) {
+				if _, err := openSession(ctx, url); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return nil, err
+	default:
+	}
+	time.Sleep(time.Second)
+	after := memKiB(pid, "VmRSS")
+	return map[string]float64{"idle.kib": (after - before) / float64(*idleN)}, nil
+}
+
+// --- the table ---
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+type row struct {
+	label, metric string
+	ratio         bool // show as a ratio to the floor
+	format        string
+}
+
+var rows = []row{
+	{"stdio, 1 in flight: calls/s ratio", "stdio1.calls", true, ""},
+	{"stdio, 1 in flight: calls/s", "stdio1.calls", false, "%.0f"},
+	{"stdio, 1 in flight: server CPU µs/call", "stdio1.cpu_us", false, "%.1f"},
+	{"stdio, 32 in flight: calls/s ratio", "stdio32.calls", true, ""},
+	{"stdio, 32 in flight: calls/s", "stdio32.calls", false, "%.0f"},
+	{"stdio, 32 in flight: server CPU µs/call", "stdio32.cpu_us", false, "%.1f"},
+	{"1 MiB text echoed over stdio: MB/s ratio", "big.MBps", true, ""},
+	{"1 MiB text echoed over stdio: MB/s", "big.MBps", false, "%.1f"},
+	{"1 MiB: server CPU ms/call", "big.cpu_ms", false, "%.1f"},
+	{"Streamable HTTP, 1 session closed loop: calls/s ratio", "http1.calls", true, ""},
+	{"Streamable HTTP, 1 session: calls/s", "http1.calls", false, "%.0f"},
+	{"Streamable HTTP, 1 session: server CPU µs/call", "http1.cpu_us", false, "%.1f"},
+	{"HTTP, 16 sessions: calls/s ratio", "http16.calls", true, ""},
+	{"HTTP, 16 sessions: calls/s", "http16.calls", false, "%.0f"},
+	{"HTTP, 16 sessions: server CPU µs/call", "http16.cpu_us", false, "%.1f"},
+	{"HTTP, 16 sessions: server peak RSS MiB", "http16.peak_rss_mib", false, "%.1f"},
+	{"idle HTTP session, KiB each", "idle.kib", false, "%.1f"},
+	{"startup, spawn → initialize answered, ms", "startup.ms", false, "%.1f"},
+}
+
+func printTable(samples map[string]map[string][]float64) {
+	floor := servers[0].name
+	fmt.Print("| figure |")
+	for _, s := range servers {
+		fmt.Printf(" %s |", s.name)
+	}
+	fmt.Print("\n|---|")
+	for range servers {
+		fmt.Print("---|")
+	}
+	fmt.Println()
+	for _, r := range rows {
+		m := samples[r.metric]
+		if m == nil {
+			continue
+		}
+		fmt.Printf("| %s |", r.label)
+		base := median(m[floor])
+		for _, s := range servers {
+			v := median(m[s.name])
+			switch {
+			case r.ratio && base > 0:
+				fmt.Printf(" %.2f |", v/base)
+			case r.ratio:
+				fmt.Print(" – |")
+			default:
+				fmt.Printf(" "+r.format+" |", v)
+			}
+		}
+		fmt.Println()
+	}
+}

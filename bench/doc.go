@@ -1,0 +1,9 @@
+// Package bench measures MCP servers as separate processes: a driver
+// (cmd/mcpbench) starts each peer server (servers/: gomcp, the official
+// go-sdk, mcp-go, the TypeScript SDK, and a hand-written floor with no
+// framework), writes requests to it over stdio or Streamable HTTP,
+// validates every answer, and reads the server's CPU time and memory from
+// /proc. run.sh builds everything and prints the table.
+//
+// It is a module of its own so that the SDK does not depend on its peers.
+package bench

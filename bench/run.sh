@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# bench/run.sh: build the benchmark's servers and driver, run every figure
+# against every server, and print the Markdown table (medians of the rounds;
+# throughput as a ratio to the floor). Progress goes to stderr.
+#
+#   bench/run.sh [mcpbench flags...]     e.g. bench/run.sh -rounds 5 -d 3s
+#
+# Needs Go, and for the TypeScript SDK server Node 22 with
+# @modelcontextprotocol/sdk (scripts/tools.sh installs both into
+# ~/.cache/gomcp-test). Without them the TypeScript column is left out.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+(cd "$here" && go build -o "$bin/" ./cmd/mcpbench ./servers/floor ./servers/gomcp ./servers/gosdk ./servers/mcpgo)
+servers=(-server "floor=$bin/floor" -server "go-sdk=$bin/gosdk" -server "mcp-go=$bin/mcpgo")
+if [[ -z ${NODE22:-} || -z ${MCP_TS_SDK_DIR:-} ]] && [[ -f $here/../scripts/tools.sh ]]; then
+	# shellcheck source=../scripts/tools.sh
+	source "$here/../scripts/tools.sh" >/dev/null 2>&1 || true
+fi
+if [[ -n ${NODE22:-} && -n ${MCP_TS_SDK_DIR:-} ]]; then
+	export MCP_TS_SDK_DIR
+	servers+=(-server "TS SDK=$NODE22 $here/servers/ts/server.mjs")
+else
+	echo "run.sh: no Node 22 or TypeScript SDK: leaving the TS SDK out" >&2
+fi
+servers+=(-server "gomcp=$bin/gomcp")
+"$bin/mcpbench" "${servers[@]}" "$@"

@@ -1,0 +1,70 @@
+// Command gomcp is the benchmark's gomcp server: the echo and add tools over
+// stdio, or over Streamable HTTP with -http ADDR, with the SDK's defaults.
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+type addIn struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+type addOut struct {
+	Sum int `json:"sum"`
+}
+
+func main() {
+	addr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	flag.Parse()
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench-gomcp", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (string, error) { return in.Text, nil })
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "adds two integers"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, error) {
+			return addOut{Sum: in.A + in.B}, nil
+		})
+	// MCPBENCH_CPUPROFILE names a file for a CPU profile of a stdio run.
+	if path := os.Getenv("MCPBENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *addr == "" {
+		if err := s.Run(ctx, transport.Stdio()); err != nil && err != context.Canceled {
+			log.Fatal(err)
+		}
+		return
+	}
+	// Defaults, but for the per-client session bound (100): every session
+	// of the benchmark comes from one address, and the idle-session figure
+	// opens thousands. The other servers have no such bound.
+	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{MaxSessionsPerClient: -1})
+	go func() { log.Fatal(http.ListenAndServe(*addr, h)) }()
+	// The driver ends the server by closing its standard input, which lets
+	// a CPU profile be written.
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}

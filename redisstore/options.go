@@ -1,0 +1,94 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Options configures the stores. Zero values select the defaults; several
+// stores of one deployment must use the same Prefix (and Channel).
+type Options struct {
+	// Prefix starts every key the stores write, so that several
+	// deployments (or tests) share one Redis database. Default "mcp:".
+	Prefix string
+	// SessionTTL is how long a session's state is kept after it was last
+	// saved or loaded: a session idle for longer is gone for every
+	// process. Default one hour.
+	SessionTTL time.Duration
+	// EventTTL is how long the events of a stream are kept after its last
+	// append: a client resumes a broken stream within seconds, and events
+	// it has not come back for in this long are not worth the memory.
+	// Default 15 minutes (mcphttp.DefaultMaxEventAge), never more than
+	// SessionTTL.
+	EventTTL time.Duration
+	// MaxStreamEvents bounds the events kept per stream; older ones are
+	// trimmed as new ones arrive. Default 1000.
+	MaxStreamEvents int
+	// MaxEventBytes bounds one event's size: a larger one is not stored
+	// (Append fails, and the transport sends it live without an id).
+	// Default 1 MiB.
+	MaxEventBytes int
+	// MaxTaskTTL is how long a task without an expiry of its own
+	// (tasks.Record.ExpiresAt) is kept. Default 24 hours.
+	MaxTaskTTL time.Duration
+	// MaxTasksPerOwner bounds the live tasks of one owner; creating more
+	// fails with tasks.ErrFull. Default 10000.
+	MaxTasksPerOwner int
+	// Channel is the Pub/Sub channel of the Notifier. Default Prefix +
+	// "notices".
+	Channel string
+}
+
+func (o *Options) withDefaults() Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Prefix == "" {
+		c.Prefix = "mcp:"
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = time.Hour
+	}
+	if c.EventTTL <= 0 {
+		c.EventTTL = 15 * time.Minute
+	}
+	c.EventTTL = min(c.EventTTL, c.SessionTTL)
+	if c.MaxStreamEvents <= 0 {
+		c.MaxStreamEvents = 1000
+	}
+	if c.MaxEventBytes <= 0 {
+		c.MaxEventBytes = 1 << 20
+	}
+	if c.MaxTaskTTL <= 0 {
+		c.MaxTaskTTL = 24 * time.Hour
+	}
+	if c.MaxTasksPerOwner <= 0 {
+		c.MaxTasksPerOwner = 10000
+	}
+	if c.Channel == "" {
+		c.Channel = c.Prefix + "notices"
+	}
+	return c
+}
+
+// ErrUnavailable wraps every error caused by Redis being unreachable or
+// failing, so that callers can tell it from a missing session or event.
+var ErrUnavailable = errors.New("redisstore: redis unavailable")
+
+// unavailable wraps a Redis client error in ErrUnavailable.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("%w: %s: %w", ErrUnavailable, op, err)
+}
+
+// ping is the Ping of every store.
+func ping(ctx context.Context, c redis.UniversalClient) error {
+	if err := c.Ping(ctx).Err(); err != nil {
+		return unavailable("ping", err)
+	}
+	return nil
+}

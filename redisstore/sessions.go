@@ -1,0 +1,83 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/redis/go-redis/v9"
+)
+
+// SessionStore is an mcp.SessionStore in Redis: one string key per session
+// holding its mcp.SessionState as JSON, expiring Options.SessionTTL after
+// the session was last saved or loaded. It holds nothing in process memory
+// and is safe for concurrent use.
+type SessionStore struct {
+	rdb    redis.UniversalClient
+	prefix string
+	ttl    time.Duration
+}
+
+// NewSessionStore returns a SessionStore on rdb, which the caller keeps
+// owning (and closes). opts may be nil.
+func NewSessionStore(rdb redis.UniversalClient, opts *Options) *SessionStore {
+	o := opts.withDefaults()
+	return &SessionStore{rdb: rdb, prefix: o.Prefix + "session:", ttl: o.SessionTTL}
+}
+
+var _ mcp.SessionStore = (*SessionStore)(nil)
+
+// Load implements mcp.SessionStore. It extends the session's life by
+// SessionTTL, so that a session in use never expires.
+func (s *SessionStore) Load(ctx context.Context, id string) (*mcp.SessionState, error) {
+	b, err := s.rdb.GetEx(ctx, s.prefix+id, s.ttl).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("redisstore: session %q: %w", id, mcp.ErrNoSession)
+	}
+	if err != nil {
+		return nil, unavailable("load session", err)
+	}
+	var st mcp.SessionState
+	if err := json.Unmarshal(b, &st); err != nil {
+		// Not ours, or corrupt: the session cannot be served, so it is
+		// as good as gone.
+		return nil, fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, mcp.ErrNoSession)
+	}
+	return &st, nil
+}
+
+// Save implements mcp.SessionStore.
+func (s *SessionStore) Save(ctx context.Context, state *mcp.SessionState) error {
+	b, err := json.Marshal(state)
+	if err != nil {
+		return fmt.Errorf("redisstore: encode session: %w", err)
+	}
+	if err := s.rdb.Set(ctx, s.prefix+state.ID, b, s.ttl).Err(); err != nil {
+		return unavailable("save session", err)
+	}
+	return nil
+}
+
+// Delete implements mcp.SessionStore.
+func (s *SessionStore) Delete(ctx context.Context, id string) error {
+	if err := s.rdb.Del(ctx, s.prefix+id).Err(); err != nil {
+		return unavailable("delete session", err)
+	}
+	return nil
+}
+
+// Touch renews a session's TTL without reading or rewriting it; mcphttp
+// calls it now and then for the sessions in use, which a process holding
+// them in memory neither loads nor saves.
+func (s *SessionStore) Touch(ctx context.Context, id string) error {
+	if err := s.rdb.PExpire(ctx, s.prefix+id, s.ttl).Err(); err != nil {
+		return unavailable("touch session", err)
+	}
+	return nil
+}
+
+// Ping reports whether Redis answers, for readiness checks.
+func (s *SessionStore) Ping(ctx context.Context) error { return ping(ctx, s.rdb) }

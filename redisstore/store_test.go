@@ -1,0 +1,325 @@
+package redisstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+func TestSessionStore(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
+	if _, err := s.Load(ctx, "nope"); !errors.Is(err, mcp.ErrNoSession) {
+		t.Fatalf("Load of an unknown id: %v, want ErrNoSession", err)
+	}
+	st := &mcp.SessionState{
+		ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true, LogLevel: mcp.LevelWarning,
+		ClientInfo: &mcp.Implementation{Name: "c", Version: "1"}, Subscriptions: []string{"a://1", "b://2"}, Principal: "alice",
+	}
+	if err := s.Save(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProtocolVersion != st.ProtocolVersion || !got.Initialized || got.LogLevel != st.LogLevel ||
+		got.ClientInfo.Name != "c" || strings.Join(got.Subscriptions, ",") != "a://1,b://2" || got.Principal != "alice" {
+		t.Fatalf("Load = %+v, want %+v", got, st)
+	}
+	ttl := rdb.PTTL(ctx, prefix+"session:s1").Val()
+	if ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("session key TTL %v, want in (0, 1m]", ttl)
+	}
+	// Load renews the TTL.
+	rdb.PExpire(ctx, prefix+"session:s1", time.Second)
+	if _, err := s.Load(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"session:s1").Val(); ttl < 30*time.Second {
+		t.Fatalf("TTL after Load %v, want renewed to about 1m", ttl)
+	}
+	// Touch renews the TTL too, without a read.
+	rdb.PExpire(ctx, prefix+"session:s1", time.Second)
+	if err := s.Touch(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"session:s1").Val(); ttl < 30*time.Second {
+		t.Fatalf("TTL after Touch %v, want renewed to about 1m", ttl)
+	}
+	if err := s.Touch(ctx, "nope"); err != nil {
+		t.Fatalf("Touch of an unknown id: %v", err)
+	}
+	if err := s.Delete(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, "s1"); !errors.Is(err, mcp.ErrNoSession) {
+		t.Fatalf("Load after Delete: %v", err)
+	}
+	if err := s.Delete(ctx, "s1"); err != nil {
+		t.Fatalf("Delete of an unknown id: %v", err)
+	}
+	// Garbage under a session key is a missing session, not a crash.
+	rdb.Set(ctx, prefix+"session:bad", "{not json", time.Minute)
+	if _, err := s.Load(ctx, "bad"); !errors.Is(err, mcp.ErrNoSession) {
+		t.Fatalf("Load of garbage: %v, want ErrNoSession", err)
+	}
+	// A session expires SessionTTL after its last use.
+	short := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: 50 * time.Millisecond})
+	if err := short.Save(ctx, &mcp.SessionState{ID: "brief"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if _, err := short.Load(ctx, "brief"); !errors.Is(err, mcp.ErrNoSession) {
+		t.Fatalf("Load after the TTL: %v, want ErrNoSession", err)
+	}
+}
+
+func TestEventStore(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	s := NewEventStore(rdb, &Options{Prefix: prefix, MaxStreamEvents: 5, MaxEventBytes: 100, EventTTL: time.Minute})
+	var ids []string
+	for i := range 3 {
+		id, err := s.Append(ctx, "sess", "0", fmt.Appendf(nil, "e%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(id, "\r\n\x00_") {
+			t.Fatalf("id %q has a forbidden character", id)
+		}
+		if len(ids) > 0 && compareIDs(ids[len(ids)-1], id) >= 0 {
+			t.Fatalf("ids not increasing: %q then %q", ids[len(ids)-1], id)
+		}
+		ids = append(ids, id)
+	}
+	if _, err := s.Append(ctx, "sess", "h1_1", []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(stream, after string) (string, error) {
+		var b strings.Builder
+		err := s.Replay(ctx, "sess", stream, after, func(id string, data []byte) error {
+			fmt.Fprintf(&b, "%s;", data)
+			return nil
+		})
+		return b.String(), err
+	}
+	for _, tc := range []struct {
+		name, stream, after, want string
+		err                       error
+	}{
+		{"from the start", "0", "", "e0;e1;e2;", nil},
+		{"after the first", "0", ids[0], "e1;e2;", nil},
+		{"after the last", "0", ids[2], "", nil},
+		{"another stream", "h1_1", "", "other;", nil},
+		{"unknown stream", "zz", "", "", nil},
+		{"malformed id", "0", "abc", "", mcphttp.ErrUnknownEvent},
+		{"id never issued", "0", "99999999999999-0", "", mcphttp.ErrUnknownEvent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := replay(tc.stream, tc.after)
+			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+				t.Fatalf("err %v, want %v", err, tc.err)
+			}
+			if got != tc.want {
+				t.Fatalf("replayed %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// fn's error stops the replay.
+	stop := errors.New("stop")
+	n := 0
+	if err := s.Replay(ctx, "sess", "0", "", func(string, []byte) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("Replay with a failing fn: %v after %d events", err, n)
+	}
+	// Bounds: events per stream, bytes per event, TTLs on every key.
+	for i := 3; i < 12; i++ {
+		if _, err := s.Append(ctx, "sess", "0", fmt.Appendf(nil, "e%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := replay("0", ""); got != "e7;e8;e9;e10;e11;" {
+		t.Fatalf("after trimming: %q", got)
+	}
+	if _, err := s.Append(ctx, "sess", "0", bytes.Repeat([]byte("x"), 101)); err == nil {
+		t.Fatal("an event over MaxEventBytes was stored")
+	}
+	keys := rdb.Keys(ctx, prefix+"*").Val()
+	if len(keys) != 3 {
+		t.Fatalf("keys %v, want two streams and their set", keys)
+	}
+	for _, k := range keys {
+		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > time.Minute {
+			t.Fatalf("key %s has TTL %v", k, ttl)
+		}
+	}
+	if err := s.DeleteSession(ctx, "sess"); err != nil {
+		t.Fatal(err)
+	}
+	if keys := rdb.Keys(ctx, prefix+"*").Val(); len(keys) != 0 {
+		t.Fatalf("keys left after DeleteSession: %v", keys)
+	}
+	if err := s.DeleteSession(ctx, "sess"); err != nil {
+		t.Fatalf("DeleteSession of an unknown session: %v", err)
+	}
+}
+
+func TestNotifier(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	got := make(chan string, 16)
+	ua := a.Subscribe(func(n *mcp.Notice) { got <- "a:" + n.Method + ":" + n.URI })
+	ub := b.Subscribe(func(n *mcp.Notice) { got <- "b:" + n.Method + ":" + n.URI })
+	// Wait until b's subscription is live: publish until it hears one.
+	deadline := time.Now().Add(5 * time.Second)
+	for ready := false; !ready; {
+		if time.Now().After(deadline) {
+			t.Fatal("the notifier never subscribed")
+		}
+		if err := a.Publish(ctx, &mcp.Notice{Method: "probe"}); err != nil {
+			t.Fatal(err)
+		}
+		timeout := time.After(100 * time.Millisecond)
+	drain:
+		for {
+			select {
+			case s := <-got:
+				ready = ready || s == "b:probe:"
+			case <-timeout:
+				break drain
+			}
+		}
+	}
+	for len(got) > 0 {
+		<-got
+	}
+	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://1"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for range 2 {
+		select {
+		case s := <-got:
+			seen[s]++
+		case <-time.After(5 * time.Second):
+			t.Fatalf("heard %v, want each notifier once", seen)
+		}
+	}
+	if seen["a:"+mcp.NotificationResourceUpdated+":x://1"] != 1 || seen["b:"+mcp.NotificationResourceUpdated+":x://1"] != 1 {
+		t.Fatalf("heard %v", seen)
+	}
+	select {
+	case s := <-got:
+		t.Fatalf("heard twice: %s", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+	ua()
+	ub()
+	ub()
+	if err := a.Publish(ctx, &mcp.Notice{Method: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		t.Fatalf("heard %s after unsubscribing", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := a.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSharedKey(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	k1, err := SharedKey(ctx, rdb, opts, "state", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := SharedKey(ctx, rdb, opts, "state", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k1) != 32 || !bytes.Equal(k1, k2) {
+		t.Fatalf("two replicas got different keys: %x, %x", k1, k2)
+	}
+	if k3, _ := SharedKey(ctx, rdb, opts, "other", 32); bytes.Equal(k1, k3) {
+		t.Fatal("two names share a key")
+	}
+	if _, err := SharedKey(ctx, rdb, opts, "state", 8); err == nil {
+		t.Fatal("an 8-byte key was accepted")
+	}
+}
+
+// TestUnavailable checks that every operation fails with ErrUnavailable,
+// promptly, when Redis is down, and that the Notifier closes all the same.
+func TestUnavailable(t *testing.T) {
+	rdb := deadRedis(t)
+	ctx := testCtx(t)
+	ss, es := NewSessionStore(rdb, nil), NewEventStore(rdb, nil)
+	n := NewNotifier(rdb, nil, nil)
+	defer n.Close()
+	heard := 0
+	defer n.Subscribe(func(*mcp.Notice) { heard++ })()
+	for name, op := range map[string]func() error{
+		"Load":          func() error { _, err := ss.Load(ctx, "x"); return err },
+		"Save":          func() error { return ss.Save(ctx, &mcp.SessionState{ID: "x"}) },
+		"Delete":        func() error { return ss.Delete(ctx, "x") },
+		"Append":        func() error { _, err := es.Append(ctx, "x", "0", []byte("d")); return err },
+		"Replay":        func() error { return es.Replay(ctx, "x", "0", "", func(string, []byte) error { return nil }) },
+		"DeleteSession": func() error { return es.DeleteSession(ctx, "x") },
+		"Publish":       func() error { return n.Publish(ctx, &mcp.Notice{Method: "m"}) },
+		"Ping":          func() error { return ss.Ping(ctx) },
+		"SharedKey":     func() error { _, err := SharedKey(ctx, rdb, nil, "k", 32); return err },
+	} {
+		if err := op(); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("%s: %v, want ErrUnavailable", name, err)
+		}
+	}
+	if heard != 1 {
+		t.Fatalf("local subscribers heard %d notices while Redis was down, want 1", heard)
+	}
+}
+
+func TestReplayCache(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	a, b := NewReplayCache(rdb, &Options{Prefix: prefix}), NewReplayCache(rdb, &Options{Prefix: prefix})
+	until := time.Now().Add(time.Minute)
+	for _, tc := range []struct {
+		name  string
+		cache *ReplayCache
+		id    string
+		isNew bool
+	}{
+		{"first use", a, "jti-1", true},
+		{"replay on the same replica", a, "jti-1", false},
+		{"replay on another replica", b, "jti-1", false},
+		{"another proof", b, "jti-2", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, err := tc.cache.Use(ctx, tc.id, until)
+			if err != nil || ok != tc.isNew {
+				t.Fatalf("Use(%q) = %v, %v; want %v", tc.id, ok, err, tc.isNew)
+			}
+		})
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"dpop:jti-1").Val(); ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("TTL %v", ttl)
+	}
+	if _, err := NewReplayCache(deadRedis(t), nil).Use(ctx, "x", until); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Use with Redis down: %v", err)
+	}
+}

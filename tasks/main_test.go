@@ -1,0 +1,13 @@
+package tasks_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine (a task runner, a
+// waiter) outlives them.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

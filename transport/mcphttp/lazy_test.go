@@ -1,0 +1,112 @@
+package mcphttp
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// TestLazySSE: a client accepting both types gets JSON when the handler sends
+// nothing before its answer, and an SSE stream, primed and resumable, as
+// soon as it sends something.
+func TestLazySSE(t *testing.T) {
+	tests := []struct {
+		name     string
+		eager    bool
+		body     string
+		wantType string
+		events   int // messages with data in the SSE stream
+	}{
+		{"answer only", false, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, "application/json", 0},
+		{"progress first", false, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"progress","arguments":{"n":2},"_meta":{"progressToken":"p"}}}`, "text/event-stream", 5},
+		{"error answer", false, `{"jsonrpc":"2.0","id":4,"method":"no/such"}`, "application/json", 0},
+		{"answer only, EagerSSE", true, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, "text/event-stream", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, &HandlerOptions{EagerSSE: tt.eager})
+			sid := f.initSession(mcp.Version20251125)
+			r := f.do("POST", postHeaders(sid, mcp.Version20251125), tt.body)
+			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), tt.wantType) {
+				t.Fatalf("%d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if tt.events == 0 {
+				if m := jsonrpc.Decode([]byte(r.body)); m.Invalid != nil || m.ID.String() != "4" {
+					t.Fatalf("body %s", r.body)
+				}
+			} else {
+				rd := newSSEReader(strings.NewReader(r.body), 1<<20)
+				first, err := rd.next()
+				if err != nil || len(first.data) != 0 || first.id == "" {
+					t.Fatalf("want a priming event first, got %+v, %v", first, err)
+				}
+				n := 0
+				for {
+					ev, err := rd.next()
+					if err != nil {
+						break
+					}
+					if len(ev.data) > 0 {
+						n++
+					}
+				}
+				if n != tt.events {
+					t.Errorf("%d events with data, want %d: %s", n, tt.events, r.body)
+				}
+			}
+			s := f.h.lookup(sid)
+			eventually(t, "no stream left", func() bool {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return s.requests.len() == 0 && len(s.streams) == 0
+			})
+		})
+	}
+}
+
+// TestLazySSEKeepAlive: a handler that runs past the keep-alive interval
+// without sending anything gets an SSE stream, so that the wait is kept
+// alive and resumable; cancelling it then ends the stream.
+func TestLazySSEKeepAlive(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{KeepAliveInterval: 20 * time.Millisecond})
+	sid := f.initSession(mcp.Version20251125)
+	resp, r := f.openSSE("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
+	defer resp.Body.Close()
+	<-b.started
+	if mediaType(resp) != "text/event-stream" {
+		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	if ev, err := r.next(); err != nil || ev.id == "" || len(ev.data) != 0 {
+		t.Fatalf("want a priming event first, got %+v, %v", ev, err)
+	}
+	if c := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`); c.status != 202 {
+		t.Fatalf("cancel: %d", c.status)
+	}
+	<-b.cancelled
+}
+
+// TestLazyCancelled: a request cancelled before its handler sent anything
+// gets 204 when its client accepts JSON.
+func TestLazyCancelled(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, nil)
+	sid := f.initSession(mcp.Version20251125)
+	done := make(chan raw, 1)
+	go func() {
+		done <- f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
+	}()
+	<-b.started
+	if c := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`); c.status != 202 {
+		t.Fatalf("cancel: %d", c.status)
+	}
+	if r := <-done; r.status != 204 {
+		t.Errorf("status %d %s", r.status, r.body)
+	}
+	<-b.cancelled
+}
