@@ -24,6 +24,7 @@ func TestMultiProcess(t *testing.T) {
 	opts := &Options{Prefix: prefix}
 	var targets []*url.URL
 	var servers []*mcp.Server
+	var handlers []*mcphttp.Handler
 	for range 2 {
 		rdb := redis.NewClient(shared.Options())
 		t.Cleanup(func() { rdb.Close() })
@@ -37,10 +38,13 @@ func TestMultiProcess(t *testing.T) {
 		s.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{}, nil
 		})
+		s.AddResource(&mcp.Resource{URI: "test://warm", Name: "warm"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
 		h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{SessionStore: NewSessionStore(rdb, opts), EventStore: NewEventStore(rdb, opts)})
 		ts := httptest.NewServer(h)
 		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
+		handlers = append(handlers, h)
 		u, _ := url.Parse(ts.URL)
 		targets = append(targets, u)
 		servers = append(servers, s)
@@ -49,6 +53,13 @@ func TestMultiProcess(t *testing.T) {
 	proxy := httptest.NewServer(rr)
 	t.Cleanup(proxy.Close)
 	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	// First (cleanups run last in, first out) end the handlers, so that the
+	// GET stream the proxy relays ends and the proxy's Close can return.
+	t.Cleanup(func() {
+		for _, h := range handlers {
+			h.Close()
+		}
+	})
 
 	updates := make(chan string, 8)
 	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
@@ -74,6 +85,30 @@ func TestMultiProcess(t *testing.T) {
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://r"}); err != nil {
 		t.Fatal(err)
+	}
+	// The client opens its GET stream on its own time, and an update sent
+	// before it is open reaches nobody: warm up until one arrives.
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://warm"}); err != nil {
+		t.Fatal(err)
+	}
+	warm := time.After(10 * time.Second)
+warmup:
+	for {
+		servers[0].ResourceUpdated(ctx, "test://warm")
+		select {
+		case <-updates:
+			break warmup
+		case <-time.After(100 * time.Millisecond):
+		case <-warm:
+			t.Fatal("no update reached the client's GET stream")
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case <-updates:
+		case <-time.After(300 * time.Millisecond):
+			drained = true
+		}
 	}
 	// A change on either process reaches the client, once, on whichever
 	// holds its GET stream.
