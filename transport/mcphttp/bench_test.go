@@ -57,7 +57,8 @@ func BenchmarkHTTPToolsCall(b *testing.B) {
 // raw requests so that no client state is counted.
 func BenchmarkIdleSession(b *testing.B) {
 	srv := testServer()
-	h := NewHandler(srv, &HandlerOptions{JSONResponse: true})
+	// Every session comes from one address: no per-client bound.
+	h := NewHandler(srv, &HandlerOptions{JSONResponse: true, MaxSessionsPerClient: -1})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()
