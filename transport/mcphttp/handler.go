@@ -980,7 +980,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	setInfo(msg, info)
 	s.observe(msg)
 	var err2 error
-	if !init && msg.Batch == nil && (c == nil || st.lazy) {
+	if !init && msg.Batch == nil && (c == nil || lazy) {
 		// One request whose answer can still be JSON: its handler runs
 		// on this goroutine, which the watch stands in for meanwhile.
 		wt := h.watch(r, s, st, c)
