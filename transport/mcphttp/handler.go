@@ -1001,7 +1001,12 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if c != nil {
-		h.hold(r, s, st, c)
+		select {
+		case <-c.done:
+			c.kill() // answered already (inline): nothing to hold
+		default:
+			h.hold(r, s, st, c)
+		}
 		if lazy, final, finished := st.jsonAnswer(); lazy {
 			h.answerJSON(w, r, s, st, ids[0], init, final, finished)
 			return
