@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/oauth"
 )
 
 // Options configures a ResourceServer.
@@ -75,19 +77,11 @@ type ResourceServer struct {
 	dpopAlgs string
 }
 
-// ProtectedResourceMetadata is the document of RFC 9728 §2, the fields an
-// MCP server uses, named as on the wire (see the RFC for each); clients
-// read it to find the authorization server and the scopes to request.
-type ProtectedResourceMetadata struct {
-	Resource                      string   `json:"resource"`
-	AuthorizationServers          []string `json:"authorization_servers"`
-	ScopesSupported               []string `json:"scopes_supported,omitempty"`
-	BearerMethodsSupported        []string `json:"bearer_methods_supported,omitempty"`
-	ResourceName                  string   `json:"resource_name,omitempty"`
-	ResourceDocumentation         string   `json:"resource_documentation,omitempty"`
-	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
-	DPoPBoundAccessTokensRequired bool     `json:"dpop_bound_access_tokens_required,omitempty"`
-}
+// ProtectedResourceMetadata is the document of RFC 9728 §2 that a
+// ResourceServer serves; clients read it to find the authorization server
+// and the scopes to request. It is the oauth package's type, so that the
+// document is defined once for both sides.
+type ProtectedResourceMetadata = oauth.ProtectedResourceMetadata
 
 // metadataPrefix is the well-known path of RFC 9728 §3.
 const metadataPrefix = "/.well-known/oauth-protected-resource"
@@ -100,6 +94,9 @@ func New(opts Options) (*ResourceServer, error) {
 	u, err := url.Parse(opts.Resource)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" {
 		return nil, errors.New("auth: Options.Resource must be an absolute http(s) URL without fragment")
+	}
+	if err := checkScopes(opts); err != nil {
+		return nil, err
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
@@ -122,16 +119,37 @@ func New(opts Options) (*ResourceServer, error) {
 	if opts.DPoP != nil {
 		rs.dpop = NewDPoPVerifier(*opts.DPoP)
 		for _, a := range rs.dpop.opts.Algorithms {
-			md.DPoPSigningAlgValuesSupported = append(md.DPoPSigningAlgValuesSupported, string(a))
+			md.DPoPSigningAlgs = append(md.DPoPSigningAlgs, string(a))
 		}
 		md.DPoPBoundAccessTokensRequired = opts.DPoP.Required
-		rs.dpopAlgs = strings.Join(md.DPoPSigningAlgValuesSupported, " ")
+		rs.dpopAlgs = strings.Join(md.DPoPSigningAlgs, " ")
 	}
 	rs.metadata, err = json.Marshal(md)
 	if err != nil {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// checkScopes refuses scopes that are not RFC 6749 §3.3 scope tokens
+// (printable ASCII without space, '"' or a backslash): challenges and metadata
+// join scopes with spaces, so "admin write" would reach clients as two.
+func checkScopes(opts Options) error {
+	lists := [][]string{opts.Scopes, opts.ScopesSupported}
+	for _, l := range opts.MethodScopes {
+		lists = append(lists, l)
+	}
+	for _, l := range opts.ToolScopes {
+		lists = append(lists, l)
+	}
+	for _, l := range lists {
+		for _, sc := range l {
+			if sc == "" || strings.ContainsFunc(sc, func(c rune) bool { return c <= 0x20 || c >= 0x7f || c == '"' || c == '\\' }) {
+				return fmt.Errorf("auth: %q is not a scope token (RFC 6749 §3.3)", sc)
+			}
+		}
+	}
+	return nil
 }
 
 // MetadataURL is the URL of the protected-resource metadata, named in

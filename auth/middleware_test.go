@@ -259,7 +259,7 @@ func TestMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		if md.Resource != e.resource || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != e.as.Issuer ||
-			len(md.ScopesSupported) != 3 || len(md.DPoPSigningAlgValuesSupported) == 0 {
+			len(md.ScopesSupported) != 3 || len(md.DPoPSigningAlgs) == 0 {
 			t.Errorf("GET %s: %+v", path, md)
 		}
 	}

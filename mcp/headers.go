@@ -254,7 +254,19 @@ func HTTPHeaders(ctx context.Context) http.Header {
 	if h, ok := ctx.Value(headersKey{}).(*headersCtx); ok {
 		return h.cs.standardHeaders(h.version, h.method, h.params)
 	}
+	if h, ok := ctx.Value(givenHeadersKey{}).(http.Header); ok {
+		return h
+	}
 	return nil
+}
+
+type givenHeadersKey struct{}
+
+// WithHTTPHeaders returns a context under which a write sends h as the
+// standard headers of a stateless request. It is for relays that forward
+// requests they did not build (mcp proxy): a ClientSession computes its own.
+func WithHTTPHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, givenHeadersKey{}, h)
 }
 
 // headersCtx carries what the standard headers of a request are computed
@@ -343,7 +355,14 @@ func checkParamHeaders(ctx context.Context, hdrs []ParamHeader, args json.RawMes
 	if !ok {
 		return nil // stdio and in-memory requests carry no headers
 	}
-	h := hc.HTTPHeader()
+	return CheckParamHeaders(hc.HTTPHeader(), hdrs, args)
+}
+
+// CheckParamHeaders checks that the headers h of a 2026-07-28 tools/call
+// mirror every x-mcp-header argument of args faithfully, as a server does
+// on its own. It is for relays that carry the request on to a server that
+// never sees the headers (mcp proxy --http in front of a stdio server).
+func CheckParamHeaders(h http.Header, hdrs []ParamHeader, args json.RawMessage) error {
 	for _, ph := range hdrs {
 		name := HeaderParamPrefix + ph.Name
 		vals, sent := h[http.CanonicalHeaderKey(name)]

@@ -133,6 +133,9 @@ type registration struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	AuthMethod   string `json:"token_endpoint_auth_method,omitempty"`
+	// RedirectURIs are those registered: a user agent whose redirect URL
+	// is not among them (a loopback one on another port) registers anew.
+	RedirectURIs []string `json:"redirect_uris,omitempty"`
 }
 
 // Client authorizes the requests of an MCP client to one MCP server. It
@@ -404,8 +407,9 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if err != nil {
 		return false, err
 	}
-	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal {
-		return false, fmt.Errorf("oauth: the server refused the token %s issued moments ago", tg.issuer)
+	expired := t != nil && !t.Expiry.IsZero() && time.Now().After(t.Expiry)
+	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal && !expired {
+		return false, fmt.Errorf("oauth: the server refused the token that %s issued moments ago", tg.issuer)
 	}
 	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && !t.refreshed {
 		if _, err := c.refresh(ctx, t); err == nil {

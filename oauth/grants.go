@@ -41,7 +41,8 @@ func (c *Client) identity(ctx context.Context, tg *target, redirect string) (*re
 	}
 	if b, err := c.store.Load(ctx, regKey(tg.issuer)); err == nil && b != nil {
 		var r registration
-		if json.Unmarshal(b, &r) == nil && r.ClientID != "" {
+		if json.Unmarshal(b, &r) == nil && r.ClientID != "" &&
+			(redirect == "" || len(r.RedirectURIs) == 0 || slices.Contains(r.RedirectURIs, redirect)) {
 			return &r, nil
 		}
 	}
@@ -100,6 +101,9 @@ func (c *Client) register(ctx context.Context, tg *target, redirect string) (*re
 	}
 	if r.AuthMethod == "" {
 		r.AuthMethod = method
+	}
+	if len(r.RedirectURIs) == 0 && redirect != "" {
+		r.RedirectURIs = []string{redirect}
 	}
 	if r.ClientSecret == "" && r.AuthMethod != "private_key_jwt" {
 		r.AuthMethod = "none"

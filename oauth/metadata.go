@@ -14,22 +14,31 @@ import (
 )
 
 // ProtectedResourceMetadata is the RFC 9728 document a resource server
-// publishes: which authorization servers issue its tokens.
+// publishes: which authorization servers issue its tokens, and how to
+// present them. Fields are named as on the wire (see the RFC for each).
+// It is the one definition of the document: clients read it here, and
+// package auth serves it (as auth.ProtectedResourceMetadata).
 type ProtectedResourceMetadata struct {
-	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
-	ScopesSupported        []string `json:"scopes_supported,omitempty"`
-	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
-	DPoPSigningAlgs        []string `json:"dpop_signing_alg_values_supported,omitempty"`
+	Resource                      string   `json:"resource"`
+	AuthorizationServers          []string `json:"authorization_servers,omitempty"`
+	ScopesSupported               []string `json:"scopes_supported,omitempty"`
+	BearerMethodsSupported        []string `json:"bearer_methods_supported,omitempty"`
+	ResourceName                  string   `json:"resource_name,omitempty"`
+	ResourceDocumentation         string   `json:"resource_documentation,omitempty"`
+	DPoPSigningAlgs               []string `json:"dpop_signing_alg_values_supported,omitempty"`
+	DPoPBoundAccessTokensRequired bool     `json:"dpop_bound_access_tokens_required,omitempty"`
 }
 
 // ServerMetadata is the RFC 8414 (or OpenID Connect discovery) document
-// of an authorization server, the fields this package uses.
+// of an authorization server, the fields this package and resource
+// servers (jwks_uri, introspection_endpoint) use.
 type ServerMetadata struct {
 	Issuer                            string   `json:"issuer"`
 	AuthorizationEndpoint             string   `json:"authorization_endpoint,omitempty"`
 	TokenEndpoint                     string   `json:"token_endpoint,omitempty"`
 	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
+	JWKSURI                           string   `json:"jwks_uri,omitempty"`
+	IntrospectionEndpoint             string   `json:"introspection_endpoint,omitempty"`
 	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
 	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`

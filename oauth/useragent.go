@@ -97,9 +97,8 @@ func (h *HeadlessUserAgent) Authorize(ctx context.Context, authURL string) (url.
 type LoopbackUserAgent struct {
 	// Addr is the listening address. Default 127.0.0.1:0 (any free port).
 	Addr string
-	// Open shows the URL to the user. Default: the system's browser
-	// (xdg-open, open or rundll32), else the URL printed on standard error
-	// is left to the caller (an error is returned).
+	// Open shows the URL to the user. Default OpenBrowser; an error from
+	// it ends the authorization.
 	Open func(authURL string) error
 	// Timeout bounds the wait for the browser. Default 5 minutes.
 	Timeout time.Duration
@@ -169,7 +168,7 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 	defer func() { _ = srv.Close(); <-done }()
 	open := l.Open
 	if open == nil {
-		open = openBrowser
+		open = OpenBrowser
 	}
 	if err := open(authURL); err != nil {
 		return nil, fmt.Errorf("oauth: open %s in a browser: %w", authURL, err)
@@ -190,7 +189,10 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 	}
 }
 
-func openBrowser(u string) error {
+// OpenBrowser opens the http(s) URL u in the system's browser (with open,
+// rundll32 or xdg-open), without waiting for it; the default Open of a
+// LoopbackUserAgent, for programs that print the URL as well.
+func OpenBrowser(u string) error {
 	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
 		return errors.New("not an http(s) URL")
 	}

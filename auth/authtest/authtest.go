@@ -23,6 +23,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -74,7 +75,9 @@ type Client struct {
 	// Secret authenticates a confidential client (client_secret_basic or
 	// client_secret_post); "" makes the client public.
 	Secret string
-	// RedirectURIs are matched exactly by the authorize endpoint.
+	// RedirectURIs are matched exactly by the authorize endpoint, except
+	// that an http URI on a loopback IP address (127.0.0.1, [::1]) matches
+	// on any port, as RFC 8252 §7.3 requires for native apps.
 	RedirectURIs []string
 	// PublicKey, when not nil, authenticates the client by private_key_jwt
 	// (RFC 7523 §2.2, the client credentials extension's recommended
@@ -426,7 +429,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	if redirect == "" && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
 	}
-	if !slices.Contains(c.RedirectURIs, redirect) {
+	if !redirectAllowed(c.RedirectURIs, redirect) {
 		http.Error(w, "redirect_uri is not registered for the client", http.StatusBadRequest)
 		return
 	}
@@ -473,6 +476,31 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	answer.Set("code", code)
 	target.RawQuery = answer.Encode()
 	http.Redirect(w, r, target.String(), http.StatusFound)
+}
+
+// redirectAllowed reports whether redirect is one of registered, or a
+// loopback IP one of them on another port (RFC 8252 §7.3).
+func redirectAllowed(registered []string, redirect string) bool {
+	if slices.Contains(registered, redirect) {
+		return true
+	}
+	u, err := url.Parse(redirect)
+	if err != nil || u.Scheme != "http" || !loopbackIP(u.Hostname()) {
+		return false
+	}
+	for _, r := range registered {
+		ru, err := url.Parse(r)
+		if err == nil && ru.Scheme == "http" && ru.Hostname() == u.Hostname() &&
+			ru.EscapedPath() == u.EscapedPath() && ru.RawQuery == u.RawQuery {
+			return true
+		}
+	}
+	return false
+}
+
+func loopbackIP(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func purgeGrants(m map[string]*grant, now time.Time) {

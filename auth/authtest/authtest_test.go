@@ -339,3 +339,28 @@ func TestStoresBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackRedirect: a loopback IP redirect URI matches on any port
+// (RFC 8252 §7.3), nothing else does.
+func TestLoopbackRedirect(t *testing.T) {
+	c := newClient(t, &authtest.Options{Clients: []authtest.Client{{ID: "cli",
+		RedirectURIs: []string{"http://127.0.0.1/callback", "http://localhost:3000/callback"}}}})
+	for _, tt := range []struct {
+		redirect string
+		status   int
+	}{
+		{"http://127.0.0.1/callback", 302},
+		{"http://127.0.0.1:49152/callback", 302},
+		{"http://127.0.0.1:49152/other", 400},
+		{"http://127.0.0.1:49152/callback?x=1", 400},
+		{"https://127.0.0.1:49152/callback", 400},
+		{"http://[::1]:49152/callback", 400},
+		{"http://localhost:3001/callback", 400},
+	} {
+		q := url.Values{"response_type": {"code"}, "client_id": {"cli"}, "redirect_uri": {tt.redirect},
+			"code_challenge": {pkce("x")}, "code_challenge_method": {"S256"}}
+		if status, _ := c.authorize(q); status != tt.status {
+			t.Errorf("%s: %d, want %d", tt.redirect, status, tt.status)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/auth"
+	"github.com/gomcp/sdk/oauth"
 )
 
 // The flags that put the HTTP endpoints behind the resource-server
@@ -44,12 +45,12 @@ func protect(h http.Handler, addr net.Addr) (http.Handler, error) {
 	var v auth.Verifier
 	if *authIntrospect != "" {
 		id, secret, _ := strings.Cut(*authIntrospect, ":")
-		if md.Introspection == "" {
+		if md.IntrospectionEndpoint == "" {
 			return nil, errors.New("the authorization server has no introspection_endpoint")
 		}
-		v, err = auth.NewIntrospectionVerifier(auth.IntrospectionOptions{URL: md.Introspection, ClientID: id, ClientSecret: secret, Issuer: md.Issuer, Audience: resource})
+		v, err = auth.NewIntrospectionVerifier(auth.IntrospectionOptions{URL: md.IntrospectionEndpoint, ClientID: id, ClientSecret: secret, Issuer: md.Issuer, Audience: resource})
 	} else {
-		v, err = auth.NewJWTVerifier(auth.JWTOptions{Issuer: md.Issuer, Audience: resource, JWKSURL: md.JWKS})
+		v, err = auth.NewJWTVerifier(auth.JWTOptions{Issuer: md.Issuer, Audience: resource, JWKSURL: md.JWKSURI})
 	}
 	if err != nil {
 		return nil, err
@@ -82,15 +83,9 @@ func protect(h http.Handler, addr net.Addr) (http.Handler, error) {
 	return rs.Wrap(h), nil
 }
 
-type asMD struct {
-	Issuer        string `json:"issuer"`
-	JWKS          string `json:"jwks_uri"`
-	Introspection string `json:"introspection_endpoint"`
-}
-
 // asMetadata fetches the RFC 8414 metadata of issuer (the well-known
 // suffix inserted before the issuer's path) and checks its issuer.
-func asMetadata(issuer string) (*asMD, error) {
+func asMetadata(issuer string) (*oauth.ServerMetadata, error) {
 	u, err := url.Parse(issuer)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("-auth-issuer %q is not a URL", issuer)
@@ -110,12 +105,12 @@ func asMetadata(issuer string) (*asMD, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("authorization server metadata: %s", resp.Status)
 	}
-	var md asMD
+	var md oauth.ServerMetadata
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&md); err != nil {
 		return nil, fmt.Errorf("authorization server metadata: %w", err)
 	}
-	if md.Issuer != issuer || md.JWKS == "" {
-		return nil, fmt.Errorf("authorization server metadata: issuer %q (want %q), jwks_uri %q", md.Issuer, issuer, md.JWKS)
+	if md.Issuer != issuer || md.JWKSURI == "" {
+		return nil, fmt.Errorf("authorization server metadata: issuer %q (want %q), jwks_uri %q", md.Issuer, issuer, md.JWKSURI)
 	}
 	return &md, nil
 }

@@ -352,6 +352,8 @@ await check('initialize: capabilities', () => {
 		prompts: { listChanged: true },
 		resources: { subscribe: true, listChanged: true },
 		tools: { listChanged: true },
+		// 2025-11-25 core tasks (package tasks): tools/call as a task.
+		tasks: { cancel: {}, list: {}, requests: { tools: { call: {} } } },
 	});
 });
 

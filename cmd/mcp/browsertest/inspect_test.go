@@ -251,3 +251,27 @@ func TestInspectInBrowser(t *testing.T) {
 	base := url[:strings.LastIndex(strings.TrimSuffix(url, "/"), "/")+1]
 	do(t, ctx, chromedp.Navigate(base), waitText("body", "has a token"))
 }
+
+// TestInspectWithoutServer: a target that cannot be reached leaves the page
+// up, saying why, with the target in the box to fix and connect again.
+func TestInspectWithoutServer(t *testing.T) {
+	url := startInspector(t, "http://127.0.0.1:1/mcp")
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	// The status says why ("disconnected: ..." from the feed, or "not
+	// connected: ..." from the state, whichever the page heard last).
+	do(t, ctx, waitText("#status", "connection refused"))
+	v, err := chromedp.Run(ctx, chromedp.Value(css("#target")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != "http://127.0.0.1:1/mcp" {
+		t.Errorf("target box %q", v)
+	}
+	do(t, ctx,
+		chromedp.SetValue(css("#target"), filepath.Join(bin, "mcp")+" serve"),
+		chromedp.Click(css("#connect")),
+		waitText("#status", "gomcp demo server"),
+		chromedp.WaitVisible(css(`button.tool[data-name="greet"]`)),
+	)
+}

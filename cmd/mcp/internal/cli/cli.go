@@ -75,9 +75,11 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
-  login URL / logout URL         store (OAuth) or forget the token used for
-                                 URL; tokens live in the user config dir,
+  login [--no-browser] URL       log in with OAuth (the browser, or
+                                 --client-id/--client-secret) and keep the
+                                 tokens for URL in the user config dir,
                                  gomcp/tokens/, one 0600 file per server
+  logout URL                     forget them
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -204,7 +206,7 @@ func report(ctx context.Context, stderr io.Writer, err error) int {
 		code = ExitUsage
 	case ctx.Err() != nil:
 		msg, code = "interrupted", ExitCancelled
-	case errors.As(err, &he) && (he.StatusCode == 401 || he.StatusCode == 403):
+	case errors.As(err, &he) && (he.StatusCode == 401 || he.StatusCode == 403), errors.As(err, new(notLoggedIn)):
 		code = ExitAuth
 	case errors.As(err, &je):
 		msg, code = fmt.Sprintf("server error %d: %s", je.Code, je.Message), ExitProtocol

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
@@ -28,9 +29,17 @@ import (
 var everythingBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("MCP_CLI_TEST_SERVER") == "block" {
+	switch os.Getenv("MCP_CLI_TEST_SERVER") {
+	case "block":
 		serveBlockingTool()
 		return
+	case "progress":
+		serveProgressTool()
+		return
+	case "mcp":
+		// The test binary as the mcp command itself (for mcp proxy as
+		// a stdio target).
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "mcp-cli-test")
 	if err != nil {
@@ -66,6 +75,30 @@ func serveBlockingTool() {
 		<-ctx.Done()
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
+	})
+	if err == nil {
+		err = s.Run(context.Background(), transport.Stdio())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// serveProgressTool serves, on stdio, a tool that waits delay_ms, reports
+// progress, then waits as long again before answering.
+func serveProgressTool() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "progress", Version: "1"}, nil)
+	type in struct {
+		DelayMS int `json:"delay_ms"`
+	}
+	err := mcp.AddTool(s, &mcp.Tool{Name: "tick"}, func(ctx context.Context, req *mcp.CallToolRequest, args in) (string, error) {
+		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
+		if err := req.NotifyProgress(ctx, 1, 2, "half"); err != nil {
+			return "", err
+		}
+		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
+		return "done", nil
 	})
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())
@@ -156,7 +189,9 @@ func wantField(t *testing.T, v any, want any, path ...any) {
 	}
 }
 
-func TestJSONSameOverStdioAndHTTP(t *testing.T) {
+// TestJSONSameEveryWay: --json gives the same answers over stdio, over
+// Streamable HTTP and through either proxy.
+func TestJSONSameEveryWay(t *testing.T) {
 	url := everythingURL(t)
 	cases := []struct {
 		args  []string
@@ -226,13 +261,30 @@ func TestJSONSameOverStdioAndHTTP(t *testing.T) {
 			}
 		}},
 	}
+	// The same everything server reached four ways: over stdio, over
+	// Streamable HTTP, through mcp proxy --http (a stdio target behind it)
+	// and through mcp proxy on stdio (an HTTP target behind it). Nothing
+	// is normalised: the answers must be identical.
+	ways := []struct {
+		name   string
+		target []string
+	}{
+		{"stdio", []string{everythingBin}},
+		{"http", []string{url}},
+		{"proxy --http", []string{startHTTPProxy(t, everythingBin)}},
+		{"proxy --stdio", []string{"env", "MCP_CLI_TEST_SERVER=mcp", os.Args[0], "proxy", everythingURL(t)}},
+	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			overHTTP := runJSON(t, append(c.args[:len(c.args):len(c.args)], url)...)
-			overStdio := runJSON(t, append(c.args[:len(c.args):len(c.args)], everythingBin)...)
-			c.check(t, overHTTP)
-			if !reflect.DeepEqual(overHTTP, overStdio) {
-				t.Errorf("over HTTP:\n%v\nover stdio:\n%v", overHTTP, overStdio)
+			var first map[string]any
+			for i, w := range ways {
+				got := runJSON(t, append(c.args[:len(c.args):len(c.args)], w.target...)...)
+				if i == 0 {
+					c.check(t, got)
+					first = got
+				} else if !reflect.DeepEqual(got, first) {
+					t.Errorf("%s:\n%v\n%s:\n%v", w.name, got, ways[0].name, first)
+				}
 			}
 		})
 	}
@@ -681,8 +733,8 @@ func TestProxy(t *testing.T) {
 		tool, args  string
 		want        string
 	}{
-		// Over HTTP the proxy makes the client use a stateful revision.
-		{"http", []string{unauthorized, "-H", "Authorization: Bearer secret"}, "", mcp.LatestStatefulVersion, "echo", `{"n":3,"s":"x"}`, `{"n":3,"s":"x"}`},
+		// Both eras pass: the stateless revision with its headers.
+		{"http", []string{unauthorized, "-H", "Authorization: Bearer secret"}, "", mcp.LatestVersion, "echo", `{"n":3,"s":"x"}`, `{"n":3,"s":"x"}`},
 		{"http 2025-06-18", []string{"-H", "Authorization: Bearer secret", unauthorized}, "2025-06-18", "2025-06-18", "echo", `{"n":3}`, `{"n":3}`},
 		{"stdio", []string{everythingBin}, "", mcp.LatestVersion, "test_simple_text", `{}`, ""},
 	}
@@ -713,6 +765,17 @@ func TestProxy(t *testing.T) {
 				t.Errorf("proxy exit %d; stderr %q", code, errb.String())
 			}
 		})
+	}
+	// A script pipes a request in: its answer comes out before the proxy
+	// ends, for either era.
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+	} {
+		code, out, errs := mcpRunInput(t, context.Background(), req+"\n", "proxy", "--stdio", everythingURL(t))
+		if code != ExitOK || !strings.Contains(out, `"id":1,"result":{`) || !strings.Contains(out, "gomcp-everything-server") {
+			t.Errorf("piped %s: exit %d, stdout %q, stderr %q", req, code, out, errs)
+		}
 	}
 	t.Run("refused", func(t *testing.T) {
 		code, _, errs := mcpRunInput(t, context.Background(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n", "proxy", unauthorized)
@@ -745,5 +808,26 @@ func TestConfigVariables(t *testing.T) {
 	}
 	if _, err := lookupServer("y", cfg); err == nil || !strings.Contains(err.Error(), "${input:pick} is not supported") {
 		t.Errorf("${input:pick}: %v", err)
+	}
+}
+
+// TestRepositoryConfig: the mcp.json at the root of the repository is the
+// one the README shows, so that @demo works from a fresh clone.
+func TestRepositoryConfig(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "..")
+	file, err := os.ReadFile(filepath.Join(root, "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```json\n"+string(file)+"```") {
+		t.Errorf("README does not show mcp.json as it is:\n%s", file)
+	}
+	sc, err := lookupServer("demo", filepath.Join(root, "mcp.json"))
+	if err != nil || sc.Command != "mcp" || !reflect.DeepEqual(sc.Args, []string{"serve"}) {
+		t.Errorf("@demo: %+v, %v", sc, err)
 	}
 }

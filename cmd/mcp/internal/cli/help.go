@@ -123,7 +123,8 @@ Relays every message, unchanged and in both directions (the server's own
 requests and notifications too), between a client and TARGET.
 
 By default (--stdio) the client is on stdin and stdout, until it closes
-stdin: a client that can only start a server as a command can so reach a
+stdin (the answers still due then come out first, within 30 seconds, so
+that echo REQUEST | mcp proxy URL works): a client that can only start a server as a command can so reach a
 server over HTTP, with the headers given by -H:
 
   {"command": "mcp", "args": ["proxy", "https://example.com/mcp",
@@ -137,10 +138,15 @@ a command); DELETE ends it, and at 64 sessions a new one ends the one
 idle the longest. Requests from another site's page (an Origin
 that is not the proxy's) are refused.
 
-The 2026-07-28 revision (server/discover, no session) would need the
-client's per-request HTTP headers recomputed: the proxy answers
-server/discover with "method not found" and clients fall back to
-initialize.
+Both eras pass. To an HTTP target, a 2026-07-28 request (server/discover,
+no session) goes with the standard headers it needs (MCP-Protocol-Version,
+Mcp-Method, Mcp-Name, and Mcp-Param-* from the x-mcp-header annotations
+of the tools the client has listed through the proxy). With --http, each
+such request gets a connection to TARGET to itself until its response
+(connections are reused, 4 kept idle); the server's messages meanwhile go
+on its response stream. In a session, progress goes on the stream of the
+request that asked for it, the server's other messages on the newest
+request's stream still open, or else on the GET stream.
 `,
 	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
 
@@ -151,7 +157,8 @@ builds a form from each tool's input schema; shows results (text, images,
 audio, embedded resources, structured output next to the output schema);
 logs every JSON-RPC message both ways; shows progress; asks you the
 server's elicitation and sampling requests; and connects to another target
-without a restart.
+without a restart. When TARGET cannot be reached, the page says why and
+waits for another target.
 
 It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
@@ -162,23 +169,33 @@ requests without it, with another Host, or from another site's page
 Opens one session with TARGET and reads commands a line at a time: info,
 tools, resources, templates, prompts, ping, call, read, get, complete, as
 on the command line but without TARGET (help lists them; exit or Ctrl-D
-ends). On a terminal it offers line editing, history (up and down) and Tab
-completion of commands, flags, tool and prompt names, resource URIs and
+ends). On a terminal it offers line editing, history (up and down; the
+last 1000 lines, kept in gomcp/shell_history under the user's config
+directory, 0600) and Tab completion of commands, flags, tool and prompt names, resource URIs and
 argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
 the shell. A failing command prints its error and the shell goes on.
 `,
-	"login": `usage: mcp login URL
+	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--timeout D] URL
 
-Runs the OAuth flow for the server at URL and stores the token for later
-commands. Tokens live in the user's configuration directory under
-gomcp/tokens/ (one 0600 file per server); a -H 'Authorization: ...' on the
-command line wins over a stored token. (Not available until the OAuth
-client is built in.)
+Logs in to the MCP server at URL with OAuth and stores the tokens for
+every later command on URL, which refreshes them as needed. By default it
+opens the authorization page in the browser and waits (up to --timeout,
+default 5m) for the browser to come back to a listener on 127.0.0.1;
+--no-browser prints the URL instead. It registers itself with the
+authorization server unless --client-id names a registered client. With
+--client-id and --client-secret it logs in without a person (the client
+credentials grant), and later commands obtain new tokens the same way.
+
+The tokens, the registration and the --client-* values live in the
+user's configuration directory under gomcp/tokens/, one 0600 file per
+server. A -H 'Authorization: ...' on the command line or a header in the
+config file wins over them. When they can no longer be refreshed, a
+command exits with status 4 and asks to log in again.
 `,
 	"logout": `usage: mcp logout URL
 
-Forgets the token stored for URL by mcp login.
+Forgets what mcp login stored for URL.
 `,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +24,7 @@ const (
 	httpProxyMaxBody     = 4 << 20 // bytes of one POST body
 	httpProxyBacklog     = 256     // server messages held for a GET stream not yet open
 	httpProxyStreamQueue = 256     // messages queued for one open HTTP response stream
+	httpProxyIdleUp      = 4       // idle upstream connections kept for stateless requests
 )
 
 // proxyHTTP serves the target over Streamable HTTP at http://ADDR/mcp:
@@ -29,10 +32,10 @@ const (
 // to the target (for a command, its own process), and every message
 // passes unchanged in both directions. A response goes back on the POST
 // that carried its request; the server's own requests and notifications go
-// on the newest POST stream still open, or else on the session's GET
-// stream. The 2026-07-28 stateless revision needs a connection per
-// request; the proxy answers server/discover with "method not found", so
-// clients fall back to initialize.
+// on the stream of the request they relate to (see pump), or else on the
+// session's GET stream. A request of the 2026-07-28 stateless revision
+// (no session) gets an upstream connection to itself for as long as it
+// runs (see stateless).
 func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if _, err := openStream(inv.target, &inv.tf, io.Discard); err != nil { // check the target before listening
 		return usageError{err}
@@ -42,6 +45,9 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 		return connectError{err}
 	}
 	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		p.loopback = true
+	}
 	defer p.closeAll()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p)
@@ -69,6 +75,10 @@ type httpProxy struct {
 	mu       sync.Mutex
 	sessions map[string]*proxySession
 	closed   bool
+	idle     []jsonrpc.Stream        // upstreams free for stateless requests
+	busy     map[jsonrpc.Stream]bool // upstreams serving a stateless request
+	loopback bool                    // listening on a loopback address: only loopback Host names
+	book     headerBook              // x-mcp-header annotations of the tools listed through the proxy
 }
 
 // proxySession is one client's session and its upstream connection.
@@ -79,6 +89,7 @@ type proxySession struct {
 
 	mu       sync.Mutex
 	waiting  map[jsonrpc.ID]*proxyStream // requests in flight, by id
+	progress map[string]*proxyStream     // their streams by progress token (its JSON)
 	posts    []*proxyStream              // open POST streams, oldest first
 	get      *proxyStream                // the GET stream, if open
 	backlog  []*jsonrpc.Message          // server messages waiting for a stream
@@ -120,6 +131,17 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u, err := url.Parse(o)
 		if err != nil || u.Host != r.Host {
 			http.Error(w, "Origin not allowed", http.StatusForbidden)
+			return
+		}
+	}
+	// Nor a name rebound to a loopback address (DNS rebinding).
+	if p.loopback {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "Host not allowed", http.StatusForbidden)
 			return
 		}
 	}
@@ -194,8 +216,8 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var s *proxySession
 	switch {
-	case m.IsRequest() && m.Method == mcp.MethodServerDiscover && r.Header.Get("Mcp-Session-Id") == "":
-		writeJSONMessage(w, http.StatusOK, refuseDiscover(m))
+	case r.Header.Get("Mcp-Session-Id") == "" && (m.Method == mcp.MethodServerDiscover || declaresStateless(m)):
+		p.stateless(w, r, m)
 		return
 	case m.IsRequest() && m.Method == "initialize" && r.Header.Get("Mcp-Session-Id") == "":
 		if s, err = p.open(r.Context()); err != nil {
@@ -227,11 +249,21 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 	s.waiting[m.ID] = st
 	s.posts = append(s.posts, st)
 	s.lastUsed = time.Now()
+	token := progressToken(m.Params)
+	if token != "" {
+		if s.progress == nil {
+			s.progress = map[string]*proxyStream{}
+		}
+		s.progress[token] = st
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		if s.waiting[m.ID] == st {
 			delete(s.waiting, m.ID)
+		}
+		if token != "" && s.progress[token] == st {
+			delete(s.progress, token)
 		}
 		for i, x := range s.posts {
 			if x == st {
@@ -336,7 +368,31 @@ func (p *httpProxy) open(ctx context.Context) (*proxySession, error) {
 	return s, nil
 }
 
-// pump routes the upstream's messages to the session's HTTP streams.
+// progressToken returns the JSON of params._meta.progressToken, "" if none.
+func progressToken(params json.RawMessage) string {
+	if len(params) == 0 || params[0] != '{' {
+		return ""
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+		ProgressToken json.RawMessage `json:"progressToken"` // of a progress notification
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	if len(p.ProgressToken) > 0 {
+		return string(p.ProgressToken)
+	}
+	return string(p.Meta.ProgressToken)
+}
+
+// pump routes the upstream's messages to the session's HTTP streams: a
+// response to its request's POST, a progress notification to the POST
+// that carried its progress token, anything else to the newest POST still
+// open (the only one, when requests do not overlap), or else the GET
+// stream.
 func (p *httpProxy) pump(s *proxySession) {
 	defer p.drop(s)
 	for {
@@ -356,7 +412,14 @@ func (p *httpProxy) pump(s *proxySession) {
 			if st != nil {
 				st.finish()
 			}
+		case m.Method == mcp.NotificationProgress && s.progress[progressToken(m.Params)] != nil:
+			if st = s.progress[progressToken(m.Params)]; !st.send(m) {
+				st = nil
+			}
 		case len(s.posts) > 0:
+			// Nothing in a message tells which request it belongs to
+			// (a stdio server's elicitation inside a tool call carries
+			// no request id): the newest request is the best guess.
 			st = s.posts[len(s.posts)-1]
 			if !st.send(m) {
 				st = nil
@@ -400,7 +463,15 @@ func (p *httpProxy) closeAll() {
 	for _, s := range p.sessions {
 		all = append(all, s)
 	}
+	ups := p.idle
+	p.idle = nil
+	for up := range p.busy {
+		ups = append(ups, up)
+	}
 	p.mu.Unlock()
+	for _, up := range ups {
+		_ = up.Close()
+	}
 	for _, s := range all {
 		p.drop(s)
 	}
@@ -411,4 +482,207 @@ func writeJSONMessage(w http.ResponseWriter, code int, m *jsonrpc.Message) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(m.AppendJSON(nil))
+}
+
+// declaresStateless reports whether m is a request of the 2026-07-28
+// revision (its _meta names a protocol version).
+func declaresStateless(m *jsonrpc.Message) bool {
+	v, _ := stateless(m)
+	return v != ""
+}
+
+// stateless relays one request of the stateless revision. It has an
+// upstream connection to itself until its response, so that everything the
+// server writes meanwhile (progress, log messages) belongs to it and goes
+// on its response stream; the connection then serves later requests. The
+// request's standard headers pass on to an HTTP target as they came.
+func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	msg := headerMismatch(r, m)
+	if msg == "" {
+		msg = p.book.check(r.Header, m)
+	}
+	if msg != "" {
+		writeJSONMessage(w, http.StatusBadRequest, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(mcp.CodeHeaderMismatch, msg)))
+		return
+	}
+	up, err := p.takeUpstream(r.Context())
+	if err != nil {
+		writeJSONMessage(w, http.StatusOK, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "proxy: "+err.Error())))
+		return
+	}
+	done := false // the response came: up is fit for another request
+	defer func() { p.releaseUpstream(up, done) }()
+	h := http.Header{}
+	for k, v := range r.Header {
+		if k == mcp.HeaderProtocolVersion || strings.HasPrefix(k, "Mcp-") {
+			h[k] = v
+		}
+	}
+	p.book.note(m)
+	if err := up.Write(mcp.WithHTTPHeaders(r.Context(), h), m); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	first, err := up.Read(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	isAnswer := func(x *jsonrpc.Message) bool {
+		if (x.IsResponse() || x.IsInvalidResponse()) && x.ID == m.ID {
+			p.book.learn(x)
+			return true
+		}
+		return false
+	}
+	if isAnswer(first) {
+		done = true
+		writeJSONMessage(w, answerStatus(first), first)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	for x := first; ; {
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", x.AppendJSON(nil)); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		if isAnswer(x) {
+			done = true
+			return
+		}
+		if x, err = up.Read(r.Context()); err != nil {
+			return
+		}
+	}
+}
+
+// takeUpstream returns an idle upstream connection or opens one, at most
+// max at once.
+func (p *httpProxy) takeUpstream(ctx context.Context) (jsonrpc.Stream, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("shutting down")
+	}
+	if n := len(p.idle); n > 0 {
+		up := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.busy[up] = true
+		p.mu.Unlock()
+		return up, nil
+	}
+	if len(p.busy) >= p.max {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("too many stateless requests at once (%d)", p.max)
+	}
+	p.mu.Unlock()
+	up, err := openStream(p.inv.target, &p.inv.tf, p.inv.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := up.(jsonrpc.Starter); ok {
+		if err := st.Start(context.WithoutCancel(ctx)); err != nil {
+			_ = up.Close()
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	closed := p.closed
+	if !closed {
+		if p.busy == nil {
+			p.busy = map[jsonrpc.Stream]bool{}
+		}
+		p.busy[up] = true
+	}
+	p.mu.Unlock()
+	if closed {
+		_ = up.Close()
+		return nil, errors.New("shutting down")
+	}
+	return up, nil
+}
+
+// releaseUpstream keeps up for the next stateless request if reusable,
+// and there is room, or closes it.
+func (p *httpProxy) releaseUpstream(up jsonrpc.Stream, reusable bool) {
+	p.mu.Lock()
+	if !p.busy[up] {
+		p.mu.Unlock()
+		return // closeAll closed it
+	}
+	delete(p.busy, up)
+	keep := reusable && !p.closed && len(p.idle) < httpProxyIdleUp
+	if keep {
+		p.idle = append(p.idle, up)
+	}
+	p.mu.Unlock()
+	if !keep {
+		_ = up.Close()
+	}
+}
+
+// headerMismatch checks a stateless request's standard headers against
+// its body, as a Streamable HTTP server must (SEP-2243): the version, the
+// method and the name. It returns what is wrong, or "". (Mcp-Param-*
+// would need the tool's schema; the target checks those if it can.)
+func headerMismatch(r *http.Request, m *jsonrpc.Message) string {
+	version, p := stateless(m)
+	if version == "" {
+		return "" // server/discover without _meta: the target answers
+	}
+	switch got := r.Header.Get(mcp.HeaderProtocolVersion); {
+	case got == "":
+		return "Missing MCP-Protocol-Version header"
+	case got != version:
+		return fmt.Sprintf("Header mismatch: MCP-Protocol-Version %q differs from _meta protocolVersion %q", got, version)
+	}
+	if got := r.Header.Get(mcp.HeaderMethod); got != m.Method {
+		if got == "" {
+			return "Header mismatch: missing Mcp-Method header"
+		}
+		return fmt.Sprintf("Header mismatch: Mcp-Method %q differs from the request method %q", got, m.Method)
+	}
+	var name string
+	switch m.Method {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+		name = p.Name
+	case mcp.MethodResourcesRead:
+		name = p.URI
+	}
+	if name == "" {
+		return ""
+	}
+	got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	if !ok {
+		return "Header mismatch: missing Mcp-Name header"
+	}
+	v, err := mcp.DecodeHeaderValue(got[0])
+	if err != nil {
+		return "Header mismatch: Mcp-Name: " + err.Error()
+	}
+	if v != name {
+		return fmt.Sprintf("Header mismatch: Mcp-Name %q differs from the request's %q", got[0], name)
+	}
+	return ""
+}
+
+// answerStatus is the HTTP status of a stateless request's answer sent
+// alone as JSON: 404 for a method not found, 400 for what the request got
+// wrong, else 200.
+func answerStatus(m *jsonrpc.Message) int {
+	if m.Error == nil {
+		return http.StatusOK
+	}
+	switch m.Error.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }

@@ -3,12 +3,15 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -50,14 +53,23 @@ func startHTTPProxy(t *testing.T, target ...string) string {
 // drives it with a client: requests, the server's requests (elicitation,
 // sampling) and notifications (progress) all pass.
 func TestProxyHTTP(t *testing.T) {
-	t.Run("command", func(t *testing.T) { testProxyHTTP(t, everythingBin) })
-	t.Run("url", func(t *testing.T) { testProxyHTTP(t, everythingURL(t)) })
+	for _, version := range []string{mcp.LatestStatefulVersion, ""} {
+		era := "stateless"
+		if version != "" {
+			era = version
+		}
+		t.Run("command "+era, func(t *testing.T) { testProxyHTTP(t, version, everythingBin) })
+		t.Run("url "+era, func(t *testing.T) { testProxyHTTP(t, version, everythingURL(t)) })
+	}
 }
 
-func testProxyHTTP(t *testing.T, target string) {
+// testProxyHTTP drives the proxy with a client asking for version ("" for
+// the newest, the stateless revision).
+func testProxyHTTP(t *testing.T, version, target string) {
 	url := startHTTPProxy(t, target)
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: version,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"username": "u", "email": "e"}}, nil
 		},
@@ -70,8 +82,8 @@ func testProxyHTTP(t *testing.T, target string) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if cs.Stateless() {
-		t.Error("the proxy relays the stateful revisions only")
+	if cs.Stateless() != (version == "") {
+		t.Errorf("stateless %v, want %v", cs.Stateless(), version == "")
 	}
 	if got := cs.InitializeResult().ServerInfo.Name; got != "gomcp-everything-server" {
 		t.Errorf("server %q", got)
@@ -112,18 +124,41 @@ func testProxyHTTP(t *testing.T, target string) {
 
 func TestProxyHTTPRefuses(t *testing.T) {
 	url := startHTTPProxy(t, everythingBin)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	std := func(method, name string) http.Header {
+		h := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {method}}
+		if name != "" {
+			h.Set("Mcp-Name", name)
+		}
+		return h
+	}
 	for _, tc := range []struct {
 		name, method, body, session, origin string
 		want                                int
+		host                                string      // if not the proxy's
+		header                              http.Header // more headers
 	}{
-		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400},
-		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404},
-		{"not JSON", "POST", `{`, "", "", 400},
-		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400},
-		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403},
-		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 200},
-		{"GET without session", "GET", "", "", "", 400},
-		{"PUT", "PUT", "", "", "", 405},
+		{"no session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", "", 400, "", nil},
+		{"unknown session", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "nope", "", 404, "", nil},
+		{"not JSON", "POST", `{`, "", "", 400, "", nil},
+		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", 400, "", nil},
+		{"cross-site", "POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "", "http://evil.example", 403, "", nil},
+		{"discover without _meta", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, "", "", 400, "", nil},
+		{"discover", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, "", "", 200, "", std("server/discover", "")},
+		{"rebound name", "POST", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, "", "", 403, "evil.example", std("server/discover", "")},
+		{"stateless call", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 200, "", std("tools/call", "test_simple_text")},
+		{"Mcp-Method mismatch", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 400, "", std("tools/list", "test_simple_text")},
+		{"Mcp-Name missing", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + meta + `}}`, "", "", 400, "", std("tools/call", "")},
+		{"version mismatch", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "", "", 400, "", http.Header{"Mcp-Protocol-Version": {"2026-01-01"}, "Mcp-Method": {"tools/list"}}},
+		// Listed through the proxy, a tool's x-mcp-header arguments are
+		// checked against their Mcp-Param-* headers.
+		{"stateless list", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, "", "", 200, "", std("tools/list", "")},
+		{"Mcp-Param missing", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_custom_header_param","arguments":{"region":"eu"},` + meta + `}}`, "", "", 400, "", std("tools/call", "test_custom_header_param")},
+		{"Mcp-Param matching", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_custom_header_param","arguments":{"region":"eu"},` + meta + `}}`, "", "", 200, "",
+			http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"test_custom_header_param"}, "Mcp-Param-Region": {"eu"}}},
+		{"removed method", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{` + meta + `}}`, "", "", 404, "", std("ping", "")},
+		{"GET without session", "GET", "", "", "", 400, "", nil},
+		{"PUT", "PUT", "", "", "", 405, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
@@ -134,6 +169,12 @@ func TestProxyHTTPRefuses(t *testing.T) {
 			}
 			if tc.origin != "" {
 				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			for k, v := range tc.header {
+				req.Header[k] = v
 			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -268,7 +309,8 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 	defer p.closeAll()
 	connect := func() *mcp.ClientSession {
 		t.Helper()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
+		opts := &mcp.ClientOptions{ProtocolVersion: mcp.LatestStatefulVersion} // sessions
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, opts).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,5 +333,58 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 	defer stderr.mu.Unlock()
 	if !strings.Contains(stderr.buf.String(), "idle the longest") {
 		t.Errorf("stderr %q", stderr.buf.String())
+	}
+}
+
+// TestProxyHTTPProgressToItsRequest: a progress notification goes on the
+// stream of the request that asked for it, not on the newest one.
+func TestProxyHTTPProgressToItsRequest(t *testing.T) {
+	url := startHTTPProxy(t, "env", "MCP_CLI_TEST_SERVER=progress", os.Args[0])
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+
+	// a reports progress after 300ms, when b (started later) is the
+	// newest request still open.
+	bodies := make(chan string, 2)
+	call := func(id, token string, delay int) {
+		resp := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"tick","arguments":{"delay_ms":%d},"_meta":{"progressToken":%q}}}`, id, delay, token))
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		bodies <- string(b)
+	}
+	go call("1", "a", 300)
+	time.Sleep(100 * time.Millisecond)
+	go call("2", "b", 1000)
+	for range 2 {
+		b := <-bodies
+		switch {
+		case strings.Contains(b, `"id":1,`):
+			if !strings.Contains(b, `"progressToken":"a"`) || strings.Contains(b, `"progressToken":"b"`) {
+				t.Errorf("a's stream: %s", b)
+			}
+		case strings.Contains(b, `"id":2,`):
+			if !strings.Contains(b, `"progressToken":"b"`) || strings.Contains(b, `"progressToken":"a"`) {
+				t.Errorf("b's stream: %s", b)
+			}
+		default:
+			t.Errorf("stream %s", b)
+		}
 	}
 }

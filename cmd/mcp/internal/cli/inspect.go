@@ -131,9 +131,10 @@ type inspector struct {
 	token string
 	hub   hub
 
-	mu     sync.Mutex
-	cs     *mcp.ClientSession
-	target []string
+	mu      sync.Mutex
+	cs      *mcp.ClientSession
+	target  []string
+	lastErr string // why the last connection failed, shown while none is open
 
 	askMu  sync.Mutex
 	askSeq int
@@ -154,8 +155,10 @@ func (inv *invocation) inspect(ctx context.Context) error {
 		return err
 	}
 	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}}
+	// A first connection that fails leaves the page up, showing why, to
+	// pick another server.
 	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
-		return err
+		fmt.Fprintf(inv.stderr, "mcp inspect: %v\n", err)
 	}
 	defer in.close()
 	ln, err := net.Listen("tcp", inv.addr)
@@ -179,9 +182,19 @@ func (inv *invocation) inspect(ctx context.Context) error {
 }
 
 // connect opens a session with target, replacing the current one.
-func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) error {
+func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) (err error) {
+	defer func() {
+		in.mu.Lock()
+		if err == nil {
+			in.lastErr = ""
+		} else if in.cs == nil {
+			in.lastErr, in.target = err.Error(), target
+		}
+		in.mu.Unlock()
+	}()
 	stream, err := openStream(target, tf, in.inv.stderr)
 	if err != nil {
+		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
 		return usageError{err}
 	}
 	if in.inv.timeout > 0 {
@@ -238,10 +251,10 @@ func (in *inspector) close() {
 // state describes the current session for the page.
 func (in *inspector) state() map[string]any {
 	in.mu.Lock()
-	cs, target := in.cs, in.target
+	cs, target, lastErr := in.cs, in.target, in.lastErr
 	in.mu.Unlock()
 	if cs == nil {
-		return map[string]any{"connected": false}
+		return map[string]any{"connected": false, "target": strings.Join(target, " "), "error": lastErr}
 	}
 	out := map[string]any{
 		"connected":       true,

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strconv"
@@ -210,5 +213,56 @@ func TestHubDropsSlowPages(t *testing.T) {
 	h.unsubscribe(c2)
 	if len(recent) != inspectRecent || recent[len(recent)-1].Seq != int64(inspectSubQueue+inspectRecent+10) {
 		t.Errorf("%d recent events, last %d", len(recent), recent[len(recent)-1].Seq)
+	}
+}
+
+// TestInspectorStartsWithoutServer: when the first connection fails, mcp
+// inspect stays up, the page shows why, and another target can be picked.
+func TestInspectorStartsWithoutServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, []string{"inspect", "--addr", "127.0.0.1:0", "http://127.0.0.1:1/mcp"}, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+		done <- code
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("exit %d", code)
+		}
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mcp inspect ended: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	page, ok := strings.CutPrefix(strings.TrimSpace(line), "inspector at ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	api := func(op, body string) map[string]any {
+		t.Helper()
+		resp, err := http.Post(page+"api/"+op, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v struct {
+			Result map[string]any
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Result
+	}
+	st := api("state", "{}")
+	if st["connected"] != false || st["error"] == "" || st["error"] == nil || st["target"] != "http://127.0.0.1:1/mcp" {
+		t.Errorf("state after a failed start: %v", st)
+	}
+	st = api("connect", fmt.Sprintf(`{"target":%q}`, everythingURL(t)))
+	if st["connected"] != true {
+		t.Errorf("state after connecting elsewhere: %v", st)
 	}
 }

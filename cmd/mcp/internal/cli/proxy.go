@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -16,11 +18,10 @@ import (
 // so reach a server over HTTP, with the headers given by -H. It returns nil
 // when the client closes stdin.
 //
-// Over HTTP a 2026-07-28 request must repeat parts of its body in headers
-// (Mcp-Name, Mcp-Param-*) that only the mcp.Client computes, so to an HTTP
-// target the proxy answers the client's server/discover probe with "method
-// not found" itself: the client then falls back to the stateful revisions,
-// which a relay carries unchanged.
+// Both eras pass: over HTTP a 2026-07-28 request must repeat parts of its
+// body in headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-*), which the proxy computes from the body and from the tools
+// it has seen listed (headerBook), as a client does.
 func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	up, err := openStream(inv.target, &inv.tf, inv.stderr)
 	if err != nil {
@@ -44,16 +45,25 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	defer cancel()
 	fromClient := make(chan error, 1)
 	fromServer := make(chan error, 1)
-	var refuse func(*jsonrpc.Message) *jsonrpc.Message
+	var book *headerBook
 	if _, isCommand := up.(*transport.CommandTransport); !isCommand {
-		refuse = refuseDiscover
+		book = &headerBook{}
 	}
-	go func() { fromClient <- relay(ctx, down, up, refuse) }()
-	go func() { fromServer <- relay(ctx, up, down, nil) }()
+	fl := &inFlight{}
+	go func() { fromClient <- relay(ctx, down, up, book, fl, false) }()
+	go func() { fromServer <- relay(ctx, up, down, book, fl, true) }()
 	select {
 	case err = <-fromClient:
 		if errors.Is(err, io.EOF) {
-			return nil // the client is done
+			// The client is done; the answers to its last requests are
+			// still due (echo REQUEST | mcp proxy URL).
+			select {
+			case <-fl.whenEmpty():
+			case <-fromServer:
+			case <-ctx.Done():
+			case <-time.After(proxyDrainTimeout):
+			}
+			return nil
 		}
 	case err = <-fromServer:
 		if errors.Is(err, io.EOF) {
@@ -65,34 +75,82 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	return err
 }
 
-// refuseDiscover returns the answer to a server/discover request, or nil
-// for any other message.
-func refuseDiscover(m *jsonrpc.Message) *jsonrpc.Message {
-	if !m.IsRequest() || m.Method != mcp.MethodServerDiscover {
-		return nil
-	}
-	return jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound,
-		"mcp proxy relays the stateful revisions only over HTTP; use initialize"))
-}
-
-// relay copies messages from src to dst until one fails. A message for
-// which refuse (if not nil) returns an answer is answered on src instead.
-func relay(ctx context.Context, src, dst jsonrpc.Stream, refuse func(*jsonrpc.Message) *jsonrpc.Message) error {
+// relay copies messages from src to dst until one fails. With a book,
+// messages to an HTTP target (fromServer false) carry their standard
+// headers, and the server's answers (fromServer true) teach the book.
+func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fl *inFlight, fromServer bool) error {
 	for {
 		m, err := src.Read(ctx)
 		if err != nil {
 			return err
 		}
-		if refuse != nil {
-			if answer := refuse(m); answer != nil {
-				if err := src.Write(ctx, answer); err != nil {
-					return err
-				}
-				continue
+		wctx := ctx
+		if book != nil {
+			if fromServer {
+				book.learn(m)
+			} else if h := book.headers(m); h != nil {
+				wctx = mcp.WithHTTPHeaders(ctx, h)
 			}
 		}
-		if err := dst.Write(ctx, m); err != nil {
+		if m.IsRequest() && !fromServer {
+			fl.add(m.ID)
+		}
+		if err := dst.Write(wctx, m); err != nil {
 			return err
 		}
+		if (m.IsResponse() || m.IsInvalidResponse()) && fromServer {
+			fl.done(m.ID)
+		}
 	}
+}
+
+// proxyDrainTimeout bounds how long mcp proxy waits, once the client has
+// closed stdin, for the answers to its requests; maxInFlight bounds the
+// requests it tracks for that.
+const (
+	proxyDrainTimeout = 30 * time.Second
+	maxInFlight       = 4096
+)
+
+// inFlight tracks the client's requests not yet answered.
+type inFlight struct {
+	mu   sync.Mutex
+	ids  map[jsonrpc.ID]bool
+	wake chan struct{} // closed when ids empties
+}
+
+func (f *inFlight) add(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids == nil {
+		f.ids = map[jsonrpc.ID]bool{}
+	}
+	if len(f.ids) < maxInFlight {
+		f.ids[id] = true
+	}
+}
+
+func (f *inFlight) done(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.ids, id)
+	if len(f.ids) == 0 && f.wake != nil {
+		close(f.wake)
+		f.wake = nil
+	}
+}
+
+// whenEmpty returns a channel closed once no request is in flight.
+func (f *inFlight) whenEmpty() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := make(chan struct{})
+	if len(f.ids) == 0 {
+		close(c)
+		return c
+	}
+	if f.wake == nil {
+		f.wake = make(chan struct{})
+	}
+	return f.wake
 }

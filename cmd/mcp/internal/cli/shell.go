@@ -69,7 +69,8 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 	sh := &shellState{ctx: ctx, cs: cs}
 	var read func() (string, error)
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && term.IsTerminal(int(f.Fd())) {
-		ed := &lineEditor{in: bufio.NewReader(f), out: inv.stderr, complete: sh.complete}
+		histFile := HistoryPath()
+		ed := &lineEditor{in: bufio.NewReader(f), out: inv.stderr, complete: sh.complete, history: loadHistory(histFile)}
 		prompt := "mcp> "
 		if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil && ir.ServerInfo.Name != "" {
 			prompt = ir.ServerInfo.Name + "> "
@@ -87,6 +88,12 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 				line, err := raw(prompt)
 				if errors.Is(err, errInterrupted) {
 					continue
+				}
+				if err == nil {
+					if err := saveHistory(histFile, ed.history); err != nil {
+						fmt.Fprintf(inv.stderr, "mcp shell: saving the history: %v\n", err)
+						histFile = "" // say it once
+					}
 				}
 				return line, err
 			}

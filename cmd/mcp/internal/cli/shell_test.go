@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -165,5 +169,48 @@ func TestShellCompletion(t *testing.T) {
 		if start != tc.start || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("complete(%q) = %d %q, want %d %q", tc.line, start, got, tc.start, tc.want)
 		}
+	}
+}
+
+// TestHistoryFile: the shell's history survives in a file, private,
+// bounded to the last maxHistory lines.
+func TestHistoryFile(t *testing.T) {
+	many := make([]string, maxHistory+5)
+	for i := range many {
+		many[i] = fmt.Sprintf("call echo n=%d", i)
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"empty", nil, nil},
+		{"some", []string{"tools", "call echo s=x"}, []string{"tools", "call echo s=x"}},
+		{"bounded", many, many[5:]},
+		{"too long or broken lines left out", []string{"ping", strings.Repeat("x", maxHistoryLine+1), "a\nb", "info"}, []string{"ping", "info"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "gomcp", "shell_history")
+			if err := saveHistory(path, tc.lines); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+			}
+			if got := loadHistory(path); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("loaded %d lines %q..., want %d", len(got), got[:min(len(got), 2)], len(tc.want))
+			}
+		})
+	}
+	if got := loadHistory(filepath.Join(t.TempDir(), "none")); got != nil {
+		t.Errorf("missing file: %q", got)
+	}
+	t.Setenv("XDG_CONFIG_HOME", "/somewhere")
+	if runtime.GOOS == "linux" && HistoryPath() != "/somewhere/gomcp/shell_history" {
+		t.Errorf("HistoryPath %q", HistoryPath())
 	}
 }

@@ -200,18 +200,16 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 		for k, v := range given {
 			h[k] = v
 		}
-		// A token from mcp login, unless the command line or the config
-		// gives an Authorization header.
+		opts := &mcphttp.ClientOptions{Header: h}
+		// The tokens of mcp login, refreshed as needed, unless the command
+		// line or the config gives an Authorization header.
 		if h.Get("Authorization") == "" {
-			st, err := LoadToken(TokenDir(), sc.URL)
+			az, err := storedAuthorizer(TokenDir(), sc.URL)
 			if err != nil {
 				return nil, err
 			}
-			if b := st.bearer(); b != "" {
-				h.Set("Authorization", b)
-			}
+			opts.Authorizer = az
 		}
-		opts := &mcphttp.ClientOptions{Header: h}
 		if sc.Type == "sse" {
 			return mcphttp.NewSSEClientStream(sc.URL, opts), nil
 		}

@@ -6,29 +6,52 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/oauth"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-// Tokens from mcp login live in the user's configuration directory
+// What mcp login obtains lives in the user's configuration directory
 // ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support
 // on macOS, %AppData% on Windows), under gomcp/tokens/, one file per
 // server: the SHA-256 of the server's URL, in hex, plus ".json". The
 // directory is 0700 and each file 0600, written whole and renamed into
-// place. A file holds the OAuth token as JSON, with at least access_token
-// and token_type (the shape of golang.org/x/oauth2's Token), plus the
-// server's URL so that a listing can show it.
+// place. Each file is an oauth.FileStore: the server's token (with its
+// refresh token), the client's registration at the authorization server,
+// and how mcp login logged in (loginKey), so that every later command for
+// that URL refreshes or obtains tokens the same way through one
+// oauth.Client, and writes them back to the same file.
 
-// StoredToken is one server's token file.
-type StoredToken struct {
+// loginKey is the entry of a server's file that records the login.
+const loginKey = "mcp login"
+
+// loginState is how mcp login logged in to a server.
+type loginState struct {
 	// URL is the MCP server's URL, as given to mcp login.
 	URL string `json:"url"`
-	// Token is the OAuth token (access_token, token_type, refresh_token,
-	// expiry, ...), kept as the oauth package wrote it.
-	Token json.RawMessage `json:"token"`
+	// ClientID and ClientSecret are the pre-registered client given with
+	// --client-id and --client-secret; with a secret, tokens come from the
+	// client credentials grant, without a person.
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+}
+
+// config is the oauth configuration of the login, with store.
+func (s *loginState) config(store oauth.TokenStore) oauth.Config {
+	cfg := oauth.Config{Store: store, ClientName: "gomcp mcp command", ClientID: s.ClientID, ClientSecret: s.ClientSecret}
+	if s.ClientID != "" && s.ClientSecret != "" {
+		cfg.Grant = oauth.ClientCredentials
+	}
+	return cfg
 }
 
 // TokenDir returns the directory of the token files, "" if the user has
@@ -47,58 +70,8 @@ func tokenPath(dir, url string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:])+".json")
 }
 
-// SaveToken stores the token of the server at url in dir.
-func SaveToken(dir, url string, token json.RawMessage) error {
-	if dir == "" {
-		return errors.New("no configuration directory to keep the token in")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(StoredToken{URL: url, Token: token}, "", "  ")
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), tokenPath(dir, url))
-}
-
-// LoadToken returns the stored token of the server at url, or nil.
-func LoadToken(dir, url string) (*StoredToken, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(tokenPath(dir, url))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var st StoredToken
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %v", tokenPath(dir, url), err)
-	}
-	return &st, nil
-}
-
-// DeleteToken forgets the token of the server at url; it reports whether
-// there was one.
+// DeleteToken forgets what mcp login stored for the server at url; it
+// reports whether there was anything.
 func DeleteToken(dir, url string) (bool, error) {
 	if dir == "" {
 		return false, nil
@@ -110,60 +83,156 @@ func DeleteToken(dir, url string) (bool, error) {
 	return err == nil, err
 }
 
-// Login, when set, runs the OAuth flow for the MCP server at url and
-// returns the token to store (as JSON, the shape of oauth2.Token). It is
-// the hook for the oauth package: mcp login reports that it is not
-// available while Login is nil.
-var Login func(ctx context.Context, url string) (json.RawMessage, error)
+// notLoggedIn is the error of a command whose server wants a login that
+// only mcp login can do (a person in a browser).
+type notLoggedIn struct{ url string }
 
-// bearer returns the Authorization header value of a stored token, or "".
-func (st *StoredToken) bearer() string {
-	if st == nil {
-		return ""
-	}
-	var t struct {
-		AccessToken string `json:"access_token"`
-		TokenType   string `json:"token_type"`
-	}
-	if json.Unmarshal(st.Token, &t) != nil || t.AccessToken == "" {
-		return ""
-	}
-	if t.TokenType == "" || strings.EqualFold(t.TokenType, "bearer") {
-		t.TokenType = "Bearer"
-	}
-	return t.TokenType + " " + t.AccessToken
+func (e notLoggedIn) Error() string {
+	return "the server wants a login: run mcp login " + e.url
 }
 
-// runLogin is mcp login URL and mcp logout URL.
+// noLogin is the user agent of commands other than mcp login: they
+// refresh tokens but do not open browsers.
+type noLogin struct{ url string }
+
+func (n noLogin) RedirectURL(context.Context) (string, error) { return "", notLoggedIn(n) }
+
+func (n noLogin) Authorize(context.Context, string) (url.Values, error) {
+	return nil, notLoggedIn(n)
+}
+
+// storedAuthorizer returns the authorizer of the server at url when mcp
+// login has stored something for it, else nil.
+func storedAuthorizer(dir, url string) (mcphttp.Authorizer, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := tokenPath(dir, url)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	store := oauth.NewFileStore(path)
+	b, err := store.Load(context.Background(), loginKey)
+	if err != nil {
+		return nil, err
+	}
+	var st loginState
+	if b != nil {
+		if err := json.Unmarshal(b, &st); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+	}
+	cfg := st.config(store)
+	cfg.UserAgent = noLogin{url}
+	return oauth.New(url, &cfg)
+}
+
+// runLogin is mcp login [FLAGS] URL and mcp logout URL.
 func runLogin(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || !isTargetStart(args[0]) || strings.HasPrefix(args[0], "@") {
-		fmt.Fprintf(stderr, "mcp: usage: mcp %s URL\n", name)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var st loginState
+	noBrowser := fs.Bool("no-browser", false, "")
+	timeout := fs.Duration("timeout", 5*time.Minute, "")
+	if name == "login" {
+		fs.StringVar(&st.ClientID, "client-id", "", "")
+		fs.StringVar(&st.ClientSecret, "client-secret", "", "")
+	}
+	// Flags may come before or after the URL.
+	var rest []string
+	for {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return help(stdout, stderr, []string{name})
+		} else if err != nil {
+			fmt.Fprintf(stderr, "mcp: %v (see mcp help %s)\n", err, name)
+			return ExitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(rest) != 1 || !strings.HasPrefix(rest[0], "http://") && !strings.HasPrefix(rest[0], "https://") ||
+		st.ClientSecret != "" && st.ClientID == "" {
+		fmt.Fprintf(stderr, "mcp: usage: mcp %s URL (see mcp help %s)\n", name, name)
 		return ExitUsage
 	}
-	url, dir := args[0], TokenDir()
+	st.URL = rest[0]
+	dir := TokenDir()
 	if name == "logout" {
-		had, err := DeleteToken(dir, url)
+		had, err := DeleteToken(dir, st.URL)
 		if err != nil {
 			return report(ctx, stderr, err)
 		}
 		if had {
-			fmt.Fprintf(stdout, "logged out of %s\n", url)
+			fmt.Fprintf(stdout, "logged out of %s\n", st.URL)
 		} else {
-			fmt.Fprintf(stdout, "no token stored for %s\n", url)
+			fmt.Fprintf(stdout, "no token stored for %s\n", st.URL)
 		}
 		return ExitOK
 	}
-	if Login == nil {
-		fmt.Fprintln(stderr, "mcp: login is not available in this build yet (it needs the OAuth client)")
-		return ExitUsage
-	}
-	tok, err := Login(ctx, url)
-	if err == nil {
-		err = SaveToken(dir, url, tok)
-	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	logged, err := login(ctx, dir, &st, *noBrowser, stderr)
 	if err != nil {
+		_, _ = DeleteToken(dir, st.URL)
 		return report(ctx, stderr, err)
 	}
-	fmt.Fprintf(stdout, "logged in to %s\n", url)
+	if !logged {
+		_, _ = DeleteToken(dir, st.URL)
+		fmt.Fprintf(stdout, "%s did not ask for authorization: nothing stored\n", st.URL)
+		return ExitOK
+	}
+	fmt.Fprintf(stdout, "logged in to %s\n", st.URL)
 	return ExitOK
+}
+
+// login runs the OAuth flow for st.URL by opening a session, which the
+// server refuses until the oauth client has a token, and stores what it
+// obtains. It reports whether the server asked for authorization.
+func login(ctx context.Context, dir string, st *loginState, noBrowser bool, stderr io.Writer) (bool, error) {
+	if dir == "" {
+		return false, errors.New("no configuration directory to keep the token in")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	// A login starts afresh: a new token, and a new registration.
+	if _, err := DeleteToken(dir, st.URL); err != nil {
+		return false, err
+	}
+	store := oauth.NewFileStore(tokenPath(dir, st.URL))
+	b, _ := json.Marshal(st)
+	if err := store.Save(ctx, loginKey, b); err != nil {
+		return false, err
+	}
+	ua := &oauth.LoopbackUserAgent{Open: func(u string) error {
+		if noBrowser {
+			fmt.Fprintf(stderr, "To log in, open this URL in a browser on this machine:\n\n  %s\n\n", u)
+			return nil
+		}
+		if err := oauth.OpenBrowser(u); err != nil {
+			fmt.Fprintf(stderr, "Could not open a browser (%v). To log in, open this URL in a browser on this machine:\n\n  %s\n\n", err, u)
+		} else {
+			fmt.Fprintf(stderr, "Opened the browser to log in. If it did not show, open:\n\n  %s\n\n", u)
+		}
+		return nil
+	}}
+	defer ua.Close()
+	cfg := st.config(store)
+	cfg.UserAgent = ua
+	oc, err := oauth.New(st.URL, &cfg)
+	if err != nil {
+		return false, usageError{err}
+	}
+	stream := mcphttp.NewClientStream(st.URL, &mcphttp.ClientOptions{Authorizer: oc})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcp", Version: "login"}, nil).Connect(ctx, stream)
+	if err != nil {
+		return false, err
+	}
+	if err := cs.Close(); err != nil {
+		return false, err
+	}
+	return oc.Token(ctx) != nil, nil
 }

@@ -1,49 +1,138 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gomcp/sdk/auth"
+	"github.com/gomcp/sdk/auth/authtest"
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
 )
 
-func TestTokenStore(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir()) // for the platforms that ignore XDG
-	ctx := context.Background()
+// urlWriter is a stderr that hands over the first URL written to it.
+type urlWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	urls chan string
+}
 
-	// The server records the Authorization header it gets.
+var urlRE = regexp.MustCompile(`https?://\S+`)
+
+func (w *urlWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if u := urlRE.FindString(w.buf.String()); u != "" {
+		select {
+		case w.urls <- u:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+func (w *urlWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// protectedEverything serves the everything server behind the auth
+// middleware, trusting as, and records the Authorization headers.
+func protectedEverything(t *testing.T, as *authtest.Server) (url string, lastAuth func() string) {
+	t.Helper()
 	var mu sync.Mutex
-	var auth []string
-	url := serveHTTP(t, mustEverything(t), func(h http.Handler) http.Handler {
+	var seen []string
+	var rs *auth.ResourceServer
+	url = serveHTTP(t, mustEverything(t), func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
-			auth = append(auth, r.Header.Get("Authorization"))
+			seen = append(seen, r.Header.Get("Authorization"))
 			mu.Unlock()
-			h.ServeHTTP(w, r)
+			rs.Wrap(h).ServeHTTP(w, r)
 		})
 	})
-	lastAuth := func() string {
+	v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: url, JWKSURL: as.JWKSURL(), Leeway: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err = auth.New(auth.Options{Resource: url, AuthorizationServers: []string{as.Issuer}, Verifier: v,
+		Scopes: []string{"mcp"}, ScopesSupported: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url, func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		return auth[len(auth)-1]
+		if len(seen) == 0 {
+			return ""
+		}
+		return seen[len(seen)-1]
+	}
+}
+
+// loginInBrowser runs mcp with args, a login with --no-browser, and plays
+// the browser: it fetches the URL printed, which the authorization server
+// (authtest approves at once) redirects to the loopback listener.
+func loginInBrowser(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	errw := &urlWriter{urls: make(chan string, 1)}
+	var out bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, strings.NewReader(""), &out, errw) }()
+	browser := &http.Client{Transport: &http.Transport{}}
+	defer browser.CloseIdleConnections()
+	select {
+	case u := <-errw.urls:
+		resp, err := browser.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the loopback callback answered %s", resp.Status)
+		}
+		code = <-done
+	case code = <-done:
+	}
+	return code, out.String(), errw.String()
+}
+
+// TestLogin logs in to a protected everything server through the loopback
+// flow (the test plays the browser) and with client credentials, then
+// uses, refreshes and forgets the stored tokens.
+func TestLogin(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir()) // for the platforms that ignore XDG
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{TokenTTL: time.Second, Scopes: []string{"mcp"},
+		Clients: []authtest.Client{{ID: "robot", Secret: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	url, lastAuth := protectedEverything(t, as)
+
+	if code, _, errs := mcpRun(t, ctx, "tools", url); code != ExitAuth {
+		t.Fatalf("tools before login: exit %d, %s", code, errs)
 	}
 
-	if code, _, errs := mcpRun(t, ctx, "login", url); code != ExitUsage || !strings.Contains(errs, "not available") {
-		t.Errorf("login without the oauth hook: exit %d, %q", code, errs)
-	}
-	Login = func(ctx context.Context, u string) (json.RawMessage, error) {
-		return json.RawMessage(`{"access_token":"t0k","token_type":"bearer"}`), nil
-	}
-	defer func() { Login = nil }()
-	if code, out, errs := mcpRun(t, ctx, "login", url); code != ExitOK || !strings.Contains(out, "logged in") {
+	// mcp login --no-browser prints the URL; the browser (here an
+	// http.Client) follows it back to the loopback listener.
+	if code, out, errs := loginInBrowser(t, ctx, "login", url, "--no-browser"); code != ExitOK || !strings.Contains(out, "logged in") {
 		t.Fatalf("login: exit %d, %q %q", code, out, errs)
 	}
 	dir := TokenDir()
@@ -56,37 +145,102 @@ func TestTokenStore(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
 		}
 	}
-	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
-		t.Fatalf("ping: %d %s", code, errs)
+	code, out, errs := mcpRun(t, ctx, "tools", url)
+	if code != ExitOK || !strings.Contains(out, "test_error_handling") {
+		t.Fatalf("tools after login: exit %d, %s %s", code, out, errs)
 	}
-	if got := lastAuth(); got != "Bearer t0k" {
+	if got := lastAuth(); !strings.HasPrefix(got, "Bearer ") {
 		t.Errorf("Authorization %q, want the stored token", got)
 	}
-	if code, _, _ := mcpRun(t, ctx, "ping", "-H", "Authorization: Basic x", url); code != ExitOK || lastAuth() != "Basic x" {
-		t.Errorf("-H did not win over the stored token: %q", lastAuth())
+	// The access token lives a second: the next command refreshes it.
+	time.Sleep(1100 * time.Millisecond)
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
+		t.Fatalf("ping after expiry: exit %d, %s", code, errs)
+	}
+	if reqs := as.TokenRequests(); !strings.HasPrefix(reqs[len(reqs)-1], "refresh_token") {
+		t.Errorf("token requests %v, want a refresh", reqs)
+	}
+	if code, _, _ := mcpRun(t, ctx, "ping", "-H", "Authorization: Basic x", url); code != ExitAuth || lastAuth() != "Basic x" {
+		t.Errorf("-H did not win over the stored token: exit %d, %q", code, lastAuth())
 	}
 	if code, out, _ := mcpRun(t, ctx, "logout", url); code != ExitOK || !strings.Contains(out, "logged out") {
 		t.Errorf("logout: %d %q", code, out)
 	}
+	if _, err := os.Stat(tokenPath(dir, url)); !os.IsNotExist(err) {
+		t.Errorf("the token file is still there: %v", err)
+	}
 	if code, out, _ := mcpRun(t, ctx, "logout", url); code != ExitOK || !strings.Contains(out, "no token") {
 		t.Errorf("second logout: %d %q", code, out)
 	}
-	mcpRun(t, ctx, "ping", url)
-	if got := lastAuth(); got != "" {
-		t.Errorf("Authorization %q after logout", got)
+	if code, _, _ := mcpRun(t, ctx, "ping", url); code != ExitAuth || lastAuth() != "" {
+		t.Errorf("ping after logout: exit %d, Authorization %q", code, lastAuth())
 	}
-	for _, args := range [][]string{{"login"}, {"logout", "notaurl"}, {"login", "@x"}} {
+
+	// Client credentials: no browser, and later commands obtain a new
+	// token the same way when it expires.
+	if code, out, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "s3cret", url); code != ExitOK || !strings.Contains(out, "logged in") {
+		t.Fatalf("login with client credentials: exit %d, %q %q", code, out, errs)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	n := len(as.TokenRequests())
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
+		t.Fatalf("ping: exit %d, %s", code, errs)
+	}
+	if reqs := as.TokenRequests(); len(reqs) != n+1 || !strings.HasPrefix(reqs[n], "client_credentials") {
+		t.Errorf("token requests %v, want a new client credentials grant", reqs[n:])
+	}
+	if code, _, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "guess", url); code != ExitAuth && code != ExitProtocol ||
+		!strings.Contains(errs, "invalid_client") {
+		t.Errorf("login with a wrong secret: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(tokenPath(dir, url)); !os.IsNotExist(err) {
+		t.Errorf("a failed login left a file: %v", err)
+	}
+
+	for _, args := range [][]string{{"login"}, {"logout", "notaurl"}, {"login", "@x"}, {"login", "--client-secret", "x", url}, {"login", url, url}, {"login", "--bogus", url}} {
 		if code, _, _ := mcpRun(t, ctx, args...); code != ExitUsage {
 			t.Errorf("%q: exit %d", args, code)
 		}
 	}
+	if code, out, _ := mcpRun(t, ctx, "login", "-h"); code != ExitOK || !strings.Contains(out, "--client-secret") {
+		t.Errorf("login -h: exit %d, %q", code, out)
+	}
 	// A corrupt file is an error, not a crash.
-	if err := SaveToken(dir, url, json.RawMessage(`{}`)); err != nil {
+	if err := os.WriteFile(tokenPath(dir, url), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(tokenPath(dir, url), []byte("{"), 0o600)
-	if _, err := LoadToken(dir, url); err == nil {
-		t.Error("a corrupt token file was read")
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code == ExitOK || !strings.Contains(errs, "token file") {
+		t.Errorf("ping with a corrupt token file: exit %d, %s", code, errs)
+	}
+}
+
+// TestNotLoggedIn: when the stored login cannot be refreshed, a command
+// says to log in again rather than open a browser.
+func TestNotLoggedIn(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{Scopes: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	url, _ := protectedEverything(t, as)
+	// A file with a login and nothing else: as if the refresh token had
+	// been refused and forgotten.
+	if err := os.MkdirAll(TokenDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tokenPath(TokenDir(), url), []byte(`{"mcp login":"eyJ1cmwiOiJ4In0="}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := mcpRun(t, ctx, "tools", url)
+	if code != ExitAuth || !strings.Contains(errs, "mcp login "+url) {
+		t.Errorf("tools: exit %d, %s", code, errs)
+	}
+	if slices.ContainsFunc(as.TokenRequests(), func(s string) bool { return strings.HasPrefix(s, "authorization_code") }) {
+		t.Error("a command logged in by itself")
 	}
 }
 
@@ -97,4 +251,72 @@ func mustEverything(t *testing.T) *mcp.Server {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestLoginEverythingServer logs in to the everything-server binary run
+// with -auth-issuer, then lists and calls its tools with the stored token.
+func TestLoginEverythingServer(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{Clients: []authtest.Client{{ID: "robot", Secret: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	cmd := exec.Command(everythingBin, "-http", "127.0.0.1:0", "-auth-issuer", as.Issuer, "-auth-scopes", "mcp")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("everything-server said %q, %v", line, err)
+	}
+	if code, _, _ := mcpRun(t, ctx, "tools", url); code != ExitAuth {
+		t.Fatalf("tools before login: exit %d", code)
+	}
+	if code, _, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "s3cret", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %s", code, errs)
+	}
+	if code, out, errs := mcpRun(t, ctx, "tools", url); code != ExitOK || !strings.Contains(out, "test_simple_text") {
+		t.Fatalf("tools: exit %d, %s %s", code, out, errs)
+	}
+	if code, out, errs := mcpRun(t, ctx, "call", "test_simple_text", url); code != ExitOK || out == "" {
+		t.Fatalf("call: exit %d, %s %s", code, out, errs)
+	}
+	if code, _, _ := mcpRun(t, ctx, "logout", url); code != ExitOK {
+		t.Fatalf("logout: exit %d", code)
+	}
+	if code, _, _ := mcpRun(t, ctx, "ping", url); code != ExitAuth {
+		t.Errorf("ping after logout: exit %d", code)
+	}
+}
+
+// TestLoginPreRegistered logs in as a registered public client
+// (--client-id), whose loopback redirect URI may take any port.
+func TestLoginPreRegistered(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{Scopes: []string{"mcp"},
+		Clients: []authtest.Client{{ID: "cli", RedirectURIs: []string{"http://127.0.0.1/callback"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	url, _ := protectedEverything(t, as)
+	if code, out, errs := loginInBrowser(t, ctx, "login", "--no-browser", "--client-id", "cli", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %q %q", code, out, errs)
+	}
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
+		t.Fatalf("ping: exit %d, %s", code, errs)
+	}
 }

@@ -112,7 +112,11 @@ function openFeed() {
 function setStatus(s) { $("#status").textContent = s; }
 
 function showState(s) {
-  if (!s.connected) { setStatus("not connected"); return; }
+  if (!s.connected) {
+    setStatus(s.error ? "not connected: " + s.error : "not connected");
+    if (!$("#target").value && s.target) $("#target").value = s.target;
+    return;
+  }
   const info = s.serverInfo || {};
   setStatus((info.title || info.name || "server") + " " + (info.version || "") + " · " + s.protocolVersion + (s.stateless ? " (stateless)" : ""));
   if (!$("#target").value) $("#target").value = s.target;
