@@ -365,6 +365,39 @@ func (c *Conn) Serve(ctx context.Context, m *Message) error {
 	return nil
 }
 
+// ServeInline dispatches m, an incoming message of a PushStream, as Push
+// does, except that a request for which a worker slot is free runs on the
+// caller's goroutine, which ServeInline returns after the handler did and
+// its response was written. Such a request is a worker's in every other
+// way: it counts against MaxConcurrency, its context derives from the
+// connection's, and CancelIncoming, Close and the end of input cancel it.
+// Without a free slot the request is queued or refused as Push would, and
+// ServeInline returns at once. It is for transports that spend a goroutine
+// on each request anyway (an HTTP handler's), which would otherwise only
+// wait while a new worker goroutine runs the request. It returns ErrClosed
+// once EndPush was called.
+func (c *Conn) ServeInline(m *Message) error {
+	c.mu.Lock()
+	if c.readEnded {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.pushes.Add(1)
+	c.mu.Unlock()
+	defer c.pushes.Done()
+	if !c.inlineable(m) {
+		c.dispatch(m)
+		return nil
+	}
+	w, ok := c.admitInline(m)
+	if !ok {
+		return nil // dispatched the usual way
+	}
+	c.serve(w)
+	c.releaseSlot()
+	return nil
+}
+
 // EndPush tells a Conn on a PushStream that the peer will send nothing more,
 // because it went away (err nil or io.EOF) or the transport failed (err). It
 // returns at once; as with a stream read to its end, requests already
@@ -560,20 +593,25 @@ func (c *Conn) runInline(w work) bool {
 		return false
 	}
 	c.takeover.Stop()
+	c.releaseSlot()
+	return true
+}
+
+// releaseSlot gives up the worker slot of a request run inline: to a new
+// worker if requests were queued meanwhile.
+func (c *Conn) releaseSlot() {
 	c.mu.Lock()
 	if len(c.queue) > 0 && !c.closing {
-		// Requests queued meanwhile: this slot passes to a new worker.
 		next := c.queue[0]
 		c.queue[0] = work{}
 		c.queue = c.queue[1:]
 		c.mu.Unlock()
 		go c.worker(next)
-		return true
+		return
 	}
 	c.active--
 	c.mu.Unlock()
 	c.workers.Done()
-	return true
 }
 
 // takeOver runs when an inline handler outlasts its budget: this goroutine

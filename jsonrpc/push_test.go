@@ -219,3 +219,73 @@ func TestPushStreamClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeInline checks that ServeInline runs a request on the caller's
+// goroutine and returns after its reply was written while a worker slot is
+// free; that with none free it queues the request and returns at once; that
+// CancelIncoming reaches an inline request; and that it refuses once input
+// ended.
+func TestServeInline(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 4)
+	s := newPushStream()
+	c := NewConn(s, ConnOptions{
+		MaxConcurrency: 1,
+		Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+			switch m.Method {
+			case "whoami":
+				return "me", nil
+			case "block":
+				started <- struct{}{}
+				select {
+				case <-release:
+					return "released", nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return nil, nil
+		}),
+	})
+	defer c.Close()
+	// A free slot: the handler runs here, the reply is written on return.
+	if err := c.ServeInline(NewRequest(Int64ID(1), "whoami", nil)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-s.replies:
+		if r.ID != Int64ID(1) {
+			t.Fatalf("reply %+v", r)
+		}
+	default:
+		t.Fatal("ServeInline returned before the reply was written")
+	}
+	// The slot taken by an inline request: the next one is queued.
+	inline := make(chan error, 1)
+	go func() { inline <- c.ServeInline(NewRequest(Int64ID(2), "block", nil)) }()
+	<-started
+	if err := c.ServeInline(NewRequest(Int64ID(3), "block", nil)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+		t.Fatal("a second request ran past MaxConcurrency 1")
+	case <-time.After(20 * time.Millisecond):
+	}
+	// Cancelling the inline one frees its slot for the queued one.
+	if !c.CancelIncoming(Int64ID(2)) {
+		t.Fatal("CancelIncoming did not find the inline request")
+	}
+	if err := <-inline; err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	close(release)
+	if r := <-s.replies; r.ID != Int64ID(3) || string(r.Result) != `"released"` {
+		t.Fatalf("reply %+v, want the queued request's (a cancelled one gets none)", r)
+	}
+	c.EndPush(nil)
+	if err := c.ServeInline(NewRequest(Int64ID(4), "whoami", nil)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("ServeInline after EndPush = %v, want ErrClosed", err)
+	}
+}

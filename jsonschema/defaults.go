@@ -160,17 +160,22 @@ func (v *Validator) ApplyDefaults(instance json.RawMessage) (json.RawMessage, er
 	if !json.Valid(instance) {
 		return nil, errors.New("jsonschema: instance is not valid JSON")
 	}
+	return v.applyDefaults(instance), nil
+}
+
+// applyDefaults is ApplyDefaults for an instance known to be valid JSON.
+func (v *Validator) applyDefaults(instance json.RawMessage) json.RawMessage {
 	if v.defaults == nil {
-		return instance, nil
+		return instance
 	}
 	i := skipSpace(instance, 0)
 	if instance[i] != '{' {
-		return instance, nil
+		return instance
 	}
 	var edits []edit
 	scanObject(instance, i, v.defaults, &edits)
 	if len(edits) == 0 {
-		return instance, nil
+		return instance
 	}
 	size := len(instance)
 	for _, e := range edits {
@@ -186,7 +191,7 @@ func (v *Validator) ApplyDefaults(instance json.RawMessage) (json.RawMessage, er
 		out = append(out, e.member...)
 		prev = e.at
 	}
-	return append(out, instance[prev:]...), nil
+	return append(out, instance[prev:]...)
 }
 
 // scanObject walks the valid JSON object starting at data[i] == '{',

@@ -115,6 +115,48 @@ func (v *Validator) Validate(instance json.RawMessage) error {
 	return v.validate(doc)
 }
 
+// ValidateDecoded validates instance and returns it with the schema's
+// defaults filled in: Validate followed by ApplyDefaults, for an instance
+// cut out of a message that was already checked to be JSON as a whole
+// (jsonrpc.Decode and encoding/json do so). It makes no pass over the
+// bytes only to check their syntax, which on a 1 MiB argument is most of
+// the work the two methods do; the result is theirs for valid JSON. Bytes
+// that are not JSON never make it panic: it then falls back to Validate
+// and ApplyDefaults, or, where the schema's checks cannot tell, leaves the
+// syntax error for the decoding that follows to report.
+func (v *Validator) ValidateDecoded(instance json.RawMessage) (out json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = v.validateSlow(instance)
+		}
+	}()
+	i := skipSpace(instance, 0)
+	if i == len(instance) {
+		return v.validateSlow(instance)
+	}
+	if v.fast != nil {
+		if _, ok := v.fast.valid(instance, i); ok {
+			return v.applyDefaults(instance), nil
+		}
+	}
+	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	if err != nil {
+		return nil, fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
+	}
+	if err := v.validate(doc); err != nil {
+		return nil, err
+	}
+	return v.applyDefaults(instance), nil
+}
+
+// validateSlow is ValidateDecoded with every check made.
+func (v *Validator) validateSlow(instance json.RawMessage) (json.RawMessage, error) {
+	if err := v.Validate(instance); err != nil {
+		return nil, err
+	}
+	return v.ApplyDefaults(instance)
+}
+
 // ValidateValue validates an already decoded instance. Values produced by
 // decoding JSON into an any (maps, slices, strings, float64 or
 // json.Number, bool, nil) are validated directly; any other Go value, such

@@ -302,12 +302,12 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 		}
 	}
 	if st.validator != nil {
-		if err := st.validator.Validate(p.Arguments); err != nil {
+		// The arguments are part of a decoded message: valid JSON.
+		filled, err := st.validator.ValidateDecoded(p.Arguments)
+		if err != nil {
 			return errorResult(fmt.Errorf("invalid arguments for tool %q: %v", p.Name, err)), nil
 		}
-		if filled, err := st.validator.ApplyDefaults(p.Arguments); err == nil {
-			p.Arguments = filled
-		}
+		p.Arguments = filled
 	}
 	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err

@@ -57,7 +57,9 @@ func BenchmarkHTTPToolsCall(b *testing.B) {
 // raw requests so that no client state is counted.
 func BenchmarkIdleSession(b *testing.B) {
 	srv := testServer()
-	h := NewHandler(srv, &HandlerOptions{JSONResponse: true})
+	// Every session comes from one address, and b.N may pass 10,000: no
+	// session bounds.
+	h := NewHandler(srv, &HandlerOptions{JSONResponse: true, MaxSessions: -1, MaxSessionsPerClient: -1})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer h.Close()

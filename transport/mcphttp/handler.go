@@ -979,7 +979,17 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	setInfo(msg, info)
 	s.observe(msg)
-	if s.deliver(msg) != nil {
+	var err2 error
+	if !init && msg.Batch == nil && (c == nil || lazy) {
+		// One request whose answer can still be JSON: its handler runs
+		// on this goroutine, which the watch stands in for meanwhile.
+		wt := h.watch(r, s, st, c)
+		err2 = s.serveInline(msg)
+		wt.stop()
+	} else {
+		err2 = s.deliver(msg)
+	}
+	if err2 != nil {
 		s.takeAll(st)
 		if c != nil {
 			c.kill()
@@ -991,7 +1001,12 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if c != nil {
-		h.hold(r, s, st, c)
+		select {
+		case <-c.done:
+			c.kill() // answered already (inline): nothing to hold
+		default:
+			h.hold(r, s, st, c)
+		}
 		if lazy, final, finished := st.jsonAnswer(); lazy {
 			h.answerJSON(w, r, s, st, ids[0], init, final, finished)
 			return
@@ -1012,6 +1027,61 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 	case <-s.done:
 		errSessionNotFound(w, ids[0])
 	}
+}
+
+// inlineWatch does for a request whose handler runs on the POST's
+// goroutine what that goroutine does otherwise while it waits (hold, or
+// the wait for a JSON answer), without a goroutine of its own: a client
+// going away while the answer can still be JSON abandons the request, and
+// a lazy stream waiting past KeepAliveInterval becomes SSE and gets
+// keep-alive comments.
+type inlineWatch struct {
+	stopCtx func() bool
+
+	mu      sync.Mutex
+	stopped bool
+	tick    *time.Timer
+}
+
+// watch starts the watch of stream st of the POST r; c is its SSE
+// connection, nil for a JSON stream.
+func (h *Handler) watch(r *http.Request, s *session, st *stream, c *sseConn) *inlineWatch {
+	wt := &inlineWatch{}
+	wt.stopCtx = context.AfterFunc(r.Context(), func() {
+		if st.waitingJSON() {
+			s.abandon(st)
+		}
+	})
+	if c != nil && h.opts.KeepAliveInterval > 0 {
+		iv := h.opts.KeepAliveInterval
+		wt.mu.Lock()
+		wt.tick = time.AfterFunc(iv, func() {
+			wt.mu.Lock()
+			defer wt.mu.Unlock()
+			if wt.stopped {
+				return
+			}
+			st.upgrade() // a long wait is worth an SSE stream
+			if c.write(keepAliveComment) != nil {
+				st.detach(c)
+				return
+			}
+			wt.tick.Reset(iv)
+		})
+		wt.mu.Unlock()
+	}
+	return wt
+}
+
+// stop ends the watch; the POST's goroutine takes over.
+func (wt *inlineWatch) stop() {
+	wt.stopCtx()
+	wt.mu.Lock()
+	wt.stopped = true
+	if wt.tick != nil {
+		wt.tick.Stop()
+	}
+	wt.mu.Unlock()
 }
 
 // answerJSON ends a POST answered with JSON: with final when the stream

@@ -110,3 +110,15 @@ func TestLazyCancelled(t *testing.T) {
 	}
 	<-b.cancelled
 }
+
+// TestLazyClientDisconnectCancelsRequest: a request whose handler runs on
+// the POST's goroutine, its answer still possibly JSON, is cancelled when
+// its client goes away, as a JSON client's is.
+func TestLazyClientDisconnectCancelsRequest(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, nil)
+	sid := f.initSession(mcp.Version20251125)
+	postAndHangUp(t, f, b, postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`,
+		"the tool was not cancelled when its client went away before any SSE event")
+}

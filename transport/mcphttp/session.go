@@ -104,6 +104,22 @@ func (s *session) deliver(m *jsonrpc.Message) error {
 	return nil
 }
 
+// serveInline is deliver for a single request whose POST waits for its
+// answer: the handler runs on the caller's goroutine when the connection
+// has a worker slot free (jsonrpc.Conn.ServeInline), which saves starting
+// a goroutine for it while this one only waits.
+func (s *session) serveInline(m *jsonrpc.Message) error {
+	select {
+	case <-s.done:
+		return errSessionClosed
+	default:
+	}
+	if s.conn == nil || s.conn.ServeInline(m) != nil {
+		return errSessionClosed
+	}
+	return nil
+}
+
 // begin records that an HTTP request for the session started; it reports
 // false if the session has ended.
 func (s *session) begin() bool {
@@ -626,6 +642,15 @@ func (st *stream) jsonAnswer() (lazy bool, final *jsonrpc.Message, finished bool
 	}
 	st.conn = nil
 	return true, st.final, st.finished
+}
+
+// waitingJSON reports whether the stream has no answer yet and can still
+// answer with JSON (lazy, or a JSON stream): a client going away now
+// abandons its request.
+func (st *stream) waitingJSON() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return !st.finished && (st.lazy || !st.sse)
 }
 
 // finish ends a POST stream without a final message (its requests were
