@@ -222,6 +222,19 @@ func (ss *ServerSession) save(ctx context.Context) error {
 	return nil
 }
 
+// update changes the session's state (change runs with ss.mu held) and
+// saves it. With a store, the state is read back from it first: the
+// client's previous request may have been served by another process, whose
+// change this one may not have heard of yet, and saving a stale copy would
+// undo it (a subscription made there, lost here).
+func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
+	ss.reload(ctx)
+	ss.mu.Lock()
+	change(ss)
+	ss.mu.Unlock()
+	return ss.save(ctx)
+}
+
 // reload reads the session's state back from its store, after another
 // process changed it.
 func (ss *ServerSession) reload(ctx context.Context) {
@@ -344,11 +357,7 @@ func (s *Server) handleSetLevel(ctx context.Context, r *Request) (any, error) {
 	if p.Level == levelUnset {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: level is required")
 	}
-	ss := r.session()
-	ss.mu.Lock()
-	ss.state.LogLevel = p.Level
-	ss.mu.Unlock()
-	if err := ss.save(ctx); err != nil {
+	if err := r.session().update(ctx, func(ss *ServerSession) { ss.state.LogLevel = p.Level }); err != nil {
 		return nil, err
 	}
 	return &emptyParams{}, nil
@@ -362,14 +371,13 @@ func (s *Server) handleSubscribe(ctx context.Context, r *Request) (any, error) {
 	if p.URI == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
 	}
-	ss := r.session()
-	ss.mu.Lock()
-	if ss.subs == nil {
-		ss.subs = make(map[string]struct{})
-	}
-	ss.subs[p.URI] = struct{}{}
-	ss.mu.Unlock()
-	if err := ss.save(ctx); err != nil {
+	err := r.session().update(ctx, func(ss *ServerSession) {
+		if ss.subs == nil {
+			ss.subs = make(map[string]struct{})
+		}
+		ss.subs[p.URI] = struct{}{}
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &emptyParams{}, nil
@@ -380,11 +388,7 @@ func (s *Server) handleUnsubscribe(ctx context.Context, r *Request) (any, error)
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	ss := r.session()
-	ss.mu.Lock()
-	delete(ss.subs, p.URI)
-	ss.mu.Unlock()
-	if err := ss.save(ctx); err != nil {
+	if err := r.session().update(ctx, func(ss *ServerSession) { delete(ss.subs, p.URI) }); err != nil {
 		return nil, err
 	}
 	return &emptyParams{}, nil
