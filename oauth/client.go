@@ -128,6 +128,10 @@ type Token struct {
 // not help.
 const freshRefusal = 30 * time.Second
 
+// expiryLeeway is how close to its expiry a refused token is taken to have
+// expired (clock skew between the servers, the request's own time).
+const expiryLeeway = 5 * time.Second
+
 // registration is a client identity at one authorization server.
 type registration struct {
 	ClientID     string `json:"client_id"`
@@ -407,7 +411,10 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if err != nil {
 		return false, err
 	}
-	expired := t != nil && !t.Expiry.IsZero() && time.Now().After(t.Expiry)
+	// Within expiryLeeway of its expiry a refused token counts as expired:
+	// the resource server's clock, and the time the answer took, can put it
+	// past its end before ours does.
+	expired := t != nil && !t.Expiry.IsZero() && time.Now().Add(expiryLeeway).After(t.Expiry)
 	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal && !expired {
 		return false, fmt.Errorf("oauth: the server refused the token that %s issued moments ago", tg.issuer)
 	}
