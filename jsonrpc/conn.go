@@ -318,13 +318,9 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 // messages are handled before Push returns. Transports may call Push from
 // many goroutines at once. It returns ErrClosed once EndPush was called.
 func (c *Conn) Push(m *Message) error {
-	c.mu.Lock()
-	if c.readEnded {
-		c.mu.Unlock()
+	if !c.startPush() {
 		return ErrClosed
 	}
-	c.pushes.Add(1)
-	c.mu.Unlock()
 	defer c.pushes.Done()
 	c.dispatch(m)
 	return nil
@@ -377,13 +373,9 @@ func (c *Conn) Serve(ctx context.Context, m *Message) error {
 // wait while a new worker goroutine runs the request. It returns ErrClosed
 // once EndPush was called.
 func (c *Conn) ServeInline(m *Message) error {
-	c.mu.Lock()
-	if c.readEnded {
-		c.mu.Unlock()
+	if !c.startPush() {
 		return ErrClosed
 	}
-	c.pushes.Add(1)
-	c.mu.Unlock()
 	defer c.pushes.Done()
 	if !c.inlineable(m) {
 		c.dispatch(m)
@@ -396,6 +388,18 @@ func (c *Conn) ServeInline(m *Message) error {
 	c.serve(w)
 	c.releaseSlot()
 	return nil
+}
+
+// startPush counts a message pushed by the transport (EndPush waits for
+// it); it reports false once the input has ended.
+func (c *Conn) startPush() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readEnded {
+		return false
+	}
+	c.pushes.Add(1)
+	return true
 }
 
 // EndPush tells a Conn on a PushStream that the peer will send nothing more,
