@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -107,20 +106,9 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string) (*Toke
 	if v.opts.ClientID != "" {
 		req.SetBasicAuth(url.QueryEscape(v.opts.ClientID), url.QueryEscape(v.opts.ClientSecret))
 	}
-	resp, err := v.opts.HTTPClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("auth: introspection: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("auth: introspection: %s", resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, v.opts.MaxResponseBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("auth: introspection: %w", err)
-	}
-	if int64(len(body)) > v.opts.MaxResponseBytes {
-		return nil, errors.New("auth: introspection response too large")
+	var body json.RawMessage
+	if err := getJSON(v.opts.HTTPClient, req, v.opts.MaxResponseBytes, "introspection response", &body); err != nil {
+		return nil, err
 	}
 	var r introspection
 	if err := json.Unmarshal(body, &r); err != nil {

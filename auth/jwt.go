@@ -222,24 +222,9 @@ func (v *JWTVerifier) fetch(ctx context.Context) (*jose.JSONWebKeySet, error) {
 		return nil, fmt.Errorf("auth: JWKS request: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := v.opts.HTTPClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("auth: fetching JWKS: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("auth: fetching JWKS: %s", resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, v.opts.MaxKeySetBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("auth: reading JWKS: %w", err)
-	}
-	if int64(len(body)) > v.opts.MaxKeySetBytes {
-		return nil, errors.New("auth: JWKS document too large")
-	}
 	var ks jose.JSONWebKeySet
-	if err := json.Unmarshal(body, &ks); err != nil {
-		return nil, fmt.Errorf("auth: decoding JWKS: %w", err)
+	if err := getJSON(v.opts.HTTPClient, req, v.opts.MaxKeySetBytes, "JWKS document", &ks); err != nil {
+		return nil, err
 	}
 	pub := &jose.JSONWebKeySet{}
 	for _, k := range ks.Keys {
@@ -248,4 +233,28 @@ func (v *JWTVerifier) fetch(ctx context.Context) (*jose.JSONWebKeySet, error) {
 		}
 	}
 	return pub, nil
+}
+
+// getJSON sends req and decodes its 200 answer, read up to max bytes, into
+// v; what names the document in errors.
+func getJSON(hc *http.Client, req *http.Request, max int64, what string, v any) error {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("auth: fetching the %s: %w", what, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("auth: fetching the %s: %s", what, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return fmt.Errorf("auth: reading the %s: %w", what, err)
+	}
+	if int64(len(body)) > max {
+		return fmt.Errorf("auth: %s too large (over %d bytes)", what, max)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("auth: decoding the %s: %w", what, err)
+	}
+	return nil
 }
