@@ -108,7 +108,8 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 
 // Principal returns the principal of the verified token of r ("" when r
 // did not pass through the middleware). Give it to
-// mcphttp.HandlerOptions.Principal: a session is then bound to the caller
+// mcphttp.HandlerOptions.Principal (or SSEHandlerOptions.Principal for
+// the legacy transport): a session is then bound to the caller
 // that created it, and another caller's request for it gets 403.
 func Principal(r *http.Request) string {
 	if t := TokenInfoFromContext(r.Context()); t != nil {

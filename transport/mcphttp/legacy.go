@@ -60,6 +60,12 @@ type SSEHandlerOptions struct {
 	WriteTimeout time.Duration
 	// BodyReadTimeout: see HandlerOptions. Default 30 seconds.
 	BodyReadTimeout time.Duration
+	// Principal names the caller of an HTTP request (see
+	// HandlerOptions.Principal). The session remembers the principal of
+	// the GET that opened it, and a POST to it from any other principal
+	// gets 403, so that a sessionId seen by someone else (in a log, say)
+	// does not let them speak in the session. Default nil: no check.
+	Principal func(*http.Request) string
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -158,6 +164,7 @@ type sseSession struct {
 	h         *SSEHandler
 	id        string
 	client    string // its ClientKey
+	principal string // who opened it (SSEHandlerOptions.Principal)
 	ss        *mcp.ServerSession
 	conn      *sseConn
 	in        chan *jsonrpc.Message
@@ -263,9 +270,10 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 			"too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions already; close one or try again later")
 		return
 	}
-	s := &sseSession{h: h, id: rand.Text(), client: client, in: make(chan *jsonrpc.Message, 4), done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	s := &sseSession{h: h, id: rand.Text(), client: client, principal: h.principal(r),
+		in: make(chan *jsonrpc.Message, 4), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id})
+	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Principal: s.principal})
 	s.ss = ss
 	h.sessions[s.id] = s
 	h.mu.Unlock()
@@ -308,6 +316,14 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// principal returns the caller of r ("" without SSEHandlerOptions.Principal).
+func (h *SSEHandler) principal(r *http.Request) string {
+	if h.opts.Principal == nil {
+		return ""
+	}
+	return h.opts.Principal(r)
+}
+
 // clientKey names the client of r for MaxSessionsPerClient.
 func (h *SSEHandler) clientKey(r *http.Request) string {
 	if h.opts.ClientKey != nil {
@@ -344,6 +360,11 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	if s == nil {
 		errSessionNotFound(w, jsonrpc.ID{})
+		return
+	}
+	if h.opts.Principal != nil && h.opts.Principal(r) != s.principal {
+		h.log.Warn("mcphttp: refusing a POST to another principal's HTTP+SSE session", "session", sid)
+		errForbiddenSession(w, jsonrpc.ID{})
 		return
 	}
 	if !isJSONContent(r.Header.Get("Content-Type")) {

@@ -188,3 +188,50 @@ func TestLegacySlowReaderCut(t *testing.T) {
 		t.Fatalf("the reader's session after the cut: %q", got)
 	}
 }
+
+// TestLegacyPrincipal: with SSEHandlerOptions.Principal, a POST to a
+// session from another principal than the one whose GET opened it gets
+// 403 and reaches nothing; the owner's POST is accepted.
+func TestLegacyPrincipal(t *testing.T) {
+	_, ts := newLegacy(t, testServer(), &SSEHandlerOptions{
+		Principal: func(r *http.Request) string { return r.Header.Get("X-User") },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/sse", nil)
+	req.Header.Set("X-User", "alice")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ev, err := newSSEReader(resp.Body, 1<<10).next()
+	if err != nil || ev.event != "endpoint" {
+		t.Fatalf("endpoint event: %+v %v", ev, err)
+	}
+	post := func(user string) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+string(ev.data), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-User", user)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		user string
+		want int
+	}{
+		{"bob", http.StatusForbidden},
+		{"", http.StatusForbidden},
+		{"alice", http.StatusAccepted},
+	} {
+		if got := post(tt.user); got != tt.want {
+			t.Errorf("POST as %q: %d, want %d", tt.user, got, tt.want)
+		}
+	}
+}
