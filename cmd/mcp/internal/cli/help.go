@@ -176,7 +176,7 @@ argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
 the shell. A failing command prints its error and the shell goes on.
 `,
-	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--timeout D] URL
+	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--dpop] [--timeout D] URL
 
 Logs in to the MCP server at URL with OAuth and stores the tokens for
 every later command on URL, which refreshes them as needed. By default it
@@ -186,8 +186,11 @@ default 5m) for the browser to come back to a listener on 127.0.0.1;
 authorization server unless --client-id names a registered client. With
 --client-id and --client-secret it logs in without a person (the client
 credentials grant), and later commands obtain new tokens the same way.
+--dpop makes a key and binds the tokens to it (DPoP, RFC 9449) where the
+authorization server supports that, so a copied token is of no use
+without the key; the key is stored with the tokens.
 
-The tokens, the registration and the --client-* values live in the
+The tokens, the registration, the --client-* values and the DPoP key live in the
 user's configuration directory under gomcp/tokens/, one 0600 file per
 server. A -H 'Authorization: ...' on the command line or a header in the
 config file wins over them. When they can no longer be refreshed, a

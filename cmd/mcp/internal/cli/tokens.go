@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/oauth"
@@ -43,15 +49,36 @@ type loginState struct {
 	// client credentials grant, without a person.
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
+	// DPoPKey is the private key (a JWK) that mcp login --dpop made to
+	// bind the tokens to (RFC 9449). It is kept with them because a bound
+	// token, and its refresh token, are worth nothing without it.
+	DPoPKey *jose.JSONWebKey `json:"dpop_key,omitempty"`
+}
+
+// newDPoPKey gives st a fresh P-256 key for DPoP.
+func (s *loginState) newDPoPKey() error {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	s.DPoPKey = &jose.JSONWebKey{Key: k, Algorithm: "ES256"}
+	return nil
 }
 
 // config is the oauth configuration of the login, with store.
-func (s *loginState) config(store oauth.TokenStore) oauth.Config {
+func (s *loginState) config(store oauth.TokenStore) (oauth.Config, error) {
 	cfg := oauth.Config{Store: store, ClientName: "gomcp mcp command", ClientID: s.ClientID, ClientSecret: s.ClientSecret}
 	if s.ClientID != "" && s.ClientSecret != "" {
 		cfg.Grant = oauth.ClientCredentials
 	}
-	return cfg
+	if s.DPoPKey != nil {
+		k, ok := s.DPoPKey.Key.(crypto.Signer)
+		if !ok || s.DPoPKey.IsPublic() {
+			return cfg, errors.New("the stored DPoP key is not a private key")
+		}
+		cfg.DPoP, cfg.DPoPKey = true, k
+	}
+	return cfg, nil
 }
 
 // TokenDir returns the directory of the token files, "" if the user has
@@ -122,7 +149,10 @@ func storedAuthorizer(dir, url string) (mcphttp.Authorizer, error) {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 	}
-	cfg := st.config(store)
+	cfg, err := st.config(store)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	cfg.UserAgent = noLogin{url}
 	return oauth.New(url, &cfg)
 }
@@ -134,7 +164,9 @@ func runLogin(ctx context.Context, name string, args []string, stdout, stderr io
 	var st loginState
 	noBrowser := fs.Bool("no-browser", false, "")
 	timeout := fs.Duration("timeout", 5*time.Minute, "")
+	var dpop bool
 	if name == "login" {
+		fs.BoolVar(&dpop, "dpop", false, "")
 		fs.StringVar(&st.ClientID, "client-id", "", "")
 		fs.StringVar(&st.ClientSecret, "client-secret", "", "")
 	}
@@ -171,6 +203,11 @@ func runLogin(ctx context.Context, name string, args []string, stdout, stderr io
 			fmt.Fprintf(stdout, "no token stored for %s\n", st.URL)
 		}
 		return ExitOK
+	}
+	if dpop {
+		if err := st.newDPoPKey(); err != nil {
+			return report(ctx, stderr, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -220,7 +257,10 @@ func login(ctx context.Context, dir string, st *loginState, noBrowser bool, stde
 		return nil
 	}}
 	defer ua.Close()
-	cfg := st.config(store)
+	cfg, err := st.config(store)
+	if err != nil {
+		return false, err
+	}
 	cfg.UserAgent = ua
 	oc, err := oauth.New(st.URL, &cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"github.com/gomcp/sdk/auth/authtest"
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/oauth"
 )
 
 // urlWriter is a stderr that hands over the first URL written to it.
@@ -51,7 +53,7 @@ func (w *urlWriter) String() string {
 
 // protectedEverything serves the everything server behind the auth
 // middleware, trusting as, and records the Authorization headers.
-func protectedEverything(t *testing.T, as *authtest.Server) (url string, lastAuth func() string) {
+func protectedEverything(t *testing.T, as *authtest.Server, opts ...func(*auth.Options)) (url string, lastAuth func() string) {
 	t.Helper()
 	var mu sync.Mutex
 	var seen []string
@@ -68,8 +70,12 @@ func protectedEverything(t *testing.T, as *authtest.Server) (url string, lastAut
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err = auth.New(auth.Options{Resource: url, AuthorizationServers: []string{as.Issuer}, Verifier: v,
-		Scopes: []string{"mcp"}, ScopesSupported: []string{"mcp"}})
+	o := auth.Options{Resource: url, AuthorizationServers: []string{as.Issuer}, Verifier: v,
+		Scopes: []string{"mcp"}, ScopesSupported: []string{"mcp"}}
+	for _, f := range opts {
+		f(&o)
+	}
+	rs, err = auth.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,5 +324,55 @@ func TestLoginPreRegistered(t *testing.T) {
 	}
 	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
 		t.Fatalf("ping: exit %d, %s", code, errs)
+	}
+}
+
+// TestLoginDPoP: mcp login --dpop binds the tokens to a key it keeps in
+// the token file (private, 0600), and later commands, each a new oauth
+// client, present them with proofs from that key and refresh them with
+// it; a file whose key is not private is an error, not a bearer fallback.
+func TestLoginDPoP(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	as, err := authtest.Start(&authtest.Options{TokenTTL: time.Second, Scopes: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	url, lastAuth := protectedEverything(t, as, func(o *auth.Options) { o.DPoP = &auth.DPoPOptions{Required: true} })
+	if code, out, errs := loginInBrowser(t, ctx, "login", "--no-browser", "--dpop", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %q %q", code, out, errs)
+	}
+	path := tokenPath(TokenDir(), url)
+	store := oauth.NewFileStore(path)
+	b, err := store.Load(ctx, loginKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st loginState
+	if err := json.Unmarshal(b, &st); err != nil || st.DPoPKey == nil || st.DPoPKey.IsPublic() {
+		t.Fatalf("stored login %s: %v", b, err)
+	}
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK || !strings.HasPrefix(lastAuth(), "DPoP ") {
+		t.Fatalf("ping: exit %d, Authorization %q, %s", code, lastAuth(), errs)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	n := len(as.TokenRequests())
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK || !strings.HasPrefix(lastAuth(), "DPoP ") {
+		t.Fatalf("ping after expiry: exit %d, Authorization %q, %s", code, lastAuth(), errs)
+	}
+	if reqs := as.TokenRequests(); len(reqs) != n+1 || !strings.HasPrefix(reqs[n], "refresh_token") {
+		t.Errorf("token requests %v, want one refresh", reqs[n:])
+	}
+	pub := st.DPoPKey.Public()
+	st.DPoPKey = &pub
+	b, _ = json.Marshal(&st)
+	if err := store.Save(ctx, loginKey, b); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code == ExitOK || !strings.Contains(errs, "DPoP key") {
+		t.Errorf("ping with a public key stored: exit %d, %s", code, errs)
 	}
 }
