@@ -38,11 +38,11 @@ const (
 	// maxPooledWrite bounds the encode buffers returned to the pool (which
 	// the garbage collector empties): a large answer written again and
 	// again reuses its buffer instead of growing one from 2 KiB each time.
-	// It bounds the buffer of held answers kept between writes too.
 	maxPooledWrite = 4 << 20
 	// maxHeld is how many bytes of answers WriteHeld keeps back at most:
 	// past it they are written at once. A pipe holds 64 KiB; answers beyond
-	// that gain nothing from waiting.
+	// that gain nothing from waiting. The buffer of held answers is kept
+	// between writes up to twice that.
 	maxHeld = 32 << 10
 )
 
@@ -331,20 +331,32 @@ func (s *lineStream) WriteHeld(_ context.Context, m *jsonrpc.Message) error {
 	if m == nil {
 		return errNilMessage
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	if s.wclosed.Load() {
 		return jsonrpc.ErrClosed
 	}
-	var err error
-	if s.held, err = appendLine(s.held, m); err != nil {
+	bp := writeBufs.Get().(*[]byte)
+	b, err := appendLine((*bp)[:0], m)
+	if err != nil {
+		putWriteBuf(bp, b)
 		return err
 	}
-	if len(s.held) >= maxHeld {
-		return s.writeHeldLocked()
+	s.wmu.Lock()
+	switch {
+	case len(s.held) == 0 && len(b) >= maxHeld:
+		err = s.writeLocked(b) // a large answer gains nothing from waiting
+	case s.wclosed.Load():
+		err = jsonrpc.ErrClosed
+	default:
+		s.held = append(s.held, b...)
+		if len(s.held) >= maxHeld {
+			err = s.writeHeldLocked()
+		} else {
+			s.hold.Store(true)
+		}
 	}
-	s.hold.Store(true)
-	return nil
+	s.wmu.Unlock()
+	putWriteBuf(bp, b)
+	return err
 }
 
 // FlushHeld writes the lines WriteHeld kept back, if any
@@ -364,7 +376,7 @@ func (s *lineStream) FlushHeld() error {
 // writeHeldLocked writes and empties the held lines; s.wmu is held.
 func (s *lineStream) writeHeldLocked() error {
 	err := s.writeLocked(s.held)
-	if cap(s.held) > maxPooledWrite {
+	if cap(s.held) > 2*maxHeld {
 		s.held = nil
 	} else {
 		s.held = s.held[:0]
