@@ -549,8 +549,9 @@ func (c *Conn) shutdown(err error) {
 // behind the request): a cheap handler costs no goroutine, no stack growth
 // and no wake-up of another thread, and a slow one, or one that calls the
 // peer, holds up reading (cancellations included) no longer than the
-// budget. On a HoldingStream the responses of such requests are held and
-// go out together when the reader has consumed what the peer sent.
+// budget. On a HoldingStream the responses of such requests are held
+// while more input waits, and go out in one write with the response of
+// the last.
 func (c *Conn) readLoop() {
 	buf, _ := c.stream.(Buffered)
 	var err error
@@ -562,7 +563,9 @@ func (c *Conn) readLoop() {
 		if buf != nil && c.inlineable(m) {
 			pipelined := buf.Buffered() > 0
 			if w, ok := c.admitInline(m); ok {
-				w.held = true
+				// The last answer of a run goes out at once, with the
+				// ones held before it.
+				w.held = pipelined
 				if !c.runInline(w, pipelined) {
 					return // another goroutine reads now
 				}
