@@ -16,10 +16,13 @@ import (
 
 // A Handler answers the requests and notifications a Conn receives.
 //
-// Handle runs on one of the Conn's request workers for requests, and on the
-// Conn's single notification lane for notifications (so notifications are
-// handled one at a time, in arrival order; ConnOptions.MaxQueuedNotifications
-// bounds how many may wait). For a notification the result is discarded. An
+// Handle runs on one of the Conn's request workers for requests (on a
+// Buffered stream, a request may start on the reader's goroutine, which
+// hands reading to another goroutine if the handler takes more than a few
+// hundred microseconds), and on the Conn's single notification lane for
+// notifications (so notifications are handled one at a time, in arrival
+// order; ConnOptions.MaxQueuedNotifications bounds how many may wait). For
+// a notification the result is discarded. An
 // error of type *Error is sent as it is; any other error is sent as
 // CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.

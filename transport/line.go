@@ -128,6 +128,10 @@ type lineStream struct {
 // Write encodes m on one line (compacting Params or Result that contain
 // newlines) and hands it to w in a single Write call, followed by Flush
 // when w has one. It is safe for concurrent use; lines never interleave.
+// The stream is a jsonrpc.HoldingStream: lines written with WriteHeld (a
+// Conn's answers to requests a peer sent together) are kept back and go
+// out in the same Write call as the next line written, or before Read
+// waits for input, on FlushHeld, or on Close.
 // Write does not watch ctx: abandoning a write halfway would corrupt the
 // framing. After Close, Write returns jsonrpc.ErrClosed.
 //
