@@ -16,10 +16,13 @@ import (
 
 // A Handler answers the requests and notifications a Conn receives.
 //
-// Handle runs on one of the Conn's request workers for requests, and on the
-// Conn's single notification lane for notifications (so notifications are
-// handled one at a time, in arrival order; ConnOptions.MaxQueuedNotifications
-// bounds how many may wait). For a notification the result is discarded. An
+// Handle runs on one of the Conn's request workers for requests (on a
+// Buffered stream, a request may start on the reader's goroutine, which
+// hands reading to another goroutine if the handler takes more than a few
+// hundred microseconds), and on the Conn's single notification lane for
+// notifications (so notifications are handled one at a time, in arrival
+// order; ConnOptions.MaxQueuedNotifications bounds how many may wait). For
+// a notification the result is discarded. An
 // error of type *Error is sent as it is; any other error is sent as
 // CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.
@@ -229,6 +232,13 @@ const (
 // the peer's next messages by at most this long.
 const inlineBudget = 200 * time.Microsecond
 
+// pipelinedBudget is inlineBudget for a request read while more input
+// waits behind it (a peer with several requests in flight): the reader
+// runs such requests one after another while each is cheap, and hands
+// reading over sooner when one is not, so that the waiting requests run on
+// workers, in parallel, instead of queueing behind it.
+const pipelinedBudget = 50 * time.Microsecond
+
 // A Buffered stream reports how many bytes it holds that Read has not
 // consumed yet: when there are none, the peer is waiting for an answer and
 // the reader runs the next request itself instead of handing it to a new
@@ -237,12 +247,28 @@ type Buffered interface {
 	Buffered() int
 }
 
+// A HoldingStream can keep the answers to requests back for a moment to
+// send several in one write: the reader writes the response of a request
+// it ran itself with WriteHeld, and the stream sends what it holds with
+// the next Write, on FlushHeld or Close, and before it waits for more
+// input. A peer with many requests in flight then gets their answers in
+// one system call instead of one each. Line streams implement it.
+type HoldingStream interface {
+	Stream
+	// WriteHeld is Write, except that m may be kept back until the next
+	// Write, FlushHeld or Close, or until the stream must wait for input.
+	WriteHeld(ctx context.Context, m *Message) error
+	// FlushHeld sends every message WriteHeld kept back.
+	FlushHeld() error
+}
+
 type work struct {
 	m    *Message
 	ctx  context.Context // the handler's
 	wctx context.Context // for writing the response
 	b    *batch
 	i    int
+	held bool // run by the reader: its response may be held (HoldingStream)
 }
 
 // batch collects the replies to one incoming batch.
@@ -520,10 +546,15 @@ func (c *Conn) shutdown(err error) {
 // requests and closes its end still gets every answer. Outgoing calls fail
 // at once: no response can arrive any more.
 //
-// A request read when the stream has nothing more buffered (the peer waits
-// for its answer) runs on the reader's goroutine, with a timer armed that
-// hands reading over to a new goroutine after inlineBudget; a pipelining
-// peer's requests go to workers as usual.
+// On a Buffered stream, a request runs on the reader's goroutine while a
+// worker slot is free, with a timer armed that hands reading over to a new
+// goroutine after inlineBudget (pipelinedBudget when more input waits
+// behind the request): a cheap handler costs no goroutine, no stack growth
+// and no wake-up of another thread, and a slow one, or one that calls the
+// peer, holds up reading (cancellations included) no longer than the
+// budget. On a HoldingStream the responses of such requests are held
+// while more input waits, and go out in one write with the response of
+// the last.
 func (c *Conn) readLoop() {
 	buf, _ := c.stream.(Buffered)
 	var err error
@@ -532,9 +563,13 @@ func (c *Conn) readLoop() {
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
-		if buf != nil && buf.Buffered() == 0 && c.inlineable(m) {
+		if buf != nil && c.inlineable(m) {
+			pipelined := buf.Buffered() > 0
 			if w, ok := c.admitInline(m); ok {
-				if !c.runInline(w) {
+				// The last answer of a run goes out at once, with the
+				// ones held before it.
+				w.held = pipelined
+				if !c.runInline(w, pipelined) {
 					return // another goroutine reads now
 				}
 				continue
@@ -584,15 +619,23 @@ func (c *Conn) admitInline(m *Message) (w work, ok bool) {
 // caller is still the reader: false when the handler outlasted
 // inlineBudget and another goroutine took over reading, in which case this
 // one went on as a worker until the queue was empty.
-func (c *Conn) runInline(w work) bool {
+func (c *Conn) runInline(w work, pipelined bool) bool {
+	budget := inlineBudget
+	if pipelined {
+		budget = pipelinedBudget
+	}
 	c.inline.Store(inlineRunning)
 	if c.takeover == nil {
-		c.takeover = time.AfterFunc(inlineBudget, c.takeOver)
-	} else {
-		c.takeover.Reset(inlineBudget)
+		// Armed below, once c.takeover is set: the goroutine the timer
+		// starts reads it.
+		c.takeover = time.AfterFunc(math.MaxInt64, c.takeOver)
 	}
+	c.takeover.Reset(budget)
 	c.serve(w)
 	if !c.inline.CompareAndSwap(inlineRunning, inlineIdle) {
+		// The new reader may be waiting for input already: send the
+		// response held just now.
+		c.flushHeld()
 		c.workerAfter()
 		return false
 	}
@@ -623,6 +666,7 @@ func (c *Conn) releaseSlot() {
 // and does nothing.
 func (c *Conn) takeOver() {
 	if c.inline.CompareAndSwap(inlineRunning, inlineHandedOff) {
+		c.flushHeld() // answers held while the slow handler ran
 		c.readLoop()
 	}
 }
@@ -845,7 +889,11 @@ func (c *Conn) serve(w work) {
 	}
 	if w.b == nil {
 		if reply != nil {
-			c.reply(w.wctx, reply)
+			if w.held {
+				c.replyHeld(w.wctx, reply)
+			} else {
+				c.reply(w.wctx, reply)
+			}
 		}
 		return
 	}
@@ -916,6 +964,28 @@ func (c *Conn) requestContexts(parent context.Context, m *Message) (handler, wri
 func (c *Conn) reply(ctx context.Context, m *Message) {
 	if err := c.stream.Write(ctx, m); err != nil && !errors.Is(err, ErrClosed) {
 		c.log.Debug("jsonrpc: write failed", "err", err)
+	}
+}
+
+// replyHeld writes m, the response of a request the reader ran itself,
+// with WriteHeld when the stream has it.
+func (c *Conn) replyHeld(ctx context.Context, m *Message) {
+	hs, ok := c.stream.(HoldingStream)
+	if !ok {
+		c.reply(ctx, m)
+		return
+	}
+	if err := hs.WriteHeld(ctx, m); err != nil && !errors.Is(err, ErrClosed) {
+		c.log.Debug("jsonrpc: write failed", "err", err)
+	}
+}
+
+// flushHeld sends the responses the stream holds, if it holds any.
+func (c *Conn) flushHeld() {
+	if hs, ok := c.stream.(HoldingStream); ok {
+		if err := hs.FlushHeld(); err != nil && !errors.Is(err, ErrClosed) {
+			c.log.Debug("jsonrpc: write failed", "err", err)
+		}
 	}
 }
 

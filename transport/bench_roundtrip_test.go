@@ -158,3 +158,48 @@ func cpuMeter(b *testing.B) func() {
 		}
 	}
 }
+
+// BenchmarkToolsCallStdioPipelined is BenchmarkToolsCallStdio over os.Pipe
+// with 32 calls in flight (b.RunParallel, 16 goroutines per CPU on two
+// CPUs), as a host pipelining requests to a stdio server: the server reads
+// several requests at once, runs them on its reader while they are cheap,
+// and writes their answers together.
+func BenchmarkToolsCallStdioPipelined(b *testing.B) {
+	c2sR, c2sW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2cR, s2cW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
+	client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+	ctx := context.Background()
+	ss := newBenchServer().Connect(server, nil)
+	defer ss.Wait()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1.0.0"},
+		&mcp.ClientOptions{ProtocolVersion: mcp.Version20251125}).Connect(ctx, client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	report := cpuMeter(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if res.IsError {
+				b.Error("tool failed")
+				return
+			}
+		}
+	})
+	report()
+}

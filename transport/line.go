@@ -39,6 +39,11 @@ const (
 	// the garbage collector empties): a large answer written again and
 	// again reuses its buffer instead of growing one from 2 KiB each time.
 	maxPooledWrite = 4 << 20
+	// maxHeld is how many bytes of answers WriteHeld keeps back at most:
+	// past it they are written at once. A pipe holds 64 KiB; answers beyond
+	// that gain nothing from waiting. The buffer of held answers is kept
+	// between writes up to twice that.
+	maxHeld = 32 << 10
 )
 
 // LineOptions configures a newline-delimited stream. The zero value (and a
@@ -92,6 +97,8 @@ type lineStream struct {
 	wmu   sync.Mutex
 	w     io.Writer
 	flush flusher
+	held  []byte      // lines kept back by WriteHeld
+	hold  atomic.Bool // held is not empty: the reader flushes it before it waits
 
 	rclosed   atomic.Bool
 	wclosed   atomic.Bool
@@ -121,6 +128,10 @@ type lineStream struct {
 // Write encodes m on one line (compacting Params or Result that contain
 // newlines) and hands it to w in a single Write call, followed by Flush
 // when w has one. It is safe for concurrent use; lines never interleave.
+// The stream is a jsonrpc.HoldingStream: lines written with WriteHeld (a
+// Conn's answers to requests a peer sent together) are kept back and go
+// out in the same Write call as the next line written, or before Read
+// waits for input, on FlushHeld, or on Close.
 // Write does not watch ctx: abandoning a write halfway would corrupt the
 // framing. After Close, Write returns jsonrpc.ErrClosed.
 //
@@ -132,11 +143,11 @@ func NewLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions
 
 func newLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions, bufSize int) *lineStream {
 	s := &lineStream{
-		br:     bufio.NewReaderSize(r, bufSize),
 		max:    opts.maxMessageSize(),
 		w:      w,
 		closer: closer,
 	}
+	s.br = bufio.NewReaderSize(flushingReader{r, s}, bufSize)
 	s.dl, _ = r.(readDeadliner)
 	s.flush, _ = w.(flusher)
 	return s
@@ -269,7 +280,25 @@ func (s *lineStream) Buffered() int {
 	return s.br.Buffered() + len(s.line)
 }
 
-// Write sends m as one line. See NewLineStream.
+// appendLine appends m to b as one line, newline included. On error b is
+// returned unchanged in length.
+func appendLine(b []byte, m *jsonrpc.Message) ([]byte, error) {
+	start := len(b)
+	b = m.AppendJSON(b)
+	if bytes.IndexByte(b[start:], '\n') >= 0 {
+		// Raw newlines can only be insignificant whitespace inside Params,
+		// Result or error data (JSON strings escape them); drop them.
+		var c bytes.Buffer
+		if err := json.Compact(&c, b[start:]); err != nil {
+			return b[:start], fmt.Errorf("transport: cannot frame message: %w", err)
+		}
+		b = append(b[:start], c.Bytes()...)
+	}
+	return append(b, '\n'), nil
+}
+
+// Write sends m as one line, after any lines WriteHeld kept back, in one
+// call to the writer. See NewLineStream.
 func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 	if s.wclosed.Load() {
 		return jsonrpc.ErrClosed
@@ -278,35 +307,118 @@ func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 		return errNilMessage
 	}
 	bp := writeBufs.Get().(*[]byte)
-	b := m.AppendJSON((*bp)[:0])
-	if bytes.IndexByte(b, '\n') >= 0 {
-		// Raw newlines can only be insignificant whitespace inside Params,
-		// Result or error data (JSON strings escape them); drop them.
-		var c bytes.Buffer
-		if err := json.Compact(&c, b); err != nil {
-			putWriteBuf(bp, b)
-			return fmt.Errorf("transport: cannot frame message: %w", err)
-		}
-		b = append(b[:0], c.Bytes()...)
+	b, err := appendLine((*bp)[:0], m)
+	if err != nil {
+		putWriteBuf(bp, b)
+		return err
 	}
-	b = append(b, '\n')
 
 	s.wmu.Lock()
-	var err error
-	if s.wclosed.Load() {
-		err = jsonrpc.ErrClosed
+	if len(s.held) > 0 && !s.wclosed.Load() {
+		s.held = append(s.held, b...)
+		err = s.writeHeldLocked()
 	} else {
-		_, err = s.w.Write(b)
-		if err == nil && s.flush != nil {
-			err = s.flush.Flush()
-		}
-		if err != nil && s.wclosed.Load() {
-			err = jsonrpc.ErrClosed
+		err = s.writeLocked(b)
+	}
+	s.wmu.Unlock()
+	putWriteBuf(bp, b)
+	return err
+}
+
+// WriteHeld is Write for the answer to a request the reader ran itself
+// (jsonrpc.HoldingStream): the line is kept back, to go out in one write
+// with the lines that follow it, until the next Write, FlushHeld or Close,
+// until the reader must wait for more input, or until maxHeld bytes are
+// held. A Conn uses it so that the answers to the requests of one read
+// cost one system call, not one each.
+func (s *lineStream) WriteHeld(_ context.Context, m *jsonrpc.Message) error {
+	if m == nil {
+		return errNilMessage
+	}
+	if s.wclosed.Load() {
+		return jsonrpc.ErrClosed
+	}
+	bp := writeBufs.Get().(*[]byte)
+	b, err := appendLine((*bp)[:0], m)
+	if err != nil {
+		putWriteBuf(bp, b)
+		return err
+	}
+	s.wmu.Lock()
+	switch {
+	case len(s.held) == 0 && len(b) >= maxHeld:
+		err = s.writeLocked(b) // a large answer gains nothing from waiting
+	case s.wclosed.Load():
+		err = jsonrpc.ErrClosed
+	default:
+		s.held = append(s.held, b...)
+		if len(s.held) >= maxHeld {
+			err = s.writeHeldLocked()
+		} else {
+			s.hold.Store(true)
 		}
 	}
 	s.wmu.Unlock()
 	putWriteBuf(bp, b)
 	return err
+}
+
+// FlushHeld writes the lines WriteHeld kept back, if any
+// (jsonrpc.HoldingStream).
+func (s *lineStream) FlushHeld() error {
+	if !s.hold.Load() {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if len(s.held) == 0 {
+		return nil
+	}
+	return s.writeHeldLocked()
+}
+
+// writeHeldLocked writes and empties the held lines; s.wmu is held.
+func (s *lineStream) writeHeldLocked() error {
+	err := s.writeLocked(s.held)
+	if cap(s.held) > 2*maxHeld {
+		s.held = nil
+	} else {
+		s.held = s.held[:0]
+	}
+	s.hold.Store(false)
+	return err
+}
+
+// writeLocked hands b to the writer in one call and flushes it; s.wmu is
+// held.
+func (s *lineStream) writeLocked(b []byte) error {
+	if s.wclosed.Load() {
+		return jsonrpc.ErrClosed
+	}
+	_, err := s.w.Write(b)
+	if err == nil && s.flush != nil {
+		err = s.flush.Flush()
+	}
+	if err != nil && s.wclosed.Load() {
+		err = jsonrpc.ErrClosed
+	}
+	return err
+}
+
+// flushingReader is the reader under a line stream's bufio.Reader: before
+// each read of the peer's input, which may wait, it sends the answers the
+// stream holds (the peer may be waiting for them to send more). An error
+// sending them is left for the next Write to meet.
+type flushingReader struct {
+	r io.Reader
+	s *lineStream
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	if f.s.hold.Load() {
+		_ = f.s.FlushHeld()
+	}
+	return f.r.Read(p)
 }
 
 func putWriteBuf(bp *[]byte, b []byte) {
@@ -321,6 +433,7 @@ func putWriteBuf(bp *[]byte, b []byte) {
 func (s *lineStream) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.tryFlushHeld()
 		s.wclosed.Store(true)
 		s.rclosed.Store(true)
 		if s.closer != nil {
@@ -332,7 +445,22 @@ func (s *lineStream) Close() error {
 
 // closeWrite makes further Writes fail with jsonrpc.ErrClosed while Read
 // keeps working; CommandTransport uses it during its shutdown sequence.
-func (s *lineStream) closeWrite() { s.wclosed.Store(true) }
+func (s *lineStream) closeWrite() {
+	s.tryFlushHeld()
+	s.wclosed.Store(true)
+}
+
+// tryFlushHeld writes the held lines unless a Write is in progress: at
+// Close, the peer may be gone, and a Write blocked on a peer that does not
+// read must not block Close too.
+func (s *lineStream) tryFlushHeld() {
+	if s.hold.Load() && s.wmu.TryLock() {
+		if len(s.held) > 0 {
+			_ = s.writeHeldLocked()
+		}
+		s.wmu.Unlock()
+	}
+}
 
 // errNilMessage is returned by Write when given a nil message.
 var errNilMessage = errors.New("transport: nil message")

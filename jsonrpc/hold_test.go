@@ -1,0 +1,154 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// holdStream is a Buffered HoldingStream that delivers a fixed list of
+// messages, reports how many remain as buffered, and records how answers
+// are written. When the list is empty, Read waits for end (it does not
+// flush by itself, so flushes seen are the Conn's).
+type holdStream struct {
+	mu     sync.Mutex
+	in     []*Message
+	events []string
+	end    chan struct{}
+	flush  chan struct{} // signalled on each FlushHeld
+}
+
+func newHoldStream(msgs ...*Message) *holdStream {
+	return &holdStream{in: msgs, end: make(chan struct{}), flush: make(chan struct{}, 16)}
+}
+
+func (s *holdStream) Read(ctx context.Context) (*Message, error) {
+	s.mu.Lock()
+	if len(s.in) > 0 {
+		m := s.in[0]
+		s.in = s.in[1:]
+		s.mu.Unlock()
+		return m, nil
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.end:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (s *holdStream) Buffered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.in)
+}
+
+func (s *holdStream) record(e string) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+
+func (s *holdStream) Write(_ context.Context, m *Message) error {
+	s.record("write " + m.ID.String())
+	return nil
+}
+
+func (s *holdStream) WriteHeld(_ context.Context, m *Message) error {
+	s.record("held " + m.ID.String())
+	return nil
+}
+
+func (s *holdStream) FlushHeld() error {
+	s.record("flush")
+	s.flush <- struct{}{}
+	return nil
+}
+
+func (s *holdStream) Close() error { return nil }
+
+func (s *holdStream) log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.events)
+}
+
+// TestConnHoldsPipelinedAnswers: requests read with more input behind them
+// run on the reader and their answers are held; the last of the run is
+// written at once (taking the held ones with it, in the stream).
+func TestConnHoldsPipelinedAnswers(t *testing.T) {
+	var msgs []*Message
+	for i := int64(1); i <= 3; i++ {
+		msgs = append(msgs, NewRequest(Int64ID(i), "x", nil))
+	}
+	s := newHoldStream(msgs...)
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		return json.RawMessage(`1`), nil
+	})})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.log()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// A handover (a handler slower than the budget on a loaded machine)
+	// may add flushes and move the rest to workers; the answers are all
+	// there, and the last one read is never held.
+	got := s.log()
+	var answers []string
+	for _, e := range got {
+		if e != "flush" {
+			answers = append(answers, e)
+		}
+	}
+	if len(answers) != 3 || slices.Contains(got, "held 3") {
+		t.Fatalf("events %q", got)
+	}
+	if !slices.Contains(got, "flush") && fmt.Sprint(got) != fmt.Sprint([]string{"held 1", "held 2", "write 3"}) {
+		t.Fatalf("events %q, want held 1, held 2, write 3", got)
+	}
+}
+
+// TestConnFlushesHeldOnTakeover: when a request run on the reader blocks,
+// the goroutine that takes over reading first sends the answers held for
+// the requests before it, while the blocked one still runs.
+func TestConnFlushesHeldOnTakeover(t *testing.T) {
+	release := make(chan struct{})
+	s := newHoldStream(NewRequest(Int64ID(1), "fast", nil), NewRequest(Int64ID(2), "block", nil),
+		NewRequest(Int64ID(3), "fast", nil))
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(_ context.Context, m *Message) (any, error) {
+		if m.Method == "block" {
+			<-release
+		}
+		return json.RawMessage(`1`), nil
+	})})
+	select {
+	case <-s.flush:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no flush while a handler blocked the reader; events %q", s.log())
+	}
+	got := strings.Join(s.log(), ",")
+	if !strings.HasPrefix(got, "held 1,flush") {
+		t.Fatalf("events %q, want held 1 then flush", got)
+	}
+	close(release)
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// The blocked request's answer, held after reading moved on, is sent.
+	got = strings.Join(s.log(), ",")
+	if i := strings.Index(got, "held 2"); i < 0 || !strings.Contains(got[i:], "flush") {
+		t.Fatalf("events %q: the answer to 2 was left held", got)
+	}
+}
