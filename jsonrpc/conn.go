@@ -66,6 +66,15 @@ type ConnOptions struct {
 	// earlier deadline of its own.
 	CallTimeout time.Duration
 
+	// FirstID is the id of the first outgoing request; later ones count up
+	// from it. Default (0 or less) 1. Connections that stand for one peer
+	// session in several processes (Streamable HTTP replicas sharing a
+	// session store) start at distinct, random places, so that two of them
+	// never have the same id outstanding: the peer's answers reach every
+	// process, and each takes only its own. Ids stay below 2^53, which
+	// every JSON number reader holds exactly.
+	FirstID int64
+
 	// OnCancel, if set, is called when an outgoing Call gives up before its
 	// response arrived (its context ended). MCP uses it to send
 	// notifications/cancelled; JSON-RPC itself has no cancellation.
@@ -282,6 +291,10 @@ type batch struct {
 // such requests get no response.
 var errPeerCancelled = errors.New("jsonrpc: request cancelled by peer")
 
+// maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for
+// the next 2^52 requests.
+const maxFirstID = 1 << 52
+
 // NewConn starts a Conn on s. The Conn reads until the stream ends or Close is
 // called; if s is a PushStream, NewConn attaches to it instead and starts no
 // goroutine.
@@ -325,6 +338,9 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		ctx:      ctx,
 		detached: context.WithoutCancel(ctx),
 		cancel:   cancel,
+	}
+	if opts.FirstID > 1 {
+		c.nextID.Store(min(opts.FirstID, maxFirstID) - 1)
 	}
 	if opts.Bind != nil {
 		opts.Bind(c)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -1122,4 +1123,40 @@ func TestBarrier(t *testing.T) {
 	peer.send(`{"jsonrpc":"2.0","id":2,"method":"work"}`)
 	assertJSON(t, peer.recv(), `{"jsonrpc":"2.0","id":1,"result":"ready"}`)
 	assertJSON(t, peer.recv(), `{"jsonrpc":"2.0","id":2,"result":true}`)
+}
+
+// TestFirstID: outgoing ids start at ConnOptions.FirstID and count up,
+// and a FirstID beyond 2^52 is brought down so that ids stay exact in any
+// JSON reader.
+func TestFirstID(t *testing.T) {
+	for _, tt := range []struct {
+		first int64
+		want  []int64
+	}{
+		{0, []int64{1, 2}},
+		{-5, []int64{1, 2}},
+		{1 << 40, []int64{1 << 40, 1<<40 + 1}},
+		{1 << 60, []int64{1 << 52, 1<<52 + 1}},
+	} {
+		var mu sync.Mutex
+		var got []int64
+		echo := HandlerFunc(func(_ context.Context, m *Message) (any, error) {
+			n, _ := m.ID.Int64()
+			mu.Lock()
+			got = append(got, n)
+			mu.Unlock()
+			return true, nil
+		})
+		a, _ := newConnPair(t, true, ConnOptions{FirstID: tt.first}, ConnOptions{Handler: echo})
+		for range tt.want {
+			if err := a.Call(context.Background(), "x", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu.Lock()
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("FirstID %d: ids %v, want %v", tt.first, got, tt.want)
+		}
+		mu.Unlock()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"maps"
+	mrand "math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -228,7 +229,14 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // opts.State the session is rebuilt in the state it had elsewhere.
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
 	ss := &ServerSession{server: s}
+	var firstID int64
 	if opts != nil {
+		if opts.Store != nil {
+			// The session may be served by several processes at once; their
+			// requests to the client must not share ids (see
+			// jsonrpc.ConnOptions.FirstID).
+			firstID = 1<<32 + mrand.Int64N(1<<52-1<<32)
+		}
 		ss.id, ss.store = opts.ID, opts.Store
 		if opts.State != nil {
 			ss.restore(opts.State)
@@ -241,6 +249,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 		MaxConcurrency: s.opts.MaxConcurrency,
 		MaxQueued:      s.opts.MaxQueued,
 		CallTimeout:    s.opts.RequestTimeout,
+		FirstID:        firstID,
 		OnCancel:       ss.sendCancel,
 		Barrier:        isBarrier,
 		Logger:         s.log,
