@@ -1,21 +1,13 @@
 package jsonschema
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // ErrExternalRef is wrapped by the error Compile returns for a schema that
@@ -39,7 +31,8 @@ const maxMessageLen = 200
 // Validator validates JSON instances against one compiled schema. It is
 // safe for concurrent use; compile once and keep it.
 type Validator struct {
-	schema   *js.Schema
+	root     *node
+	needEval bool          // the schema uses unevaluatedItems or unevaluatedProperties
 	defaults *defaultsNode // nil if the schema declares no usable defaults
 	fast     *fastNode     // nil if the schema is outside the fast subset
 }
@@ -57,44 +50,11 @@ func Compile(schema json.RawMessage) (v *Validator, err error) {
 			v, err = nil, fmt.Errorf("jsonschema: compiling schema: internal error: %v", r)
 		}
 	}()
-	doc, err := js.UnmarshalJSON(bytes.NewReader(schema))
+	root, needEval, err := compileSchema(schema)
 	if err != nil {
-		return nil, fmt.Errorf("jsonschema: schema is not valid JSON: %w", err)
+		return nil, err
 	}
-	c := js.NewCompiler()
-	c.DefaultDraft(js.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(schemaLocation, doc); err != nil {
-		return nil, fmt.Errorf("jsonschema: %w", err)
-	}
-	sch, err := c.Compile(schemaLocation)
-	if err != nil {
-		return nil, compileError(err)
-	}
-	return &Validator{schema: sch, defaults: buildDefaults(sch), fast: compileFast(schema)}, nil
-}
-
-// refuseLoader is the compiler's URL loader: it loads nothing. The known
-// meta-schemas are built into the compiler and never reach a loader.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) { return nil, ErrExternalRef }
-
-func compileError(err error) error {
-	var le *js.LoadURLError
-	if errors.As(err, &le) && errors.Is(le.Err, ErrExternalRef) {
-		url := strings.TrimPrefix(le.URL, schemaLocation[:len("mem:///")])
-		return fmt.Errorf("jsonschema: cannot resolve %q: %w; only references within the schema are supported", url, ErrExternalRef)
-	}
-	var se *js.SchemaValidationError
-	if errors.As(err, &se) {
-		var ve *js.ValidationError
-		if errors.As(se.Err, &ve) {
-			return fmt.Errorf("jsonschema: invalid schema:\n%w", newValidationError(ve))
-		}
-	}
-	msg := strings.ReplaceAll(err.Error(), schemaLocation, "")
-	return fmt.Errorf("jsonschema: invalid schema: %s", msg)
+	return &Validator{root: root, needEval: needEval, defaults: buildDefaults(root), fast: compileFast(schema)}, nil
 }
 
 // Validate validates a JSON document. Numbers are decoded without loss of
@@ -108,7 +68,7 @@ func (v *Validator) Validate(instance json.RawMessage) error {
 			}
 		}
 	}
-	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	doc, err := decodeJSON(instance)
 	if err != nil {
 		return fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
 	}
@@ -139,7 +99,7 @@ func (v *Validator) ValidateDecoded(instance json.RawMessage) (out json.RawMessa
 			return v.applyDefaults(instance), nil
 		}
 	}
-	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	doc, err := decodeJSON(instance)
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
 	}
@@ -178,12 +138,10 @@ func (v *Validator) validate(doc any) (err error) {
 			err = fmt.Errorf("jsonschema: validation: internal error: %v", r)
 		}
 	}()
-	err = v.schema.Validate(doc)
-	var ve *js.ValidationError
-	if errors.As(err, &ve) {
-		return newValidationError(ve)
+	if ve := v.validateDoc(doc); ve != nil {
+		return ve
 	}
-	return err
+	return nil
 }
 
 // isJSONValue reports whether x consists only of the types the validator
@@ -255,50 +213,6 @@ func (e *ValidationError) Error() string {
 	return sb.String()
 }
 
-// newValidationError flattens the library's error tree into its leaves,
-// one problem per instance location with duplicate messages removed.
-// Problems are sorted by location and messages within one location
-// alphabetically: the library visits properties in map order, and stable
-// output is easier to read, test and cache.
-func newValidationError(ve *js.ValidationError) *ValidationError {
-	var locs []string
-	msgs := map[string][]string{}
-	var walk func(*js.ValidationError)
-	walk = func(ve *js.ValidationError) {
-		if len(ve.Causes) > 0 {
-			for _, c := range ve.Causes {
-				walk(c)
-			}
-			return
-		}
-		if _, ok := ve.ErrorKind.(*kind.Schema); ok {
-			return
-		}
-		loc := pointer(ve.InstanceLocation)
-		msg := shorten(describe(ve.ErrorKind))
-		m, seen := msgs[loc]
-		if !seen {
-			locs = append(locs, loc)
-		}
-		if !slices.Contains(m, msg) {
-			msgs[loc] = append(m, msg)
-		}
-	}
-	walk(ve)
-	e := &ValidationError{}
-	if len(locs) == 0 {
-		e.Problems = []Problem{{Message: "does not match the schema"}}
-		return e
-	}
-	slices.SortFunc(locs, comparePointers)
-	for _, loc := range locs {
-		m := msgs[loc]
-		slices.Sort(m)
-		e.Problems = append(e.Problems, Problem{Location: loc, Message: strings.Join(m, "; ")})
-	}
-	return e
-}
-
 // comparePointers orders JSON pointers token by token, array indexes
 // numerically, so problems are listed in a natural, stable order.
 func comparePointers(a, b string) int {
@@ -326,61 +240,6 @@ func nextToken(p string) (tok, rest string) {
 	}
 	return p, ""
 }
-
-// describe renders a failed keyword. Messages with numbers are written
-// here: the library formats them for humans ("1,000", "9.0 × 10¹⁵"),
-// which is ambiguous to programs and language models.
-func describe(k js.ErrorKind) string {
-	switch k := k.(type) {
-	case *kind.FalseSchema:
-		return "not allowed"
-	case *kind.Minimum:
-		return fmt.Sprintf("must be >= %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.Maximum:
-		return fmt.Sprintf("must be <= %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.ExclusiveMinimum:
-		return fmt.Sprintf("must be > %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.ExclusiveMaximum:
-		return fmt.Sprintf("must be < %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.MultipleOf:
-		return fmt.Sprintf("must be a multiple of %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.MinLength:
-		return fmt.Sprintf("length must be >= %d, got %d", k.Want, k.Got)
-	case *kind.MaxLength:
-		return fmt.Sprintf("length must be <= %d, got %d", k.Want, k.Got)
-	case *kind.MinItems:
-		return fmt.Sprintf("must have >= %d items, got %d", k.Want, k.Got)
-	case *kind.MaxItems:
-		return fmt.Sprintf("must have <= %d items, got %d", k.Want, k.Got)
-	case *kind.MinProperties:
-		return fmt.Sprintf("must have >= %d properties, got %d", k.Want, k.Got)
-	case *kind.MaxProperties:
-		return fmt.Sprintf("must have <= %d properties, got %d", k.Want, k.Got)
-	case *kind.AdditionalItems:
-		return fmt.Sprintf("last %d additional items not allowed", k.Count)
-	}
-	return strings.ReplaceAll(k.LocalizedString(printer), schemaLocation, "")
-}
-
-func ratString(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	f, _ := r.Float64()
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-func pointer(tokens []string) string {
-	var sb strings.Builder
-	for _, t := range tokens {
-		sb.WriteByte('/')
-		sb.WriteString(escapePointer(t))
-	}
-	return sb.String()
-}
-
-// printer renders the validator's messages in English.
-var printer = message.NewPrinter(language.English)
 
 // shorten limits a message to about maxMessageLen bytes; messages can
 // quote arbitrarily long parts of the instance.
