@@ -269,9 +269,6 @@ func (c *compiler) compile(v any, ptr, base string, dialect int, res *resource) 
 	c.nodes[ptr] = n
 	switch v := v.(type) {
 	case bool:
-		if dialect == draft4 && res != nil {
-			return nil, badf(ptr, "got boolean, want object")
-		}
 		n.boolean, n.always = true, v
 		if res == nil {
 			res = c.newResource(base, ptr, dialect, n)
@@ -324,11 +321,13 @@ func (c *compiler) compileObject(n *node, m map[string]any, base string, dialect
 		}
 		b, frag := splitFragment(u)
 		switch {
-		case dialect <= draft7 && strings.HasPrefix(s, "#"):
-			// A plain-name fragment id is an anchor in old dialects.
-			if res != nil {
-				res.anchors[frag] = n
+		case dialect <= draft7 && frag != "":
+			// A fragment in an id is an anchor in old dialects.
+			if res == nil || b != base {
+				base = b
+				res = c.newResource(base, ptr, dialect, n)
 			}
+			res.anchors[frag] = n
 		case frag != "" && dialect >= draft2019:
 			return badf(at(idKw), "$id must not contain a fragment")
 		default:
