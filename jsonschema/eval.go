@@ -96,7 +96,18 @@ type state struct {
 	scope    []*resource
 	refDepth int
 	needEval bool
+	budget   int // schema evaluations left
+	stopped  bool
 }
+
+// Evaluation budget: a schema can make the work per instance value grow
+// exponentially (allOf: [a, a] nested n times, or a $ref cycle that fans
+// out), so one validation evaluates at most baseBudget + perValueBudget
+// schemas per instance value; beyond, it fails with a clear problem.
+const (
+	baseBudget     = 1 << 20
+	perValueBudget = 256
+)
 
 func (s *state) fail(loc *path, format string, args ...any) {
 	if s.quiet > 0 {
@@ -167,6 +178,15 @@ func instTypeName(t uint8) string {
 // eval validates x at loc against n. ann, if not nil, receives the
 // properties and items n evaluated (when it succeeds).
 func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
+	s.budget--
+	if s.budget < 0 {
+		if !s.stopped {
+			s.stopped = true
+			s.quiet = 0
+			s.fail(nil, "validation stopped: the schema needs too much work for this instance")
+		}
+		return false
+	}
 	if n.boolean {
 		if !n.always {
 			s.fail(loc, "not allowed")
@@ -772,8 +792,9 @@ func joinInts(list []int) string {
 }
 
 // validateDoc validates a decoded instance against the compiled root.
-func (v *Validator) validateDoc(x any) *ValidationError {
-	s := state{needEval: v.needEval}
+// size estimates the number of values in the instance.
+func (v *Validator) validateDoc(x any, size int) *ValidationError {
+	s := state{needEval: v.needEval, budget: baseBudget + perValueBudget*size}
 	if s.eval(v.root, x, nil, nil) {
 		return nil
 	}

@@ -138,10 +138,29 @@ func (v *Validator) validate(doc any) (err error) {
 			err = fmt.Errorf("jsonschema: validation: internal error: %v", r)
 		}
 	}()
-	if ve := v.validateDoc(doc); ve != nil {
+	if ve := v.validateDoc(doc, countValues(doc)); ve != nil {
 		return ve
 	}
 	return nil
+}
+
+// countValues returns the number of values in a decoded instance.
+func countValues(x any) int {
+	switch x := x.(type) {
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	case map[string]any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	}
+	return 1
 }
 
 // isJSONValue reports whether x consists only of the types the validator

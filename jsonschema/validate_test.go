@@ -379,3 +379,36 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+func TestValidateBounded(t *testing.T) {
+	// allOf: [a, a] nested 40 times doubles the work 40 times.
+	var defs []string
+	for i := range 40 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d40":{"type":"integer"}`)
+	exponential := `{"$defs":{` + strings.Join(defs, ",") + `},"$ref":"#/$defs/d0"}`
+	tests := []struct {
+		name, schema, instance, want string
+	}{
+		{"ref cycle", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `1`,
+			"(root): schema references nest too deeply (a $ref cycle?)"},
+		{"self ref", `{"$ref":"#"}`, `{}`, "(root): schema references nest too deeply (a $ref cycle?)"},
+		{"recursion through the instance is fine", `{"items":{"$ref":"#"},"type":"array"}`, strings.Repeat("[", 5000) + strings.Repeat("]", 5000), ""},
+		{"exponential work", exponential, `1`, "(root): validation stopped: the schema needs too much work for this instance"},
+		{"huge exponent", `{"type":"integer","maximum":1e400000,"multipleOf":7}`, `1e400001`,
+			"(root): must be <= 1e400000, got 1e400001; must be a multiple of 7, got 1e400001"},
+		{"huge exponent fraction", `{"type":"integer","minimum":-1e-999999999999}`, `1e-999999999999999`, "(root): got number, want integer"},
+		{"huge integer multipleOf", `{"multipleOf":3}`, `1e1000000000`, "(root): must be a multiple of 3, got 1e1000000000"},
+		{"integer beyond 2^53", `{"multipleOf":2,"type":"integer"}`, `9007199254740993`, "(root): must be a multiple of 2, got 9007199254740993"},
+		{"1.0 is an integer", `{"type":"integer","const":1}`, `1.0`, ""},
+		{"small multipleOf", `{"multipleOf":0.0001}`, `0.0075`, ""},
+		{"unique items by value", `{"uniqueItems":true}`, `[{"a":1,"b":[1]},{"b":[1.0],"a":1e0}]`, "(root): items at 0 and 1 are equal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustCompile(t, tt.schema)
+			checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+		})
+	}
+}
