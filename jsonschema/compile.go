@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Dialects, in order.
@@ -131,6 +132,7 @@ type pendingRef struct {
 }
 
 type compiler struct {
+	mu        sync.Mutex // held by lookup after Compile
 	doc       any
 	nodes     map[string]*node // by JSON pointer
 	resources map[string]*resource
@@ -187,24 +189,47 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 // compileSchema compiles a schema document into its root node.
-func compileSchema(data []byte) (*node, bool, error) {
+func compileSchema(data []byte) (*compiler, *node, error) {
 	doc, err := decodeJSON(data)
 	if err != nil {
-		return nil, false, fmt.Errorf("jsonschema: schema is not valid JSON: %w", err)
+		return nil, nil, fmt.Errorf("jsonschema: schema is not valid JSON: %w", err)
 	}
 	c := &compiler{doc: doc, nodes: map[string]*node{}, resources: map[string]*resource{}}
 	root, err := c.compile(doc, "", schemaLocation, draft2020, nil)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
+	if err := c.resolveAll(); err != nil {
+		return nil, nil, err
+	}
+	return c, root, nil
+}
+
+func (c *compiler) resolveAll() error {
 	for len(c.refs) > 0 {
 		r := c.refs[0]
 		c.refs = c.refs[1:]
 		if err := c.resolve(r); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
-	return root, c.needEval, nil
+	return nil
+}
+
+// lookup compiles (if needed) and returns the schema ref points to,
+// relative to base.
+func (c *compiler) lookup(base, ref string) (*node, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	holder := &node{}
+	if err := c.addRef(holder, "$ref", ref, base, ""); err != nil {
+		return nil, false, err
+	}
+	if err := c.resolveAll(); err != nil {
+		c.refs = nil
+		return nil, false, err
+	}
+	return holder.ref, c.needEval, nil
 }
 
 func typeName(v any) string {
@@ -276,8 +301,13 @@ func (c *compiler) compile(v any, ptr, base string, dialect int, res *resource) 
 		n.res = res
 		return n, nil
 	case map[string]any:
-		return n, c.compileObject(n, v, base, dialect, res)
+		if err := c.compileObject(n, v, base, dialect, res); err != nil {
+			delete(c.nodes, ptr) // Ref may try again: leave no half-compiled node
+			return nil, err
+		}
+		return n, nil
 	}
+	delete(c.nodes, ptr)
 	return nil, badf(ptr, "got %s, want object or boolean", typeName(v))
 }
 

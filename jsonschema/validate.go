@@ -31,8 +31,9 @@ const maxMessageLen = 200
 // Validator validates JSON instances against one compiled schema. It is
 // safe for concurrent use; compile once and keep it.
 type Validator struct {
+	c        *compiler // the document, kept for Ref
 	root     *node
-	needEval bool          // the schema uses unevaluatedItems or unevaluatedProperties
+	needEval bool // the document uses unevaluatedItems or unevaluatedProperties
 	defaults *defaultsNode // nil if the schema declares no usable defaults
 	fast     *fastNode     // nil if the schema is outside the fast subset
 }
@@ -50,11 +51,26 @@ func Compile(schema json.RawMessage) (v *Validator, err error) {
 			v, err = nil, fmt.Errorf("jsonschema: compiling schema: internal error: %v", r)
 		}
 	}()
-	root, needEval, err := compileSchema(schema)
+	c, root, err := compileSchema(schema)
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{root: root, needEval: needEval, defaults: buildDefaults(root), fast: compileFast(schema)}, nil
+	return &Validator{c: c, root: root, needEval: c.needEval, defaults: buildDefaults(root), fast: compileFast(schema)}, nil
+}
+
+// Ref returns a Validator for the schema that ref, a reference resolved
+// against the root schema's base URI, designates inside the compiled
+// document: "#/$defs/address", "#/definitions/Request", "#anchor" or the
+// $id of an embedded resource. A bundled document such as the MCP
+// specification's schema.json is thus compiled once and validated
+// against any of its definitions; references outside the document fail
+// with an error wrapping ErrExternalRef, as in Compile.
+func (v *Validator) Ref(ref string) (*Validator, error) {
+	n, needEval, err := v.c.lookup(v.root.res.base, ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{c: v.c, root: n, needEval: needEval, defaults: buildDefaults(n)}, nil
 }
 
 // Validate validates a JSON document. Numbers are decoded without loss of

@@ -412,3 +412,39 @@ func TestValidateBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestRef(t *testing.T) {
+	doc := mustCompile(t, `{
+		"$id": "https://example.com/doc.json",
+		"definitions": {"a": {"type": "string"}, "b": {"$ref": "#/definitions/a"}},
+		"$defs": {"c": {"$anchor": "c", "type": "integer"}},
+		"x-library": {"bad": {"minimum": "x"}, "ext": {"$ref": "https://other.example/x.json"}}
+	}`)
+	for _, tt := range []struct {
+		ref, instance, want, err string
+		external             bool
+	}{
+		{ref: "#/definitions/b", instance: `"x"`},
+		{ref: "#/definitions/b", instance: `1`, want: "(root): got number, want string"},
+		{ref: "#c", instance: `"x"`, want: "(root): got string, want integer"},
+		{ref: "https://example.com/doc.json#/definitions/a", instance: `"x"`},
+		{ref: "#/definitions/nope", err: "cannot resolve"},
+		{ref: "#nope", err: "no anchor"},
+		{ref: "#/x-library/bad", err: "/x-library/bad/minimum: got string, want number"},
+		{ref: "#/x-library/bad", err: "/x-library/bad/minimum: got string, want number"}, // again: no half-compiled node left
+		{ref: "#/x-library/ext", err: `cannot resolve "https://other.example/x.json"`, external: true},
+		{ref: "https://other.example/y.json", err: "cannot resolve", external: true},
+	} {
+		v, err := doc.Ref(tt.ref)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || errors.Is(err, ErrExternalRef) != tt.external {
+				t.Errorf("Ref(%q) = %v, want error containing %q", tt.ref, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Ref(%q): %v", tt.ref, err)
+		}
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+}
