@@ -33,7 +33,7 @@ const maxMessageLen = 200
 type Validator struct {
 	c        *compiler // the document, kept for Ref
 	root     *node
-	needEval bool // the document uses unevaluatedItems or unevaluatedProperties
+	needEval bool          // the document uses unevaluatedItems or unevaluatedProperties
 	defaults *defaultsNode // nil if the schema declares no usable defaults
 	fast     *fastNode     // nil if the schema is outside the fast subset
 }

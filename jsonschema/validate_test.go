@@ -422,7 +422,7 @@ func TestRef(t *testing.T) {
 	}`)
 	for _, tt := range []struct {
 		ref, instance, want, err string
-		external             bool
+		external                 bool
 	}{
 		{ref: "#/definitions/b", instance: `"x"`},
 		{ref: "#/definitions/b", instance: `1`, want: "(root): got number, want string"},
