@@ -11,8 +11,9 @@ import (
 )
 
 // ErrExternalRef is wrapped by the error Compile returns for a schema that
-// references a document outside itself ($ref or $schema to an http, https
-// or file URL, or to an unknown $id). Such references are never loaded:
+// references a document outside itself ($ref to an http, https or file
+// URL, to an unknown $id or to a draft meta-schema, or a "$schema" of an
+// unknown dialect). Such references are never loaded:
 // the MCP specification forbids automatic network dereferencing, and a
 // schema read from a peer must not make the process open files.
 var ErrExternalRef = errors.New("references outside the schema are not loaded")
@@ -39,12 +40,15 @@ type Validator struct {
 }
 
 // Compile compiles a JSON Schema. The dialect is taken from "$schema"
-// (draft-04, -06, -07, 2019-09 and 2020-12 are known) and defaults to
-// 2020-12 when absent. References are resolved only within the schema
-// document itself ($defs, JSON pointers, $anchor, embedded $id); anything
-// else fails with an error wrapping ErrExternalRef. Format is treated as
-// an annotation, as the 2020-12 dialect specifies (older dialects assert
-// it).
+// (draft-04, -06, -07, 2019-09 and 2020-12 are known; http and https
+// spellings alike) and defaults to 2020-12 when absent; an embedded
+// resource with its own $id may name another. References are resolved
+// only within the schema document itself ($defs and definitions, JSON
+// pointers, $anchor, $dynamicAnchor, embedded $id); anything else — an
+// http, https or file URL, an unknown $id, a draft meta-schema, an unknown
+// "$schema" — fails with an error wrapping ErrExternalRef. Format is an
+// annotation in every dialect. An invalid schema fails with an error
+// naming the JSON pointer of the offending keyword.
 func Compile(schema json.RawMessage) (v *Validator, err error) {
 	defer func() {
 		if r := recover(); r != nil {
