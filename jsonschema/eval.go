@@ -180,11 +180,7 @@ func instTypeName(t uint8) string {
 func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 	s.budget--
 	if s.budget < 0 {
-		if !s.stopped {
-			s.stopped = true
-			s.quiet = 0
-			s.fail(nil, "validation stopped: the schema needs too much work for this instance")
-		}
+		s.stopped = true
 		return false
 	}
 	if n.boolean {
@@ -795,10 +791,14 @@ func joinInts(list []int) string {
 // size estimates the number of values in the instance.
 func (v *Validator) validateDoc(x any, size int) *ValidationError {
 	s := state{needEval: v.needEval, budget: baseBudget + perValueBudget*size}
-	if s.eval(v.root, x, nil, nil) {
+	if s.eval(v.root, x, nil, nil) && !s.stopped {
 		return nil
 	}
 	e := &ValidationError{}
+	if s.stopped { // whatever the verdict: a "not" may have turned the stop into a pass
+		e.Problems = []Problem{{Message: "validation stopped: the schema needs too much work for this instance"}}
+		return e
+	}
 	var locs []string
 	msgs := map[string][]string{}
 	for _, p := range s.problems {

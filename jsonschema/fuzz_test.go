@@ -3,7 +3,9 @@ package jsonschema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 )
 
 // FuzzCompileValidate compiles arbitrary schema bytes and validates
@@ -25,6 +27,11 @@ func FuzzCompileValidate(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, schema, instance string) {
+		// A hang is a failure: crash the worker so the input is kept.
+		watchdog := time.AfterFunc(20*time.Second, func() {
+			panic(fmt.Sprintf("hung on schema %q instance %q", schema, instance))
+		})
+		defer watchdog.Stop()
 		v, err := Compile(json.RawMessage(schema))
 		if err != nil {
 			var ve *ValidationError

@@ -396,6 +396,7 @@ func TestValidateBounded(t *testing.T) {
 		{"self ref", `{"$ref":"#"}`, `{}`, "(root): schema references nest too deeply (a $ref cycle?)"},
 		{"recursion through the instance is fine", `{"items":{"$ref":"#"},"type":"array"}`, strings.Repeat("[", 5000) + strings.Repeat("]", 5000), ""},
 		{"exponential work", exponential, `1`, "(root): validation stopped: the schema needs too much work for this instance"},
+		{"exponential work under not", `{"$defs":{` + strings.Join(defs, ",") + `},"not":{"$ref":"#/$defs/d0"}}`, `"x"`, "(root): validation stopped: the schema needs too much work for this instance"},
 		{"huge exponent", `{"type":"integer","maximum":1e400000,"multipleOf":7}`, `1e400001`,
 			"(root): must be <= 1e400000, got 1e400001; must be a multiple of 7, got 1e400001"},
 		{"huge exponent fraction", `{"type":"integer","minimum":-1e-999999999999}`, `1e-999999999999999`, "(root): got number, want integer"},
