@@ -804,11 +804,44 @@ func sortedKeys[V any](m map[string]V) []string {
 // shares the common syntax; patterns using backreferences or lookaround
 // are refused as invalid.
 func compileRegexp(s string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(s)
+	re, err := regexp.Compile(ecmaEscapes(s))
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %q", s)
 	}
 	return re, nil
+}
+
+// ecmaEscapes rewrites the ECMA-262 escape \uXXXX, which RE2 lacks, as
+// \x{XXXX}.
+func ecmaEscapes(s string) string {
+	if !strings.Contains(s, `\u`) {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			sb.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) && isHex(s[i+2:i+6]) {
+			sb.WriteString(`\x{` + s[i+2:i+6] + `}`)
+			i += 5
+			continue
+		}
+		sb.WriteString(s[i : i+2])
+		i++
+	}
+	return sb.String()
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *compiler) addRef(n *node, kind, ref, base, ptr string) error {

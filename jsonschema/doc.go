@@ -96,8 +96,11 @@
 // Validate and ValidateValue report failures as a *ValidationError listing
 // every problem, one per instance location (the messages of one location
 // joined with "; "). When no branch of an anyOf or oneOf matches, the
-// problems of every branch are listed; an instance matching several oneOf
-// branches gets "valid against more than one of the oneOf schemas". A
+// problems of the branches whose "type" admits the instance are listed
+// (for {"anyOf":[{"$ref":"#/$defs/point"},{"type":"null"}]} and an object,
+// only the point's problems), or of every branch if none or all do; an
+// instance matching several oneOf branches gets "valid against more than
+// one of the oneOf schemas (0 and 1)". A
 // schema whose evaluation would not end (a $ref cycle that consumes no
 // instance) or would explode (allOf: [a, a] nested many times) yields a
 // problem saying so rather than a crash or a hang. ApplyDefaults fills in

@@ -276,6 +276,8 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 	if n.anyOf != nil {
 		mark := len(s.problems)
 		matched := false
+		var buf [8]int
+		ends := buf[:0]
 		for _, a := range n.anyOf {
 			var sub *annotations
 			if local != nil {
@@ -289,22 +291,28 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 					break
 				}
 			}
+			ends = append(ends, len(s.problems))
 		}
 		if matched {
 			s.problems = s.problems[:mark]
 		} else {
+			s.keepTypeCompatible(n.anyOf, t, mark, ends)
 			ok = false
 		}
 	}
 	if n.oneOf != nil {
 		mark := len(s.problems)
 		var first, second = -1, -1
+		var buf [8]int
+		ends := buf[:0]
 		for i, a := range n.oneOf {
 			var sub *annotations
 			if local != nil {
 				sub = &annotations{}
 			}
-			if s.eval(a, x, loc, sub) {
+			matched := s.eval(a, x, loc, sub)
+			ends = append(ends, len(s.problems))
+			if matched {
 				if first < 0 {
 					first = i
 					if local != nil {
@@ -318,6 +326,7 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 		}
 		switch {
 		case first < 0:
+			s.keepTypeCompatible(n.oneOf, t, mark, ends)
 			ok = false
 		case second >= 0:
 			s.problems = s.problems[:mark]
@@ -400,6 +409,54 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 		ann.merge(local)
 	}
 	return ok
+}
+
+// keepTypeCompatible trims the problems of failed anyOf or oneOf branches
+// (branch i recorded s.problems[ends[i-1]:ends[i]], from mark): when some
+// branches accept the instance's type, the problems of those that do not
+// ("got object, want null" beside a nullable object's real problems) are
+// dropped. Otherwise every branch's problems stay.
+func (s *state) keepTypeCompatible(branches []*node, t uint8, mark int, ends []int) {
+	if s.quiet > 0 || len(ends) != len(branches) {
+		return
+	}
+	compatible := 0
+	for _, b := range branches {
+		if typeCompatible(b, t) {
+			compatible++
+		}
+	}
+	if compatible == 0 || compatible == len(branches) {
+		return
+	}
+	kept := s.problems[:mark]
+	start := mark
+	for i, b := range branches {
+		end := ends[i]
+		if typeCompatible(b, t) {
+			kept = append(kept, s.problems[start:end]...)
+		}
+		start = end
+	}
+	s.problems = kept
+}
+
+// typeCompatible reports whether schema n, judged by its "type" (through
+// plain references), admits instances of type t.
+func typeCompatible(n *node, t uint8) bool {
+	for range 8 {
+		switch {
+		case n.boolean:
+			return n.always
+		case n.types != 0:
+			return n.types&t != 0
+		case n.ref != nil:
+			n = n.ref
+		default:
+			return true
+		}
+	}
+	return true
 }
 
 // evalChild evaluates a value inside x: reference depth restarts there.

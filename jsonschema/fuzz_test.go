@@ -28,7 +28,7 @@ func FuzzCompileValidate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, schema, instance string) {
 		// A hang is a failure: crash the worker so the input is kept.
-		watchdog := time.AfterFunc(20*time.Second, func() {
+		watchdog := time.AfterFunc(3*time.Second, func() {
 			panic(fmt.Sprintf("hung on schema %q instance %q", schema, instance))
 		})
 		defer watchdog.Stop()

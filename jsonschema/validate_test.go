@@ -449,3 +449,42 @@ func TestRef(t *testing.T) {
 		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
 	}
 }
+
+func TestPatternSyntax(t *testing.T) {
+	tests := []struct{ pattern, instance, want string }{
+		{`^[\\u0041-\\u005A]+$`, `"ABC"`, ""},
+		{`^[\\u0041-\\u005A]+$`, `"abc"`, `(root): 'abc' does not match pattern '^[\x{0041}-\x{005A}]+$'`},
+		{`\\\\u0041`, `"\\u0041"`, ""}, // an escaped backslash, then "u0041"
+		{`é`, `"café"`, ""},        // unanchored search
+		{`^\\p{L}+$`, `"Ünïcode"`, ""},
+	}
+	for _, tt := range tests {
+		v := mustCompile(t, `{"pattern":"`+tt.pattern+`"}`)
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+	if _, err := Compile(json.RawMessage(`{"properties":{"a":{"pattern":"(?=x)"}}}`)); err == nil || !strings.Contains(err.Error(), "/properties/a/pattern: invalid regular expression") {
+		t.Errorf("lookahead: %v", err)
+	}
+}
+
+func TestAnyOfProblems(t *testing.T) {
+	const nullable = `{"$defs":{"p":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}},
+		"properties":{"p":{"anyOf":[{"$ref":"#/$defs/p"},{"type":"null"}]},"q":{"oneOf":[{"type":"string","maxLength":2},{"type":"integer"}]}}}`
+	tests := []struct{ instance, want string }{
+		{`{"p":null,"q":"ab"}`, ""},
+		{`{"p":{"x":1},"q":3}`, ""},
+		// Only the branch that accepts an object is reported.
+		{`{"p":{"x":"1"}}`, "/p/x: got string, want integer"},
+		{`{"p":{}}`, "/p: missing property 'x'"},
+		// No branch accepts a boolean: every branch's problem is listed.
+		{`{"p":true}`, "/p: got boolean, want null; got boolean, want object"},
+		{`{"q":"abc"}`, "/q: length must be <= 2, got 3"},
+		{`{"q":1.5}`, "/q: got number, want integer; got number, want string"},
+	}
+	v := mustCompile(t, nullable)
+	for _, tt := range tests {
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+	v = mustCompile(t, `{"oneOf":[{"minimum":0},{"maximum":10}]}`)
+	checkValidation(t, v.Validate(json.RawMessage(`5`)), "(root): valid against more than one of the oneOf schemas (0 and 1)")
+}
