@@ -455,7 +455,7 @@ func TestPatternSyntax(t *testing.T) {
 		{`^[\\u0041-\\u005A]+$`, `"ABC"`, ""},
 		{`^[\\u0041-\\u005A]+$`, `"abc"`, `(root): 'abc' does not match pattern '^[\x{0041}-\x{005A}]+$'`},
 		{`\\\\u0041`, `"\\u0041"`, ""}, // an escaped backslash, then "u0041"
-		{`é`, `"café"`, ""},        // unanchored search
+		{`é`, `"café"`, ""},            // unanchored search
 		{`^\\p{L}+$`, `"Ünïcode"`, ""},
 	}
 	for _, tt := range tests {
