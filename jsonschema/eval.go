@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -884,4 +883,3 @@ func (v *Validator) validateDoc(x any, size int) *ValidationError {
 	return e
 }
 
-var _ = json.Number("")
