@@ -1,11 +1,9 @@
 package jsonschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"slices"
@@ -168,24 +166,6 @@ func (e *externalError) Unwrap() error { return ErrExternalRef }
 
 func badf(ptr, format string, args ...any) error {
 	return &schemaError{ptr: ptr, msg: fmt.Sprintf(format, args...)}
-}
-
-// decodeJSON decodes one JSON value with numbers as json.Number and
-// nothing after it.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the JSON value")
-		}
-		return nil, err
-	}
-	return v, nil
 }
 
 // compileSchema compiles a schema document into its root node.

@@ -532,6 +532,9 @@ func (s *state) evalString(n *node, str string, loc *path) bool {
 			ok = false
 		}
 	}
+	if n.pattern != nil {
+		s.budget -= len(str) >> 6 // matching is linear in the string
+	}
 	if n.pattern != nil && !n.pattern.MatchString(str) {
 		s.fail(loc, "%s does not match pattern %s", quote(str), quote(n.pattern.String()))
 		ok = false
@@ -550,6 +553,7 @@ func (s *state) evalArray(n *node, arr []any, loc *path, ann *annotations) bool 
 		ok = false
 	}
 	if n.uniqueItems && len(arr) > 1 {
+		s.budget -= len(arr)
 		seen := make(map[string]int, len(arr))
 		var buf []byte
 		for i, e := range arr {
