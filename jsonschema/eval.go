@@ -533,7 +533,7 @@ func (s *state) evalString(n *node, str string, loc *path) bool {
 		}
 	}
 	if n.pattern != nil {
-		s.budget -= len(str) >> 6 // matching is linear in the string
+		s.budget -= len(str) >> 10 // matching is linear in the string
 	}
 	if n.pattern != nil && !n.pattern.MatchString(str) {
 		s.fail(loc, "%s does not match pattern %s", quote(str), quote(n.pattern.String()))
