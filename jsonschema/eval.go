@@ -886,4 +886,3 @@ func (v *Validator) validateDoc(x any, size int) *ValidationError {
 	}
 	return e
 }
-
