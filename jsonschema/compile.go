@@ -497,7 +497,7 @@ func (c *compiler) compileObject(n *node, m map[string]any, base string, dialect
 			str, _ := s.(string)
 			b := typeBit(str)
 			if b == 0 {
-				return badf(at("type")+"/"+strconv.Itoa(i), "unknown type %v", s)
+				return badf(at("type")+"/"+strconv.Itoa(i), "unknown type %s", quote(s))
 			}
 			n.types |= b
 		}
