@@ -59,7 +59,7 @@ func Compile(schema json.RawMessage) (v *Validator, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{c: c, root: root, needEval: c.needEval, defaults: buildDefaults(root), fast: compileFast(schema)}, nil
+	return &Validator{c: c, root: root, needEval: c.needEval, defaults: buildDefaults(root), fast: compileFast(c.doc)}, nil
 }
 
 // Ref returns a Validator for the schema that ref, a reference resolved
