@@ -488,3 +488,29 @@ func TestAnyOfProblems(t *testing.T) {
 	v = mustCompile(t, `{"oneOf":[{"minimum":0},{"maximum":10}]}`)
 	checkValidation(t, v.Validate(json.RawMessage(`5`)), "(root): valid against more than one of the oneOf schemas (0 and 1)")
 }
+
+// An embedded resource with its own $id may name its own dialect.
+func TestEmbeddedDialect(t *testing.T) {
+	v := mustCompile(t, `{
+		"$defs": {
+			"old": {
+				"id": "https://example.com/old.json",
+				"$schema": "http://json-schema.org/draft-04/schema#",
+				"definitions": {"max": {"maximum": 10, "exclusiveMaximum": true}},
+				"properties": {"n": {"$ref": "#/definitions/max", "minimum": 100}}
+			}
+		},
+		"properties": {
+			"old": {"$ref": "https://example.com/old.json"},
+			"new": {"$ref": "#/$defs/old/definitions/max", "minimum": 5}
+		}
+	}`)
+	tests := []struct{ instance, want string }{
+		{`{"old":{"n":9}}`, ""},                              // draft-04: minimum beside $ref is ignored
+		{`{"old":{"n":10}}`, "/old/n: must be < 10, got 10"}, // boolean exclusiveMaximum
+		{`{"new":4}`, "/new: must be >= 5, got 4"},           // 2020-12: siblings of $ref apply
+	}
+	for _, tt := range tests {
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+}
