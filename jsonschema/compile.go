@@ -53,6 +53,7 @@ type node struct {
 	enum       []any
 	hasConst   bool
 	constVal   any
+	hasNumKw   bool // one of the five below is set
 	multipleOf *decimal
 	maximum    *decimal
 	minimum    *decimal
@@ -554,6 +555,7 @@ func (c *compiler) compileObject(n *node, m map[string]any, base string, dialect
 			return err
 		}
 	}
+	n.hasNumKw = n.multipleOf != nil || n.maximum != nil || n.minimum != nil || n.exclMax != nil || n.exclMin != nil
 	for _, f := range []struct {
 		kw  string
 		dst *int

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -124,28 +125,49 @@ func (s *state) fail(loc *path, format string, args ...any) {
 }
 
 // instType returns the type bits of x: numbers that are integers have both
-// tNumber and tInteger.
-func instType(x any) (uint8, decimal) {
-	switch x.(type) {
+// tNumber and tInteger. 0 is a value no JSON decoding produces.
+func instType(x any) uint8 {
+	switch x := x.(type) {
 	case nil:
-		return tNull, decimal{}
+		return tNull
 	case bool:
-		return tBoolean, decimal{}
+		return tBoolean
 	case string:
-		return tString, decimal{}
+		return tString
 	case []any:
-		return tArray, decimal{}
+		return tArray
 	case map[string]any:
-		return tObject, decimal{}
+		return tObject
+	case json.Number:
+		if plainInteger(string(x)) {
+			return tNumber | tInteger // no need to parse
+		}
 	}
 	d, ok := numberOf(x)
 	if !ok {
-		return 0, d
+		return 0
 	}
 	if d.isInt() {
-		return tNumber | tInteger, d
+		return tNumber | tInteger
 	}
-	return tNumber, d
+	return tNumber
+}
+
+// plainInteger reports whether s is a JSON integer without fraction or
+// exponent.
+func plainInteger(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func typeNames(t uint8) string {
@@ -197,7 +219,7 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 		local = &annotations{}
 	}
 	ok := true
-	t, num := instType(x)
+	t := instType(x)
 	if t == 0 {
 		s.fail(loc, "unsupported value of type %T", x)
 		return false
@@ -239,7 +261,10 @@ func (s *state) eval(n *node, x any, loc *path, ann *annotations) bool {
 	}
 	switch {
 	case t&tNumber != 0:
-		ok = s.evalNumber(n, num, loc) && ok
+		if n.hasNumKw {
+			num, _ := numberOf(x)
+			ok = s.evalNumber(n, num, loc) && ok
+		}
 	case t == tString:
 		ok = s.evalString(n, x.(string), loc) && ok
 	case t == tArray:
