@@ -240,6 +240,7 @@ func TestValidateValue(t *testing.T) {
 		{"nested non-JSON value", map[string]any{"x": 1, "y": []point{}}, "/y: got array, want integer"},
 		{"map of typed values", map[string]int{"x": 1}, "(root): missing property 'y'"},
 		{"nil", nil, "(root): got null, want object"},
+		{"json.Number that is not a number", map[string]any{"x": json.Number("12a"), "y": 1}, "/x: unsupported value of type json.Number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
