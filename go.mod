@@ -5,11 +5,9 @@ go 1.26.0
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.47.0
-	golang.org/x/text v0.14.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-
-	js "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // defaultsNode lists, for an object schema, the properties that have a
@@ -31,8 +29,8 @@ type defaultProp struct {
 // "properties" through $ref and allOf (which always apply) but not through
 // conditional keywords (anyOf, oneOf, if/then/else). It returns nil if
 // there is nothing to fill in.
-func buildDefaults(sch *js.Schema) *defaultsNode {
-	b := &defaultsBuilder{memo: map[*js.Schema]*defaultsNode{}}
+func buildDefaults(sch *node) *defaultsNode {
+	b := &defaultsBuilder{memo: map[*node]*defaultsNode{}}
 	root := b.node(sch)
 	for changed := true; changed; {
 		changed = false
@@ -70,11 +68,11 @@ func (n *defaultsNode) hasWork() bool {
 }
 
 type defaultsBuilder struct {
-	memo map[*js.Schema]*defaultsNode
+	memo map[*node]*defaultsNode
 	all  []*defaultsNode
 }
 
-func (b *defaultsBuilder) node(sch *js.Schema) *defaultsNode {
+func (b *defaultsBuilder) node(sch *node) *defaultsNode {
 	if n, ok := b.memo[sch]; ok {
 		return n
 	}
@@ -83,16 +81,16 @@ func (b *defaultsBuilder) node(sch *js.Schema) *defaultsNode {
 	b.all = append(b.all, n)
 	seen := map[string]bool{}
 	for _, s := range expand(sch) {
-		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		for _, name := range slices.Sorted(maps.Keys(s.properties)) {
 			if seen[name] {
 				continue // the first declaration wins
 			}
 			seen[name] = true
-			ps := s.Properties[name]
+			ps := s.properties[name]
 			p := defaultProp{name: name, child: b.node(ps)}
 			for _, d := range expand(ps) {
-				if d.Default != nil {
-					if v, err := marshalNoEscape(*d.Default); err == nil {
+				if d.hasDef {
+					if v, err := marshalNoEscape(d.def); err == nil {
 						p.member = append(append(jsonrpc.AppendString(nil, name, false), ':'), v...)
 					}
 					break
@@ -115,16 +113,16 @@ func (b *defaultsBuilder) node(sch *js.Schema) *defaultsNode {
 
 // expand returns sch followed by the schemas that always apply along with
 // it: its $ref target and allOf members, transitively.
-func expand(sch *js.Schema) []*js.Schema {
-	var out []*js.Schema
-	var visit func(*js.Schema)
-	visit = func(s *js.Schema) {
+func expand(sch *node) []*node {
+	var out []*node
+	var visit func(*node)
+	visit = func(s *node) {
 		if s == nil || slices.Contains(out, s) {
 			return
 		}
 		out = append(out, s)
-		visit(s.Ref)
-		for _, a := range s.AllOf {
+		visit(s.ref)
+		for _, a := range s.allOf {
 			visit(a)
 		}
 	}

@@ -82,9 +82,27 @@
 // # Validation
 //
 // Compile turns a schema (inferred or supplied by a user, in any dialect
-// from draft-04 to 2020-12) into a Validator. Validators never load
-// anything from the network or the file system. Validate and
-// ValidateValue report failures as a *ValidationError listing one problem
-// per instance location. ApplyDefaults fills in declared defaults so that
-// handlers decoding the instance see them.
+// from draft-04 to 2020-12) into a Validator; the validator is this
+// package's own and does no work at program start. Validators never load
+// anything from the network or the file system: references outside the
+// schema document, including references to the draft meta-schemas, fail
+// with ErrExternalRef. "format" (and contentEncoding, contentMediaType,
+// contentSchema) are annotations in every dialect, as 2020-12 specifies
+// and earlier drafts allowed: "format":"email" accepts any string.
+// Regular expressions use Go's RE2 syntax, which shares ECMA-262's common
+// subset; patterns with lookaround or backreferences are refused. Numbers
+// are compared exactly, whatever their size.
+//
+// Validate and ValidateValue report failures as a *ValidationError listing
+// every problem, one per instance location (the messages of one location
+// joined with "; "). When no branch of an anyOf or oneOf matches, the
+// problems of the branches whose "type" admits the instance are listed
+// (for {"anyOf":[{"$ref":"#/$defs/point"},{"type":"null"}]} and an object,
+// only the point's problems), or of every branch if none or all do; an
+// instance matching several oneOf branches gets "valid against more than
+// one of the oneOf schemas (0 and 1)". A
+// schema whose evaluation would not end (a $ref cycle that consumes no
+// instance) or would explode (allOf: [a, a] nested many times) yields a
+// problem saying so rather than a crash or a hang. ApplyDefaults fills in
+// declared defaults so that handlers decoding the instance see them.
 package jsonschema

@@ -54,15 +54,9 @@ const (
 	addlSchema
 )
 
-// compileFast returns the fast tree of schema, or nil if schema uses a
-// keyword outside the subset.
-func compileFast(schema json.RawMessage) *fastNode {
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	if dec.Decode(&doc) != nil {
-		return nil
-	}
+// compileFast returns the fast tree of the decoded schema document doc, or
+// nil if it uses a keyword outside the subset.
+func compileFast(doc any) *fastNode {
 	m, ok := doc.(map[string]any)
 	if !ok {
 		return nil

@@ -1,26 +1,19 @@
 package jsonschema
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	js "github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // ErrExternalRef is wrapped by the error Compile returns for a schema that
-// references a document outside itself ($ref or $schema to an http, https
-// or file URL, or to an unknown $id). Such references are never loaded:
+// references a document outside itself ($ref to an http, https or file
+// URL, to an unknown $id or to a draft meta-schema, or a "$schema" of an
+// unknown dialect). Such references are never loaded:
 // the MCP specification forbids automatic network dereferencing, and a
 // schema read from a peer must not make the process open files.
 var ErrExternalRef = errors.New("references outside the schema are not loaded")
@@ -39,62 +32,49 @@ const maxMessageLen = 200
 // Validator validates JSON instances against one compiled schema. It is
 // safe for concurrent use; compile once and keep it.
 type Validator struct {
-	schema   *js.Schema
+	c        *compiler // the document, kept for Ref
+	root     *node
+	needEval bool          // the document uses unevaluatedItems or unevaluatedProperties
 	defaults *defaultsNode // nil if the schema declares no usable defaults
 	fast     *fastNode     // nil if the schema is outside the fast subset
 }
 
 // Compile compiles a JSON Schema. The dialect is taken from "$schema"
-// (draft-04, -06, -07, 2019-09 and 2020-12 are known) and defaults to
-// 2020-12 when absent. References are resolved only within the schema
-// document itself ($defs, JSON pointers, $anchor, embedded $id); anything
-// else fails with an error wrapping ErrExternalRef. Format is treated as
-// an annotation, as the 2020-12 dialect specifies (older dialects assert
-// it).
+// (draft-04, -06, -07, 2019-09 and 2020-12 are known; http and https
+// spellings alike) and defaults to 2020-12 when absent; an embedded
+// resource with its own $id may name another. References are resolved
+// only within the schema document itself ($defs and definitions, JSON
+// pointers, $anchor, $dynamicAnchor, embedded $id); anything else — an
+// http, https or file URL, an unknown $id, a draft meta-schema, an unknown
+// "$schema" — fails with an error wrapping ErrExternalRef. Format is an
+// annotation in every dialect. An invalid schema fails with an error
+// naming the JSON pointer of the offending keyword.
 func Compile(schema json.RawMessage) (v *Validator, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("jsonschema: compiling schema: internal error: %v", r)
 		}
 	}()
-	doc, err := js.UnmarshalJSON(bytes.NewReader(schema))
+	c, root, err := compileSchema(schema)
 	if err != nil {
-		return nil, fmt.Errorf("jsonschema: schema is not valid JSON: %w", err)
+		return nil, err
 	}
-	c := js.NewCompiler()
-	c.DefaultDraft(js.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(schemaLocation, doc); err != nil {
-		return nil, fmt.Errorf("jsonschema: %w", err)
-	}
-	sch, err := c.Compile(schemaLocation)
-	if err != nil {
-		return nil, compileError(err)
-	}
-	return &Validator{schema: sch, defaults: buildDefaults(sch), fast: compileFast(schema)}, nil
+	return &Validator{c: c, root: root, needEval: c.needEval, defaults: buildDefaults(root), fast: compileFast(c.doc)}, nil
 }
 
-// refuseLoader is the compiler's URL loader: it loads nothing. The known
-// meta-schemas are built into the compiler and never reach a loader.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) { return nil, ErrExternalRef }
-
-func compileError(err error) error {
-	var le *js.LoadURLError
-	if errors.As(err, &le) && errors.Is(le.Err, ErrExternalRef) {
-		url := strings.TrimPrefix(le.URL, schemaLocation[:len("mem:///")])
-		return fmt.Errorf("jsonschema: cannot resolve %q: %w; only references within the schema are supported", url, ErrExternalRef)
+// Ref returns a Validator for the schema that ref, a reference resolved
+// against the root schema's base URI, designates inside the compiled
+// document: "#/$defs/address", "#/definitions/Request", "#anchor" or the
+// $id of an embedded resource. A bundled document such as the MCP
+// specification's schema.json is thus compiled once and validated
+// against any of its definitions; references outside the document fail
+// with an error wrapping ErrExternalRef, as in Compile.
+func (v *Validator) Ref(ref string) (*Validator, error) {
+	n, needEval, err := v.c.lookup(v.root.res.base, ref)
+	if err != nil {
+		return nil, err
 	}
-	var se *js.SchemaValidationError
-	if errors.As(err, &se) {
-		var ve *js.ValidationError
-		if errors.As(se.Err, &ve) {
-			return fmt.Errorf("jsonschema: invalid schema:\n%w", newValidationError(ve))
-		}
-	}
-	msg := strings.ReplaceAll(err.Error(), schemaLocation, "")
-	return fmt.Errorf("jsonschema: invalid schema: %s", msg)
+	return &Validator{c: v.c, root: n, needEval: needEval, defaults: buildDefaults(n)}, nil
 }
 
 // Validate validates a JSON document. Numbers are decoded without loss of
@@ -108,7 +88,7 @@ func (v *Validator) Validate(instance json.RawMessage) error {
 			}
 		}
 	}
-	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	doc, err := decodeJSON(instance)
 	if err != nil {
 		return fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
 	}
@@ -139,7 +119,7 @@ func (v *Validator) ValidateDecoded(instance json.RawMessage) (out json.RawMessa
 			return v.applyDefaults(instance), nil
 		}
 	}
-	doc, err := js.UnmarshalJSON(bytes.NewReader(instance))
+	doc, err := decodeJSON(instance)
 	if err != nil {
 		return nil, fmt.Errorf("jsonschema: instance is not valid JSON: %w", err)
 	}
@@ -178,12 +158,29 @@ func (v *Validator) validate(doc any) (err error) {
 			err = fmt.Errorf("jsonschema: validation: internal error: %v", r)
 		}
 	}()
-	err = v.schema.Validate(doc)
-	var ve *js.ValidationError
-	if errors.As(err, &ve) {
-		return newValidationError(ve)
+	if ve := v.validateDoc(doc, countValues(doc)); ve != nil {
+		return ve
 	}
-	return err
+	return nil
+}
+
+// countValues returns the number of values in a decoded instance.
+func countValues(x any) int {
+	switch x := x.(type) {
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	case map[string]any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	}
+	return 1
 }
 
 // isJSONValue reports whether x consists only of the types the validator
@@ -255,50 +252,6 @@ func (e *ValidationError) Error() string {
 	return sb.String()
 }
 
-// newValidationError flattens the library's error tree into its leaves,
-// one problem per instance location with duplicate messages removed.
-// Problems are sorted by location and messages within one location
-// alphabetically: the library visits properties in map order, and stable
-// output is easier to read, test and cache.
-func newValidationError(ve *js.ValidationError) *ValidationError {
-	var locs []string
-	msgs := map[string][]string{}
-	var walk func(*js.ValidationError)
-	walk = func(ve *js.ValidationError) {
-		if len(ve.Causes) > 0 {
-			for _, c := range ve.Causes {
-				walk(c)
-			}
-			return
-		}
-		if _, ok := ve.ErrorKind.(*kind.Schema); ok {
-			return
-		}
-		loc := pointer(ve.InstanceLocation)
-		msg := shorten(describe(ve.ErrorKind))
-		m, seen := msgs[loc]
-		if !seen {
-			locs = append(locs, loc)
-		}
-		if !slices.Contains(m, msg) {
-			msgs[loc] = append(m, msg)
-		}
-	}
-	walk(ve)
-	e := &ValidationError{}
-	if len(locs) == 0 {
-		e.Problems = []Problem{{Message: "does not match the schema"}}
-		return e
-	}
-	slices.SortFunc(locs, comparePointers)
-	for _, loc := range locs {
-		m := msgs[loc]
-		slices.Sort(m)
-		e.Problems = append(e.Problems, Problem{Location: loc, Message: strings.Join(m, "; ")})
-	}
-	return e
-}
-
 // comparePointers orders JSON pointers token by token, array indexes
 // numerically, so problems are listed in a natural, stable order.
 func comparePointers(a, b string) int {
@@ -326,61 +279,6 @@ func nextToken(p string) (tok, rest string) {
 	}
 	return p, ""
 }
-
-// describe renders a failed keyword. Messages with numbers are written
-// here: the library formats them for humans ("1,000", "9.0 × 10¹⁵"),
-// which is ambiguous to programs and language models.
-func describe(k js.ErrorKind) string {
-	switch k := k.(type) {
-	case *kind.FalseSchema:
-		return "not allowed"
-	case *kind.Minimum:
-		return fmt.Sprintf("must be >= %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.Maximum:
-		return fmt.Sprintf("must be <= %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.ExclusiveMinimum:
-		return fmt.Sprintf("must be > %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.ExclusiveMaximum:
-		return fmt.Sprintf("must be < %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.MultipleOf:
-		return fmt.Sprintf("must be a multiple of %s, got %s", ratString(k.Want), ratString(k.Got))
-	case *kind.MinLength:
-		return fmt.Sprintf("length must be >= %d, got %d", k.Want, k.Got)
-	case *kind.MaxLength:
-		return fmt.Sprintf("length must be <= %d, got %d", k.Want, k.Got)
-	case *kind.MinItems:
-		return fmt.Sprintf("must have >= %d items, got %d", k.Want, k.Got)
-	case *kind.MaxItems:
-		return fmt.Sprintf("must have <= %d items, got %d", k.Want, k.Got)
-	case *kind.MinProperties:
-		return fmt.Sprintf("must have >= %d properties, got %d", k.Want, k.Got)
-	case *kind.MaxProperties:
-		return fmt.Sprintf("must have <= %d properties, got %d", k.Want, k.Got)
-	case *kind.AdditionalItems:
-		return fmt.Sprintf("last %d additional items not allowed", k.Count)
-	}
-	return strings.ReplaceAll(k.LocalizedString(printer), schemaLocation, "")
-}
-
-func ratString(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	f, _ := r.Float64()
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-func pointer(tokens []string) string {
-	var sb strings.Builder
-	for _, t := range tokens {
-		sb.WriteByte('/')
-		sb.WriteString(escapePointer(t))
-	}
-	return sb.String()
-}
-
-// printer renders the validator's messages in English.
-var printer = message.NewPrinter(language.English)
 
 // shorten limits a message to about maxMessageLen bytes; messages can
 // quote arbitrarily long parts of the instance.

@@ -111,7 +111,8 @@ func TestValidate(t *testing.T) {
 		// In draft-07, keywords beside $ref are ignored, so maximum does not apply.
 		{"draft-07 ref siblings ignored", draft07, `{"n":5}`, ""},
 		{"draft-07 ref", draft07, `{"n":-1}`, "/n: must be >= 0, got -1"},
-		{"draft-07 asserts format", draft07, `{"mail":"nope"}`, "/mail: 'nope' is not valid email: missing @"},
+		// Format is an annotation in every dialect.
+		{"draft-07 format is an annotation", draft07, `{"mail":"nope"}`, ""},
 		{"draft-07 tuple items", draft07, `{"pair":["x","y",3]}`, "/pair: last 1 additional items not allowed\n/pair/1: got string, want integer"},
 		{"draft-07 dependencies", draft07, `{"a":1}`, "(root): properties 'b' required, if 'a' exists"},
 		{"anchor ok", defsAnchor, `{"names":["Ann","Bob"],"first":"Cy"}`, ""},
@@ -239,6 +240,7 @@ func TestValidateValue(t *testing.T) {
 		{"nested non-JSON value", map[string]any{"x": 1, "y": []point{}}, "/y: got array, want integer"},
 		{"map of typed values", map[string]int{"x": 1}, "(root): missing property 'y'"},
 		{"nil", nil, "(root): got null, want object"},
+		{"json.Number that is not a number", map[string]any{"x": json.Number("12a"), "y": 1}, "/x: unsupported value of type json.Number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,11 +303,9 @@ func TestCompileKnownDialects(t *testing.T) {
 		checkValidation(t, v.Validate(json.RawMessage(`{"a":"x"}`)), "")
 		checkValidation(t, v.Validate(json.RawMessage(`{"a":1}`)), "/a: got number, want string")
 	}
-	// A schema may also refer to a meta-schema by URL.
-	v := mustCompile(t, `{"$ref":"https://json-schema.org/draft/2020-12/schema"}`)
-	checkValidation(t, v.Validate(json.RawMessage(`{"type":"string"}`)), "")
-	if err := v.Validate(json.RawMessage(`{"type":12}`)); err == nil {
-		t.Error("meta-schema accepted an invalid schema")
+	// Meta-schemas are not built in: a reference to one is external.
+	if _, err := Compile(json.RawMessage(`{"$ref":"https://json-schema.org/draft/2020-12/schema"}`)); !errors.Is(err, ErrExternalRef) {
+		t.Errorf("$ref to a meta-schema: %v, want ErrExternalRef", err)
 	}
 }
 
@@ -378,5 +378,140 @@ func BenchmarkCompile(b *testing.B) {
 		if _, err := Compile(schema); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestValidateBounded(t *testing.T) {
+	// allOf: [a, a] nested 40 times doubles the work 40 times.
+	var defs []string
+	for i := range 40 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d40":{"type":"integer"}`)
+	exponential := `{"$defs":{` + strings.Join(defs, ",") + `},"$ref":"#/$defs/d0"}`
+	tests := []struct {
+		name, schema, instance, want string
+	}{
+		{"ref cycle", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `1`,
+			"(root): schema references nest too deeply (a $ref cycle?)"},
+		{"self ref", `{"$ref":"#"}`, `{}`, "(root): schema references nest too deeply (a $ref cycle?)"},
+		{"recursion through the instance is fine", `{"items":{"$ref":"#"},"type":"array"}`, strings.Repeat("[", 5000) + strings.Repeat("]", 5000), ""},
+		{"exponential work", exponential, `1`, "(root): validation stopped: the schema needs too much work for this instance"},
+		{"exponential work under not", `{"$defs":{` + strings.Join(defs, ",") + `},"not":{"$ref":"#/$defs/d0"}}`, `"x"`, "(root): validation stopped: the schema needs too much work for this instance"},
+		{"huge exponent", `{"type":"integer","maximum":1e400000,"multipleOf":7}`, `1e400001`,
+			"(root): must be <= 1e400000, got 1e400001; must be a multiple of 7, got 1e400001"},
+		{"huge exponent fraction", `{"type":"integer","minimum":-1e-999999999999}`, `1e-999999999999999`, "(root): got number, want integer"},
+		{"huge integer multipleOf", `{"multipleOf":3}`, `1e1000000000`, "(root): must be a multiple of 3, got 1e1000000000"},
+		{"integer beyond 2^53", `{"multipleOf":2,"type":"integer"}`, `9007199254740993`, "(root): must be a multiple of 2, got 9007199254740993"},
+		{"1.0 is an integer", `{"type":"integer","const":1}`, `1.0`, ""},
+		{"small multipleOf", `{"multipleOf":0.0001}`, `0.0075`, ""},
+		{"unique items by value", `{"uniqueItems":true}`, `[{"a":1,"b":[1]},{"b":[1.0],"a":1e0}]`, "(root): items at 0 and 1 are equal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustCompile(t, tt.schema)
+			checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+		})
+	}
+}
+
+func TestRef(t *testing.T) {
+	doc := mustCompile(t, `{
+		"$id": "https://example.com/doc.json",
+		"definitions": {"a": {"type": "string"}, "b": {"$ref": "#/definitions/a"}},
+		"$defs": {"c": {"$anchor": "c", "type": "integer"}},
+		"x-library": {"bad": {"minimum": "x"}, "ext": {"$ref": "https://other.example/x.json"}}
+	}`)
+	for _, tt := range []struct {
+		ref, instance, want, err string
+		external                 bool
+	}{
+		{ref: "#/definitions/b", instance: `"x"`},
+		{ref: "#/definitions/b", instance: `1`, want: "(root): got number, want string"},
+		{ref: "#c", instance: `"x"`, want: "(root): got string, want integer"},
+		{ref: "https://example.com/doc.json#/definitions/a", instance: `"x"`},
+		{ref: "#/definitions/nope", err: "cannot resolve"},
+		{ref: "#nope", err: "no anchor"},
+		{ref: "#/x-library/bad", err: "/x-library/bad/minimum: got string, want number"},
+		{ref: "#/x-library/bad", err: "/x-library/bad/minimum: got string, want number"}, // again: no half-compiled node left
+		{ref: "#/x-library/ext", err: `cannot resolve "https://other.example/x.json"`, external: true},
+		{ref: "https://other.example/y.json", err: "cannot resolve", external: true},
+	} {
+		v, err := doc.Ref(tt.ref)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || errors.Is(err, ErrExternalRef) != tt.external {
+				t.Errorf("Ref(%q) = %v, want error containing %q", tt.ref, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Ref(%q): %v", tt.ref, err)
+		}
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+}
+
+func TestPatternSyntax(t *testing.T) {
+	tests := []struct{ pattern, instance, want string }{
+		{`^[\\u0041-\\u005A]+$`, `"ABC"`, ""},
+		{`^[\\u0041-\\u005A]+$`, `"abc"`, `(root): 'abc' does not match pattern '^[\x{0041}-\x{005A}]+$'`},
+		{`\\\\u0041`, `"\\u0041"`, ""}, // an escaped backslash, then "u0041"
+		{`é`, `"café"`, ""},            // unanchored search
+		{`^\\p{L}+$`, `"Ünïcode"`, ""},
+	}
+	for _, tt := range tests {
+		v := mustCompile(t, `{"pattern":"`+tt.pattern+`"}`)
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+	if _, err := Compile(json.RawMessage(`{"properties":{"a":{"pattern":"(?=x)"}}}`)); err == nil || !strings.Contains(err.Error(), "/properties/a/pattern: invalid regular expression") {
+		t.Errorf("lookahead: %v", err)
+	}
+}
+
+func TestAnyOfProblems(t *testing.T) {
+	const nullable = `{"$defs":{"p":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}},
+		"properties":{"p":{"anyOf":[{"$ref":"#/$defs/p"},{"type":"null"}]},"q":{"oneOf":[{"type":"string","maxLength":2},{"type":"integer"}]}}}`
+	tests := []struct{ instance, want string }{
+		{`{"p":null,"q":"ab"}`, ""},
+		{`{"p":{"x":1},"q":3}`, ""},
+		// Only the branch that accepts an object is reported.
+		{`{"p":{"x":"1"}}`, "/p/x: got string, want integer"},
+		{`{"p":{}}`, "/p: missing property 'x'"},
+		// No branch accepts a boolean: every branch's problem is listed.
+		{`{"p":true}`, "/p: got boolean, want null; got boolean, want object"},
+		{`{"q":"abc"}`, "/q: length must be <= 2, got 3"},
+		{`{"q":1.5}`, "/q: got number, want integer; got number, want string"},
+	}
+	v := mustCompile(t, nullable)
+	for _, tt := range tests {
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
+	}
+	v = mustCompile(t, `{"oneOf":[{"minimum":0},{"maximum":10}]}`)
+	checkValidation(t, v.Validate(json.RawMessage(`5`)), "(root): valid against more than one of the oneOf schemas (0 and 1)")
+}
+
+// An embedded resource with its own $id may name its own dialect.
+func TestEmbeddedDialect(t *testing.T) {
+	v := mustCompile(t, `{
+		"$defs": {
+			"old": {
+				"id": "https://example.com/old.json",
+				"$schema": "http://json-schema.org/draft-04/schema#",
+				"definitions": {"max": {"maximum": 10, "exclusiveMaximum": true}},
+				"properties": {"n": {"$ref": "#/definitions/max", "minimum": 100}}
+			}
+		},
+		"properties": {
+			"old": {"$ref": "https://example.com/old.json"},
+			"new": {"$ref": "#/$defs/old/definitions/max", "minimum": 5}
+		}
+	}`)
+	tests := []struct{ instance, want string }{
+		{`{"old":{"n":9}}`, ""},                              // draft-04: minimum beside $ref is ignored
+		{`{"old":{"n":10}}`, "/old/n: must be < 10, got 10"}, // boolean exclusiveMaximum
+		{`{"new":4}`, "/new: must be >= 5, got 4"},           // 2020-12: siblings of $ref apply
+	}
+	for _, tt := range tests {
+		checkValidation(t, v.Validate(json.RawMessage(tt.instance)), tt.want)
 	}
 }

@@ -92,7 +92,8 @@ fuzz() {
 	go test -run=NONE -fuzz=FuzzDecode -fuzztime="$fuzztime" ./jsonrpc/ &&
 		go test -run=NONE -fuzz=FuzzLineStream -fuzztime="$fuzztime" ./transport/ &&
 		go test -run=NONE -fuzz=FuzzAuthorization -fuzztime="$fuzztime" ./auth/ &&
-		go test -run=NONE -fuzz=FuzzParseWWWAuthenticate -fuzztime="$fuzztime" ./oauth/
+		go test -run=NONE -fuzz=FuzzParseWWWAuthenticate -fuzztime="$fuzztime" ./oauth/ &&
+		go test -run=NONE -fuzz=FuzzCompileValidate -fuzztime="$fuzztime" ./jsonschema/
 }
 
 # conformance: the official suite against our everything-server (Streamable

@@ -5,8 +5,9 @@
 // The schemas are embedded copies of schema/<rev>/schema.json from the
 // specification repository (see schema/README.md for their source and
 // licence). Each revision is parsed and compiled once, on first use;
-// compiled definitions are cached. Format assertions (uri, date-time, ...)
-// are enabled for every revision.
+// compiled definitions are cached. They are compiled with the SDK's own
+// validator (package jsonschema), for which "format" is an annotation:
+// uri, date-time and the like are not checked.
 package specschema
 
 import (
@@ -19,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/gomcp/sdk/jsonschema"
 )
 
 // schemas holds schema/<rev>/schema.json for every revision.
@@ -96,9 +97,14 @@ func HasDef(rev, defName string) (bool, error) {
 }
 
 func decode(b []byte) (any, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("specschema: invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("specschema: invalid JSON: data after the message")
 	}
 	return v, nil
 }
@@ -106,7 +112,7 @@ func decode(b []byte) (any, error) {
 // revSchema is one loaded revision.
 type revSchema struct {
 	rev       string
-	url       string                     // the resource URL the document was added under
+	data      []byte                     // the document
 	ptr       string                     // "definitions" or "$defs"
 	defs      map[string]json.RawMessage // raw definitions, by name
 	methods   map[string]string          // method -> request or notification definition
@@ -114,8 +120,8 @@ type revSchema struct {
 	errorDefs map[int64]string           // error code -> error response definition
 
 	mu       sync.Mutex
-	compiler *jsonschema.Compiler
-	compiled map[string]*jsonschema.Schema
+	doc      *jsonschema.Validator // the whole document, compiled on first use
+	compiled map[string]*jsonschema.Validator
 }
 
 var (
@@ -152,13 +158,12 @@ func newRevSchema(rev string, data []byte) (*revSchema, error) {
 	}
 	s := &revSchema{
 		rev:       rev,
-		url:       "https://modelcontextprotocol.io/schema/" + rev + "/schema.json",
 		ptr:       "definitions",
 		defs:      top.Definitions,
 		methods:   map[string]string{},
 		wire:      map[string]bool{},
 		errorDefs: map[int64]string{},
-		compiled:  map[string]*jsonschema.Schema{},
+		compiled:  map[string]*jsonschema.Validator{},
 	}
 	if top.Defs != nil {
 		s.ptr, s.defs = "$defs", top.Defs
@@ -166,15 +171,7 @@ func newRevSchema(rev string, data []byte) (*revSchema, error) {
 	if len(s.defs) == 0 {
 		return nil, errors.New("no definitions")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	s.compiler = jsonschema.NewCompiler()
-	s.compiler.AssertFormat()
-	if err := s.compiler.AddResource(s.url, doc); err != nil {
-		return nil, err
-	}
+	s.data = data
 	s.index()
 	return s, nil
 }
@@ -272,7 +269,7 @@ func constString(raw json.RawMessage) string {
 func refName(ref string) string { return ref[strings.LastIndexByte(ref, '/')+1:] }
 
 // schema returns the compiled definition defName.
-func (s *revSchema) schema(defName string) (*jsonschema.Schema, error) {
+func (s *revSchema) schema(defName string) (*jsonschema.Validator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sch := s.compiled[defName]; sch != nil {
@@ -281,7 +278,14 @@ func (s *revSchema) schema(defName string) (*jsonschema.Schema, error) {
 	if _, ok := s.defs[defName]; !ok {
 		return nil, fmt.Errorf("specschema: revision %s has no definition %q", s.rev, defName)
 	}
-	sch, err := s.compiler.Compile(s.url + "#/" + s.ptr + "/" + defName)
+	if s.doc == nil {
+		doc, err := jsonschema.Compile(s.data)
+		if err != nil {
+			return nil, fmt.Errorf("specschema: compiling %s: %w", s.rev, err)
+		}
+		s.doc = doc
+	}
+	sch, err := s.doc.Ref("#/" + s.ptr + "/" + defName)
 	if err != nil {
 		return nil, fmt.Errorf("specschema: compiling %s %s: %w", s.rev, defName, err)
 	}
@@ -294,7 +298,7 @@ func (s *revSchema) validate(defName string, inst any) error {
 	if err != nil {
 		return err
 	}
-	if err := sch.Validate(inst); err != nil {
+	if err := sch.ValidateValue(inst); err != nil {
 		return fmt.Errorf("%s %s: %w", s.rev, defName, err)
 	}
 	return nil

@@ -245,3 +245,25 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestEveryDefinitionCompiles compiles every definition of every revision
+// with the SDK's validator and checks that a definition which demands an
+// object refuses a string.
+func TestEveryDefinitionCompiles(t *testing.T) {
+	for _, rev := range allRevs {
+		s, err := load(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range s.defs {
+			v, err := s.schema(name)
+			if err != nil {
+				t.Errorf("%s %s: %v", rev, name, err)
+				continue
+			}
+			if strings.HasSuffix(name, "Request") && v.ValidateValue("not an object") == nil {
+				t.Errorf("%s %s accepts a string", rev, name)
+			}
+		}
+	}
+}
