@@ -380,8 +380,7 @@ func TestResources(t *testing.T) {
 				}}, nil
 			})
 		// RFC 6570 query expressions ({?limit}) are covered by
-		// TestTemplateArgs; the schema validator's uri-template format
-		// check wrongly rejects them, so this template avoids them.
+		// TestTemplateArgs.
 		const tmpl = "test://users/{id}/posts/{page}"
 		err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: tmpl, Name: "posts"},
 			func(_ context.Context, req *mcp.ReadResourceRequest, args map[string]string) (*mcp.ReadResourceResult, error) {
