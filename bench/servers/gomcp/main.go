@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
@@ -40,17 +39,7 @@ func main() {
 		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, error) {
 			return addOut{Sum: in.A + in.B}, nil
 		})
-	// MCPBENCH_CPUPROFILE names a file for a CPU profile of a stdio run.
-	if path := os.Getenv("MCPBENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer startProfile()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *addr == "" {
