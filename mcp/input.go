@@ -224,7 +224,7 @@ var errBadState = jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: r
 func sortedKeys[T any](m map[string]T) []string { return slices.Sorted(maps.Keys(m)) }
 
 func (s *Server) stateMAC(payload []byte) []byte {
-	m := hmac.New(sha256.New, s.stateKey)
+	m := hmac.New(sha256.New, s.random().stateKey)
 	m.Write(payload)
 	return m.Sum(nil)
 }

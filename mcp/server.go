@@ -104,10 +104,16 @@ type Server struct {
 	receive MethodHandler // Receiving middleware around route
 	send    Middleware    // Sending middleware, composed
 
-	stateKey []byte // see ServerOptions.RequestStateKey
+	// stateKey (see ServerOptions.RequestStateKey) and instance, this
+	// Server's id in notices (Notice.Origin), are random unless given, and
+	// made on first use (randomOnce, see random): the first read of the
+	// system's randomness costs a starting process most of a millisecond,
+	// which a server that never needs them should not pay.
+	randomOnce sync.Once
+	stateKey   []byte
+	instance   string
 
 	notifier  Notifier
-	instance  string    // this Server's id in notices (Notice.Origin)
 	metaCache metaCache // client capabilities and info of HandleStateless requests
 
 	mu        sync.Mutex
@@ -140,11 +146,6 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 1000
 	}
-	s.stateKey = s.opts.RequestStateKey
-	if len(s.stateKey) == 0 {
-		s.stateKey = make([]byte, 32)
-		_, _ = rand.Read(s.stateKey)
-	}
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -152,7 +153,6 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s.methods.Store(coreMethods())
 	s.receive = chain(s.route, s.opts.Receiving)
 	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
-	s.instance = rand.Text()
 	s.notifier = s.opts.Notifier
 	if s.notifier == nil {
 		s.notifier = NewMemoryNotifier()
@@ -163,7 +163,20 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 
 // InstanceID returns the random id that tells this Server's notices
 // (Notice.Origin) from those of other processes.
-func (s *Server) InstanceID() string { return s.instance }
+func (s *Server) InstanceID() string { return s.random().instance }
+
+// random makes the server's random values on first use and returns s.
+func (s *Server) random() *Server {
+	s.randomOnce.Do(func() {
+		s.stateKey = s.opts.RequestStateKey
+		if len(s.stateKey) == 0 {
+			s.stateKey = make([]byte, 32)
+			_, _ = rand.Read(s.stateKey)
+		}
+		s.instance = rand.Text()
+	})
+	return s
+}
 
 // Notifier returns the Notifier the server publishes through, so that a
 // transport can carry its own notices on it.
@@ -339,7 +352,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 }
 
 func (s *Server) publish(ctx context.Context, n *Notice) {
-	n.Origin = s.instance
+	n.Origin = s.random().instance
 	if err := s.notifier.Publish(ctx, n); err != nil {
 		s.log.Warn("mcp: notifier: publish", "method", n.Method, "err", err)
 	}
@@ -367,7 +380,7 @@ func (s *Server) hear(n *Notice) {
 			return &ResourceUpdatedNotificationParams{Meta: m, URI: uri}
 		})
 	case NoticeSessionChanged:
-		if n.Origin == s.instance || n.Session == "" {
+		if n.Origin == s.random().instance || n.Session == "" {
 			return
 		}
 		for _, ss := range s.Sessions() {

@@ -218,7 +218,7 @@ func (ss *ServerSession) save(ctx context.Context) error {
 		// transport answers 503.
 		return jsonrpc.NewError(jsonrpc.CodeServerOverloaded, "server busy: the session store is unavailable, the session could not be saved; try again later")
 	}
-	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.instance})
+	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.InstanceID()})
 	return nil
 }
 
