@@ -10,22 +10,30 @@ import (
 	"github.com/gomcp/sdk/mcp"
 )
 
+// openSamplingSession initializes a session of alice's, whose client can
+// sample, at url and returns its id.
+func openSamplingSession(t *testing.T, url string) string {
+	t.Helper()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
+		`","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`
+	r := clusterPost(t, url, "alice", "", init)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	if r := clusterPost(t, url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != 202 {
+		t.Fatalf("initialized: %d %s", r.status, r.body)
+	}
+	return sid
+}
+
 // TestMultiProcessAnswer sends a server request (sampling) from one
 // process and its answer to the other, and resumes the request's POST
 // stream on the other, which follows it from the store until the result.
 func TestMultiProcessAnswer(t *testing.T) {
 	cl := newCluster(t)
 	a, b := cl.b[0], cl.b[1]
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
-		`","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`
-	r := clusterPost(t, a.url, "alice", "", init)
-	sid := r.header.Get("Mcp-Session-Id")
-	if r.status != 200 || sid == "" {
-		t.Fatalf("initialize: %d %s", r.status, r.body)
-	}
-	if r := clusterPost(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != 202 {
-		t.Fatalf("initialized: %d %s", r.status, r.body)
-	}
+	sid := openSamplingSession(t, a.url)
 
 	// The tool call on A: its stream carries the sampling request.
 	c, cut := context.WithCancel(ctx(t))
@@ -74,16 +82,7 @@ func TestMultiProcessAnswer(t *testing.T) {
 func TestMultiProcessRequestIDs(t *testing.T) {
 	cl := newCluster(t)
 	a, b := cl.b[0], cl.b[1]
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + mcp.Version20251125 +
-		`","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`
-	r := clusterPost(t, a.url, "alice", "", init)
-	sid := r.header.Get("Mcp-Session-Id")
-	if r.status != 200 || sid == "" {
-		t.Fatalf("initialize: %d %s", r.status, r.body)
-	}
-	if r := clusterPost(t, a.url, "alice", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); r.status != 202 {
-		t.Fatalf("initialized: %d %s", r.status, r.body)
-	}
+	sid := openSamplingSession(t, a.url)
 	type call struct {
 		rd *sseReader
 		id json.RawMessage // of the sampling request
