@@ -131,21 +131,31 @@ func (d *decoder) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k] = v
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, d.unexpected()
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case '}':
-			d.i++
+		if end, err := d.separator('}'); err != nil {
+			return nil, err
+		} else if end {
 			return m, nil
-		default:
-			return nil, d.unexpected()
 		}
 	}
+}
+
+// separator reads what follows a member or element: a comma (false), or
+// the closing byte (true).
+func (d *decoder) separator(closing byte) (end bool, err error) {
+	d.skipSpace()
+	if d.i >= len(d.data) {
+		return false, d.unexpected()
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		d.skipSpace()
+		return false, nil
+	case closing:
+		d.i++
+		return true, nil
+	}
+	return false, d.unexpected()
 }
 
 func (d *decoder) array(depth int) (any, error) {
@@ -162,19 +172,10 @@ func (d *decoder) array(depth int) (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return nil, d.unexpected()
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
+		if end, err := d.separator(']'); err != nil {
+			return nil, err
+		} else if end {
 			return a, nil
-		default:
-			return nil, d.unexpected()
 		}
 	}
 }
