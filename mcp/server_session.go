@@ -212,11 +212,7 @@ func (ss *ServerSession) save(ctx context.Context) error {
 		return nil
 	}
 	if err := ss.store.Save(ctx, ss.State()); err != nil {
-		ss.server.log.Warn("mcp: session store: save", "session", ss.id, "err", err)
-		// Server busy, not an internal error: the store (Redis, a
-		// database) is down for now, the client may retry, and an HTTP
-		// transport answers 503.
-		return jsonrpc.NewError(jsonrpc.CodeServerOverloaded, "server busy: the session store is unavailable, the session could not be saved; try again later")
+		return ss.storeDown("save", err)
 	}
 	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.InstanceID()})
 	return nil
@@ -227,12 +223,46 @@ func (ss *ServerSession) save(ctx context.Context) error {
 // client's previous request may have been served by another process, whose
 // change this one may not have heard of yet, and saving a stale copy would
 // undo it (a subscription made there, lost here).
+//
+// A store that is a SessionUpdater makes the change in one step on the
+// stored state, so that a change made at the same moment through another
+// process is kept too.
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
+	if u, ok := ss.store.(SessionUpdater); ok && ss.id != "" {
+		_, err := u.Update(ctx, ss.id, func(st *SessionState) {
+			// Each try starts from the stored state; the last one to run
+			// is the one saved, so this copy ends as the store has it.
+			ss.restore(st)
+			ss.mu.Lock()
+			change(ss)
+			*st = *ss.stateLocked()
+			ss.mu.Unlock()
+		})
+		switch {
+		case err == nil:
+			_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.InstanceID()})
+			return nil
+		case !errors.Is(err, ErrNoSession):
+			return ss.storeDown("update", err)
+		}
+		// The store lost the session (expired, evicted): this copy saves
+		// it anew below.
+	}
 	ss.reload(ctx)
 	ss.mu.Lock()
 	change(ss)
 	ss.mu.Unlock()
 	return ss.save(ctx)
+}
+
+// storeDown logs a failed store operation and returns the error a client
+// gets for it.
+func (ss *ServerSession) storeDown(op string, err error) error {
+	ss.server.log.Warn("mcp: session store: "+op, "session", ss.id, "err", err)
+	// Server busy, not an internal error: the store (Redis, a database) is
+	// down for now, the client may retry, and an HTTP transport answers
+	// 503.
+	return jsonrpc.NewError(jsonrpc.CodeServerOverloaded, "server busy: the session store is unavailable, the session could not be saved; try again later")
 }
 
 // reload reads the session's state back from its store, after another

@@ -59,6 +59,21 @@ type SessionStore interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// A SessionUpdater is a SessionStore that changes a session's state in one
+// step: Update loads the state saved under id, lets change modify it, and
+// saves the result with no other Save or Update of that id in between (a
+// lock, or a compare-and-set retried when another process got there
+// first; change may then run more than once). With it, two processes that
+// change one session at the same moment (a subscription through each) both
+// keep their change; with a plain SessionStore the state is loaded,
+// changed and saved, and the later save wins. Update returns the state
+// saved, or an error wrapping ErrNoSession for an id the store does not
+// hold. MemorySessionStore and redisstore.SessionStore implement it.
+type SessionUpdater interface {
+	SessionStore
+	Update(ctx context.Context, id string, change func(*SessionState)) (*SessionState, error)
+}
+
 // MemorySessionStoreOptions bounds a MemorySessionStore. Zero values select
 // the defaults.
 type MemorySessionStoreOptions struct {
@@ -128,6 +143,23 @@ func (s *MemorySessionStore) Save(_ context.Context, state *SessionState) error 
 	// it is; Load hands out copies.
 	s.sessions[state.ID] = &memState{state: *state, used: now.UnixNano()}
 	return nil
+}
+
+// Update implements SessionUpdater, under the store's lock.
+func (s *MemorySessionStore) Update(_ context.Context, id string, change func(*SessionState)) (*SessionState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.sessions[id]
+	now := time.Now()
+	if e == nil || s.expired(e, now) {
+		delete(s.sessions, id)
+		return nil, ErrNoSession
+	}
+	st := e.state.clone()
+	change(st)
+	st.ID = id
+	e.state, e.used = *st, now.UnixNano()
+	return e.state.clone(), nil
 }
 
 // Delete implements SessionStore.

@@ -1,92 +1,99 @@
-package mcp_test
+package mcp
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"testing"
-
-	"github.com/gomcp/sdk/jsonrpc"
-	"github.com/gomcp/sdk/mcp"
-	"github.com/gomcp/sdk/transport"
+	"time"
 )
 
-// TestSessionChangesThroughTwoProcesses: one session served by two
-// processes sharing only a session store (their notices never meet), the
-// client's requests alternating between them. Each change is made on the
-// state in the store, not on the process's possibly stale copy, so that no
-// process undoes what the other saved.
-func TestSessionChangesThroughTwoProcesses(t *testing.T) {
-	ctx := testCtx(t)
-	store := mcp.NewMemorySessionStore(nil)
-	const id = "s1"
-	newProcess := func() *mcp.Server {
-		s := mcp.NewServer(serverImpl, nil) // a Notifier of its own
-		for _, uri := range []string{"test://a", "test://b", "test://c"} {
-			s.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		return s
+// pairedLoads is a SessionUpdater whose Load waits until two Loads are in
+// progress (or a moment has passed), so that two read-change-save cycles
+// interleave: the schedule in which the later save undoes the earlier.
+type pairedLoads struct {
+	*MemorySessionStore
+	mu      sync.Mutex
+	waiting int
+	both    chan struct{}
+}
+
+func (p *pairedLoads) Load(ctx context.Context, id string) (*SessionState, error) {
+	st, err := p.MemorySessionStore.Load(ctx, id)
+	p.mu.Lock()
+	if p.waiting++; p.waiting == 2 {
+		close(p.both)
 	}
-	// serve connects a raw client to srv's copy of the session.
-	serve := func(srv *mcp.Server, state *mcp.SessionState) jsonrpc.Stream {
-		a, b := transport.Pipe()
-		ss := srv.Connect(b, &mcp.SessionOptions{ID: id, Store: store, State: state})
-		t.Cleanup(func() {
-			a.Close()
-			_ = ss.Wait()
+	p.mu.Unlock()
+	select {
+	case <-p.both:
+	case <-time.After(200 * time.Millisecond):
+	}
+	return st, err
+}
+
+// TestSessionUpdateConcurrent: two processes (two Servers, each with its
+// copy of one session) subscribe the session to a resource each at the
+// same moment. With a SessionUpdater store both subscriptions are kept;
+// read-change-save would lose one.
+func TestSessionUpdateConcurrent(t *testing.T) {
+	ctx := context.Background()
+	store := &pairedLoads{MemorySessionStore: NewMemorySessionStore(nil), both: make(chan struct{})}
+	st := &SessionState{ID: "s", ProtocolVersion: Version20251125, Initialized: true}
+	if err := store.Save(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, uri := range []string{"test://a", "test://b"} {
+		ss := &ServerSession{server: NewServer(nil, nil), id: "s", store: store}
+		ss.restore(st)
+		wg.Go(func() {
+			if err := ss.update(ctx, func(ss *ServerSession) {
+				if ss.subs == nil {
+					ss.subs = map[string]struct{}{}
+				}
+				ss.subs[uri] = struct{}{}
+			}); err != nil {
+				t.Error(err)
+			}
+			if !slices.Contains(ss.State().Subscriptions, uri) {
+				t.Errorf("%s: the session's own copy lost its subscription", uri)
+			}
 		})
-		return a
 	}
-	call := func(s jsonrpc.Stream, n int64, method, params string) {
-		t.Helper()
-		if err := s.Write(ctx, jsonrpc.NewRequest(jsonrpc.Int64ID(n), method, []byte(params))); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			m, err := s.Read(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.IsNotification() {
-				continue
-			}
-			if m.Error != nil {
-				t.Fatalf("%s: %v", method, m.Error)
-			}
-			return
-		}
-	}
-	one := serve(newProcess(), nil)
-	call(one, 1, "initialize", initParams)
-	if err := one.Write(ctx, jsonrpc.NewNotification("notifications/initialized", nil)); err != nil {
-		t.Fatal(err)
-	}
-	state, err := store.Load(ctx, id)
-	for err == nil && !state.Initialized {
-		state, err = store.Load(ctx, id)
-	}
+	wg.Wait()
+	got, err := store.MemorySessionStore.Load(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The second process rebuilds the session now, before any change.
-	two := serve(newProcess(), state)
+	if want := []string{"test://a", "test://b"}; !slices.Equal(got.Subscriptions, want) {
+		t.Errorf("stored subscriptions %v, want %v", got.Subscriptions, want)
+	}
+}
 
-	call(one, 2, "resources/subscribe", `{"uri":"test://a"}`)
-	call(two, 3, "resources/subscribe", `{"uri":"test://b"}`)
-	call(one, 4, "resources/subscribe", `{"uri":"test://c"}`)
-	call(two, 5, "logging/setLevel", `{"level":"error"}`)
-	call(one, 6, "resources/unsubscribe", `{"uri":"test://b"}`)
-
-	got, err := store.Load(ctx, id)
-	if err != nil {
+// TestMemorySessionStoreUpdate: Update changes the stored state, keeps its
+// id, hands out copies, and knows no session it does not hold.
+func TestMemorySessionStoreUpdate(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemorySessionStore(nil)
+	if _, err := s.Update(ctx, "nope", func(*SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, ErrNoSession) {
+		t.Errorf("unknown session: %v", err)
+	}
+	if err := s.Save(ctx, &SessionState{ID: "s", Subscriptions: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
-	subs := slices.Sorted(slices.Values(got.Subscriptions))
-	if want := []string{"test://a", "test://c"}; !slices.Equal(subs, want) {
-		t.Errorf("subscriptions in the store = %v, want %v", subs, want)
+	out, err := s.Update(ctx, "s", func(st *SessionState) {
+		st.ID = "other"
+		st.LogLevel = LevelError
+		st.Subscriptions = append(st.Subscriptions, "b")
+	})
+	if err != nil || out.ID != "s" || out.LogLevel != LevelError {
+		t.Fatalf("Update: %+v, %v", out, err)
 	}
-	if got.LogLevel != mcp.LevelError {
-		t.Errorf("log level in the store = %v, want error", got.LogLevel)
+	out.Subscriptions[0] = "changed by the caller"
+	got, _ := s.Load(ctx, "s")
+	if got.ID != "s" || got.LogLevel != LevelError || !slices.Equal(got.Subscriptions, []string{"a", "b"}) {
+		t.Errorf("stored %+v", got)
 	}
 }

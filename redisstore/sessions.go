@@ -28,7 +28,7 @@ func NewSessionStore(rdb redis.UniversalClient, opts *Options) *SessionStore {
 	return &SessionStore{rdb: rdb, prefix: o.Prefix + "session:", ttl: o.SessionTTL}
 }
 
-var _ mcp.SessionStore = (*SessionStore)(nil)
+var _ mcp.SessionUpdater = (*SessionStore)(nil)
 
 // Load implements mcp.SessionStore. It extends the session's life by
 // SessionTTL, so that a session in use never expires.
@@ -59,6 +59,58 @@ func (s *SessionStore) Save(ctx context.Context, state *mcp.SessionState) error 
 		return unavailable("save session", err)
 	}
 	return nil
+}
+
+// Update implements mcp.SessionUpdater: optimistic, with WATCH; change
+// runs again when another process saved the session in between. It
+// extends the session's life by SessionTTL, as Save does.
+func (s *SessionStore) Update(ctx context.Context, id string, change func(*mcp.SessionState)) (*mcp.SessionState, error) {
+	key := s.prefix + id
+	var out *mcp.SessionState
+	txf := func(tx *redis.Tx) error {
+		b, err := tx.Get(ctx, key).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("redisstore: session %q: %w", id, mcp.ErrNoSession)
+		}
+		if err != nil {
+			return err
+		}
+		var st mcp.SessionState
+		if err := json.Unmarshal(b, &st); err != nil {
+			return fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, mcp.ErrNoSession)
+		}
+		change(&st)
+		st.ID = id
+		nb, err := json.Marshal(&st)
+		if err != nil {
+			return &fnError{fmt.Errorf("redisstore: encode session: %w", err)}
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, nb, s.ttl)
+			return nil
+		})
+		if err == nil {
+			out = &st
+		}
+		return err
+	}
+	for range maxUpdateTries {
+		err := s.rdb.Watch(ctx, txf, key)
+		var fe *fnError
+		switch {
+		case err == nil:
+			return out, nil
+		case errors.Is(err, redis.TxFailedErr):
+			continue // saved meanwhile: read again
+		case errors.As(err, &fe):
+			return nil, fe.err
+		case errors.Is(err, mcp.ErrNoSession):
+			return nil, err
+		default:
+			return nil, unavailable("update session", err)
+		}
+	}
+	return nil, fmt.Errorf("redisstore: update session %q: still contended after %d tries", id, maxUpdateTries)
 }
 
 // Delete implements mcp.SessionStore.

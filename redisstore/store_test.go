@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,6 +81,46 @@ func TestSessionStore(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	if _, err := short.Load(ctx, "brief"); !errors.Is(err, mcp.ErrNoSession) {
 		t.Fatalf("Load after the TTL: %v, want ErrNoSession", err)
+	}
+}
+
+// TestSessionStoreUpdate: updates of one session from many goroutines at
+// once (processes, in production) all take effect; Update keeps the id,
+// renews the TTL and knows no session it does not hold.
+func TestSessionStoreUpdate(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
+	if _, err := s.Update(ctx, "nope", func(*mcp.SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, mcp.ErrNoSession) {
+		t.Fatalf("Update of an unknown id: %v, want ErrNoSession", err)
+	}
+	if err := s.Save(ctx, &mcp.SessionState{ID: "s", ProtocolVersion: mcp.Version20251125}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			uri := fmt.Sprintf("test://%d", i)
+			if _, err := s.Update(ctx, "s", func(st *mcp.SessionState) {
+				st.ID = "other"
+				st.Subscriptions = append(st.Subscriptions, uri)
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := s.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got.Subscriptions)
+	if len(got.Subscriptions) != n || got.ID != "s" || got.ProtocolVersion != mcp.Version20251125 {
+		t.Errorf("after %d concurrent updates: %+v", n, got)
+	}
+	if ttl := rdb.PTTL(ctx, prefix+"session:s").Val(); ttl <= 0 || ttl > time.Minute {
+		t.Errorf("TTL after Update: %v", ttl)
 	}
 }
 
@@ -274,9 +316,13 @@ func TestUnavailable(t *testing.T) {
 	heard := 0
 	defer n.Subscribe(func(*mcp.Notice) { heard++ })()
 	for name, op := range map[string]func() error{
-		"Load":          func() error { _, err := ss.Load(ctx, "x"); return err },
-		"Save":          func() error { return ss.Save(ctx, &mcp.SessionState{ID: "x"}) },
-		"Delete":        func() error { return ss.Delete(ctx, "x") },
+		"Load":   func() error { _, err := ss.Load(ctx, "x"); return err },
+		"Save":   func() error { return ss.Save(ctx, &mcp.SessionState{ID: "x"}) },
+		"Delete": func() error { return ss.Delete(ctx, "x") },
+		"Update": func() error {
+			_, err := ss.Update(ctx, "x", func(*mcp.SessionState) {})
+			return err
+		},
 		"Append":        func() error { _, err := es.Append(ctx, "x", "0", []byte("d")); return err },
 		"Replay":        func() error { return es.Replay(ctx, "x", "0", "", func(string, []byte) error { return nil }) },
 		"DeleteSession": func() error { return es.DeleteSession(ctx, "x") },
