@@ -94,23 +94,10 @@ func (s *SessionStore) Update(ctx context.Context, id string, change func(*mcp.S
 		}
 		return err
 	}
-	for range maxUpdateTries {
-		err := s.rdb.Watch(ctx, txf, key)
-		var fe *fnError
-		switch {
-		case err == nil:
-			return out, nil
-		case errors.Is(err, redis.TxFailedErr):
-			continue // saved meanwhile: read again
-		case errors.As(err, &fe):
-			return nil, fe.err
-		case errors.Is(err, mcp.ErrNoSession):
-			return nil, err
-		default:
-			return nil, unavailable("update session", err)
-		}
+	if err := watchUpdate(ctx, s.rdb, key, txf, mcp.ErrNoSession, "update session", id); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("redisstore: update session %q: still contended after %d tries", id, maxUpdateTries)
+	return out, nil
 }
 
 // Delete implements mcp.SessionStore.

@@ -156,23 +156,35 @@ func (s *TaskStore) Update(ctx context.Context, id string, fn func(*tasks.Record
 		}
 		return err
 	}
+	if err := watchUpdate(ctx, s.rdb, key, txf, tasks.ErrNotFound, "update task", id); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// watchUpdate runs txf, an optimistic read-change-write of key, under
+// WATCH until it commits, again each time another client changed key in
+// between (at most maxUpdateTries times). The error of the change itself
+// (an fnError) is returned as it is, as is one wrapping notFound; any
+// other means Redis is unavailable.
+func watchUpdate(ctx context.Context, rdb redis.UniversalClient, key string, txf func(*redis.Tx) error, notFound error, op, id string) error {
 	for range maxUpdateTries {
-		err := s.rdb.Watch(ctx, txf, key)
+		err := rdb.Watch(ctx, txf, key)
 		var fe *fnError
 		switch {
 		case err == nil:
-			return out, nil
+			return nil
 		case errors.Is(err, redis.TxFailedErr):
 			continue // changed meanwhile: read again
 		case errors.As(err, &fe):
-			return nil, fe.err
-		case errors.Is(err, tasks.ErrNotFound):
-			return nil, err
+			return fe.err
+		case errors.Is(err, notFound):
+			return err
 		default:
-			return nil, unavailable("update task", err)
+			return unavailable(op, err)
 		}
 	}
-	return nil, fmt.Errorf("redisstore: update task %q: still contended after %d tries", id, maxUpdateTries)
+	return fmt.Errorf("redisstore: %s %q: still contended after %d tries", op, id, maxUpdateTries)
 }
 
 // fnError carries the error of Update's fn, so that it is returned as is.
