@@ -214,8 +214,14 @@ func (ss *ServerSession) save(ctx context.Context) error {
 	if err := ss.store.Save(ctx, ss.State()); err != nil {
 		return ss.storeDown("save", err)
 	}
-	_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.InstanceID()})
+	ss.announce(ctx)
 	return nil
+}
+
+// announce tells the other processes that the session's state changed, so
+// that their copies read it again.
+func (ss *ServerSession) announce(ctx context.Context) {
+	ss.server.publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id})
 }
 
 // update changes the session's state (change runs with ss.mu held) and
@@ -240,7 +246,7 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 		})
 		switch {
 		case err == nil:
-			_ = ss.server.notifier.Publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id, Origin: ss.server.InstanceID()})
+			ss.announce(ctx)
 			return nil
 		case !errors.Is(err, ErrNoSession):
 			return ss.storeDown("update", err)

@@ -399,17 +399,27 @@ func (h *Handler) lookup(id string) *session {
 }
 
 // principal returns the caller of r ("" without HandlerOptions.Principal).
-func (h *Handler) principal(r *http.Request) string {
-	if h.opts.Principal == nil {
-		return ""
-	}
-	return h.opts.Principal(r)
-}
+func (h *Handler) principal(r *http.Request) string { return callerOf(h.opts.Principal, r) }
 
 // permits reports whether the caller of r may use a session created by
 // owner.
 func (h *Handler) permits(r *http.Request, owner string) bool {
-	return h.opts.Principal == nil || h.opts.Principal(r) == owner
+	return permitted(h.opts.Principal, r, owner)
+}
+
+// callerOf names the caller of r with principal, a Principal option; ""
+// when it is nil.
+func callerOf(principal func(*http.Request) string, r *http.Request) string {
+	if principal == nil {
+		return ""
+	}
+	return principal(r)
+}
+
+// permitted reports whether the caller of r, named by principal, may use a
+// session created by owner: always when principal is nil.
+func permitted(principal func(*http.Request) string, r *http.Request, owner string) bool {
+	return principal == nil || principal(r) == owner
 }
 
 // errForbiddenSession answers a request for another principal's session.

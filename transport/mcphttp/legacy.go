@@ -270,7 +270,7 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 			"too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions already; close one or try again later")
 		return
 	}
-	s := &sseSession{h: h, id: rand.Text(), client: client, principal: h.principal(r),
+	s := &sseSession{h: h, id: rand.Text(), client: client, principal: callerOf(h.opts.Principal, r),
 		in: make(chan *jsonrpc.Message, 4), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
 	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Principal: s.principal})
@@ -316,14 +316,6 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// principal returns the caller of r ("" without SSEHandlerOptions.Principal).
-func (h *SSEHandler) principal(r *http.Request) string {
-	if h.opts.Principal == nil {
-		return ""
-	}
-	return h.opts.Principal(r)
-}
-
 // clientKey names the client of r for MaxSessionsPerClient.
 func (h *SSEHandler) clientKey(r *http.Request) string {
 	if h.opts.ClientKey != nil {
@@ -362,7 +354,7 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		errSessionNotFound(w, jsonrpc.ID{})
 		return
 	}
-	if h.opts.Principal != nil && h.opts.Principal(r) != s.principal {
+	if !permitted(h.opts.Principal, r, s.principal) {
 		h.log.Warn("mcphttp: refusing a POST to another principal's HTTP+SSE session", "session", sid)
 		errForbiddenSession(w, jsonrpc.ID{})
 		return
