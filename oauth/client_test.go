@@ -112,15 +112,8 @@ func TestDiscoveryOrder(t *testing.T) {
 			as := newFakeAS(t, tt.prefix)
 			as.metaPath = tt.metaPath
 			rs := newFakeRS(t, as)
-			c, err := New(rs.URL(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := send(t, c, http.MethodPost, rs.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			c := mustNew(t, rs.URL(), nil)
+			sendOK(t, c, http.MethodPost, rs.URL())
 			var probes []string
 			for _, r := range as.log() {
 				if strings.Contains(r, ".well-known") {
@@ -141,10 +134,7 @@ func TestFlow(t *testing.T) {
 	as := newFakeAS(t, "")
 	rs := newFakeRS(t, as)
 	rs.inHeader = false // found at the path-based well-known URL
-	c, err := New(rs.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, rs.URL(), nil)
 	for range 2 {
 		resp, err := send(t, c, http.MethodPost, rs.URL())
 		if err != nil {
@@ -192,28 +182,17 @@ func TestFlow(t *testing.T) {
 func TestStepUp(t *testing.T) {
 	as := newFakeAS(t, "")
 	rs := newFakeRS(t, as)
-	c, err := New(rs.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	c := mustNew(t, rs.URL(), nil)
+	sendOK(t, c, http.MethodPost, rs.URL())
 	rs.needScope = "mcp:write"
-	resp, err = send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	if n := len(as.authReq); n != 2 || !strings.Contains(as.authReq[1].Get("scope"), "mcp:write") {
 		t.Fatalf("authorizations %d, last scope %q", n, as.authReq[n-1].Get("scope"))
 	}
 	// Now the server wants a scope the AS never grants: no endless loop.
 	rs.needScope = "mcp:admin"
 	as.deny = "mcp:admin"
-	_, err = send(t, c, http.MethodPost, rs.URL())
+	_, err := send(t, c, http.MethodPost, rs.URL())
 	if err == nil {
 		t.Fatal("no error for a scope never granted")
 	}
@@ -245,11 +224,8 @@ func TestRefusals(t *testing.T) {
 			as := newFakeAS(t, "")
 			rs := newFakeRS(t, as)
 			tt.setup(as, rs)
-			c, err := New(rs.URL(), &Config{MaxResponseBytes: 64 << 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = send(t, c, http.MethodPost, rs.URL())
+			c := mustNew(t, rs.URL(), &Config{MaxResponseBytes: 64 << 10})
+			_, err := send(t, c, http.MethodPost, rs.URL())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
 			}
@@ -273,11 +249,8 @@ func TestRedirectElsewhere(t *testing.T) {
 		http.Redirect(w, r, strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)+r.URL.Path, http.StatusFound)
 	}))
 	defer redirector.Close()
-	c, err := New(rs.URL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.getJSON(context.Background(), redirector.URL+"/.well-known/x", nil, &ServerMetadata{})
+	c := mustNew(t, rs.URL(), nil)
+	err := c.getJSON(context.Background(), redirector.URL+"/.well-known/x", nil, &ServerMetadata{})
 	if err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Fatalf("err = %v", err)
 	}
@@ -290,11 +263,7 @@ func TestPreRegisteredIssuerChosen(t *testing.T) {
 	rs := newFakeRS(t, as)
 	rs.extraAS = []string{"https://first.example"}
 	c, _ := New(rs.URL(), &Config{ClientID: "me", ClientSecret: "x", ClientIssuer: as.Issuer()})
-	resp, err := send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	if len(as.authReq) != 1 || as.authReq[0].Get("client_id") != "me" {
 		t.Errorf("authorization requests %v", as.authReq)
 	}
@@ -303,10 +272,7 @@ func TestPreRegisteredIssuerChosen(t *testing.T) {
 func TestPreRegisteredOtherIssuer(t *testing.T) {
 	as := newFakeAS(t, "")
 	rs := newFakeRS(t, as)
-	c, err := New(rs.URL(), &Config{ClientID: "me", ClientSecret: "x", ClientIssuer: "https://other.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, rs.URL(), &Config{ClientID: "me", ClientSecret: "x", ClientIssuer: "https://other.example"})
 	if _, err := send(t, c, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "pre-registered") {
 		t.Fatalf("err = %v", err)
 	}
@@ -322,11 +288,7 @@ func TestTokenEndpointAuth(t *testing.T) {
 			as.authMeths = []string{m}
 			rs := newFakeRS(t, as)
 			c, _ := New(rs.URL(), nil)
-			resp, err := send(t, c, http.MethodPost, rs.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			sendOK(t, c, http.MethodPost, rs.URL())
 			hdr, form := as.tokenHdr[0].Get("Authorization"), as.tokenReq[0]
 			got := "none"
 			switch {
@@ -413,11 +375,7 @@ func TestFileStorePersists(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tokens.json")
 	for range 2 {
 		c, _ := New(rs.URL(), &Config{Store: NewFileStore(path)})
-		resp, err := send(t, c, http.MethodPost, rs.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		sendOK(t, c, http.MethodPost, rs.URL())
 	}
 	if len(as.authReq) != 1 {
 		t.Errorf("%d logins, want 1", len(as.authReq))
@@ -430,20 +388,12 @@ func TestRefreshOn401(t *testing.T) {
 	as := newFakeAS(t, "")
 	rs := newFakeRS(t, as)
 	c, _ := New(rs.URL(), nil)
-	resp, err := send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	rs.reject(c.Token(context.Background()).AccessToken)
 	c.mu.Lock()
 	c.tok.issued = time.Time{} // as if it had served for a while
 	c.mu.Unlock()
-	resp, err = send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	if len(as.authReq) != 1 || len(as.tokenReq) != 2 {
 		t.Fatalf("%d logins, %d token requests; want 1 and 2", len(as.authReq), len(as.tokenReq))
 	}
@@ -459,20 +409,12 @@ func TestMigration(t *testing.T) {
 	as2 := newFakeAS(t, "")
 	rs := newFakeRS(t, as1)
 	c, _ := New(rs.URL(), nil)
-	resp, err := send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	rs.mu.Lock()
 	rs.as = as2
 	rs.mu.Unlock()
 	rs.reject(c.Token(context.Background()).AccessToken)
-	resp, err = send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	if len(as2.authReq) != 1 || len(as2.tokenReq) != 1 {
 		t.Fatalf("AS2 saw %d logins and %d token requests", len(as2.authReq), len(as2.tokenReq))
 	}
@@ -646,15 +588,8 @@ func TestClientCredentials(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			as := newFakeAS(t, "")
 			rs := newFakeRS(t, as)
-			c, err := New(rs.URL(), &tt.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := send(t, c, http.MethodPost, rs.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			c := mustNew(t, rs.URL(), &tt.cfg)
+			sendOK(t, c, http.MethodPost, rs.URL())
 			if len(as.authReq) != 0 || len(as.tokenReq) != 1 {
 				t.Fatalf("%d logins, %d token requests", len(as.authReq), len(as.tokenReq))
 			}
@@ -675,10 +610,7 @@ func TestJWTBearerNoRetry(t *testing.T) {
 	as := newFakeAS(t, "")
 	as.refuse = "invalid_grant"
 	rs := newFakeRS(t, as)
-	c, err := New(rs.URL(), &Config{Grant: JWTBearer, Assertion: func(context.Context) (string, error) { return "a.b.c", nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, rs.URL(), &Config{Grant: JWTBearer, Assertion: func(context.Context) (string, error) { return "a.b.c", nil }})
 	for range 2 {
 		if _, err := send(t, c, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
 			t.Fatalf("err = %v", err)
@@ -710,11 +642,7 @@ func TestEnterpriseManaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := send(t, c, http.MethodPost, rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	sendOK(t, c, http.MethodPost, rs.URL())
 	want := url.Values{"grant_type": {grantTokenExchange}, "requested_token_type": {tokenTypeIDJAG}, "audience": {as.Issuer()},
 		"resource": {rs.URL()}, "subject_token": {"the-id-token"}, "subject_token_type": {tokenTypeIDToken}, "client_id": {"idp-app"}}
 	if !reflect.DeepEqual(idpForm, want) {
@@ -735,16 +663,9 @@ func TestDPoPFlow(t *testing.T) {
 	as := newFakeAS(t, "")
 	as.dpop = true
 	rs := newFakeRS(t, as)
-	c, err := New(rs.URL(), &Config{DPoP: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, rs.URL(), &Config{DPoP: true})
 	for range 2 {
-		resp, err := send(t, c, http.MethodPost, rs.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		sendOK(t, c, http.MethodPost, rs.URL())
 	}
 	if as.tokenHdr[0].Get("DPoP") == "" {
 		t.Error("token request without a DPoP proof")
@@ -815,11 +736,7 @@ func TestLegacyServer(t *testing.T) {
 			}))
 			defer srv.Close()
 			c, _ := New(srv.URL+"/mcp", nil)
-			resp, err := send(t, c, http.MethodPost, srv.URL+"/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			sendOK(t, c, http.MethodPost, srv.URL+"/mcp")
 			mu.Lock()
 			defer mu.Unlock()
 			joined := strings.Join(paths, " ")

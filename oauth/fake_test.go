@@ -284,3 +284,23 @@ func send(t *testing.T, c *Client, method, u string) (*http.Response, error) {
 		resp.Body.Close()
 	}
 }
+
+// mustNew is New, failing the test on error.
+func mustNew(t *testing.T, serverURL string, cfg *Config) *Client {
+	t.Helper()
+	c, err := New(serverURL, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sendOK is send, failing the test on error; the response is discarded.
+func sendOK(t *testing.T, c *Client, method, u string) {
+	t.Helper()
+	resp, err := send(t, c, method, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
