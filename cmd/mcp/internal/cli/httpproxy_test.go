@@ -192,20 +192,7 @@ func TestProxyHTTPRefuses(t *testing.T) {
 // TestProxyHTTPSessionEnds: DELETE ends the session and its upstream.
 func TestProxyHTTPSessionEnds(t *testing.T) {
 	url := startHTTPProxy(t, everythingBin)
-	post := func(sid, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
+	post := func(sid, body string) *http.Response { return postTo(t, url, sid, body) }
 	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -340,20 +327,7 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 // stream of the request that asked for it, not on the newest one.
 func TestProxyHTTPProgressToItsRequest(t *testing.T) {
 	url := startHTTPProxy(t, "env", "MCP_CLI_TEST_SERVER=progress", os.Args[0])
-	post := func(sid, body string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
+	post := func(sid, body string) *http.Response { return postTo(t, url, sid, body) }
 	resp := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	io.Copy(io.Discard, resp.Body)
@@ -387,4 +361,21 @@ func TestProxyHTTPProgressToItsRequest(t *testing.T) {
 			t.Errorf("stream %s", b)
 		}
 	}
+}
+
+// postTo POSTs body to the Streamable HTTP endpoint url, in session sid
+// when it is not "", accepting JSON and SSE answers.
+func postTo(t *testing.T, url, sid, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
