@@ -462,13 +462,21 @@ func TestHeadlessUserAgentRedirects(t *testing.T) {
 	}
 }
 
+// TestLoopbackUserAgent: the browser's visit to the redirect URL hands the
+// code over, and the browser gets the whole page even though Authorize
+// returns (and the listener goes) as soon as the code is in.
 func TestLoopbackUserAgent(t *testing.T) {
+	page := make(chan string, 1)
 	ua := &LoopbackUserAgent{Open: func(authURL string) error {
 		go func() {
 			resp, err := http.Get(authURL)
-			if err == nil {
-				resp.Body.Close()
+			if err != nil {
+				page <- err.Error()
+				return
 			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			page <- fmt.Sprint(resp.StatusCode, " ", string(b), err)
 		}()
 		return nil
 	}}
@@ -480,6 +488,9 @@ func TestLoopbackUserAgent(t *testing.T) {
 	q, err := ua.Authorize(context.Background(), redirect+"?code=abc&state=xyz")
 	if err != nil || q.Get("code") != "abc" || q.Get("state") != "xyz" {
 		t.Fatalf("got %v, %v", q, err)
+	}
+	if got := <-page; !strings.HasPrefix(got, "200 Authorization complete") || !strings.HasSuffix(got, "<nil>") {
+		t.Errorf("the browser got %q", got)
 	}
 	// A listener started for a login that never happens can be released.
 	if _, err := ua.RedirectURL(context.Background()); err != nil {

@@ -155,17 +155,31 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 				http.NotFound(w, r)
 				return
 			}
+			// The page goes out before the code is handed on: once it is,
+			// Authorize returns and the server shuts down.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte("Authorization complete; you may close this window.\n"))
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
 			select {
 			case got <- r.URL.Query():
 			default:
 			}
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = w.Write([]byte("Authorization complete; you may close this window.\n"))
 		}),
 	}
 	done := make(chan struct{})
 	go func() { defer close(done); _ = srv.Serve(ln) }()
-	defer func() { _ = srv.Close(); <-done }()
+	defer func() {
+		// Shutdown lets the callback's response finish; a browser that
+		// holds its connection open does not hold up the return for long.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
+		<-done
+	}()
 	open := l.Open
 	if open == nil {
 		open = OpenBrowser
