@@ -757,3 +757,44 @@ func TestLegacyServer(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopbackUserAgentIgnoresForgedCallbacks: callbacks without the
+// authorization's state (missing, wrong, repeated) get an error page and do
+// not end the wait; the real one then does.
+func TestLoopbackUserAgentIgnoresForgedCallbacks(t *testing.T) {
+	forged := make(chan []string, 1)
+	ua := &LoopbackUserAgent{Timeout: time.Minute, Open: func(authURL string) error {
+		redirect, _, _ := strings.Cut(authURL, "?")
+		go func() {
+			var statuses []string
+			for _, q := range []string{"?code=evil&state=wrong", "?code=evil", "?code=evil&state=real&state=wrong", "?code=evil&state=REAL"} {
+				resp, err := http.Get(redirect + q)
+				if err != nil {
+					statuses = append(statuses, err.Error())
+					continue
+				}
+				resp.Body.Close()
+				statuses = append(statuses, resp.Status)
+			}
+			forged <- statuses
+			resp, err := http.Get(redirect + "?code=good&state=real")
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}}
+	redirect, err := ua.RedirectURL(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ua.Authorize(context.Background(), redirect+"?state=real")
+	if err != nil || q.Get("code") != "good" {
+		t.Fatalf("got %v, %v", q, err)
+	}
+	for _, s := range <-forged {
+		if s != "400 Bad Request" {
+			t.Errorf("a forged callback got %q", s)
+		}
+	}
+}

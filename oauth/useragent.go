@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -94,6 +95,9 @@ func (h *HeadlessUserAgent) Authorize(ctx context.Context, authURL string) (url.
 // LoopbackUserAgent is the UserAgent for people: it listens on a loopback
 // address, opens the authorization URL in the browser and waits for the
 // browser to come back to http://127.0.0.1:PORT/callback (RFC 8252 §7.3).
+// A callback whose state is not the authorization's (from another process
+// on the machine, or a page in the browser) gets an error page and the
+// wait goes on, until the real answer or the timeout.
 type LoopbackUserAgent struct {
 	// Addr is the listening address. Default 127.0.0.1:0 (any free port).
 	Addr string
@@ -147,12 +151,24 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 	ln := l.ln
 	l.ln = nil // the next authorization listens afresh
 	l.mu.Unlock()
+	state, err := stateOf(authURL)
+	if err != nil {
+		return nil, err
+	}
 	got := make(chan url.Values, 1)
 	srv := &http.Server{
 		ReadHeaderTimeout: 10 * time.Second,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/callback" {
 				http.NotFound(w, r)
+				return
+			}
+			q := r.URL.Query()
+			if st := q["state"]; state != "" && (len(st) != 1 || subtle.ConstantTimeCompare([]byte(st[0]), []byte(state)) != 1) {
+				// Anyone on this machine, or a page in the browser, can
+				// call the listener: only the answer to this authorization
+				// ends the wait.
+				http.Error(w, "This is not the answer to the pending authorization: ignored.", http.StatusBadRequest)
 				return
 			}
 			// The page goes out before the code is handed on: once it is,
@@ -163,7 +179,7 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 				f.Flush()
 			}
 			select {
-			case got <- r.URL.Query():
+			case got <- q:
 			default:
 			}
 		}),
@@ -201,6 +217,16 @@ func (l *LoopbackUserAgent) Authorize(ctx context.Context, authURL string) (url.
 	case <-t.C:
 		return nil, errors.New("oauth: timed out waiting for the browser")
 	}
+}
+
+// stateOf returns the state parameter of an authorization URL, "" if it
+// has none.
+func stateOf(authURL string) (string, error) {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return "", fmt.Errorf("oauth: authorization URL: %w", err)
+	}
+	return u.Query().Get("state"), nil
 }
 
 // OpenBrowser opens the http(s) URL u in the system's browser (with open,
