@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -796,5 +797,25 @@ func TestLoopbackUserAgentIgnoresForgedCallbacks(t *testing.T) {
 		if s != "400 Bad Request" {
 			t.Errorf("a forged callback got %q", s)
 		}
+	}
+}
+
+// TestResourceMetadataOtherOrigin: a resource_metadata URL of another
+// origin (here another port of this machine) is never fetched; discovery
+// goes to the server's well-known URL instead.
+func TestResourceMetadataOtherOrigin(t *testing.T) {
+	var hits atomic.Int32
+	victim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer victim.Close()
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	rs.prmURL = victim.URL + "/admin/purge?all=1"
+	c := mustNew(t, rs.URL(), nil)
+	sendOK(t, c, http.MethodPost, rs.URL())
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the URL of another origin was fetched %d times", n)
 	}
 }

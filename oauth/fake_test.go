@@ -178,6 +178,7 @@ type fakeRS struct {
 	as        *fakeAS
 	resource  string   // PRM resource; default the server's /mcp URL
 	inHeader  bool     // resource_metadata in the challenge
+	prmURL    string   // the resource_metadata named ("" = its own)
 	needScope string   // tokens must carry this scope ("" = any)
 	extraAS   []string // listed in the PRM before the AS
 
@@ -225,7 +226,11 @@ func (s *fakeRS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"resource": res, "authorization_servers": append(append([]string(nil), s.extraAS...), as.Issuer())})
 	case "/mcp":
 		auth := r.Header.Get("Authorization")
-		prm := `resource_metadata="` + s.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+		prmURL := s.prmURL
+		if prmURL == "" {
+			prmURL = s.srv.URL + "/.well-known/oauth-protected-resource/mcp"
+		}
+		prm := `resource_metadata="` + prmURL + `"`
 		if !s.inHeader {
 			prm = `realm="mcp"`
 		}

@@ -156,7 +156,15 @@ func (c *Client) getJSON(ctx context.Context, raw string, extra http.Header, v a
 // challenge's resource_metadata if any, else the path-based well-known URL,
 // else the root one. It returns errNotFound when there is none (a server of
 // the 2025-03-26 revision).
+//
+// A resource_metadata URL of another origin than the server's is ignored:
+// the server's metadata is the server's to serve, and a 401 must not make
+// the client fetch whatever URL it names (an internal service, another
+// port of this machine).
 func (c *Client) fetchPRM(ctx context.Context, fromChallenge string) (*ProtectedResourceMetadata, error) {
+	if u, err := url.Parse(fromChallenge); err != nil || !sameOrigin(u, c.server) {
+		fromChallenge = ""
+	}
 	var urls []string
 	if fromChallenge != "" {
 		urls = []string{fromChallenge}
