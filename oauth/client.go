@@ -76,9 +76,11 @@ type Config struct {
 	Grant Grant
 
 	// ClientID and ClientSecret are pre-registered credentials; when set,
-	// no registration takes place. ClientIssuer, if set, is the issuer they
-	// belong to: another authorization server is refused rather than
-	// given them.
+	// no registration takes place. They belong to one authorization
+	// server, and no other is ever given them: ClientIssuer if set, else
+	// the first one they are used with, a pin kept in the Store (so that a
+	// FileStore keeps it across runs). A server that later names another
+	// authorization server gets an error, not the credentials.
 	ClientID, ClientSecret, ClientIssuer string
 	// PrivateKey, with a ClientID, authenticates the client with
 	// private_key_jwt; SigningAlgorithm defaults to what suits the key.
@@ -162,7 +164,8 @@ type Client struct {
 	asMeta  map[string]*ServerMetadata
 	asNonce map[string]string
 	rsNonce string
-	final   error // a JWTBearer refusal: no retry
+	final   error  // a JWTBearer refusal: no retry
+	pinned  string // the issuer of the pre-registered credentials, once known
 }
 
 // New returns a Client for the MCP server at serverURL.
@@ -480,7 +483,7 @@ func (c *Client) discover(ctx context.Context, ch Challenge) (*target, error) {
 		return nil, err
 	}
 	issuer := prm.AuthorizationServers[0]
-	if i := c.cfg.ClientIssuer; i != "" && slices.Contains(prm.AuthorizationServers, i) {
+	if i := c.clientIssuer(ctx); i != "" && slices.Contains(prm.AuthorizationServers, i) {
 		issuer = i // the one the pre-registered credentials are for
 	}
 	tg := &target{issuer: issuer, resource: prm.Resource, prm: prm,

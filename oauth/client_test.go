@@ -819,3 +819,33 @@ func TestResourceMetadataOtherOrigin(t *testing.T) {
 		t.Errorf("the URL of another origin was fetched %d times", n)
 	}
 }
+
+// TestPreRegisteredPinned: pre-registered credentials without ClientIssuer
+// belong to the first authorization server they are used with. When the
+// server moves to another, that one gets neither the credentials nor the
+// tokens, in this Client or a later one on the same Store.
+func TestPreRegisteredPinned(t *testing.T) {
+	as1 := newFakeAS(t, "")
+	as2 := newFakeAS(t, "")
+	rs := newFakeRS(t, as1)
+	store := NewFileStore(filepath.Join(t.TempDir(), "tokens.json"))
+	cfg := &Config{Grant: ClientCredentials, ClientID: "me", ClientSecret: "s3cret", Store: store}
+	c := mustNew(t, rs.URL(), cfg)
+	sendOK(t, c, http.MethodPost, rs.URL())
+	rs.mu.Lock()
+	rs.as = as2
+	rs.mu.Unlock()
+	rs.reject(c.Token(context.Background()).AccessToken)
+	if _, err := send(t, c, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "pre-registered") {
+		t.Fatalf("after the move: %v", err)
+	}
+	later := mustNew(t, rs.URL(), cfg)
+	if _, err := send(t, later, http.MethodPost, rs.URL()); err == nil || !strings.Contains(err.Error(), "pre-registered") {
+		t.Fatalf("a later client: %v", err)
+	}
+	as2.mu.Lock()
+	defer as2.mu.Unlock()
+	if len(as2.tokenReq) != 0 || len(as2.authReq) != 0 {
+		t.Errorf("AS2 got %d token and %d authorization requests", len(as2.tokenReq), len(as2.authReq))
+	}
+}

@@ -20,8 +20,8 @@ import (
 func (c *Client) identity(ctx context.Context, tg *target, redirect string) (*registration, error) {
 	m := tg.meta
 	if c.cfg.ClientID != "" {
-		if c.cfg.ClientIssuer != "" && c.cfg.ClientIssuer != tg.issuer {
-			return nil, fmt.Errorf("oauth: the pre-registered client is for %q, but the server's authorization server is %q", c.cfg.ClientIssuer, tg.issuer)
+		if err := c.pin(ctx, tg.issuer); err != nil {
+			return nil, err
 		}
 		r := &registration{ClientID: c.cfg.ClientID, ClientSecret: c.cfg.ClientSecret}
 		switch {
@@ -50,6 +50,49 @@ func (c *Client) identity(ctx context.Context, tg *target, redirect string) (*re
 		return nil, fmt.Errorf("oauth: no client identity for %q: not pre-registered, and it offers neither client metadata documents nor registration", tg.issuer)
 	}
 	return c.register(ctx, tg, redirect)
+}
+
+// pinKey is the Store entry of the issuer the pre-registered credentials
+// were first used with.
+func (c *Client) pinKey() string { return "client issuer " + c.server.String() + " " + c.cfg.ClientID }
+
+// clientIssuer returns the issuer of the pre-registered credentials:
+// ClientIssuer, else the one they were first used with, "" before that.
+func (c *Client) clientIssuer(ctx context.Context) string {
+	if c.cfg.ClientID == "" {
+		return ""
+	}
+	if c.cfg.ClientIssuer != "" {
+		return c.cfg.ClientIssuer
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pinned == "" {
+		if b, err := c.store.Load(ctx, c.pinKey()); err == nil {
+			c.pinned = string(b)
+		}
+	}
+	return c.pinned
+}
+
+// pin refuses to use the pre-registered credentials with any issuer but
+// theirs; the first use without ClientIssuer decides it, and the Store
+// remembers it.
+func (c *Client) pin(ctx context.Context, issuer string) error {
+	want := c.clientIssuer(ctx)
+	if want == "" {
+		c.mu.Lock()
+		c.pinned = issuer
+		c.mu.Unlock()
+		if err := c.store.Save(ctx, c.pinKey(), []byte(issuer)); err != nil {
+			return fmt.Errorf("oauth: remembering the issuer of the pre-registered client: %w", err)
+		}
+		return nil
+	}
+	if want != issuer {
+		return fmt.Errorf("oauth: the pre-registered client is for %q, but the server's authorization server is %q: its credentials are not sent there", want, issuer)
+	}
+	return nil
 }
 
 // register performs dynamic client registration (RFC 7591).

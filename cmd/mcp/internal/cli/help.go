@@ -186,6 +186,8 @@ default 5m) for the browser to come back to a listener on 127.0.0.1;
 authorization server unless --client-id names a registered client. With
 --client-id and --client-secret it logs in without a person (the client
 credentials grant), and later commands obtain new tokens the same way.
+The --client-* values go only to the authorization server the login used:
+if the server later names another, commands fail until you log in again.
 --dpop makes a key and binds the tokens to it (DPoP, RFC 9449) where the
 authorization server supports that, so a copied token is of no use
 without the key; the key is stored with the tokens.

@@ -33,9 +33,12 @@ import (
 // directory is 0700 and each file 0600, written whole and renamed into
 // place. Each file is an oauth.FileStore: the server's token (with its
 // refresh token), the client's registration at the authorization server,
-// and how mcp login logged in (loginKey), so that every later command for
-// that URL refreshes or obtains tokens the same way through one
-// oauth.Client, and writes them back to the same file.
+// how mcp login logged in (loginKey), and, for --client-id, the issuer
+// those credentials were first used with (oauth pins pre-registered
+// credentials to it), so that every later command for that URL refreshes
+// or obtains tokens the same way through one oauth.Client, writes them
+// back to the same file, and never gives the credentials to another
+// authorization server the MCP server names later.
 
 // loginKey is the entry of a server's file that records the login.
 const loginKey = "mcp login"

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,5 +375,63 @@ func TestLoginDPoP(t *testing.T) {
 	}
 	if code, _, errs := mcpRun(t, ctx, "ping", url); code == ExitOK || !strings.Contains(errs, "DPoP key") {
 		t.Errorf("ping with a public key stored: exit %d, %s", code, errs)
+	}
+}
+
+// TestLoginCredentialsPinned: the client secret given to mcp login goes to
+// the authorization server the login used and to no other. When the
+// server later names another one, later commands fail rather than post
+// the secret there.
+func TestLoginCredentialsPinned(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as1, err := authtest.Start(&authtest.Options{Scopes: []string{"mcp"}, Clients: []authtest.Client{{ID: "robot", Secret: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as1.Close()
+	as2, err := authtest.Start(&authtest.Options{Scopes: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as2.Close()
+	var moved atomic.Bool
+	var rs1, rs2 *auth.ResourceServer
+	url := serveHTTP(t, mustEverything(t), func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rs := rs1
+			if moved.Load() {
+				rs = rs2
+			}
+			rs.Wrap(h).ServeHTTP(w, r)
+		})
+	})
+	newRS := func(as *authtest.Server) *auth.ResourceServer {
+		v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: url, JWKSURL: as.JWKSURL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := auth.New(auth.Options{Resource: url, AuthorizationServers: []string{as.Issuer}, Verifier: v, Scopes: []string{"mcp"}, ScopesSupported: []string{"mcp"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	rs1, rs2 = newRS(as1), newRS(as2)
+
+	if code, _, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "s3cret", url); code != ExitOK {
+		t.Fatalf("login: exit %d, %s", code, errs)
+	}
+	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
+		t.Fatalf("ping: exit %d, %s", code, errs)
+	}
+	moved.Store(true)
+	if code, _, errs := mcpRun(t, ctx, "tools", url); code == ExitOK || !strings.Contains(errs, "pre-registered") {
+		t.Errorf("tools after the move: exit %d, %s", code, errs)
+	}
+	if reqs := as2.TokenRequests(); len(reqs) != 0 {
+		t.Errorf("the other authorization server got token requests %v", reqs)
 	}
 }
