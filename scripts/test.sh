@@ -184,21 +184,40 @@ conformance() {
 	return $rc
 }
 
-# conformance_authtest runs the authorization-server metadata scenario
-# against auth/authtest (the suite's other one, authorization-code-grant,
-# needs a browser).
+# conformance_authtest runs the suite's two authorization-server scenarios
+# against auth/authtest. authorization-code-grant reads the metadata
+# scenario's result of the same run (alone, with --scenario, it always fails
+# with "Invalid authorization server metadata"), so the two run together;
+# and it waits for a browser, which this plays: it fetches the printed
+# authorization URL, which authtest, approving at once, redirects to the
+# suite's callback listener.
 conformance_authtest() {
-	local bin=$1 pid issuer rc=0
+	local bin=$1 pid cpid issuer port url rc=0
 	go build -o "$bin/authtest-server" ./auth/authtest/cmd/authtest-server || return 1
-	"$bin/authtest-server" -http 127.0.0.1:0 >"$bin/authtest.out" &
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$bin/authtest-server" -http 127.0.0.1:0 -clients "conformance::http://127.0.0.1:$port/callback" >"$bin/authtest.out" &
 	pid=$!
 	for _ in $(seq 50); do
 		issuer=$(sed -n 's/^issuer //p' "$bin/authtest.out")
 		[[ -n $issuer ]] && break
 		sleep 0.1
 	done
-	echo "--- authorization-server scenario authorization-server-metadata-endpoint (auth/authtest at $issuer)"
-	"$CONFORMANCE" authorization --url "$issuer" --scenario authorization-server-metadata-endpoint -o "$bin/as-results" || rc=1
+	echo "--- authorization-server scenarios authorization-server-metadata-endpoint, authorization-code-grant (auth/authtest at $issuer)"
+	"$CONFORMANCE" authorization --url "$issuer" --client-id conformance --port "$port" -o "$bin/as-results" >"$bin/as.out" 2>&1 &
+	cpid=$!
+	for _ in $(seq 100); do
+		grep -q '^Callback server started' "$bin/as.out" && break
+		sleep 0.1
+	done
+	url=$(grep -m1 "^$issuer/authorize?" "$bin/as.out")
+	if [[ -n $url ]]; then
+		python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10).read()' "$url" || {
+			rc=1
+			kill "$cpid" 2>/dev/null
+		}
+	fi
+	wait "$cpid" || rc=1
+	cat "$bin/as.out"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	return $rc

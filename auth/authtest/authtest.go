@@ -8,8 +8,10 @@
 // and metadata at the RFC 8414 and OpenID well-known paths. Access tokens
 // are JWTs (RFC 9068) signed with an ES256 key made at start, or opaque.
 //
-// It keeps everything in memory, bounded, and is not meant for production:
-// it has no users, no consent and no TLS.
+// It keeps everything in memory, bounded, and is for tests only: it has no
+// users, no consent and no TLS, and anyone who can reach it can register
+// any redirect URI and get a code for its fixed user. Start serves it on a
+// loopback port; never serve it where others can reach it.
 package authtest
 
 import (

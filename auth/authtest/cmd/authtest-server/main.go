@@ -3,13 +3,18 @@
 // conformance suite's authorization-server scenarios, a manual run of an
 // MCP client against `everything-server -auth-issuer`). It prints
 // "issuer URL" on its first line of output and serves until interrupted.
-// Not for production: it approves every authorization at once.
+//
+// It is for tests only: it approves every authorization at once as its
+// fixed user, and anyone who reaches it can register any redirect URI and
+// get a code. So it listens on loopback addresses only (127.0.0.1, ::1,
+// localhost); -allow-remote lets it listen elsewhere, with a warning.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -26,11 +31,36 @@ func main() {
 	scopes := flag.String("scopes", "", "space-separated `scopes` the server knows (empty: any)")
 	path := flag.String("path", "", "give the issuer this `path` (\"/tenant1\"), to test discovery")
 	clients := flag.String("clients", "", "pre-registered clients, `id:secret:redirect,...` (secret and redirect may be empty)")
+	allowRemote := flag.Bool("allow-remote", false, "listen on a non-loopback address too: anyone who reaches it gets codes for its user")
 	flag.Parse()
+	if err := checkAddr(*addr, *allowRemote, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "authtest-server:", err)
+		os.Exit(2)
+	}
 	if err := run(*addr, *path, *scopes, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "authtest-server:", err)
 		os.Exit(1)
 	}
+}
+
+// checkAddr refuses a listening address that is not loopback unless
+// allowRemote, and warns when it is allowed. The address is judged as
+// written, before listening: a host name other than localhost, or none
+// (all interfaces), is not loopback.
+func checkAddr(addr string, allowRemote bool, stderr io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	if strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	if !allowRemote {
+		return fmt.Errorf("refusing to listen on %q, not a loopback address: this test server approves every authorization, for any redirect URI (-allow-remote to do it anyway)", addr)
+	}
+	fmt.Fprintf(stderr, "authtest-server: WARNING: listening on %q, not a loopback address: anyone who reaches it can register a client and get codes and tokens for its user. For tests only.\n", addr)
+	return nil
 }
 
 func run(addr, path, scopes, clients string) error {
