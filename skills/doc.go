@@ -3,12 +3,14 @@
 // Skills (directories holding a SKILL.md) as skill:// resources, and a host
 // lists them, loads them and reads their files with every byte verified.
 //
-// The server side is a Server: it indexes a directory tree (any fs.FS),
-// then Register adds skills/list, skills/get, optionally
-// resources/directory/read, and the skill files as resources to an
-// *mcp.Server. Only regular files inside the tree are ever served;
-// symbolic links are not followed and no URI names anything the index does
-// not hold, so no request reaches outside the tree.
+// The server side is a Server: it indexes a directory tree (any fs.FS;
+// NewDirServer for a directory on disk), then Register adds skills/list,
+// skills/get, optionally resources/directory/read, and the skill files as
+// resources to an *mcp.Server. Only regular files inside the tree are ever
+// served; symbolic links are not followed and no URI names anything the
+// index does not hold, so no request reaches outside the tree. NewDirServer
+// opens files through an os.Root, so that holds even while links are
+// swapped into the tree as a file is read.
 //
 // The client side is a Host: it lists entries (never fetching a file),
 // loads a skill by reading its SKILL.md and checking size, digest and

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -89,6 +90,8 @@ type fileEntry struct {
 // a SKILL.md without frontmatter holding a name (equal to its directory's
 // name, and following the Agent Skills naming rules) and a description,
 // or a skill over the extension's limits (MaxResources, MaxTotalSize).
+// For a directory on disk use NewDirServer, which keeps every open inside
+// it.
 func NewServer(fsys fs.FS, opts *Options) (*Server, error) {
 	s := &Server{fsys: fsys}
 	if opts != nil {
@@ -108,6 +111,26 @@ func NewServer(fsys fs.FS, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.idx.Store(idx)
+	return s, nil
+}
+
+// NewDirServer is NewServer for the directory dir on disk, read through an
+// os.Root: no file outside dir is ever opened, even while symbolic links
+// are being swapped into its tree. Prefer it to NewServer(os.DirFS(dir)),
+// whose opens follow links, so that a link swapped in between the
+// server's check and its open (a dynamic skill's generator, another user
+// with write access to the tree) could serve a file from elsewhere. The
+// directory stays open for the life of the Server.
+func NewDirServer(dir string, opts *Options) (*Server, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
+	}
+	s, err := NewServer(root.FS(), opts)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -328,22 +351,27 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 // readFile reads an indexed file, refusing it if a symbolic link has taken
 // the place of the file or of a directory above it, if it is no longer a
 // regular file, or (unless dynamic) if its bytes no longer match the index.
+//
+// The links are looked for before the open and again after it, when the
+// file opened must be the one the path names without links: a link
+// swapped in just for the open is caught. Only an os.Root (NewDirServer)
+// makes that certain, since the two looks are not one atomic step.
 func (s *Server) readFile(f *fileEntry) ([]byte, error) {
-	if lfs, ok := s.fsys.(fs.ReadLinkFS); ok {
-		for p := f.path; p != "."; p = path.Dir(p) {
-			fi, err := lfs.Lstat(p)
-			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-				return nil, invalidParams("No skill file is served at %s", pathURI(f.path))
-			}
-		}
+	notServed := invalidParams("No skill file is served at %s", pathURI(f.path))
+	if _, err := s.linkFree(f.path); err != nil {
+		return nil, notServed
 	}
 	file, err := s.fsys.Open(f.path)
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "reading %s: %v", pathURI(f.path), err)
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, invalidParams("No skill file is served at %s", pathURI(f.path))
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, notServed
+	}
+	if named, err := s.linkFree(f.path); err != nil || named != nil && !sameFile(fi, named) {
+		return nil, notServed
 	}
 	limit := f.size
 	if f.dynamic {
@@ -357,6 +385,40 @@ func (s *Server) readFile(f *fileEntry) ([]byte, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s changed since the skills were indexed", pathURI(f.path))
 	}
 	return data, nil
+}
+
+// linkFree checks that no element of p is a symbolic link, where the file
+// system can tell (fs.ReadLinkFS), and returns what p names (nil where it
+// cannot tell).
+func (s *Server) linkFree(p string) (fs.FileInfo, error) {
+	lfs, ok := s.fsys.(fs.ReadLinkFS)
+	if !ok {
+		return nil, nil
+	}
+	var named fs.FileInfo
+	for q := p; q != "."; q = path.Dir(q) {
+		fi, err := lfs.Lstat(q)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fs.ErrInvalid
+		}
+		if named == nil {
+			named = fi
+		}
+	}
+	return named, nil
+}
+
+// sameFile reports whether a and b are one file; file systems whose
+// FileInfos carry no identity (in memory) have nothing to compare, and
+// pass.
+func sameFile(a, b fs.FileInfo) bool {
+	if !os.SameFile(a, a) {
+		return true
+	}
+	return os.SameFile(a, b)
 }
 
 func digestOf(b []byte) string {
