@@ -81,12 +81,12 @@ func (c *Client) clientIssuer(ctx context.Context) string {
 func (c *Client) pin(ctx context.Context, issuer string) error {
 	want := c.clientIssuer(ctx)
 	if want == "" {
-		c.mu.Lock()
-		c.pinned = issuer
-		c.mu.Unlock()
 		if err := c.store.Save(ctx, c.pinKey(), []byte(issuer)); err != nil {
 			return fmt.Errorf("oauth: remembering the issuer of the pre-registered client: %w", err)
 		}
+		c.mu.Lock()
+		c.pinned = issuer
+		c.mu.Unlock()
 		return nil
 	}
 	if want != issuer {
