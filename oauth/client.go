@@ -121,7 +121,7 @@ type Token struct {
 	Issuer       string    `json:"issuer"`
 	Resource     string    `json:"resource"`
 
-	refreshed bool      // obtained by refreshing: a refusal calls for a login
+	refreshed bool      // obtained by refreshing: a refusal before its expiry calls for a login
 	issued    time.Time // when a login (not a refresh) obtained it
 }
 
@@ -421,7 +421,7 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	if t != nil && t.Issuer == tg.issuer && !t.issued.IsZero() && time.Since(t.issued) < freshRefusal && !expired {
 		return false, fmt.Errorf("oauth: the server refused the token that %s issued moments ago", tg.issuer)
 	}
-	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && !t.refreshed {
+	if t != nil && t.Issuer == tg.issuer && t.RefreshToken != "" && (!t.refreshed || expired) {
 		if _, err := c.refresh(ctx, t); err == nil {
 			return true, nil
 		}

@@ -849,3 +849,35 @@ func TestPreRegisteredPinned(t *testing.T) {
 		t.Errorf("AS2 got %d token and %d authorization requests", len(as2.tokenReq), len(as2.authReq))
 	}
 }
+
+// TestRefreshedTokenExpired: a token obtained by refreshing that the
+// server refuses as it expires (a short lifetime, the resource server's
+// clock ahead, a slow machine) is refreshed again, not replaced by a new
+// login; one refused while still valid still calls for a login.
+func TestRefreshedTokenExpired(t *testing.T) {
+	as := newFakeAS(t, "")
+	rs := newFakeRS(t, as)
+	c := mustNew(t, rs.URL(), nil)
+	sendOK(t, c, http.MethodPost, rs.URL())
+	refuse := func(expiry time.Time) {
+		rs.reject(c.Token(context.Background()).AccessToken)
+		c.mu.Lock()
+		c.tok.issued = time.Time{} // as if it had served for a while
+		if !expiry.IsZero() {
+			c.tok.Expiry = expiry
+		}
+		c.mu.Unlock()
+	}
+	refuse(time.Time{})
+	sendOK(t, c, http.MethodPost, rs.URL()) // refreshed
+	refuse(time.Now().Add(time.Second))     // about to expire
+	sendOK(t, c, http.MethodPost, rs.URL())
+	if len(as.authReq) != 1 || len(as.tokenReq) != 3 || as.tokenReq[2].Get("grant_type") != "refresh_token" {
+		t.Fatalf("%d logins, %d token requests; want 1 and 3, the last a refresh", len(as.authReq), len(as.tokenReq))
+	}
+	refuse(time.Time{}) // valid for an hour
+	sendOK(t, c, http.MethodPost, rs.URL())
+	if len(as.authReq) != 2 {
+		t.Errorf("%d logins after a valid refreshed token was refused, want 2", len(as.authReq))
+	}
+}
