@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gomcp/sdk/internal/origin"
 )
 
 // Grant selects how a Client obtains tokens.
@@ -186,15 +188,7 @@ func New(serverURL string, cfg *Config) (*Client, error) {
 		base = c.cfg.HTTPClient
 	}
 	hc := *base
-	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("oauth: too many redirects")
-		}
-		if !sameOrigin(req.URL, via[0].URL) {
-			return fmt.Errorf("oauth: refusing redirect from %s to another origin (%s)", via[0].URL.Redacted(), req.URL.Redacted())
-		}
-		return nil
-	}
+	hc.CheckRedirect = origin.CheckRedirect("oauth", 5, nil)
 	c.hc = &hc
 	c.ua = c.cfg.UserAgent
 	if c.ua == nil {

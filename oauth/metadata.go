@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/gomcp/sdk/internal/origin"
 )
 
 // ProtectedResourceMetadata is the RFC 9728 document a resource server
@@ -84,22 +86,7 @@ func isLoopback(host string) bool {
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
-}
-
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch strings.ToLower(u.Scheme) {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
+func sameOrigin(a, b *url.URL) bool { return origin.Same(a, b) }
 
 // readBounded reads at most max bytes of resp.Body and closes it.
 func readBounded(resp *http.Response, max int64) ([]byte, error) {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomcp/sdk/internal/origin"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -24,11 +25,16 @@ type ClientOptions struct {
 	// HTTPClient sends the requests. Default http.DefaultClient. For
 	// servers that need OAuth, set Authorizer (package oauth) rather than
 	// a Transport that adds a fixed token. Its Timeout, if any, must allow
-	// for long SSE streams.
+	// for long SSE streams. The transport uses a copy whose CheckRedirect
+	// refuses a redirect to another origin (scheme, host and port) before
+	// consulting the original's: the request would take Header and the
+	// Authorizer's credentials with it. A Transport of your own that adds
+	// credentials must keep them to their origin itself.
 	HTTPClient *http.Client
 
 	// Header is added to every request (for example Authorization, or a
-	// custom header the server expects).
+	// custom header the server expects). It never follows a redirect to
+	// another origin (see HTTPClient).
 	Header http.Header
 
 	// MaxMessageBytes bounds one incoming message (a JSON body or one SSE
@@ -133,6 +139,9 @@ func newClientCore(opts *ClientOptions) *clientCore {
 			c.log = opts.Logger
 		}
 	}
+	hc := *c.hc
+	hc.CheckRedirect = origin.CheckRedirect("mcphttp", 10, c.hc.CheckRedirect)
+	c.hc = &hc
 	c.bg, c.cancel = context.WithCancel(context.Background())
 	return c
 }

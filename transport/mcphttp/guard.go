@@ -4,10 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -34,120 +31,6 @@ const (
 	// MaxSessions and refuses a new session.
 	CodeServerBusy = -32000
 )
-
-// originPolicy implements the DNS-rebinding protection shared by both
-// handlers: checks on the Host and Origin headers.
-type originPolicy struct {
-	hosts   []string // lower case; "*" allows any
-	origins []string // lower case, no trailing slash; "*" allows any
-}
-
-func newOriginPolicy(hosts, origins []string) originPolicy {
-	var p originPolicy
-	for _, h := range hosts {
-		p.hosts = append(p.hosts, strings.ToLower(strings.TrimSpace(h)))
-	}
-	for _, o := range origins {
-		p.origins = append(p.origins, strings.TrimSuffix(strings.ToLower(strings.TrimSpace(o)), "/"))
-	}
-	return p
-}
-
-// check returns "" when r may proceed, or why it is refused.
-//
-// Host: allowed when it matches an allowed host (an entry without a port
-// matches any port). Without a list, a server that received r on a loopback
-// address accepts only loopback names (localhost, 127.0.0.1, [::1], any
-// port): a DNS-rebinding attack reaches such a server under the attacker's
-// host name. A server on another address accepts any Host.
-//
-// Origin: requests without one (non-browser clients) pass. Otherwise it must
-// match an allowed origin; without a list, it must be a loopback origin when
-// the server is on loopback, or else have the same host as the request.
-func (p *originPolicy) check(r *http.Request) string {
-	loopback := onLoopback(r)
-	host := strings.ToLower(r.Host)
-	if !p.hostAllowed(host, loopback) {
-		return "forbidden: Host " + quoteHeader(r.Host) + " is not allowed"
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return ""
-	}
-	if !p.originAllowed(strings.ToLower(origin), host, loopback) {
-		return "forbidden: Origin " + quoteHeader(origin) + " is not allowed"
-	}
-	return ""
-}
-
-func (p *originPolicy) hostAllowed(host string, loopback bool) bool {
-	if len(p.hosts) == 0 {
-		return !loopback || isLoopbackHost(host)
-	}
-	name := hostName(host)
-	for _, h := range p.hosts {
-		// An entry without a port matches the name on any port.
-		if h == "*" || h == host || (!hasPort(h) && hostName(h) == name) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *originPolicy) originAllowed(origin, host string, loopback bool) bool {
-	if len(p.origins) > 0 {
-		for _, o := range p.origins {
-			if o == "*" || o == origin {
-				return true
-			}
-		}
-		return false
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return false // includes the opaque origin "null"
-	}
-	if loopback {
-		return isLoopbackHost(u.Host)
-	}
-	return u.Host == host
-}
-
-// onLoopback reports whether r arrived on a loopback address of this server.
-func onLoopback(r *http.Request) bool {
-	switch addr := r.Context().Value(http.LocalAddrContextKey).(type) {
-	case *net.TCPAddr:
-		return addr.IP.IsLoopback()
-	case net.Addr:
-		ap, err := netip.ParseAddrPort(addr.String())
-		return err == nil && ap.Addr().Unmap().IsLoopback()
-	}
-	return false
-}
-
-// isLoopbackHost reports whether host (with or without a port) names this
-// machine's loopback interface.
-func isLoopbackHost(host string) bool {
-	name := hostName(host)
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(name)
-	return err == nil && a.Unmap().IsLoopback()
-}
-
-// hostName strips the port and IPv6 brackets from a host.
-func hostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-}
-
-func hasPort(host string) bool {
-	_, _, err := net.SplitHostPort(host)
-	return err == nil
-}
 
 // quoteHeader quotes a header value for an error message, bounded in size.
 func quoteHeader(v string) string {

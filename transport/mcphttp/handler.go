@@ -75,11 +75,14 @@ type HandlerOptions struct {
 	Principal func(*http.Request) string
 
 	// AllowedHosts lists the Host header values accepted ("name" matches
-	// any port, "name:port" only that port, "*" anything). Empty means: a
-	// server listening on a loopback address accepts only localhost,
-	// 127.0.0.1 and [::1] (any port), which defeats DNS-rebinding attacks;
-	// a server on another address accepts any Host. Behind a reverse proxy
-	// on the same machine, list the public name here.
+	// any port, "name:port" only that port). Empty means, decided for
+	// each request from the local address it arrived on: on a loopback
+	// address, only localhost, 127.0.0.1 and [::1] (any port); on any
+	// other address, IP addresses and localhost but no other DNS name.
+	// Either way a page whose DNS name an attacker rebinds to this server
+	// is refused (403). A server reached by a DNS name (behind a reverse
+	// proxy, in a container, on a network) must list that name here; "*"
+	// accepts any Host, which turns the DNS-rebinding protection off.
 	AllowedHosts []string
 
 	// AllowedOrigins lists the Origin header values accepted from browsers

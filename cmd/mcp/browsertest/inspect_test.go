@@ -275,3 +275,36 @@ func TestInspectWithoutServer(t *testing.T) {
 		chromedp.WaitVisible(css(`button.tool[data-name="greet"]`)),
 	)
 }
+
+// TestInspectElicitationURL: the page makes a URL-mode elicitation's URL a
+// link only when it is http or https. The mcp process already refuses the
+// others; here the page is handed them directly, as if it had not.
+func TestInspectElicitationURL(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "mcp"), "serve")
+	ctx := browser(t, url)
+	do(t, ctx, waitText("#status", "gomcp demo server"))
+	const script = `(() => {
+  const urls = {901: "javascript:document.title='pwned'", 902: " JavaScript:alert(1)",
+    903: "data:text/html,<script>alert(1)</script>", 904: "file:///etc/passwd", 905: "https://example.com/login"};
+  for (const [id, url] of Object.entries(urls)) showElicit(Number(id), {mode: "url", message: "m" + id, url});
+  return JSON.stringify(Object.keys(urls).map((id) => {
+    const c = document.querySelector('.question.elicit[data-id="' + id + '"]');
+    return {id, links: [...c.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+      refused: !!c.querySelector(".refused-url"), done: !!c.querySelector("button.accept")};
+  }));
+})()`
+	ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	got, err := chromedp.Run(ectx, chromedp.Evaluate[string](script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"id":"901","links":[],"refused":true,"done":false},` +
+		`{"id":"902","links":[],"refused":true,"done":false},` +
+		`{"id":"903","links":[],"refused":true,"done":false},` +
+		`{"id":"904","links":[],"refused":true,"done":false},` +
+		`{"id":"905","links":["https://example.com/login"],"refused":false,"done":true}]`
+	if got != want {
+		t.Errorf("cards:\n got %s\nwant %s", got, want)
+	}
+}

@@ -274,9 +274,11 @@ type invocation struct {
 	version  string
 	argsJSON string
 	outDir   string
-	addr     string // inspect --addr
-	httpAddr string // proxy --http
-	inShell  bool   // a line of mcp shell: no target
+	addr     string   // inspect --addr
+	httpAddr string   // proxy --http
+	remote   bool     // proxy --allow-remote: --http may listen off loopback
+	hosts    listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
+	inShell  bool     // a line of mcp shell: no target
 	tf       targetFlags
 	pos      []string          // the positional arguments
 	kv       map[string]string // KEY=VALUE pairs
@@ -306,6 +308,8 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if name == "proxy" {
 		fs.StringVar(&inv.httpAddr, "http", "", "")
+		fs.BoolVar(&inv.remote, "allow-remote", false, "")
+		fs.Var(&inv.hosts, "allow-host", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
 	if name == "inspect" {

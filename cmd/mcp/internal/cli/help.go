@@ -117,7 +117,7 @@ Checks that the server answers (server/discover on a 2026-07-28 server).
 --json: {"ok": true, "milliseconds": 3}
 `,
 	"proxy": `usage: mcp proxy [--stdio] [flags] TARGET...
-       mcp proxy --http ADDR [flags] TARGET...
+       mcp proxy --http ADDR [--allow-remote] [--allow-host NAME]... [flags] TARGET...
 
 Relays every message, unchanged and in both directions (the server's own
 requests and notifications too), between a client and TARGET.
@@ -135,8 +135,17 @@ HTTP at http://ADDR/mcp (port 0 picks a free port; the first line on
 stdout is "listening on http://HOST:PORT/mcp"). Each session, opened by an
 initialize request, gets its own connection to TARGET (its own process for
 a command); DELETE ends it, and at 64 sessions a new one ends the one
-idle the longest. Requests from another site's page (an Origin
-that is not the proxy's) are refused.
+idle the longest.
+
+The proxy has no authentication: whoever reaches it drives TARGET, with
+the credentials -H gives it. So ADDR must be a loopback address (such as
+127.0.0.1:8080) unless --allow-remote is given, which prints a warning.
+Requests from another site's page (an Origin that is not the proxy's)
+are refused, and so are Host names an attacker could rebind to the
+proxy's address (DNS rebinding): on loopback only localhost, 127.0.0.1
+and [::1] pass; elsewhere IP addresses and localhost. --allow-host NAME
+(repeatable; NAME matches any port, NAME:PORT one, * anything) replaces
+those defaults, for clients that reach the proxy by a DNS name.
 
 Both eras pass. To an HTTP target, a 2026-07-28 request (server/discover,
 no session) goes with the standard headers it needs (MCP-Protocol-Version,

@@ -9,13 +9,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // Bounds of proxy --http.
@@ -40,18 +40,17 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if _, err := openStream(inv.target, &inv.tf, io.Discard); err != nil { // check the target before listening
 		return usageError{err}
 	}
-	ln, err := net.Listen("tcp", inv.httpAddr)
+	addr, err := inv.listenAddr()
+	if err != nil {
+		return err
+	}
+	ln, err := net.ListenTCP("tcp", addr)
 	if err != nil {
 		return connectError{err}
 	}
 	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
-	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
-		p.loopback = true
-	}
 	defer p.closeAll()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", p)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: p.handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(inv.stdout, "listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -68,6 +67,36 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	return nil
 }
 
+// listenAddr resolves --http. Anyone who can reach the proxy drives the
+// target with whatever credentials -H gives it, and the proxy has no
+// authentication of its own: an address off loopback (all interfaces, as
+// ":PORT", included) is refused unless --allow-remote says so, and then
+// comes with a warning.
+func (inv *invocation) listenAddr() (*net.TCPAddr, error) {
+	addr, err := net.ResolveTCPAddr("tcp", inv.httpAddr)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--http %s: %w", inv.httpAddr, err)}
+	}
+	if addr.IP != nil && addr.IP.IsLoopback() {
+		return addr, nil
+	}
+	if !inv.remote {
+		return nil, usageError{fmt.Errorf("--http %s is not a loopback address: other machines could drive the target, with its -H credentials, and the proxy has no authentication; give --allow-remote to listen there anyway, or listen on 127.0.0.1", inv.httpAddr)}
+	}
+	fmt.Fprintf(inv.stderr, "mcp proxy: warning: listening on %s, off loopback, without authentication: whoever reaches it drives the target with its -H credentials\n", inv.httpAddr)
+	return addr, nil
+}
+
+// handler serves p at /mcp behind the Host and Origin checks of mcphttp,
+// made for each request from the address it arrived on: a page from
+// another site, or a name rebound to the proxy's address (DNS rebinding),
+// must not drive the target.
+func (p *httpProxy) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcphttp.CheckHosts(p, p.inv.hosts, nil))
+	return mux
+}
+
 // httpProxy is the HTTP side of proxy --http.
 type httpProxy struct {
 	inv      *invocation
@@ -77,7 +106,6 @@ type httpProxy struct {
 	closed   bool
 	idle     []jsonrpc.Stream        // upstreams free for stateless requests
 	busy     map[jsonrpc.Stream]bool // upstreams serving a stateless request
-	loopback bool                    // listening on a loopback address: only loopback Host names
 	book     headerBook              // x-mcp-header annotations of the tools listed through the proxy
 }
 
@@ -126,25 +154,6 @@ func (s *proxyStream) send(m *jsonrpc.Message) bool {
 func (s *proxyStream) finish() { s.once.Do(func() { close(s.end) }) }
 
 func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// A page from another site must not drive local servers.
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || u.Host != r.Host {
-			http.Error(w, "Origin not allowed", http.StatusForbidden)
-			return
-		}
-	}
-	// Nor a name rebound to a loopback address (DNS rebinding).
-	if p.loopback {
-		host := r.Host
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			http.Error(w, "Host not allowed", http.StatusForbidden)
-			return
-		}
-	}
 	switch r.Method {
 	case http.MethodPost:
 		p.post(w, r)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -378,4 +379,72 @@ func postTo(t *testing.T, url, sid, body string) *http.Response {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// proxy --http refuses an address off loopback (all interfaces included)
+// unless --allow-remote is given, and then warns.
+func TestProxyHTTPLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{":0", "0.0.0.0:0", "[::]:0", "192.0.2.1:0"} {
+		var stderr strings.Builder
+		code := Run(context.Background(), []string{"proxy", "--http", addr, everythingBin}, strings.NewReader(""), io.Discard, &stderr)
+		if code != ExitUsage || !strings.Contains(stderr.String(), "--allow-remote") {
+			t.Errorf("--http %s: exit %d, %q; want a usage error naming --allow-remote", addr, code, stderr.String())
+		}
+	}
+	// Resolved, not listened on: the tests stay on loopback.
+	var stderr strings.Builder
+	inv := &invocation{httpAddr: "0.0.0.0:0", remote: true, stderr: &stderr}
+	if _, err := inv.listenAddr(); err != nil || !strings.Contains(stderr.String(), "warning") {
+		t.Errorf("--allow-remote: %v, stderr %q; want a warning", err, stderr.String())
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		stderr.Reset()
+		inv := &invocation{httpAddr: addr, stderr: &stderr}
+		if _, err := inv.listenAddr(); err != nil || stderr.Len() > 0 {
+			t.Errorf("--http %s: %v, stderr %q", addr, err, stderr.String())
+		}
+	}
+}
+
+// The proxy checks Host and Origin for each request from the address it
+// arrived on, as mcphttp does: here a listener off loopback (simulated, as
+// the tests stay on loopback) refuses a rebound DNS name.
+func TestProxyHTTPHostOffLoopback(t *testing.T) {
+	pub := &net.TCPAddr{IP: net.IPv4(172, 17, 0, 2), Port: 8080}
+	for _, tc := range []struct {
+		hosts        []string
+		host, origin string
+		want         int // 400: past the check, to the missing session
+	}{
+		{nil, "evil.example:8080", "http://evil.example:8080", 403},
+		{nil, "evil.example", "", 403},
+		{nil, "172.17.0.2:8080", "", 400},
+		{nil, "localhost:8080", "http://localhost:8080", 400},
+		{nil, "172.17.0.2:8080", "http://evil.example", 403},
+		{[]string{"myhost"}, "myhost:8080", "http://myhost:8080", 400},
+		{[]string{"myhost"}, "evil.example", "", 403},
+	} {
+		p := &httpProxy{inv: &invocation{stderr: io.Discard, hosts: tc.hosts}, sessions: map[string]*proxySession{}}
+		h := p.handler()
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, pub)))
+		}))
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Host = tc.host
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("--allow-host %q, Host %s, Origin %q: %d, want %d (%s)", tc.hosts, tc.host, tc.origin, resp.StatusCode, tc.want, body)
+		}
+		ts.Close()
+		p.closeAll()
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -296,8 +297,13 @@ func (in *inspector) ask(ctx context.Context, kind string, params any) (json.Raw
 	}
 }
 
-// elicit lets the page fill in the server's form.
+// elicit lets the page fill in the server's form, or show its link.
 func (in *inspector) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if req.Params.Mode == mcp.ElicitModeURL && !isWebURL(req.Params.URL) {
+		// The page would make it a link for the user to click: a server
+		// must not get a javascript:, data: or file: URL there.
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: the inspector opens only http and https URLs")
+	}
 	a, err := in.ask(ctx, "elicit", req.Params)
 	if err != nil {
 		return nil, err
@@ -307,6 +313,12 @@ func (in *inspector) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.E
 		return nil, err
 	}
 	return &res, nil
+}
+
+// isWebURL reports whether s is an absolute http or https URL.
+func isWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
 // sample lets the page's user write the model's reply.

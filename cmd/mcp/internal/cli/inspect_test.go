@@ -266,3 +266,43 @@ func TestInspectorStartsWithoutServer(t *testing.T) {
 		t.Errorf("state after connecting elsewhere: %v", st)
 	}
 }
+
+// A URL-mode elicitation reaches the page only with an http or https URL,
+// which the page makes a link: a javascript: (or data:, file:) URL from a
+// server is refused before it gets there.
+func TestInspectorElicitationURLSchemes(t *testing.T) {
+	in := &inspector{inv: &invocation{stderr: io.Discard}, token: "t", asks: map[int]chan json.RawMessage{}}
+	_, feed := in.hub.subscribe()
+	defer in.hub.unsubscribe(feed)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel() // the page never answers: ask returns once it has published
+	for u, shown := range map[string]bool{
+		"https://example.com/login":         true,
+		"http://127.0.0.1:8080/x":           true,
+		"javascript:alert(1)":               false,
+		"JavaScript:alert(1)":               false,
+		"data:text/html,<script>1</script>": false,
+		"file:///etc/passwd":                false,
+		"//example.com/login":               false,
+		"https:relative":                    false,
+		"":                                  false,
+	} {
+		_, err := in.elicit(cancelled, &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "go", URL: u}})
+		var got bool // an elicit event, then (cancelled) an answered one
+	drain:
+		for {
+			select {
+			case e := <-feed:
+				got = got || e.Kind == "elicit"
+			default:
+				break drain
+			}
+		}
+		if got != shown {
+			t.Errorf("%q: shown to the page %v, want %v", u, got, shown)
+		}
+		if !shown && (err == nil || !strings.Contains(err.Error(), "http and https")) {
+			t.Errorf("%q: %v, want a refusal", u, err)
+		}
+	}
+}

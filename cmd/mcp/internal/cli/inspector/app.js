@@ -349,11 +349,27 @@ async function answer(id, result, card) {
   }
 }
 
+// webURL returns s as an absolute http: or https: URL, or null: a link
+// the server names must not run script (javascript:) or open local files.
+function webURL(s) {
+  try {
+    const u = new URL(s);
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
 function showElicit(id, p) {
   const card = el("div", {class: "question elicit", "data-id": id}, el("h3", {text: "The server asks"}), el("p", {class: "desc", text: p.message}));
   if (p.mode === "url") {
-    card.append(el("p", {}, "Open: ", el("a", {href: p.url, target: "_blank", rel: "noopener noreferrer", text: p.url})));
-    card.append(el("button", {type: "button", class: "accept", text: "Done", onclick: () => answer(id, {action: "accept"}, card)}));
+    const href = webURL(p.url);
+    if (href) {
+      card.append(el("p", {}, "Open: ", el("a", {href, target: "_blank", rel: "noopener noreferrer", text: href})));
+      card.append(el("button", {type: "button", class: "accept", text: "Done", onclick: () => answer(id, {action: "accept"}, card)}));
+    } else {
+      card.append(el("p", {class: "error refused-url"}, "Not a web link, not opened: ", el("code", {text: String(p.url)})));
+    }
   } else {
     const form = objectForm(p.requestedSchema);
     const f = el("form", {}, ...form.nodes, el("button", {type: "submit", class: "accept", text: "Accept"}));
