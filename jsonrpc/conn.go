@@ -118,7 +118,9 @@ type ConnOptions struct {
 	// error, the batch is not dispatched: it is answered with that single
 	// error response (id null) and reported to OnReject. A protocol that
 	// allows batches only in some revisions (MCP: only in 2025-03-26) uses
-	// it to refuse them in the others.
+	// it to refuse them in the others. On a BatchGate stream, the stream
+	// asks it, before decoding the batch's elements, and OnReject sees the
+	// refused batch as an invalid message carrying the error.
 	Batches func() *Error
 
 	// OnDone, if set, is called once when the connection has ended, after
@@ -318,6 +320,10 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		h = HandlerFunc(func(_ context.Context, m *Message) (any, error) {
 			return nil, Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
 		})
+	}
+	if g, ok := s.(BatchGate); ok && opts.Batches != nil {
+		g.GateBatches(opts.Batches)
+		opts.Batches = nil // decided where batches are decoded
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{

@@ -1,0 +1,199 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// tinyBatch returns a batch of n empty objects, [{},{},...]: three bytes an
+// element, each of which a receiver must answer.
+func tinyBatch(n int) []byte {
+	b := make([]byte, 0, 3*n+1)
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "{}"...)
+	}
+	return append(b, ']')
+}
+
+// allocated returns the bytes the Go heap allocated (in every goroutine)
+// while f ran: an upper bound on the memory f held at its peak.
+func allocated(f func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// maxCostFactor bounds what decoding and answering a wire message may
+// allocate, as a multiple of its size.
+const maxCostFactor = 8
+
+// TestBatchMemoryBounded sends a 4 MiB batch of empty objects, the body of
+// a pre-authentication memory bomb (≈400 bytes allocated per 3-byte
+// element), to Decode and through a Conn: each allocates a small multiple
+// of the body at most, and the Conn answers with one short error.
+func TestBatchMemoryBounded(t *testing.T) {
+	body := tinyBatch(4 << 20 / 3)
+	limit := uint64(maxCostFactor * len(body))
+
+	var m *Message
+	if n := allocated(func() { m = Decode(body) }); n > limit {
+		t.Errorf("Decode allocated %d bytes for a %d-byte batch (%.0f×), want at most %d×", n, len(body), float64(n)/float64(len(body)), maxCostFactor)
+	}
+	if m.Invalid == nil || m.Invalid.Code != CodeInvalidRequest || !m.ID.IsZero() || m.Batch != nil {
+		t.Fatalf("Decode(4 MiB of {}) = %.200s, want one invalid-request error", describe(m))
+	}
+
+	_, peer := newRawConn(t, ConnOptions{Handler: &specServer{}})
+	var reply []byte
+	n := allocated(func() {
+		if err := peer.stream.in.push(item{b: body}); err != nil {
+			t.Fatal(err)
+		}
+		reply = peer.recv()
+	})
+	if n > limit {
+		t.Errorf("a Conn allocated %d bytes to answer a %d-byte batch (%.0f×), want at most %d×", n, len(body), float64(n)/float64(len(body)), maxCostFactor)
+	}
+	if len(reply) > 1024 || !bytes.Contains(reply, []byte(`"id":null`)) || !bytes.Contains(reply, []byte(`-32600`)) {
+		t.Errorf("reply to an oversized batch (%d bytes): %.300s", len(reply), reply)
+	}
+	peer.assertAlive()
+}
+
+// TestDecoderMaxBatch checks the batch bound: DefaultMaxBatch messages
+// decode, one more is refused whole with one error (id null), and a Decoder
+// sets its own bound.
+func TestDecoderMaxBatch(t *testing.T) {
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	batchOf := func(n int) []byte {
+		return []byte("[" + strings.TrimSuffix(strings.Repeat(ping+" , ", n), " , ") + "]")
+	}
+	if m := Decode(batchOf(DefaultMaxBatch)); m.Invalid != nil || len(m.Batch) != DefaultMaxBatch {
+		t.Errorf("a batch of DefaultMaxBatch: %.200s", describe(m))
+	}
+	over := Decode(batchOf(DefaultMaxBatch + 1))
+	if over.Invalid == nil || over.Invalid.Code != CodeInvalidRequest || !over.ID.IsZero() ||
+		!strings.Contains(over.Invalid.Message, strconv.Itoa(DefaultMaxBatch)) {
+		t.Errorf("a batch of DefaultMaxBatch+1: %.200s", describe(over))
+	}
+	d := Decoder{MaxBatch: 2}
+	if m := d.Decode(batchOf(2)); m.Invalid != nil || len(m.Batch) != 2 {
+		t.Errorf("MaxBatch 2, batch of 2: %s", describe(m))
+	}
+	for _, in := range []string{string(batchOf(3)), "[1,2,3]", "[{},{},{}]", " [ [], [], [] ] "} {
+		if m := d.Decode([]byte(in)); m.Invalid == nil || m.Invalid.Code != CodeInvalidRequest || !strings.Contains(m.Invalid.Message, "at most 2") {
+			t.Errorf("MaxBatch 2, %s: %s", in, describe(m))
+		}
+	}
+	// Elements are counted as values, whatever they hold.
+	if m := d.Decode([]byte(`[{"a":[1,2,3]},"x,y]"]`)); m.Invalid != nil || len(m.Batch) != 2 {
+		t.Errorf("MaxBatch 2, two elements with commas and brackets inside: %s", describe(m))
+	}
+}
+
+// TestDecoderBatchesRefusal checks that Decoder.Batches refuses a batch
+// whole, whatever it holds, before its elements are decoded or counted,
+// and is not asked about single messages.
+func TestDecoderBatchesRefusal(t *testing.T) {
+	refusal := NewError(CodeInvalidRequest, "invalid request: no batches in this revision")
+	var asked atomic.Int32
+	d := Decoder{MaxBatch: 1, Batches: func() *Error { asked.Add(1); return refusal }}
+	body := tinyBatch(4 << 20 / 3)
+	var m *Message
+	if n := allocated(func() { m = d.Decode(body) }); n > 4096 {
+		t.Errorf("a refused batch allocated %d bytes", n)
+	}
+	if m.Invalid != refusal || !m.ID.IsZero() || m.Batch != nil {
+		t.Errorf("refused batch: %.200s", describe(m))
+	}
+	if m := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); m.Invalid != nil || m.Method != "ping" {
+		t.Errorf("single message: %s", describe(m))
+	}
+	if m := d.Decode([]byte(`[1,`)); m.Invalid == nil || m.Invalid.Code != CodeParseError {
+		t.Errorf("broken batch: %s, want a parse error", describe(m))
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("Batches asked %d times, want 1 (for the one well-formed batch)", n)
+	}
+}
+
+// TestInvalidElementsShareErrors checks that the invalid elements of a
+// batch share their error values, so that each costs no error of its own.
+func TestInvalidElementsShareErrors(t *testing.T) {
+	m := Decode([]byte(`[{},{},1,"x",{"jsonrpc":"2.0","id":1},{"jsonrpc":"2.0","id":2},{"id":1,"result":{}},{"id":2,"result":{}}]`))
+	if len(m.Batch) != 8 {
+		t.Fatalf("got %s", describe(m))
+	}
+	for i := 0; i < 8; i += 2 {
+		a, b := m.Batch[i], m.Batch[i+1]
+		if a.Invalid == nil || a.Invalid != b.Invalid {
+			t.Errorf("elements %d and %d, invalid for the same reason, have distinct errors: %s, %s", i, i+1, describe(a), describe(b))
+		}
+	}
+	if m.Batch[0].Invalid == m.Batch[6].Invalid || !m.Batch[6].IsInvalidResponse() || m.Batch[0].IsInvalidResponse() {
+		t.Errorf("an invalid response shares the error of an invalid request: %s, %s", describe(m.Batch[0]), describe(m.Batch[6]))
+	}
+}
+
+// gateStream is a wire memStream that decodes like a byte transport with a
+// Decoder, and is a BatchGate.
+type gateStream struct {
+	*memStream
+	dec Decoder
+}
+
+func (s *gateStream) GateBatches(batches func() *Error) { s.dec.Batches = batches }
+
+func (s *gateStream) Read(ctx context.Context) (*Message, error) {
+	it, err := s.in.pop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.dec.Decode(it.b), nil
+}
+
+// TestBatchGate checks that NewConn hands ConnOptions.Batches to a
+// BatchGate stream, which then refuses batches before decoding them, and
+// that the Conn answers the refusal once and reports it to OnReject.
+func TestBatchGate(t *testing.T) {
+	refusal := NewError(CodeInvalidRequest, "invalid request: no batches here")
+	var refuse atomic.Bool
+	var asked atomic.Int32
+	s := &gateStream{memStream: &memStream{in: newQueue(), out: newQueue(), wire: true}}
+	onReject, rejects := rejectRecorder(4)
+	c := NewConn(s, ConnOptions{Handler: &specServer{}, OnReject: onReject, Batches: func() *Error {
+		asked.Add(1)
+		if refuse.Load() {
+			return refusal
+		}
+		return nil
+	}})
+	t.Cleanup(func() { closeConn(t, c) })
+	peer := &rawPeer{t: t, stream: s.memStream}
+	if s.dec.Batches == nil {
+		t.Fatal("NewConn did not hand Batches to the BatchGate")
+	}
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2]}]`
+	assertJSON(t, peer.roundTrip(batch), `[{"jsonrpc":"2.0","id":1,"result":3}]`)
+	refuse.Store(true)
+	assertJSON(t, peer.roundTrip(string(tinyBatch(10000))), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: no batches here"}}`)
+	if r := recvTimeout(t, rejects, "OnReject"); r.err != refusal || r.m.Invalid != refusal {
+		t.Errorf("OnReject(%s, %v), want the refusal", describe(r.m), r.err)
+	}
+	peer.assertAlive()
+	if n := asked.Load(); n != 2 {
+		t.Errorf("Batches asked %d times for two batches, want 2 (by the stream alone)", n)
+	}
+}
