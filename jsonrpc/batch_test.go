@@ -197,3 +197,42 @@ func TestBatchGate(t *testing.T) {
 		t.Errorf("Batches asked %d times for two batches, want 2 (by the stream alone)", n)
 	}
 }
+
+// TestInvalidElementsShareReplies checks that a Conn answers consecutive
+// id-less elements of a batch, invalid for the same reason, with one reply
+// value, while still answering (and counting) each.
+func TestInvalidElementsShareReplies(t *testing.T) {
+	s := &memStream{in: newQueue(), out: newQueue()}
+	c := NewConn(s, ConnOptions{Handler: &specServer{}})
+	t.Cleanup(func() { closeConn(t, c) })
+	in := Decode([]byte(`[{},{},{"jsonrpc":"2.0","id":1},{},1,1,{"jsonrpc":"2.0","id":2,"method":"sum","params":[1]},1]`))
+	if err := s.in.push(item{m: in}); err != nil {
+		t.Fatal(err)
+	}
+	it, err := s.out.pop(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := it.m.Batch
+	if len(r) != 8 {
+		t.Fatalf("reply: %s", describe(it.m))
+	}
+	if r[0] != r[1] || r[3] != r[0] || r[4] != r[5] || r[5] != r[7] {
+		t.Errorf("replies to elements invalid for one reason are distinct values: %s", describe(it.m))
+	}
+	if r[2].ID != Int64ID(1) || r[2] == r[0] || r[4] == r[0] || r[6].ID != Int64ID(2) {
+		t.Errorf("reply: %s", describe(it.m))
+	}
+	assertJSON(t, it.m.AppendJSON(nil), `[`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"jsonrpc\" must be \"2.0\""}},`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"jsonrpc\" must be \"2.0\""}},`+
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: a response must carry exactly one of result and error"}},`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: \"jsonrpc\" must be \"2.0\""}},`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch element must be an object"}},`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch element must be an object"}},`+
+		`{"jsonrpc":"2.0","id":2,"result":1},`+
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batch element must be an object"}}]`)
+	if n := c.Stats().Rejected; n != 7 {
+		t.Errorf("Stats().Rejected = %d, want 7", n)
+	}
+}

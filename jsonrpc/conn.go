@@ -779,11 +779,19 @@ func (c *Conn) Stats() ConnStats {
 
 func (c *Conn) dispatchBatch(elems []*Message) {
 	b := &batch{replies: make([]*Message, len(elems))}
-	b.mu.Lock() // hold until every element is dispatched, so no worker finishes the batch early
+	var same *Message // the reply to the last invalid element without an id
+	b.mu.Lock()       // hold until every element is dispatched, so no worker finishes the batch early
 	for i, m := range elems {
 		switch {
+		case m.Invalid != nil && same != nil && m.ID.IsZero() && same.Error == m.Invalid:
+			// Invalid for the same reason (Decode shares the error):
+			// the same reply, not one more of its own.
+			c.reject(m, m.Invalid)
+			b.replies[i] = same
 		case m.Invalid != nil:
-			b.replies[i] = c.refuseInvalid(m)
+			if b.replies[i] = c.refuseInvalid(m); m.ID.IsZero() {
+				same = b.replies[i]
+			}
 		case m.Method == "":
 			c.deliver(m)
 		case m.ID.IsZero():
