@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 )
 
 // tinyBatch returns a batch of n empty objects, [{},{},...]: three bytes an
@@ -235,4 +236,62 @@ func TestInvalidElementsShareReplies(t *testing.T) {
 	if n := c.Stats().Rejected; n != 7 {
 		t.Errorf("Stats().Rejected = %d, want 7", n)
 	}
+}
+
+// FuzzDecodeBatch checks the batch policy of a Decoder against Decode: a
+// batch of at most MaxBatch messages decodes as Decode decodes it, a larger
+// one is one invalid message (id null), a refused one is the refusal, and
+// anything else is untouched by the policy. It also checks that an element
+// decodes inside a batch as it does alone, and that the invalid elements
+// of a batch share their errors.
+func FuzzDecodeBatch(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Add(tinyBatch(5), uint8(4))
+	f.Add([]byte(`[{"a":"],["},[1,[2]],"\"]"]`), uint8(3))
+	refusal := NewError(CodeInvalidRequest, "invalid request: refused")
+	f.Fuzz(func(t *testing.T, data []byte, max uint8) {
+		limit := int(max%8) + 1
+		full := (&Decoder{MaxBatch: 1 << 30}).Decode(data)
+		capped := (&Decoder{MaxBatch: limit}).Decode(data)
+		refused := (&Decoder{Batches: func() *Error { return refusal }}).Decode(data)
+		isBatch := full.Batch != nil || (full.Invalid == errEmptyBatch)
+		switch {
+		case !isBatch:
+			if !sameShape(capped, full) || !sameShape(refused, full) {
+				t.Fatalf("not a batch, yet the policy changed it: %s / %s / %s", describe(full), describe(capped), describe(refused))
+			}
+		case len(full.Batch) > limit:
+			if capped.Invalid == nil || capped.Invalid.Code != CodeInvalidRequest || !capped.ID.IsZero() || capped.Batch != nil {
+				t.Fatalf("a batch of %d over MaxBatch %d: %s", len(full.Batch), limit, describe(capped))
+			}
+		default:
+			if !sameShape(capped, full) {
+				t.Fatalf("a batch within MaxBatch: %s, want %s", describe(capped), describe(full))
+			}
+		}
+		if isBatch && refused.Invalid != refusal {
+			t.Fatalf("a refused batch: %s", describe(refused))
+		}
+		reasons := map[string]*Error{}
+		for _, e := range full.Batch {
+			if e.Invalid == nil {
+				continue
+			}
+			if r, ok := reasons[e.Invalid.Message]; ok && r != e.Invalid {
+				t.Fatalf("two elements invalid for %q have distinct errors", e.Invalid.Message)
+			}
+			reasons[e.Invalid.Message] = e.Invalid
+		}
+
+		// An element decodes in a batch as it does alone.
+		if d := trimSpace(data); len(d) > 0 && d[0] == '{' && utf8.Valid(d) && validJSON(d) {
+			alone := Decode(d)
+			in := Decode([]byte("[" + string(d) + ", " + string(d) + "]"))
+			if len(in.Batch) != 2 || !sameShape(in.Batch[0], alone) || !sameShape(in.Batch[1], alone) {
+				t.Fatalf("%q: alone %s, in a batch %s", d, describe(alone), describe(in))
+			}
+		}
+	})
 }
