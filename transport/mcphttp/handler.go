@@ -289,7 +289,9 @@ const (
 //   - DELETE forgets the session in both stores and ends every copy.
 //
 // A Handler bounds what one client can hold: the time to send a POST body
-// (BodyReadTimeout), its size (MaxBodyBytes), the sessions of one client
+// (BodyReadTimeout), its size (MaxBodyBytes) and the messages of a batch
+// in it (MaxBatch; a batch is refused before it is decoded where the
+// session's revision has none), the sessions of one client
 // (MaxSessionsPerClient) and of everyone (MaxSessions), the bodies being
 // received at once (MaxBodyBytesInFlight), and the events
 // waiting for a slow reader of a standalone stream (MaxQueuedEvents). The
@@ -649,7 +651,7 @@ func (h *Handler) hear(n *mcp.Notice) {
 			return
 		}
 		if s := h.lookup(n.Session); s != nil {
-			if m := jsonrpc.Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
+			if m := (&jsonrpc.Decoder{MaxBatch: h.opts.MaxBatch}).Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
 				_ = s.deliver(m)
 			}
 		}
