@@ -98,7 +98,9 @@ type HandlerOptions struct {
 	// before its elements are decoded. A batch of more than MaxBatch
 	// messages gets 400 with one error too, its elements counted but not
 	// decoded, so that a body of tiny elements ([{},{},...]) cannot cost
-	// many times its size. Default jsonrpc.DefaultMaxBatch (1,000).
+	// many times its size. Default jsonrpc.DefaultMaxBatch (1,000). Behind
+	// auth.ResourceServer with MethodScopes or ToolScopes, which must read
+	// every method, a batch beyond that default is refused there anyway.
 	MaxBatch int
 
 	// MaxBodyBytesInFlight bounds the bytes of all the POST bodies being
