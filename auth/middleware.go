@@ -313,7 +313,9 @@ func validToken(s string) bool {
 // tools in its body (every message of a batch). The body is read with the
 // jsonrpc package's own decoder and the tool name with the mcp package's,
 // so that the middleware and the server never disagree on what the
-// request is, and put back for h.
+// request is, and put back for h. A batch the decoder refuses whole (empty,
+// or of more than jsonrpc.DefaultMaxBatch messages) gets 400: its methods
+// cannot be known.
 func (rs *ResourceServer) neededScopes(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 	needed := slices.Clone(rs.opts.Scopes)
 	if r.Method != http.MethodPost || len(rs.opts.MethodScopes) == 0 && len(rs.opts.ToolScopes) == 0 {
@@ -337,6 +339,13 @@ func (rs *ResourceServer) neededScopes(w http.ResponseWriter, r *http.Request) (
 		io.Closer
 	}{bytes.NewReader(body), r.Body}
 	msg := jsonrpc.Decode(body)
+	if msg.Invalid != nil && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		// A batch refused whole (empty, or beyond jsonrpc.DefaultMaxBatch
+		// messages) hides its methods: it must not pass on Scopes alone
+		// to a handler that may take a larger batch.
+		http.Error(w, "invalid JSON-RPC batch: "+msg.Invalid.Message, http.StatusBadRequest)
+		return nil, false
+	}
 	msgs := []*jsonrpc.Message{msg}
 	if msg.Batch != nil {
 		msgs = msg.Batch

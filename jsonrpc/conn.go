@@ -118,7 +118,9 @@ type ConnOptions struct {
 	// error, the batch is not dispatched: it is answered with that single
 	// error response (id null) and reported to OnReject. A protocol that
 	// allows batches only in some revisions (MCP: only in 2025-03-26) uses
-	// it to refuse them in the others.
+	// it to refuse them in the others. On a BatchGate stream, the stream
+	// asks it, before decoding the batch's elements, and OnReject sees the
+	// refused batch as an invalid message carrying the error.
 	Batches func() *Error
 
 	// OnDone, if set, is called once when the connection has ended, after
@@ -318,6 +320,10 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		h = HandlerFunc(func(_ context.Context, m *Message) (any, error) {
 			return nil, Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
 		})
+	}
+	if g, ok := s.(BatchGate); ok && opts.Batches != nil {
+		g.GateBatches(opts.Batches)
+		opts.Batches = nil // decided where batches are decoded
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
@@ -773,11 +779,19 @@ func (c *Conn) Stats() ConnStats {
 
 func (c *Conn) dispatchBatch(elems []*Message) {
 	b := &batch{replies: make([]*Message, len(elems))}
-	b.mu.Lock() // hold until every element is dispatched, so no worker finishes the batch early
+	var same *Message // the reply to the last invalid element without an id
+	b.mu.Lock()       // hold until every element is dispatched, so no worker finishes the batch early
 	for i, m := range elems {
 		switch {
+		case m.Invalid != nil && same != nil && m.ID.IsZero() && same.Error == m.Invalid:
+			// Invalid for the same reason (Decode shares the error):
+			// the same reply, not one more of its own.
+			c.reject(m, m.Invalid)
+			b.replies[i] = same
 		case m.Invalid != nil:
-			b.replies[i] = c.refuseInvalid(m)
+			if b.replies[i] = c.refuseInvalid(m); m.ID.IsZero() {
+				same = b.replies[i]
+			}
 		case m.Method == "":
 			c.deliver(m)
 		case m.ID.IsZero():

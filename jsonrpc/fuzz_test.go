@@ -282,6 +282,9 @@ func referenceDecode(data []byte) *Message {
 		if len(elems) == 0 {
 			return invalid(ID{}, "empty batch")
 		}
+		if len(elems) > DefaultMaxBatch {
+			return invalid(ID{}, "too many messages")
+		}
 		batch := make([]*Message, len(elems))
 		for i, e := range elems {
 			if e[0] == '{' {
@@ -296,6 +299,12 @@ func referenceDecode(data []byte) *Message {
 		return invalid(ID{}, "not an object")
 	}
 	return &Message{Invalid: errParse}
+}
+
+// invalid is the reference decoder's invalid message: sameShape compares
+// codes and ids, not the words of the message.
+func invalid(id ID, msg string) *Message {
+	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: " + msg}}
 }
 
 func referenceObject(data []byte) *Message {

@@ -91,6 +91,34 @@ var (
 	errUTF8  = &Error{Code: CodeParseError, Message: "parse error: invalid UTF-8"}
 )
 
+// DefaultMaxBatch is how many messages a batch may hold unless a Decoder
+// says otherwise (Decode uses it). Peers batch a handful of messages; each
+// one costs the receiver a decoded message and an answer, many times the
+// two or three bytes an element such as {} takes on the wire, so the bound
+// keeps what one wire message can cost within a small multiple of its size.
+const DefaultMaxBatch = 1000
+
+// A Decoder decodes wire messages as Decode does, under a batch policy that
+// the transport receiving them decides once: how many messages a batch may
+// hold, and whether batches are accepted at all. A batch is judged before
+// any of its elements is decoded, so a refused one costs one error however
+// many elements it has. The zero Decoder is Decode's: batches of up to
+// DefaultMaxBatch messages.
+type Decoder struct {
+	// MaxBatch bounds the messages of a batch. A batch with more is
+	// returned as one invalid message (CodeInvalidRequest, id null): its
+	// elements are counted, not decoded. Zero or negative means
+	// DefaultMaxBatch.
+	MaxBatch int
+
+	// Batches, if set, is asked whenever a batch arrives, before its
+	// elements are counted. If it returns an error, the batch is returned
+	// as one invalid message carrying that error (id null), so that the
+	// receiver answers it once. A protocol that allows batches only in some
+	// revisions (MCP: only in 2025-03-26) refuses them in the others so.
+	Batches func() *Error
+}
+
 // Decode parses one wire message (an object or a batch array). It never
 // fails: a message that cannot be used comes back with Invalid set, ready to
 // be answered. The returned message does not alias data.
@@ -99,6 +127,13 @@ var (
 // encoding/json), and a repeated envelope member makes the message invalid
 // rather than silently taking one of the values.
 func Decode(data []byte) *Message {
+	var d Decoder
+	return d.Decode(data)
+}
+
+// Decode parses one wire message as the package's Decode does, with d's
+// batch policy.
+func (d *Decoder) Decode(data []byte) *Message {
 	data = trimSpace(data)
 	if len(data) == 0 {
 		return &Message{Invalid: errParse}
@@ -115,28 +150,48 @@ func Decode(data []byte) *Message {
 	case '{':
 		return decodeObject(data)
 	case '[':
-		return decodeBatch(data)
+		return d.decodeBatch(data)
 	}
-	return &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: message must be an object or an array"}}
+	return &Message{Invalid: errNotObject}
 }
 
-func decodeBatch(data []byte) *Message {
-	var batch []*Message
-	for i := skipSpace(data, 1); data[i] != ']'; {
-		end := skipValue(data, i)
-		if data[i] == '{' {
-			batch = append(batch, decodeObject(data[i:end]))
-		} else {
-			batch = append(batch, &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: batch element must be an object"}})
-		}
-		if i = skipSpace(data, end); data[i] == ',' {
-			i = skipSpace(data, i+1)
+func (d *Decoder) decodeBatch(data []byte) *Message {
+	if d.Batches != nil {
+		if e := d.Batches(); e != nil {
+			return &Message{Invalid: e}
 		}
 	}
-	if len(batch) == 0 {
-		return &Message{Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}}
+	n, max := 0, d.MaxBatch
+	if max <= 0 {
+		max = DefaultMaxBatch
+	}
+	for i := skipSpace(data, 1); data[i] != ']'; i = nextElement(data, i) {
+		if n++; n > max {
+			return &Message{Invalid: &Error{Code: CodeInvalidRequest,
+				Message: "invalid request: a batch may hold at most " + strconv.Itoa(max) + " messages"}}
+		}
+	}
+	if n == 0 {
+		return &Message{Invalid: errEmptyBatch}
+	}
+	batch := make([]*Message, 0, n)
+	for i := skipSpace(data, 1); data[i] != ']'; i = nextElement(data, i) {
+		if data[i] == '{' {
+			batch = append(batch, decodeObject(data[i:skipValue(data, i)]))
+		} else {
+			batch = append(batch, &Message{Invalid: errElementNotObject})
+		}
 	}
 	return &Message{Batch: batch}
+}
+
+// nextElement returns the index of the array element after the one at
+// data[i], or of the closing bracket.
+func nextElement(data []byte, i int) int {
+	if i = skipSpace(data, skipValue(data, i)); data[i] == ',' {
+		i = skipSpace(data, i+1)
+	}
+	return i
 }
 
 // parseError describes why data is not JSON. It is only called on the
@@ -150,44 +205,74 @@ func parseError(data []byte) *Error {
 	return errParse
 }
 
-func invalid(id ID, msg string) *Message {
-	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid request: " + msg}}
+// A reason is why a message object is invalid, as two errors: for a
+// message shaped as a request (index 0) and for one shaped as a response
+// (index 1, see IsInvalidResponse). The errors are shared by every message
+// invalid for that reason, so that a batch of thousands of invalid
+// elements costs no error per element. They must never be modified.
+type reason [2]*Error
+
+func newReason(why string) *reason {
+	return &reason{
+		{Code: CodeInvalidRequest, Message: "invalid request: " + why},
+		{Code: CodeInvalidRequest, Message: "invalid response: " + why},
+	}
 }
 
-// invalidResponse is invalid for a message shaped as a response.
-func invalidResponse(id ID, msg string) *Message {
-	return &Message{ID: id, Invalid: &Error{Code: CodeInvalidRequest, Message: "invalid response: " + msg}, badResponse: true}
-}
+var (
+	errNotObject        = &Error{Code: CodeInvalidRequest, Message: "invalid request: message must be an object or an array"}
+	errElementNotObject = &Error{Code: CodeInvalidRequest, Message: "invalid request: batch element must be an object"}
+	errEmptyBatch       = &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}
+
+	badVersion     = newReason(`"jsonrpc" must be "2.0"`)
+	badMethod      = newReason(`"method" must be a non-empty string`)
+	badRequestID   = newReason(`"id" must be a string or an integer`)
+	badRequestBody = newReason("a request cannot carry result or error")
+	badParams      = newReason(`"params" must be an object or an array`)
+	badReplyKind   = newReason("a response must carry exactly one of result and error")
+	badResultID    = newReason(`a result response needs a string or integer "id"`)
+	badErrorNoID   = newReason(`an error response needs an "id" member`)
+	badErrorID     = newReason(`"id" must be a string, an integer or null`)
+	badErrorObject = newReason(`"error" must be an object with an integer "code" and a string "message"`)
+
+	dupJSONRPC = newReason(`duplicate member "jsonrpc"`)
+	dupID      = newReason(`duplicate member "id"`)
+	dupMethod  = newReason(`duplicate member "method"`)
+	dupParams  = newReason(`duplicate member "params"`)
+	dupResult  = newReason(`duplicate member "result"`)
+	dupError   = newReason(`duplicate member "error"`)
+)
 
 // envelope holds the raw members of a message object, as slices of the
 // decoded input (nil when absent).
 type envelope struct {
 	jsonrpc, id, method, params, result, error []byte
-	dup                                        string // name of a repeated member, if any
+	dup                                        *reason // a repeated member, if any
 }
 
 func decodeObject(data []byte) *Message {
 	var w envelope
 	forEachMember(data, func(key, val []byte) {
 		var p *[]byte
+		var dup *reason
 		switch string(key) {
 		case "jsonrpc":
-			p = &w.jsonrpc
+			p, dup = &w.jsonrpc, dupJSONRPC
 		case "id":
-			p = &w.id
+			p, dup = &w.id, dupID
 		case "method":
-			p = &w.method
+			p, dup = &w.method, dupMethod
 		case "params":
-			p = &w.params
+			p, dup = &w.params, dupParams
 		case "result":
-			p = &w.result
+			p, dup = &w.result, dupResult
 		case "error":
-			p = &w.error
+			p, dup = &w.error, dupError
 		default:
 			return
 		}
 		if *p != nil {
-			w.dup = string(key)
+			w.dup = dup
 		}
 		*p = val
 	})
@@ -201,54 +286,57 @@ func decodeObject(data []byte) *Message {
 	}
 	// Without "method" but with "result" or "error" it is a response, even
 	// when malformed: the receiver drops it rather than answer it.
-	bad := invalid
-	if w.method == nil && (w.result != nil || w.error != nil) {
-		bad = invalidResponse
+	response := w.method == nil && (w.result != nil || w.error != nil)
+	bad := func(id ID, r *reason) *Message {
+		if response {
+			return &Message{ID: id, Invalid: r[1], badResponse: true}
+		}
+		return &Message{ID: id, Invalid: r[0]}
 	}
-	if w.dup == "id" {
+	if w.dup == dupID {
 		id, idOK = ID{}, false
 	}
-	if w.dup != "" {
-		return bad(id, `duplicate member "`+w.dup+`"`)
+	if w.dup != nil {
+		return bad(id, w.dup)
 	}
 	if string(w.jsonrpc) != `"2.0"` {
-		return bad(id, `"jsonrpc" must be "2.0"`)
+		return bad(id, badVersion)
 	}
 	if w.method != nil {
 		method, ok := unquote(w.method)
 		if !ok || method == "" {
-			return bad(id, `"method" must be a non-empty string`)
+			return bad(id, badMethod)
 		}
 		if !idOK {
-			return bad(ID{}, `"id" must be a string or an integer`)
+			return bad(ID{}, badRequestID)
 		}
 		if w.result != nil || w.error != nil {
-			return bad(id, "a request cannot carry result or error")
+			return bad(id, badRequestBody)
 		}
 		if w.params != nil && w.params[0] != '{' && w.params[0] != '[' {
-			return bad(id, `"params" must be an object or an array`)
+			return bad(id, badParams)
 		}
 		return &Message{ID: id, Method: method, Params: bytes.Clone(w.params)}
 	}
 	// A response. Error responses may carry a null id (the request was unreadable).
 	if (w.result == nil) == (w.error == nil) {
-		return bad(id, "a response must carry exactly one of result and error")
+		return bad(id, badReplyKind)
 	}
 	if w.result != nil {
 		if w.id == nil || !idOK {
-			return bad(ID{}, `a result response needs a string or integer "id"`)
+			return bad(ID{}, badResultID)
 		}
 		return &Message{ID: id, Result: bytes.Clone(w.result)}
 	}
 	if w.id == nil {
-		return bad(ID{}, `an error response needs an "id" member`)
+		return bad(ID{}, badErrorNoID)
 	}
 	if !idOK && string(w.id) != "null" {
-		return bad(ID{}, `"id" must be a string, an integer or null`)
+		return bad(ID{}, badErrorID)
 	}
 	e := decodeError(w.error)
 	if e == nil {
-		return bad(id, `"error" must be an object with an integer "code" and a string "message"`)
+		return bad(id, badErrorObject)
 	}
 	return &Message{ID: id, Error: e}
 }

@@ -40,6 +40,18 @@ type PushStream interface {
 	Attach(c *Conn)
 }
 
+// A BatchGate is a Stream that decodes the bytes it receives itself (a
+// newline-delimited stream does, with a Decoder), and so can refuse a batch
+// before decoding its elements. NewConn calls GateBatches once, before the
+// first Read, with ConnOptions.Batches when that is set, and leaves the
+// decision to the stream: a refused batch then arrives as one invalid
+// message carrying the refusal, whatever it held, instead of costing a
+// decoded message per element first.
+type BatchGate interface {
+	Stream
+	GateBatches(batches func() *Error)
+}
+
 // ErrClosed is returned by operations on a closed Conn or Stream.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 

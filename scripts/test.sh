@@ -90,7 +90,9 @@ gofmt_clean() {
 
 fuzz() {
 	fuzz_target FuzzDecode ./jsonrpc &&
+		fuzz_target FuzzDecodeBatch ./jsonrpc &&
 		fuzz_target FuzzLineStream ./transport &&
+		fuzz_target FuzzHandlerPost ./transport/mcphttp &&
 		fuzz_target FuzzAuthorization ./auth &&
 		fuzz_target FuzzParseWWWAuthenticate ./oauth &&
 		fuzz_target FuzzCompileValidate ./jsonschema

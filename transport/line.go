@@ -56,6 +56,19 @@ type LineOptions struct {
 	// carries on with the next line. Zero or negative means
 	// DefaultMaxMessageSize.
 	MaxMessageSize int
+
+	// MaxBatch bounds the messages of one incoming JSON-RPC batch. A larger
+	// batch is answered with a single error (code -32600, id null): its
+	// elements are counted, never decoded. Zero or negative means
+	// jsonrpc.DefaultMaxBatch (1,000).
+	MaxBatch int
+}
+
+func (o *LineOptions) maxBatch() int {
+	if o == nil {
+		return 0
+	}
+	return o.MaxBatch
 }
 
 func (o *LineOptions) maxMessageSize() int {
@@ -92,6 +105,7 @@ type lineStream struct {
 	max      int
 	line     []byte // the line being assembled when it spans reads
 	skipping bool   // discarding the rest of an over-long line
+	dec      jsonrpc.Decoder
 
 	// Write side, guarded by wmu.
 	wmu   sync.Mutex
@@ -135,6 +149,11 @@ type lineStream struct {
 // Write does not watch ctx: abandoning a write halfway would corrupt the
 // framing. After Close, Write returns jsonrpc.ErrClosed.
 //
+// A batch holds at most LineOptions.MaxBatch messages, and the stream is a
+// jsonrpc.BatchGate: a Conn whose protocol refuses batches (an MCP session
+// of any revision but 2025-03-26) has it refuse one before decoding its
+// elements, with a single error.
+//
 // Close marks the stream closed and closes closer; it is idempotent and
 // only the first call reports closer's error.
 func NewLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions) jsonrpc.Stream {
@@ -144,6 +163,7 @@ func NewLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions
 func newLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions, bufSize int) *lineStream {
 	s := &lineStream{
 		max:    opts.maxMessageSize(),
+		dec:    jsonrpc.Decoder{MaxBatch: opts.maxBatch()},
 		w:      w,
 		closer: closer,
 	}
@@ -211,7 +231,7 @@ func (s *lineStream) readMessage() (*jsonrpc.Message, error) {
 			m = &jsonrpc.Message{Invalid: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 				"message too large (limit %d bytes)", s.max)}
 		case !isBlank(line):
-			m = jsonrpc.Decode(line) // copies, so the buffers can be reused
+			m = s.dec.Decode(line) // copies, so the buffers can be reused
 		}
 		s.resetLine()
 		if m != nil {
@@ -266,6 +286,15 @@ func isBlank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// GateBatches makes the stream refuse a batch, before decoding its
+// elements, whenever batches says so (jsonrpc.BatchGate). A Conn calls it
+// before its first Read.
+func (s *lineStream) GateBatches(batches func() *jsonrpc.Error) {
+	s.rmu.Lock()
+	s.dec.Batches = batches
+	s.rmu.Unlock()
 }
 
 // Buffered reports how many bytes were read from the peer but not consumed

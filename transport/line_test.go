@@ -518,14 +518,15 @@ func TestLineStreamRoundTrip(t *testing.T) {
 }
 
 // FuzzLineStream feeds arbitrary bytes to a line stream, which must never
-// panic, must return only messages and then io.EOF, and must frame the
-// input the same way however it is chunked.
+// panic, must return only messages (batches within MaxBatch) and then
+// io.EOF, and must frame the input the same way however it is chunked.
 func FuzzLineStream(f *testing.F) {
 	for _, seed := range []string{
 		"", "\n", "\r\n", reqLine + "\n", reqLine + "\r\n" + notifLine,
 		"[" + reqLine + "]\n[]\n[1]\n", "{\n}\n", "\xff\n", "\x00", strings.Repeat("[", 100),
 		strings.Repeat("x", 100) + "\n" + reqLine, `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
 		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}`,
+		"[{},{},{}]\n[{},{},{},{}]\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -533,7 +534,7 @@ func FuzzLineStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var first []string
 		for i, v := range readerVariants {
-			s := newLineStream(v.wrap(bytes.NewReader(data)), io.Discard, nil, &LineOptions{MaxMessageSize: limit}, v.bufSize)
+			s := newLineStream(v.wrap(bytes.NewReader(data)), io.Discard, nil, &LineOptions{MaxMessageSize: limit, MaxBatch: 3}, v.bufSize)
 			var got []string
 			for {
 				m, err := s.Read(context.Background())
@@ -545,6 +546,9 @@ func FuzzLineStream(f *testing.F) {
 				}
 				if m == nil {
 					t.Fatalf("%s: nil message", v.name)
+				}
+				if len(m.Batch) > 3 {
+					t.Fatalf("%s: a batch of %d messages, over MaxBatch", v.name, len(m.Batch))
 				}
 				if m.Invalid == nil && !json.Valid(m.AppendJSON(nil)) {
 					t.Fatalf("%s: valid message encodes to invalid JSON: %q", v.name, m.AppendJSON(nil))

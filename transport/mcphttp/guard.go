@@ -169,11 +169,12 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int,
 	return body, 0, nil
 }
 
-// readMessage reads and decodes the JSON-RPC message of a POST body (at most
-// limit bytes, within timeout when positive). When the body is too large,
-// too slow, unreadable or not a valid message, it answers the request and
-// returns nil.
-func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *bodyBudget) *jsonrpc.Message {
+// readMessage reads the JSON-RPC message of a POST body (at most limit
+// bytes, within timeout when positive) and decodes it with dec, which
+// decides how batches are taken. When the body is too large, too slow,
+// unreadable or not a valid message (a refused batch included), it answers
+// the request and returns nil.
+func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, budget *bodyBudget, dec *jsonrpc.Decoder) *jsonrpc.Message {
 	need := limit
 	if r.ContentLength >= 0 && r.ContentLength < limit {
 		need = r.ContentLength
@@ -189,7 +190,7 @@ func readMessage(w http.ResponseWriter, r *http.Request, limit int64, timeout ti
 		writeError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil
 	}
-	msg := jsonrpc.Decode(body)
+	msg := dec.Decode(body)
 	if msg.Invalid != nil {
 		writeError(w, http.StatusBadRequest, msg.ID, msg.Invalid.Code, msg.Invalid.Message)
 		return nil

@@ -95,6 +95,17 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Default 4 MiB.
 	MaxBodyBytes int64
 
+	// MaxBatch bounds the messages of a JSON-RPC batch in one POST. Only a
+	// session of revision 2025-03-26 may send batches: in any other
+	// revision, and without a session, a batch gets 400 with one error
+	// before its elements are decoded. A batch of more than MaxBatch
+	// messages gets 400 with one error too, its elements counted but not
+	// decoded, so that a body of tiny elements ([{},{},...]) cannot cost
+	// many times its size. Default jsonrpc.DefaultMaxBatch (1,000). Behind
+	// auth.ResourceServer with MethodScopes or ToolScopes, which must read
+	// every method, a batch beyond that default is refused there anyway.
+	MaxBatch int
+
 	// MaxBodyBytesInFlight bounds the bytes of all the POST bodies being
 	// received at once (each counts its Content-Length, or MaxBodyBytes
 	// when it has none, until it is read). A POST beyond it gets 503 with
@@ -283,7 +294,9 @@ const (
 //   - DELETE forgets the session in both stores and ends every copy.
 //
 // A Handler bounds what one client can hold: the time to send a POST body
-// (BodyReadTimeout), its size (MaxBodyBytes), the sessions of one client
+// (BodyReadTimeout), its size (MaxBodyBytes) and the messages of a batch
+// in it (MaxBatch; a batch is refused before it is decoded where the
+// session's revision has none), the sessions of one client
 // (MaxSessionsPerClient) and of everyone (MaxSessions), the bodies being
 // received at once (MaxBodyBytesInFlight), and the events
 // waiting for a slow reader of a standalone stream (MaxQueuedEvents). The
@@ -643,7 +656,7 @@ func (h *Handler) hear(n *mcp.Notice) {
 			return
 		}
 		if s := h.lookup(n.Session); s != nil {
-			if m := jsonrpc.Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
+			if m := (&jsonrpc.Decoder{MaxBatch: h.opts.MaxBatch}).Decode([]byte(body)); m.Invalid == nil && (m.IsResponse() || m.Batch != nil) {
 				_ = s.deliver(m)
 			}
 		}
@@ -797,7 +810,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies)
+	version := r.Header.Get(headerProtocolVersion)
+	sid := r.Header.Get(headerSessionID)
+	dec := jsonrpc.Decoder{MaxBatch: h.opts.MaxBatch, Batches: func() *jsonrpc.Error { return h.refuseBatch(version, sid) }}
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies, &dec)
 	if msg == nil {
 		return
 	}
@@ -809,13 +825,50 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, msg.ID, code, e)
 		return
 	}
-	version := r.Header.Get(headerProtocolVersion)
-	sid := r.Header.Get(headerSessionID)
 	if isStateless(version) || (sid == "" && !isStateful(version) && declaresStateless(msg)) {
 		h.serveStateless(w, r, msg, okJSON, okSSE)
 		return
 	}
 	h.serveSession(w, r, msg, version, sid, okJSON, okSSE)
+}
+
+// The refusals of a batch in a POST that cannot carry one.
+var (
+	errBatchStateless = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of the stateless protocol revision (only of 2025-03-26)")
+	errBatchNoSession = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: a batch needs a session (Mcp-Session-Id) of protocol revision 2025-03-26; initialize must not be part of a batch")
+)
+
+// refuseBatch says why a POST with these MCP-Protocol-Version and
+// Mcp-Session-Id headers may not carry a batch, or returns nil when it may:
+// only a session of revision 2025-03-26 takes batches. The body's decoder
+// asks it before decoding a batch's elements, so a refused batch costs one
+// error. A session named without the header is judged by its negotiated
+// revision when this Handler holds it; one that must be rebuilt from the
+// SessionStore first is judged once it is (serveSession), its batch
+// bounded by MaxBatch meanwhile.
+func (h *Handler) refuseBatch(version, sid string) *jsonrpc.Error {
+	switch {
+	case isStateless(version):
+		return errBatchStateless
+	case sid == "":
+		return errBatchNoSession
+	case version == "":
+		s := h.lookup(sid)
+		if s == nil {
+			return nil
+		}
+		version = s.protocolVersion()
+	}
+	if rev, ok := mcp.LookupRevision(version); ok && !rev.Batches {
+		return errBatchRevision(version)
+	}
+	return nil
+}
+
+// errBatchRevision refuses a batch in a session of a known revision
+// without batches.
+func errBatchRevision(version string) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: batches are allowed only in protocol revision 2025-03-26 (this session uses "+version+")")
 }
 
 // serveSession serves a POST of a stateful session.
@@ -853,7 +906,8 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 		version = s.protocolVersion()
 	}
 	if rev, ok := mcp.LookupRevision(version); msg.Batch != nil && ok && !rev.Batches {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are allowed only in protocol revision 2025-03-26 (this session uses "+version+")")
+		e := errBatchRevision(version)
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, e.Code, e.Message)
 		return
 	}
 	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, false)

@@ -33,6 +33,10 @@ type SSEHandlerOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
 	MaxBodyBytes int64
+	// MaxBatch: see HandlerOptions. A batch in a session of a revision
+	// without batches gets one error before its elements are decoded.
+	// Default jsonrpc.DefaultMaxBatch (1,000).
+	MaxBatch int
 	// MaxSessions bounds the open SSE streams; a GET beyond it gets 503.
 	// Default 10000; negative means no limit.
 	MaxSessions int
@@ -177,7 +181,16 @@ type sseSession struct {
 	queue [][]byte
 	wake  chan struct{}
 	gone  bool // the GET returned: its connection is no longer ours to cut
+
+	// batches is the session's batch policy (jsonrpc.BatchGate), set by
+	// the Conn before the session is listed, so before any POST reaches
+	// it: POST bodies are decoded under it.
+	batches func() *jsonrpc.Error
 }
+
+// GateBatches implements jsonrpc.BatchGate: the POSTs of the session refuse
+// a batch its revision has not before decoding its elements.
+func (s *sseSession) GateBatches(batches func() *jsonrpc.Error) { s.batches = batches }
 
 func (s *sseSession) Read(ctx context.Context) (*jsonrpc.Message, error) {
 	select {
@@ -363,7 +376,8 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies)
+	dec := jsonrpc.Decoder{MaxBatch: h.opts.MaxBatch, Batches: s.batches}
+	msg := readMessage(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout, h.bodies, &dec)
 	if msg == nil {
 		return
 	}

@@ -73,10 +73,7 @@ func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
 
 // serveStateless answers one POST of the stateless revision.
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
-	if msg.Batch != nil {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: batches are not part of the stateless protocol revision")
-		return
-	}
+	// A batch never gets here: the body's decoder refuses it (refuseBatch).
 	if !msg.IsRequest() {
 		// Core 2026-07-28 defines no client notifications over HTTP
 		// (cancellation is closing the response), and clients send no
