@@ -349,6 +349,17 @@ func drain(resp *http.Response) {
 	resp.Body.Close()
 }
 
+// discard ends an answer whose content, if any, means nothing: an SSE
+// stream is closed unread (a server could hold it open), any other body
+// drained as far as drain goes.
+func discard(resp *http.Response) {
+	if mediaType(resp) == "text/event-stream" {
+		resp.Body.Close()
+		return
+	}
+	drain(resp)
+}
+
 // sseCursor tracks what a client has seen of one SSE stream.
 type sseCursor struct {
 	lastID   string
@@ -636,9 +647,23 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 			c.mu.Unlock()
 		}
 	}
+	want := requestIDs(m)
+	switch {
+	case len(want) == 0:
+		// A notification or a response: accepted (202, as a rule), the
+		// answer carries no content whatever its headers say (the Python
+		// SDK sends 202 with Content-Type application/json and no body).
+		discard(resp)
+		if m.Method == mcp.NotificationInitialized {
+			c.startStandalone(ctx, gen)
+		}
+		return nil
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		drain(resp)
+		return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
+	}
 	switch mediaType(resp) {
 	case "text/event-stream":
-		want := requestIDs(m) // none for a notification: read the stream to its end
 		if !c.goBackground(func() { c.readStream(ctx, resp, want) }) {
 			resp.Body.Close()
 			return jsonrpc.ErrClosed
@@ -651,12 +676,7 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 		c.deliver(r)
 	default:
 		drain(resp)
-		if m.IsRequest() {
-			return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
-		}
-	}
-	if m.Method == mcp.NotificationInitialized {
-		c.startStandalone(ctx, gen)
+		return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
 	}
 	return nil
 }
