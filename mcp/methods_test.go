@@ -245,7 +245,8 @@ func TestCustomMethodsRoundTrip(t *testing.T) {
 // TestExtensionsEveryRevision: capabilities.extensions is exchanged in
 // every revision, both ways, as the TypeScript SDK 2 and MCP Apps hosts do
 // in initialize: the client reads the server's extensions, the server's
-// handlers read the client's (Request.ClientCapabilities), and the wire
+// handlers read the client's (Request.ClientCapabilities, and
+// ServerRequest.ClientCapabilities in a tool), and the wire
 // validates against each revision's official schema (which allows the
 // member before 2026-07-28 defines it). An extension limited to some
 // revisions (Extension.Revisions) is advertised in those only.
@@ -266,6 +267,12 @@ func TestExtensionsEveryRevision(t *testing.T) {
 			if err := s.AddExtension(&mcp.Extension{ID: "com.example/new", Revisions: []string{mcp.Version20260728}}); err != nil {
 				t.Fatal(err)
 			}
+			err = mcp.AddTool(s, &mcp.Tool{Name: "ui"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+				return string(req.ClientCapabilities().Extensions["io.modelcontextprotocol/ui"]), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			e := connect(t, rev, s, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
 				Extensions: map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(ui)},
 			}})
@@ -282,6 +289,10 @@ func TestExtensionsEveryRevision(t *testing.T) {
 			}
 			if string(got["io.modelcontextprotocol/ui"]) != ui {
 				t.Errorf("the client's extensions, as the server's handler sees them: %s", got)
+			}
+			res, err := e.cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "ui"})
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != ui {
+				t.Errorf("the client's extensions, as a tool sees them: %+v, %v", res, err)
 			}
 		})
 	}
