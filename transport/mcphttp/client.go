@@ -427,7 +427,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // open a new session and sends the failed message again (server-side state
 // such as subscriptions and the log level is not restored); and when the
 // server refuses the initialize POST with 400, 404 or 405, it falls back to
-// the legacy HTTP+SSE transport. Close ends the session with DELETE.
+// the legacy HTTP+SSE transport. The answer to a notification or response
+// is taken as carrying no content, whatever its headers say (the Python SDK
+// sends 202 with Content-Type application/json and an empty body). Close
+// ends the session with DELETE.
 type ClientStream struct {
 	*clientCore
 	url            string
