@@ -59,5 +59,7 @@
 // methods. Every params and result type exposes its _meta through the
 // Params and Result interfaces, which middleware uses to read and inject
 // trace context (Request.Meta, Request.SetMeta). Fields a peer's revision
-// lacks are never sent to it.
+// lacks are never sent to it, except capabilities.extensions, which peers
+// exchange in initialize before 2026-07-28 defines it; a handler reads the
+// client's with Request.ClientCapabilities.
 package mcp

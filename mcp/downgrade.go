@@ -205,8 +205,10 @@ func objectMeta(f versionFeatures, m *Meta) *Meta {
 	return nil
 }
 
-// downgradeServerCapabilities removes completions (2025-03-26), tasks
-// (2025-11-25 only) and extensions (2026-07-28).
+// downgradeServerCapabilities removes completions (2025-03-26) and tasks
+// (2025-11-25 only). Extensions stay in every revision: 2026-07-28 defines
+// the member, and peers of the earlier ones exchange it in initialize too
+// (the TypeScript SDK 2, MCP Apps hosts); their schemas allow it.
 func downgradeServerCapabilities(f versionFeatures, c *ServerCapabilities) *ServerCapabilities {
 	if c == nil {
 		return nil
@@ -218,17 +220,15 @@ func downgradeServerCapabilities(f versionFeatures, c *ServerCapabilities) *Serv
 	if !f.tasks && c.Tasks != nil {
 		w.edit().Tasks = nil
 	}
-	if !f.extensions && c.Extensions != nil {
-		w.edit().Extensions = nil
-	}
 	return w.result()
 }
 
 // downgradeClientCapabilities removes elicitation (2025-06-18) and its
 // modes (2025-11-25), sampling.context and sampling.tools (2025-11-25),
-// roots.listChanged (gone in 2026-07-28), tasks (2025-11-25 only) and
-// extensions (2026-07-28). A client that supports URL-mode elicitation only
-// does not support elicitation at all in a revision without URL mode.
+// roots.listChanged (gone in 2026-07-28) and tasks (2025-11-25 only);
+// extensions stay, as in downgradeServerCapabilities. A client that
+// supports URL-mode elicitation only does not support elicitation at all in
+// a revision without URL mode.
 func downgradeClientCapabilities(f versionFeatures, c *ClientCapabilities) *ClientCapabilities {
 	if c == nil {
 		return nil
@@ -250,9 +250,6 @@ func downgradeClientCapabilities(f versionFeatures, c *ClientCapabilities) *Clie
 	}
 	if !f.tasks && c.Tasks != nil {
 		w.edit().Tasks = nil
-	}
-	if !f.extensions && c.Extensions != nil {
-		w.edit().Extensions = nil
 	}
 	return w.result()
 }

@@ -120,10 +120,10 @@ func dgCases() []dgCase {
 				return &InitializeResult{ProtocolVersion: v27, Capabilities: dgServerCaps(), ServerInfo: dgImpl(), Instructions: "i"}
 			},
 			want: map[string]string{
-				v24: `{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":` + implOld + `,"instructions":"i"}`,
-				v25: `{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true}},"serverInfo":` + implOld + `,"instructions":"i"}`,
-				v26: `{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true}},"serverInfo":` + implTitle + `,"instructions":"i"}`,
-				v27: `{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true},"tasks":{"list":{}}},"serverInfo":` + implFull + `,"instructions":"i"}`,
+				v24: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"logging":{},"tools":{"listChanged":true}},"serverInfo":` + implOld + `,"instructions":"i"}`,
+				v25: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}},"serverInfo":` + implOld + `,"instructions":"i"}`,
+				v26: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}},"serverInfo":` + implTitle + `,"instructions":"i"}`,
+				v27: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true},"tasks":{"list":{}}},"serverInfo":` + implFull + `,"instructions":"i"}`,
 				v28: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}},"serverInfo":` + implFull + `,"instructions":"i"}`,
 			},
 		},
@@ -133,10 +133,10 @@ func dgCases() []dgCase {
 				return &InitializeParams{ProtocolVersion: v27, Capabilities: dgClientCaps(), ClientInfo: dgImpl()}
 			},
 			want: map[string]string{
-				v24: `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":` + implOld + `}`,
-				v25: `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":` + implOld + `}`,
-				v26: `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{}},"clientInfo":` + implTitle + `}`,
-				v27: `{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{"context":{},"tools":{}},"elicitation":{"form":{},"url":{}},"tasks":{"list":{}}},"clientInfo":` + implFull + `}`,
+				v24: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"roots":{"listChanged":true},"sampling":{}},"clientInfo":` + implOld + `}`,
+				v25: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"roots":{"listChanged":true},"sampling":{}},"clientInfo":` + implOld + `}`,
+				v26: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"roots":{"listChanged":true},"sampling":{},"elicitation":{}},"clientInfo":` + implTitle + `}`,
+				v27: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"roots":{"listChanged":true},"sampling":{"context":{},"tools":{}},"elicitation":{"form":{},"url":{}},"tasks":{"list":{}}},"clientInfo":` + implFull + `}`,
 				v28: `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"x/y":{}},"roots":{},"sampling":{"context":{},"tools":{}},"elicitation":{"form":{},"url":{}}},"clientInfo":` + implFull + `}`,
 			},
 		},
@@ -161,10 +161,10 @@ func dgCases() []dgCase {
 				return &DiscoverResult{ResultType: ResultTypeComplete, CacheHints: CacheHints{TTLMs: new(int64(0)), CacheScope: CacheScopePublic}, SupportedVersions: []string{v28}, Capabilities: dgServerCaps()}
 			},
 			want: map[string]string{
-				v24: `{"supportedVersions":["2026-07-28"],"capabilities":{"logging":{},"tools":{"listChanged":true}}}`,
-				v25: `{"supportedVersions":["2026-07-28"],"capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true}}}`,
-				v26: `{"supportedVersions":["2026-07-28"],"capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true}}}`,
-				v27: `{"supportedVersions":["2026-07-28"],"capabilities":{"logging":{},"completions":{},"tools":{"listChanged":true},"tasks":{"list":{}}}}`,
+				v24: `{"supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"x/y":{}},"logging":{},"tools":{"listChanged":true}}}`,
+				v25: `{"supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}}}`,
+				v26: `{"supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}}}`,
+				v27: `{"supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true},"tasks":{"list":{}}}}`,
 				v28: `{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"extensions":{"x/y":{}},"logging":{},"completions":{},"tools":{"listChanged":true}}}`,
 			},
 		},

@@ -15,7 +15,9 @@ type Params interface {
 }
 
 // Result is implemented by every result type of the protocol: typed access
-// to the result's _meta.
+// to the result's _meta. A custom (extension) method's result type that
+// implements it gets the server's identity in its _meta at 2026-07-28, as
+// the core's results do.
 type Result interface {
 	// GetMeta returns the result's _meta, or nil.
 	GetMeta() *Meta

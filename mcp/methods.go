@@ -50,8 +50,11 @@ type Method struct {
 }
 
 // An Extension is a protocol extension a Server offers: it advertises
-// Settings under capabilities.extensions[ID] (in the revisions that have
-// that member, 2026-07-28 on) and answers its Methods.
+// Settings under capabilities.extensions[ID] and answers its Methods.
+// 2026-07-28 defines capabilities.extensions, but peers of the earlier
+// revisions exchange it in initialize too (the TypeScript SDK 2, MCP Apps
+// hosts), so an extension is advertised in every revision unless Revisions
+// says otherwise.
 type Extension struct {
 	// ID names the extension, e.g. "io.modelcontextprotocol/tasks".
 	ID string
@@ -59,6 +62,11 @@ type Extension struct {
 	Settings json.RawMessage
 	// Methods are the methods the extension adds.
 	Methods []Method
+	// Revisions lists the protocol revisions in which the extension is
+	// advertised; empty means every revision. An extension that replaces
+	// a revision's own feature (the tasks extension, 2025-11-25's tasks)
+	// names the revisions it serves.
+	Revisions []string
 }
 
 // ErrInvalidMethod is wrapped by the errors of AddMethod and AddExtension.
@@ -80,6 +88,11 @@ func (s *Server) AddExtension(e *Extension) error {
 	} else if !isJSONObject(settings) || !json.Valid(settings) {
 		return fmt.Errorf("%w: extension %q: settings must be a JSON object", ErrInvalidMethod, e.ID)
 	}
+	for _, v := range e.Revisions {
+		if !IsSupportedVersion(v) {
+			return fmt.Errorf("%w: extension %q names unknown revision %q", ErrInvalidMethod, e.ID, v)
+		}
+	}
 	if err := s.addMethods(e.Methods); err != nil {
 		return fmt.Errorf("extension %q: %w", e.ID, err)
 	}
@@ -88,6 +101,14 @@ func (s *Server) AddExtension(e *Extension) error {
 		s.extensions = make(map[string]json.RawMessage)
 	}
 	s.extensions[e.ID] = settings
+	if len(e.Revisions) > 0 {
+		if s.extRevisions == nil {
+			s.extRevisions = make(map[string][]string)
+		}
+		s.extRevisions[e.ID] = slices.Clone(e.Revisions)
+	} else {
+		delete(s.extRevisions, e.ID)
+	}
 	s.mu.Unlock()
 	for i := range s.capsByShape {
 		s.capsByShape[i].Store(nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,5 +239,68 @@ func TestCustomMethodsRoundTrip(t *testing.T) {
 				t.Fatalf("ServerSession.Call x/whoami: %v, %q", err, who.Name)
 			}
 		})
+	}
+}
+
+// TestExtensionsEveryRevision: capabilities.extensions is exchanged in
+// every revision, both ways, as the TypeScript SDK 2 and MCP Apps hosts do
+// in initialize: the client reads the server's extensions, the server's
+// handlers read the client's (Request.ClientCapabilities, and
+// ServerRequest.ClientCapabilities in a tool), and the wire
+// validates against each revision's official schema (which allows the
+// member before 2026-07-28 defines it). An extension limited to some
+// revisions (Extension.Revisions) is advertised in those only.
+func TestExtensionsEveryRevision(t *testing.T) {
+	const ui = `{"mimeTypes":["text/html;profile=mcp-app"]}`
+	for _, rev := range append(slices.Clone(statefulRevs), mcp.Version20260728) {
+		t.Run(rev, func(t *testing.T) {
+			s := mcp.NewServer(serverImpl, nil)
+			err := s.AddExtension(&mcp.Extension{ID: "com.example/ext", Settings: json.RawMessage(`{"level":2}`), Methods: []mcp.Method{{
+				Name: "x/client-extensions",
+				Handler: func(_ context.Context, r *mcp.Request) (any, error) {
+					return r.ClientCapabilities().Extensions, nil
+				},
+			}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AddExtension(&mcp.Extension{ID: "com.example/new", Revisions: []string{mcp.Version20260728}}); err != nil {
+				t.Fatal(err)
+			}
+			err = mcp.AddTool(s, &mcp.Tool{Name: "ui"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+				return string(req.ClientCapabilities().Extensions["io.modelcontextprotocol/ui"]), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := connect(t, rev, s, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
+				Extensions: map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(ui)},
+			}})
+			ext := e.cs.ServerCapabilities().Extensions
+			if string(ext["com.example/ext"]) != `{"level":2}` {
+				t.Errorf("the server's extensions: %s", ext)
+			}
+			if _, ok := ext["com.example/new"]; ok != (rev == mcp.Version20260728) {
+				t.Errorf("an extension limited to 2026-07-28 advertised: %v", ok)
+			}
+			var got map[string]json.RawMessage
+			if err := e.cs.Call(testCtx(t), "x/client-extensions", nil, &got); err != nil {
+				t.Fatal(err)
+			}
+			if string(got["io.modelcontextprotocol/ui"]) != ui {
+				t.Errorf("the client's extensions, as the server's handler sees them: %s", got)
+			}
+			res, err := e.cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "ui"})
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != ui {
+				t.Errorf("the client's extensions, as a tool sees them: %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestAddExtensionUnknownRevision(t *testing.T) {
+	s := mcp.NewServer(serverImpl, nil)
+	if err := s.AddExtension(&mcp.Extension{ID: "com.example/x", Revisions: []string{"1999-01-01"}}); !errors.Is(err, mcp.ErrInvalidMethod) {
+		t.Errorf("AddExtension with an unknown revision: %v", err)
 	}
 }

@@ -13,8 +13,10 @@ import "encoding/json"
 type ClientCapabilities struct {
 	// Experimental holds non-standard capabilities, each a JSON object.
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
-	// Extensions maps extension ids (e.g. "io.modelcontextprotocol/tasks")
-	// to their settings objects (2026-07-28).
+	// Extensions maps extension ids (e.g. "io.modelcontextprotocol/ui")
+	// to their settings objects. 2026-07-28 defines it; peers of the
+	// earlier revisions exchange it in initialize too, and it is kept
+	// there.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 	// Roots: the client answers roots/list.
 	Roots *RootCapabilities `json:"roots,omitempty"`
@@ -54,7 +56,8 @@ type ElicitationCapabilities struct {
 type ServerCapabilities struct {
 	// Experimental holds non-standard capabilities, each a JSON object.
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
-	// Extensions maps extension ids to their settings objects (2026-07-28).
+	// Extensions maps extension ids to their settings objects; in every
+	// revision, as ClientCapabilities.Extensions.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 	// Logging: the server sends log messages.
 	Logging *LoggingCapabilities `json:"logging,omitempty"`

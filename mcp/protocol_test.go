@@ -133,9 +133,8 @@ func (x fixtures) clientCaps() *ClientCapabilities {
 			},
 		}
 	}
-	if x.f.extensions {
-		c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/tasks": json.RawMessage(`{}`)}
-	}
+	// Every revision: peers exchange extensions in initialize too.
+	c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{}`)}
 	return c
 }
 
@@ -157,9 +156,7 @@ func (x fixtures) serverCaps() *ServerCapabilities {
 			Requests: &ServerTaskRequests{Tools: &ToolTaskRequests{Call: &struct{}{}}},
 		}
 	}
-	if x.f.extensions {
-		c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/tasks": json.RawMessage(`{"mode":"x"}`)}
-	}
+	c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{"mode":"x"}`)}
 	return c
 }
 

@@ -74,6 +74,26 @@ func (r *Request) protocolVersion() string {
 	return ""
 }
 
+// ClientCapabilities returns, on a server, the capabilities of the client
+// the message is exchanged with, extensions included: in 2026-07-28 those
+// the request's _meta declares, before that those the client declared in
+// initialize (none yet before it). It is nil on a client.
+func (r *Request) ClientCapabilities() *ClientCapabilities {
+	if r.rc != nil {
+		return r.rc.caps
+	}
+	if r.stateless {
+		if m, err := r.Meta(); err == nil && m != nil {
+			return m.ClientCapabilities
+		}
+		return nil
+	}
+	if ss := r.session(); ss != nil {
+		return ss.ClientCapabilities()
+	}
+	return nil
+}
+
 // IsNotification reports whether r is a notification.
 func (r *Request) IsNotification() bool { return r.ID.IsZero() && !r.outgoingRequest }
 

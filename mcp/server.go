@@ -123,11 +123,12 @@ type Server struct {
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
 
-	methods     atomic.Pointer[methodTable]
-	extensions  map[string]json.RawMessage   // capabilities.extensions; guarded by mu
-	capsFns     []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
-	toolHook    atomic.Pointer[ToolCallHook] // SetToolCallHook
-	listenHooks []ListenHook                 // AddListenHook; guarded by mu
+	methods      atomic.Pointer[methodTable]
+	extensions   map[string]json.RawMessage   // capabilities.extensions; guarded by mu
+	extRevisions map[string][]string          // Extension.Revisions of the extensions that have them; guarded by mu
+	capsFns      []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
+	toolHook     atomic.Pointer[ToolCallHook] // SetToolCallHook
+	listenHooks  []ListenHook                 // AddListenHook; guarded by mu
 
 	serverJSONOnce sync.Once
 	serverJSON     []byte // see serverInfoJSON
@@ -206,6 +207,30 @@ func (s *Server) capabilities() *ServerCapabilities {
 	c := s.buildCapabilities()
 	s.capsByShape[shape].Store(c)
 	return c
+}
+
+// capabilitiesAt is capabilities as advertised in revision version: without
+// the extensions whose Revisions leave it out.
+func (s *Server) capabilitiesAt(version string) *ServerCapabilities {
+	caps := s.capabilities()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out *ServerCapabilities
+	for id, revs := range s.extRevisions {
+		if _, ok := caps.Extensions[id]; !ok || slices.Contains(revs, version) {
+			continue
+		}
+		if out == nil {
+			c := *caps
+			c.Extensions = maps.Clone(caps.Extensions)
+			out = &c
+		}
+		delete(out.Extensions, id)
+	}
+	if out == nil {
+		return caps
+	}
+	return out
 }
 
 // buildCapabilities computes what the server advertises. It depends only

@@ -339,7 +339,7 @@ func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) 
 	}
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.capabilities(),
+		Capabilities:    s.capabilitiesAt(version),
 		ServerInfo:      s.impl,
 		Instructions:    s.opts.Instructions,
 	}, nil

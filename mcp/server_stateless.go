@@ -143,7 +143,9 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	}
 	if _, typed := res.(typedResult); !typed && !m.core {
 		// A custom method's result of its own type: every 2026-07-28
-		// result still carries resultType.
+		// result still carries resultType, and the server's identity
+		// when the type has a _meta (implements Result).
+		s.stampServerInfo(res)
 		return withResultType(res)
 	}
 	s.stampResult(res, r.Method)
@@ -189,15 +191,7 @@ func (s *Server) stampResult(res any, method string) {
 		}
 		complete = *rt == ResultTypeComplete
 	}
-	if r, ok := res.(Result); ok {
-		m := &Meta{}
-		if old := r.GetMeta(); old != nil {
-			*m = *old
-		}
-		m.ServerInfo = s.impl
-		m.serverJSON = s.serverInfoJSON()
-		r.SetMeta(m)
-	}
+	s.stampServerInfo(res)
 	c, ok := res.(cacheableResult)
 	if !ok || !complete {
 		return
@@ -213,6 +207,22 @@ func (s *Server) stampResult(res any, method string) {
 			ch.CacheScope = s.cacheScope()
 		}
 	}
+}
+
+// stampServerInfo puts the server's identity in the _meta of res, if res
+// is a Result, leaving the rest of its _meta as it was.
+func (s *Server) stampServerInfo(res any) {
+	r, ok := res.(Result)
+	if !ok {
+		return
+	}
+	m := &Meta{}
+	if old := r.GetMeta(); old != nil {
+		*m = *old
+	}
+	m.ServerInfo = s.impl
+	m.serverJSON = s.serverInfoJSON()
+	r.SetMeta(m)
 }
 
 func (s *Server) cacheScope() CacheScope {

@@ -95,7 +95,6 @@ type versionFeatures struct {
 	resultType                bool // every result carries resultType (2026)
 	cacheHints                bool // cacheable results carry ttlMs and cacheScope (2026)
 	inputRequired             bool // InputRequiredResult and inputResponses/requestState retries (MRTR, 2026)
-	extensions                bool // capabilities.extensions (2026)
 
 	// Content and metadata.
 
@@ -158,7 +157,6 @@ var versionTable = [...]versionFeatures{
 		resultType:                true,
 		cacheHints:                true,
 		inputRequired:             true,
-		extensions:                true,
 		audioContent:              true,
 		resourceLinks:             true,
 		titles:                    true,

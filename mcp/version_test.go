@@ -85,7 +85,6 @@ func TestFeatureRanges(t *testing.T) {
 		{"resultType", func(f versionFeatures) bool { return f.resultType }, only2026},
 		{"cacheHints", func(f versionFeatures) bool { return f.cacheHints }, only2026},
 		{"inputRequired", func(f versionFeatures) bool { return f.inputRequired }, only2026},
-		{"extensions", func(f versionFeatures) bool { return f.extensions }, only2026},
 		{"audioContent", func(f versionFeatures) bool { return f.audioContent }, from0326},
 		{"resourceLinks", func(f versionFeatures) bool { return f.resourceLinks }, from0618},
 		{"titles", func(f versionFeatures) bool { return f.titles }, from0618},

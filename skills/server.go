@@ -40,8 +40,9 @@ type Options struct {
 	// PageSize is how many entries a page of skills/list, and how many
 	// children a page of resources/directory/read, holds. Default 100.
 	PageSize int
-	// CacheTTL and CacheScope are the ttlMs and cacheScope of skills/list
-	// and skills/get results. Defaults 0 and mcp.CacheScopePrivate.
+	// CacheTTL and CacheScope are the ttlMs and cacheScope of skills/list,
+	// skills/get and resources/directory/read results. Defaults 0 and
+	// mcp.CacheScopePrivate.
 	CacheTTL   time.Duration
 	CacheScope mcp.CacheScope
 	// MaxFiles bounds the regular files the tree may hold; a larger tree is
@@ -225,9 +226,10 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...)
 }
 
-func (s *Server) ttl() *int64 {
+// cacheHints are the caching hints of every result of the extension.
+func (s *Server) cacheHints() mcp.CacheHints {
 	ms := s.opts.CacheTTL.Milliseconds()
-	return &ms
+	return mcp.CacheHints{TTLMs: &ms, CacheScope: s.opts.CacheScope}
 }
 
 func (s *Server) handleList(_ context.Context, r *mcp.Request) (any, error) {
@@ -250,7 +252,7 @@ func (s *Server) handleList(_ context.Context, r *mcp.Request) (any, error) {
 		})
 	}
 	end := min(start+s.opts.PageSize, len(idx.skills))
-	res := &ListResult{Skills: make([]*Skill, 0, end-start), CacheHints: mcp.CacheHints{TTLMs: s.ttl(), CacheScope: s.opts.CacheScope}}
+	res := &ListResult{Skills: make([]*Skill, 0, end-start), CacheHints: s.cacheHints()}
 	for _, e := range idx.skills[start:end] {
 		res.Skills = append(res.Skills, e.skill)
 	}
@@ -269,7 +271,7 @@ func (s *Server) handleGet(_ context.Context, r *mcp.Request) (any, error) {
 	if e == nil {
 		return nil, invalidParams("No skill is served at %s", p.URI)
 	}
-	return &GetResult{Skill: e.skill, CacheHints: mcp.CacheHints{TTLMs: s.ttl(), CacheScope: s.opts.CacheScope}}, nil
+	return &GetResult{Skill: e.skill, CacheHints: s.cacheHints()}, nil
 }
 
 func (s *Server) handleDirectory(_ context.Context, r *mcp.Request) (any, error) {
@@ -299,7 +301,7 @@ func (s *Server) handleDirectory(_ context.Context, r *mcp.Request) (any, error)
 		})
 	}
 	end := min(start+s.opts.PageSize, len(children))
-	res := &DirectoryResult{Resources: slices.Clone(children[start:end])}
+	res := &DirectoryResult{Resources: slices.Clone(children[start:end]), CacheHints: s.cacheHints()}
 	if end < len(children) {
 		res.NextCursor = encodeCursor(children[end-1].URI)
 	}

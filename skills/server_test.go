@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/gomcp/sdk/internal/specschema"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcptest"
@@ -262,5 +265,50 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWireResults2026: at 2026-07-28 the extension's results carry what
+// every core result does, the server's identity in _meta, and the caching
+// hints of a list or read result (the TypeScript SDK's client refuses a
+// resources/directory/read result without them). The directory result has
+// the shape of the core's ListResourcesResult, so the official schema's
+// definition of it checks it; the others are checked as Result.
+func TestWireResults2026(t *testing.T) {
+	cs, _, _ := serveAt(t, mcp.Version20260728, tree(), &skills.Options{DirectoryRead: true, CacheTTL: 2 * time.Second})
+	calls := []struct {
+		method string
+		params any
+		def    string
+	}{
+		{skills.MethodList, &skills.ListParams{}, "Result"},
+		{skills.MethodGet, &skills.GetParams{URI: "skill://pdf-processing/SKILL.md"}, "Result"},
+		{skills.MethodDirectoryRead, &skills.DirectoryParams{URI: "skill://pdf-processing"}, "ListResourcesResult"},
+	}
+	for _, c := range calls {
+		var raw json.RawMessage
+		if err := cs.Call(t.Context(), c.method, c.params, &raw); err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+		var got struct {
+			Meta struct {
+				ServerInfo *mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+			ResultType string `json:"resultType"`
+			TTLMs      *int64 `json:"ttlMs"`
+			CacheScope string `json:"cacheScope"`
+		}
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		if si := got.Meta.ServerInfo; si == nil || si.Name != "skills-test" || si.Version != "1" {
+			t.Errorf("%s: serverInfo %+v in %s", c.method, si, raw)
+		}
+		if got.ResultType != "complete" || got.TTLMs == nil || *got.TTLMs != 2000 || got.CacheScope != "private" {
+			t.Errorf("%s: %s", c.method, raw)
+		}
+		if err := specschema.ValidateDef(mcp.Version20260728, c.def, raw); err != nil {
+			t.Errorf("%s: %v\n%s", c.method, err, raw)
+		}
 	}
 }

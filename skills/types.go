@@ -191,13 +191,53 @@ type DirectoryParams struct {
 }
 
 // DirectoryResult is the result of resources/directory/read: the direct
-// children of the directory, subdirectories with DirectoryMIMEType.
+// children of the directory, subdirectories with DirectoryMIMEType. Like
+// every 2026-07-28 list result it carries caching hints: SEP-2640 does not
+// ask for them, but the TypeScript SDK's client requires them.
 type DirectoryResult struct {
 	Meta       *mcp.Meta       `json:"_meta,omitempty"`
 	ResultType mcp.ResultType  `json:"resultType,omitempty"`
 	Resources  []*mcp.Resource `json:"resources"`
 	NextCursor string          `json:"nextCursor,omitempty"`
+	mcp.CacheHints
 }
+
+// GetMeta and SetMeta make the results mcp.Result values, so that the
+// server puts its identity in their _meta (2026-07-28) as in a core
+// result's.
+
+// GetMeta returns the result's _meta, or nil.
+func (r *ListResult) GetMeta() *mcp.Meta {
+	if r == nil {
+		return nil
+	}
+	return r.Meta
+}
+
+// SetMeta replaces the result's _meta.
+func (r *ListResult) SetMeta(m *mcp.Meta) { r.Meta = m }
+
+// GetMeta returns the result's _meta, or nil.
+func (r *GetResult) GetMeta() *mcp.Meta {
+	if r == nil {
+		return nil
+	}
+	return r.Meta
+}
+
+// SetMeta replaces the result's _meta.
+func (r *GetResult) SetMeta(m *mcp.Meta) { r.Meta = m }
+
+// GetMeta returns the result's _meta, or nil.
+func (r *DirectoryResult) GetMeta() *mcp.Meta {
+	if r == nil {
+		return nil
+	}
+	return r.Meta
+}
+
+// SetMeta replaces the result's _meta.
+func (r *DirectoryResult) SetMeta(m *mcp.Meta) { r.Meta = m }
 
 // Settings is the extension's capability settings object.
 type Settings struct {

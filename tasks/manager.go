@@ -88,7 +88,7 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{"2025-11-25", "2026-07-28"}},
 		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{"2025-11-25", "2026-07-28"}},
 		{Name: mcp.MethodTasksUpdate, Handler: m.handleUpdate, Lifecycle: mcp.StatelessOnly},
-	}}); err != nil {
+	}, Revisions: []string{mcp.Version20260728}}); err != nil {
 		return nil, err
 	}
 	for _, meth := range []mcp.Method{

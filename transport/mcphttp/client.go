@@ -358,6 +358,17 @@ func drain(resp *http.Response) {
 	resp.Body.Close()
 }
 
+// discard ends an answer whose content, if any, means nothing: an SSE
+// stream is closed unread (a server could hold it open), any other body
+// drained as far as drain goes.
+func discard(resp *http.Response) {
+	if mediaType(resp) == "text/event-stream" {
+		resp.Body.Close()
+		return
+	}
+	drain(resp)
+}
+
 // sseCursor tracks what a client has seen of one SSE stream.
 type sseCursor struct {
 	lastID   string
@@ -425,7 +436,10 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // open a new session and sends the failed message again (server-side state
 // such as subscriptions and the log level is not restored); and when the
 // server refuses the initialize POST with 400, 404 or 405, it falls back to
-// the legacy HTTP+SSE transport. Close ends the session with DELETE.
+// the legacy HTTP+SSE transport. The answer to a notification or response
+// is taken as carrying no content, whatever its headers say (the Python SDK
+// sends 202 with Content-Type application/json and an empty body). Close
+// ends the session with DELETE.
 type ClientStream struct {
 	*clientCore
 	url            string
@@ -645,9 +659,23 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 			c.mu.Unlock()
 		}
 	}
+	want := requestIDs(m)
+	switch {
+	case len(want) == 0:
+		// A notification or a response: accepted (202, as a rule), the
+		// answer carries no content whatever its headers say (the Python
+		// SDK sends 202 with Content-Type application/json and no body).
+		discard(resp)
+		if m.Method == mcp.NotificationInitialized {
+			c.startStandalone(ctx, gen)
+		}
+		return nil
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		drain(resp)
+		return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
+	}
 	switch mediaType(resp) {
 	case "text/event-stream":
-		want := requestIDs(m) // none for a notification: read the stream to its end
 		if !c.goBackground(func() { c.readStream(ctx, resp, want) }) {
 			resp.Body.Close()
 			return jsonrpc.ErrClosed
@@ -660,12 +688,7 @@ func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *htt
 		c.deliver(r)
 	default:
 		drain(resp)
-		if m.IsRequest() {
-			return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
-		}
-	}
-	if m.Method == mcp.NotificationInitialized {
-		c.startStandalone(ctx, gen)
+		return fmt.Errorf("mcphttp: server answered a request with %s and no content", resp.Status)
 	}
 	return nil
 }

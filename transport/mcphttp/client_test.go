@@ -309,34 +309,65 @@ func TestClientReinitializesAfterStateExpiry(t *testing.T) {
 	}
 }
 
+// TestClientRequestCancelledEndsStream: a call cancelled while the server
+// works on it, whether its answer is still pending (lazy, JSON) or an SSE
+// stream with an event id is open (EagerSSE), fails with the cancellation
+// alone: the tool is cancelled, nothing is left on the server, and the
+// client does not try to resume the stream that ends without a response.
 func TestClientRequestCancelledEndsStream(t *testing.T) {
-	for _, jsonMode := range []bool{false, true} {
-		srv := testServer()
-		b := addBlocker(srv)
-		f := newFixtureWith(t, srv, &HandlerOptions{JSONResponse: jsonMode})
-		cs, stream := f.connect(nil, nil)
-		cctx, cancel := context.WithCancel(ctx(t))
-		errc := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "block"})
-			errc <- err
-		}()
-		<-b.started
-		cancel()
-		if err := <-errc; !errors.Is(err, context.Canceled) {
-			t.Errorf("json=%v: CallTool: %v", jsonMode, err)
-		}
-		select {
-		case <-b.cancelled:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("json=%v: the tool was not cancelled", jsonMode)
-		}
-		// The request's stream is finished on the server.
-		s := f.h.lookup(stream.SessionID())
-		eventually(t, "no request in flight", func() bool {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.requests.len() == 0 && len(s.streams) == 0
+	modes := []struct {
+		name string
+		opts HandlerOptions
+	}{
+		{"lazy", HandlerOptions{}},
+		{"JSONResponse", HandlerOptions{JSONResponse: true}},
+		{"EagerSSE", HandlerOptions{EagerSSE: true}},
+	}
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := testServer()
+			b := addBlocker(srv)
+			h := NewHandler(srv, &mode.opts)
+			t.Cleanup(func() { h.Close() })
+			var resumes atomic.Int32
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Last-Event-ID") != "" {
+					resumes.Add(1)
+				}
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(ts.Close)
+			cs, stream := connectTo(t, ts, ts.URL, nil, &ClientOptions{ReconnectDelay: time.Millisecond})
+			cctx, cancel := context.WithCancel(ctx(t))
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "block"})
+				errc <- err
+			}()
+			<-b.started
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("CallTool: %v", err)
+			}
+			select {
+			case <-b.cancelled:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool was not cancelled")
+			}
+			// The request's stream is finished on the server.
+			s := h.lookup(stream.SessionID())
+			eventually(t, "no request in flight", func() bool {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return s.requests.len() == 0 && len(s.streams) == 0
+			})
+			if got := callText(t, cs, "echo", `{"text":"after"}`); got != "after" {
+				t.Errorf("echo after the cancellation: %q", got)
+			}
+			_ = cs.Close() // waits for the client's stream readers
+			if n := resumes.Load(); n != 0 {
+				t.Errorf("%d attempts to resume a cancelled request's stream", n)
+			}
 		})
 	}
 }

@@ -1075,7 +1075,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 			h.hold(r, s, st, c)
 		}
 		if lazy, final, finished := st.jsonAnswer(); lazy {
-			h.answerJSON(w, r, s, st, ids[0], init, final, finished)
+			h.answerJSON(w, r, s, st, ids[0], init, final, finished, okSSE)
 			return
 		}
 		if init && s.protocolVersion() == "" {
@@ -1088,9 +1088,9 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 		st.mu.Lock()
 		final := st.final
 		st.mu.Unlock()
-		h.answerJSON(w, r, s, st, ids[0], init, final, true)
+		h.answerJSON(w, r, s, st, ids[0], init, final, true, okSSE)
 	case <-r.Context().Done():
-		h.answerJSON(w, r, s, st, ids[0], init, nil, false)
+		h.answerJSON(w, r, s, st, ids[0], init, nil, false, okSSE)
 	case <-s.done:
 		errSessionNotFound(w, ids[0])
 	}
@@ -1152,10 +1152,11 @@ func (wt *inlineWatch) stop() {
 }
 
 // answerJSON ends a POST answered with JSON: with final when the stream
-// finished with an answer, 204 when its requests were cancelled, and when it
-// did not finish, by giving up on its requests (the client went away) or
-// reporting the session gone.
-func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session, st *stream, id jsonrpc.ID, init bool, final *jsonrpc.Message, finished bool) {
+// finished with an answer, with answerCancelled when its requests were
+// cancelled, and when it did not finish, by giving up on its requests (the
+// client went away) or reporting the session gone. okSSE says whether the
+// client accepts an SSE stream.
+func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session, st *stream, id jsonrpc.ID, init bool, final *jsonrpc.Message, finished, okSSE bool) {
 	switch {
 	case !finished && r.Context().Err() != nil:
 		s.abandon(st)
@@ -1167,7 +1168,7 @@ func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session,
 		errSessionNotFound(w, id)
 		return
 	case final == nil:
-		w.WriteHeader(http.StatusNoContent) // cancelled by the client
+		answerCancelled(w, id, okSSE)
 		return
 	}
 	ok := final.Error == nil && final.Batch == nil
@@ -1188,6 +1189,20 @@ func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session,
 	if init && !ok {
 		s.terminate()
 	}
+}
+
+// answerCancelled ends the POST of a request the client cancelled before
+// anything was sent for it. A POSTed request must be answered with an SSE
+// stream or a JSON body, and the receiver of a cancellation should send no
+// response: so an SSE stream that ends empty (no event id either, so that
+// nothing invites the client to resume it), or, for a client that takes
+// JSON only, an error response it will ignore for the cancelled id.
+func answerCancelled(w http.ResponseWriter, id jsonrpc.ID, okSSE bool) {
+	if okSSE {
+		writeSSEHeaders(w)
+		return
+	}
+	writeError(w, http.StatusOK, id, jsonrpc.CodeInternalError, "request cancelled by the client")
 }
 
 func writeSSEHeaders(w http.ResponseWriter) {

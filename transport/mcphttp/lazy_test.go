@@ -91,24 +91,52 @@ func TestLazySSEKeepAlive(t *testing.T) {
 }
 
 // TestLazyCancelled: a request cancelled before its handler sent anything
-// gets 204 when its client accepts JSON.
+// is still answered with a content type a POSTed request may get (clients
+// such as the TypeScript and Python SDKs' report any other as unexpected):
+// an SSE stream that ends without a response and without an event id to
+// resume from, when the client accepts SSE (also from a Handler that
+// answers with JSON); otherwise a JSON error response for the id, which the
+// client, having cancelled, ignores.
 func TestLazyCancelled(t *testing.T) {
-	srv := testServer()
-	b := addBlocker(srv)
-	f := newFixtureWith(t, srv, nil)
-	sid := f.initSession(mcp.Version20251125)
-	done := make(chan raw, 1)
-	go func() {
-		done <- f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
-	}()
-	<-b.started
-	if c := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`); c.status != 202 {
-		t.Fatalf("cancel: %d", c.status)
+	tests := []struct {
+		name     string
+		opts     *HandlerOptions
+		accept   string
+		wantType string
+	}{
+		{"lazy", nil, "application/json, text/event-stream", "text/event-stream"},
+		{"JSONResponse", &HandlerOptions{JSONResponse: true}, "application/json, text/event-stream", "text/event-stream"},
+		{"JSON only", nil, "application/json", "application/json"},
 	}
-	if r := <-done; r.status != 204 {
-		t.Errorf("status %d %s", r.status, r.body)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := testServer()
+			b := addBlocker(srv)
+			f := newFixtureWith(t, srv, tt.opts)
+			sid := f.initSession(mcp.Version20251125)
+			done := make(chan raw, 1)
+			go func() {
+				done <- f.do("POST", with(postHeaders(sid, mcp.Version20251125), "Accept", tt.accept),
+					`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
+			}()
+			<-b.started
+			if c := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`); c.status != 202 {
+				t.Fatalf("cancel: %d", c.status)
+			}
+			r := <-done
+			if r.status != 200 || r.header.Get("Content-Type") != tt.wantType {
+				t.Fatalf("%d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if tt.wantType == "text/event-stream" {
+				if r.body != "" {
+					t.Errorf("the stream carried %q, want nothing", r.body)
+				}
+			} else if m := jsonrpc.Decode([]byte(r.body)); m.Error == nil || m.ID.String() != "5" {
+				t.Errorf("body %s, want an error response for id 5", r.body)
+			}
+			<-b.cancelled
+		})
 	}
-	<-b.cancelled
 }
 
 // TestLazyClientDisconnectCancelsRequest: a request whose handler runs on
