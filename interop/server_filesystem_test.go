@@ -27,6 +27,7 @@ import (
 // answer checked, the structured content validated against the tool's
 // output schema by the client.
 func TestServerFilesystem(t *testing.T) {
+	t.Parallel()
 	env := requireEnv(t, "SERVER_FILESYSTEM")
 	base := t.TempDir()
 	// The server resolves symbolic links in allowed directories.

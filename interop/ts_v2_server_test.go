@@ -104,6 +104,10 @@ func newV2Walk(t *testing.T, stream jsonrpc.Stream, version string, events func(
 			w.mu.Unlock()
 		},
 		RequestTimeout: 30 * time.Second,
+		// Node can take more than the default 3 seconds to start the
+		// server and answer the server/discover probe on a loaded
+		// machine, and a probe that times out falls back to initialize.
+		ProbeTimeout: 30 * time.Second,
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -119,6 +119,7 @@ func TestTypeScriptServer(t *testing.T) {
 // temporary directory: mcp declares no roots, so the server keeps its
 // command-line directory.
 func TestFilesystemServer(t *testing.T) {
+	t.Parallel()
 	server := requireEnv(t, "SERVER_FILESYSTEM")
 	dir, err := filepath.EvalSymlinks(t.TempDir()) // the server resolves links
 	if err != nil {
