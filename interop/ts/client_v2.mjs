@@ -178,9 +178,11 @@ await check('capabilities', () => {
 });
 
 if (modern) {
-	await check('server/discover result', () => {
-		const d = client.getDiscoverResult();
+	await check('server/discover: at connect and again', async () => {
+		assert.ok(client.getDiscoverResult().supportedVersions.includes('2026-07-28'));
+		const d = await client.discover();
 		assert.ok(d.supportedVersions.includes('2026-07-28'), JSON.stringify(d.supportedVersions));
+		assert.deepEqual(d.capabilities.tools, { listChanged: true });
 	});
 } else {
 	await check('ping', async () => {
@@ -398,6 +400,10 @@ await check('tools/call test_input_required_result_multi_round', async () => {
 	assert.equal(textOf(await client.callTool({ name: 'test_input_required_result_multi_round' })), 'Ada likes green');
 });
 
+await check('tools/call test_custom_header_param: the argument the tool mirrors into a header (SEP-2243)', async () => {
+	assert.equal(textOf(await client.callTool({ name: 'test_custom_header_param', arguments: { region: 'eu-west-1' } })), 'Region: eu-west-1');
+});
+
 // ---- cancellation -------------------------------------------------------------------
 
 await check('cancellation: aborting test_tool_with_progress after its first progress', async () => {
@@ -551,6 +557,23 @@ await check('prompts/list', async () => {
 await check('prompts/get with arguments', async () => {
 	const res = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'hello', arg2: 'world' } });
 	assert.deepEqual(res.messages, [{ role: 'user', content: { type: 'text', text: "Prompt with arguments: arg1='hello', arg2='world'" } }]);
+});
+
+await check('prompts/get that asks the user first (input required at 2026-07-28)', async () => {
+	elicitReply = () => ({ action: 'accept', content: { context: 'interop' } });
+	const res = await client.getPrompt({ name: 'test_input_required_result_prompt' });
+	assert.deepEqual(res.messages, [{ role: 'user', content: { type: 'text', text: 'Use this context: interop' } }]);
+});
+
+await check('prompts/list_changed', async () => {
+	const sub = modern ? await client.listen({ promptsListChanged: true }) : null;
+	const before = listChanged.prompts;
+	assert.equal(textOf(await client.callTool({ name: 'test_trigger_prompt_change' })), 'Prompt list changed');
+	await waitFor('notifications/prompts/list_changed', () => listChanged.prompts > before);
+	const { prompts } = await client.listPrompts(undefined, { cacheMode: 'refresh' });
+	assert.ok(prompts.some((p) => p.name === 'test_dynamic'), prompts.map((p) => p.name).join(', '));
+	assert.equal(textOf(await client.callTool({ name: 'test_trigger_prompt_change' })), 'Prompt list changed');
+	await sub?.close();
 });
 
 await check('prompts/get with an image', async () => {
