@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	case "progress":
 		serveProgressTool()
 		return
+	case "chatter":
+		serveChatter()
+		return
 	case "mcp":
 		// The test binary as the mcp command itself (for mcp proxy as
 		// a stdio target).
@@ -75,6 +78,37 @@ func serveBlockingTool() {
 		<-ctx.Done()
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
+	})
+	if err == nil {
+		err = s.Run(context.Background(), transport.Stdio())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// serveChatter serves, on stdio, a tool that writes "chatting" on stderr
+// and from then on sends a log message every 50ms, between requests too.
+func serveChatter() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "chatter", Version: "1"}, nil)
+	err := mcp.AddTool(s, &mcp.Tool{Name: "chat"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		ss := req.Session()
+		if ss == nil {
+			return "", errors.New("chat needs a session (a 2025 revision)")
+		}
+		go func() {
+			for {
+				time.Sleep(50 * time.Millisecond)
+				err := ss.Notify(context.Background(), mcp.NotificationMessage,
+					&mcp.LoggingMessageNotificationParams{Level: mcp.LevelInfo, Logger: "chat", Data: json.RawMessage(`"tick"`)})
+				if err != nil {
+					return
+				}
+			}
+		}()
+		fmt.Fprintln(os.Stderr, "chatting")
+		return "chatting", nil
 	})
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())

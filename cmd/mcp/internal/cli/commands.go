@@ -245,7 +245,12 @@ func (inv *invocation) endLineLocked() {
 // golang.org/x/term, which this module does not depend on.)
 func isTerminal(f any) bool {
 	if l, ok := f.(*lockedWriter); ok {
+		l.mu.Lock()
 		f = l.w
+		l.mu.Unlock()
+	}
+	if e, ok := f.(*lineEditor); ok {
+		f = e.out
 	}
 	file, ok := f.(*os.File)
 	if !ok {

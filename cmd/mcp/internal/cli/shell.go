@@ -71,6 +71,18 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && term.IsTerminal(int(f.Fd())) {
 		histFile := HistoryPath()
 		ed := &lineEditor{in: bufio.NewReader(f), out: inv.stderr, complete: sh.complete, history: loadHistory(histFile)}
+		// What others write on stderr (the server's log lines and its own
+		// stderr) goes above the line being typed.
+		if lw, ok := inv.stderr.(*lockedWriter); ok {
+			lw.mu.Lock()
+			ed.out, lw.w = lw.w, ed
+			lw.mu.Unlock()
+			defer func() {
+				lw.mu.Lock()
+				lw.w = ed.out
+				lw.mu.Unlock()
+			}()
+		}
 		prompt := "mcp> "
 		if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil && ir.ServerInfo.Name != "" {
 			prompt = ir.ServerInfo.Name + "> "
