@@ -60,9 +60,10 @@ commands:
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
                                  render a prompt (--args JSON also accepted)
-  complete REF ARG [VALUE] TARGET
+  complete REF ARG[=VALUE] [KEY=VALUE...] TARGET
                                  complete an argument; REF is a prompt name or
-                                 a resource template URI
+                                 a resource template URI, KEY=VALUE are the
+                                 arguments already chosen
   ping TARGET                    check that the server answers
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
@@ -312,7 +313,7 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
 	rest := args
-	wantKV := name == "call" || name == "get"
+	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
 		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
 			if err := fs.Parse(rest); err != nil {
@@ -343,11 +344,6 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 			continue
 		}
 		break
-	}
-	// complete takes an optional VALUE after REF and ARG.
-	if name == "complete" && len(rest) > 1 && !isTargetStart(rest[0]) {
-		inv.pos = append(inv.pos, rest[0])
-		rest = rest[1:]
 	}
 	if len(inv.pos) < npos {
 		return usageError{fmt.Errorf("%s: missing arguments (see mcp help)", name)}

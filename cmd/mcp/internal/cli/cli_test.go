@@ -289,10 +289,8 @@ func TestJSONSameEveryWay(t *testing.T) {
 			wantField(t, v, "text", "messages", 0, "content", "type")
 			wantField(t, v, "Prompt with arguments: arg1='one', arg2='two'", "messages", 0, "content", "text")
 		}},
-		{[]string{"complete", "--json", "test_prompt_with_arguments", "arg1", "x"}, func(t *testing.T, v map[string]any) {
-			if _, ok := field(t, v, "completion", "values").([]any); !ok {
-				t.Errorf("completion.values is not an array: %v", v)
-			}
+		{[]string{"complete", "test_prompt_with_arguments", "arg1=x", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "x-completed", "completion", "values", 0)
 		}},
 	}
 	// The same everything server reached four ways: over stdio, over
@@ -589,6 +587,39 @@ func TestArgumentParsing(t *testing.T) {
 	if err := inv.parse("call", 1, []string{"t", "http://h/mcp?a=b"}, new(bool)); err != nil || len(inv.kv) != 0 || inv.target[0] != "http://h/mcp?a=b" {
 		t.Errorf("URL with a query: kv %v target %q, %v", inv.kv, inv.target, err)
 	}
+}
+
+// TestCompleteArguments: the value goes with its argument (ARG=VALUE), so
+// that a command target's first word is never taken for it, and flags
+// parse anywhere before the target.
+func TestCompleteArguments(t *testing.T) {
+	cases := []struct {
+		args   []string
+		pos    []string
+		kv     map[string]string
+		target []string
+		json   bool
+	}{
+		{[]string{"completable-prompt", "department", "npx", "mcp-server-everything"},
+			[]string{"completable-prompt", "department"}, nil, []string{"npx", "mcp-server-everything"}, false},
+		{[]string{"p", "a=py", "--json", "CMD"}, []string{"p", "a=py"}, nil, []string{"CMD"}, true},
+		{[]string{"--json", "p", "a=", "x=1", "--timeout", "1s", "node", "s.js", "--json"},
+			[]string{"p", "a="}, map[string]string{"x": "1"}, []string{"node", "s.js", "--json"}, true},
+		{[]string{"p", "a", "http://h/mcp", "--json"}, []string{"p", "a"}, nil, []string{"http://h/mcp"}, true},
+	}
+	for _, c := range cases {
+		inv := &invocation{}
+		if err := inv.parse("complete", 2, c.args, new(bool)); err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(inv.pos, c.pos) || !reflect.DeepEqual(inv.kv, c.kv) || !reflect.DeepEqual(inv.target, c.target) || inv.json != c.json {
+			t.Errorf("%q: pos %q kv %v target %q json %v", c.args, inv.pos, inv.kv, inv.target, inv.json)
+		}
+	}
+	// End to end, with a command target of two words.
+	v := runJSON(t, "complete", "test_prompt_with_arguments", "arg2", "--json", "env", "X=1", everythingBin)
+	wantField(t, v, "-completed", "completion", "values", 0)
 }
 
 func TestHelp(t *testing.T) {

@@ -103,10 +103,17 @@ Renders a prompt with its arguments (all strings).
 --json: the GetPromptResult: {"description"?, "messages": [{"role",
          "content": {"type", ...as in call}}]}
 `,
-	"complete": `usage: mcp complete [flags] REF ARGUMENT [VALUE] TARGET...
+	"complete": `usage: mcp complete [flags] REF ARGUMENT[=VALUE] [KEY=VALUE...] TARGET...
 
 Asks for completions of a prompt's or a resource template's argument.
-REF is a prompt name, or a URI template (anything with ://).
+REF is a prompt name, or a URI template (anything with ://). ARGUMENT=VALUE
+gives the text typed so far (ARGUMENT alone, or ARGUMENT=, completes from
+nothing); each KEY=VALUE after it is an argument already chosen, sent as
+the request's context. The value is part of the ARGUMENT word so that a
+command target is never mistaken for it:
+
+  mcp complete review language=py npx my-server
+  mcp complete 'demo://lang/{name}' name --json http://127.0.0.1:8080/mcp
 
 --json: {"completion": {"values": [...], "total"?, "hasMore"?}}
 `,

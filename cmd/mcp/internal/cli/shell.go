@@ -23,7 +23,7 @@ import (
 const shellHelp = `commands (flags such as --json work as on the command line):
   info | tools | resources | templates | prompts | ping
   call TOOL [KEY=VALUE...]      read URI
-  get PROMPT [KEY=VALUE...]     complete REF ARG [VALUE]
+  get PROMPT [KEY=VALUE...]     complete REF ARG[=VALUE] [KEY=VALUE...]
   help                          exit (or Ctrl-D)
 Tab completes commands, tool, prompt and argument names, and resource URIs.
 `
@@ -317,9 +317,7 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 		for _, p := range sh.prompts {
 			if p.Name == pos[0] {
 				for _, a := range p.Arguments {
-					if prior[0] == "complete" && len(pos) == 1 {
-						cands = append(cands, a.Name)
-					} else if prior[0] == "get" && !given[a.Name] {
+					if !given[a.Name] {
 						cands = append(cands, a.Name+"=")
 					}
 				}
