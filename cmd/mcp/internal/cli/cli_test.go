@@ -527,7 +527,7 @@ func TestNotifications(t *testing.T) {
 
 func TestHumanOutput(t *testing.T) {
 	url := everythingURL(t)
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "new", "dir") // --out makes it
 	code, out, errs := mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", dir, url)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -539,6 +539,12 @@ func TestHumanOutput(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "content-1.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("saved image: %v, % x", err, b[:min(len(b), 8)])
+	}
+	// An --out that cannot be a directory fails the command.
+	file := filepath.Join(dir, "content-1.png")
+	code, out, errs = mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", filepath.Join(file, "x"), url)
+	if code != ExitUsage || !strings.Contains(out, "not saved]") || !strings.Contains(errs, "--out: ") {
+		t.Errorf("--out under a file: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, out, _ = mcpRun(t, context.Background(), "tools", url)
 	lines := strings.Split(out, "\n")

@@ -401,7 +401,7 @@ func runGet(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 	}
 	for _, m := range res.Messages {
 		fmt.Fprintf(inv.stdout, "%s:\n", m.Role)
-		inv.printContent(0, m.Content)
+		_ = inv.printContent(0, m.Content) // get has no --out: nothing is saved
 	}
 	return nil
 }

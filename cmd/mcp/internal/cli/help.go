@@ -78,8 +78,10 @@ sets one argument, typed from the tool's input schema: a property that
 may be a string takes VALUE as it is, any other (number, integer,
 boolean, array, object, null) takes VALUE as JSON, so n=3, on=true and
 tags='["a","b"]' work. Text content is printed; images and audio are
-described, or saved as DIR/content-I.EXT with --out DIR; embedded
-resources are printed; structured output follows, as indented JSON.
+described, or saved as DIR/content-I.EXT with --out DIR (DIR is made if
+missing; a file that cannot be written fails the command with status 2);
+embedded resources are printed; structured output follows, as indented
+JSON.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
 
