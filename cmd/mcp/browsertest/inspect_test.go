@@ -275,3 +275,27 @@ func TestInspectWithoutServer(t *testing.T) {
 		chromedp.WaitVisible(css(`button.tool[data-name="greet"]`)),
 	)
 }
+
+// TestInspectFailedSwitch: connecting to a command that does not exist
+// leaves the page disconnected: the previous server's lists are gone, and
+// nothing of it can be called.
+func TestInspectFailedSwitch(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "mcp"), "serve")
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	do(t, ctx,
+		chromedp.WaitVisible(css(`button.tool[data-name="greet"]`)),
+		chromedp.Click(css(`button.tool[data-name="greet"]`)),
+		chromedp.SetValue(css("#target"), missing),
+		chromedp.Click(css("#connect")),
+		waitText("#status", "no-such-server"),
+	)
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav button, #tool-form").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d buttons and forms of the previous server are still shown", n)
+	}
+}

@@ -181,20 +181,14 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	return nil
 }
 
-// connect opens a session with target, replacing the current one.
-func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) (err error) {
-	defer func() {
-		in.mu.Lock()
-		if err == nil {
-			in.lastErr = ""
-		} else if in.cs == nil {
-			in.lastErr, in.target = err.Error(), target
-		}
-		in.mu.Unlock()
-	}()
+// connect opens a session with target, replacing the current one. When
+// it fails, the current one ends too: the user meant to leave it, and a
+// page still showing (and calling) the old server after a failed switch
+// would look like the new one.
+func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) error {
 	stream, err := openStream(target, tf, in.inv.stderr)
 	if err != nil {
-		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+		in.disconnect(target, err)
 		return usageError{err}
 	}
 	if in.inv.timeout > 0 {
@@ -210,7 +204,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 	in.hub.publish("connecting", "", map[string]any{"target": target})
 	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub})
 	if err != nil {
-		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+		in.disconnect(target, err)
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			return err
@@ -219,7 +213,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 	}
 	in.mu.Lock()
 	old := in.cs
-	in.cs, in.target = cs, target
+	in.cs, in.target, in.lastErr = cs, target, ""
 	in.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
@@ -235,6 +229,19 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		}
 	}()
 	return nil
+}
+
+// disconnect ends the current session, if any, after a failed connection
+// to target, and tells the page why.
+func (in *inspector) disconnect(target []string, err error) {
+	in.mu.Lock()
+	old := in.cs
+	in.cs, in.target, in.lastErr = nil, target, err.Error()
+	in.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
 }
 
 // close ends the current session.
@@ -468,10 +475,13 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		return map[string]any{}, nil
 	}
 	in.mu.Lock()
-	cs := in.cs
+	cs, lastErr := in.cs, in.lastErr
 	in.mu.Unlock()
 	if cs == nil {
-		return nil, errors.New("not connected")
+		if lastErr != "" {
+			return nil, fmt.Errorf("not connected to a server (%s): connect to one first", lastErr)
+		}
+		return nil, errors.New("not connected to a server: connect to one first")
 	}
 	if in.inv.timeout > 0 {
 		var cancel context.CancelFunc

@@ -82,6 +82,7 @@ function onEvent(e) {
   case "disconnected":
     logLine("event error", e.time + " " + (d.error || "disconnected"));
     setStatus("disconnected: " + (d.error || ""));
+    clearLists();
     break;
   case "elicit":
     if (!answered.has(d.id)) showElicit(d.id, d.params);
@@ -111,8 +112,17 @@ function openFeed() {
 
 function setStatus(s) { $("#status").textContent = s; }
 
+// clearLists empties what the page showed of a server it is no longer
+// connected to, so that nothing of it can be called by mistake.
+function clearLists() {
+  generation++; // a refresh still under way shows nothing
+  for (const kind of ["tools", "resources", "templates", "prompts"]) $("#" + kind).replaceChildren();
+  $("#detail").replaceChildren(el("p", {class: "hint", text: "Not connected: connect to a server above."}));
+}
+
 function showState(s) {
   if (!s.connected) {
+    clearLists();
     setStatus(s.error ? "not connected: " + s.error : "not connected");
     if (!$("#target").value && s.target) $("#target").value = s.target;
     return;
