@@ -81,6 +81,9 @@ commands:
                                  tokens for URL in the user config dir,
                                  gomcp/tokens/, one 0600 file per server
   logout URL                     forget them
+  try                            see it work: the demo server, in this
+                                 process, through a few commands, each with
+                                 its messages on the wire
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output

@@ -209,11 +209,22 @@ command exits with status 4 and asks to log in again.
 
 Forgets what mcp login stored for URL.
 `,
+	"try": `usage: mcp try
+
+Runs the demo server (the one mcp serve runs) in this process, over an
+in-memory pipe, and walks through info, tools, call (one with progress),
+read, get and complete against it. Each command is shown as you would type
+it, then the JSON-RPC messages it exchanged, one line each (→ sent,
+← received, without their _meta), then its output. It exits when done,
+within a second, and needs no other program: the first command to run.
+`,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 
 Runs the demo server (tools, resources, a template, a prompt, completion,
 logging and progress) on stdio, or with --http over Streamable HTTP at
 http://ADDR/mcp (port 0 picks a free port; the first line on stdout is
-"listening on http://HOST:PORT/mcp").
+"listening on http://HOST:PORT/mcp"). On stdio it is for a client to run
+(mcp shell mcp serve, mcp inspect mcp serve, or a host's config); typed at
+a terminal, it says so on stderr and waits. mcp try shows it at work.
 `,
 }
