@@ -299,3 +299,30 @@ func TestInspectFailedSwitch(t *testing.T) {
 		t.Errorf("%d buttons and forms of the previous server are still shown", n)
 	}
 }
+
+// TestInspectEnumTitles: the server's form shows each enum choice by its
+// title, multi-select ones too, and sends its value.
+func TestInspectEnumTitles(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "everything-server"))
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_elicitation_sep1330_enums"]`)),
+		chromedp.Click(css("#run")),
+		waitText(".question.elicit", "Please choose your options"),
+	)
+	form := text(t, ctx, ".question.elicit")
+	for _, want := range []string{"First Option", "Option Two", "First Choice", "Second Choice", "Third Choice"} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the form lacks %q:\n%s", want, form)
+		}
+	}
+	do(t, ctx,
+		chromedp.Click(css(`.question.elicit input[name="titledMulti"][value="value2"]`)),
+		chromedp.Click(css(".question.elicit button.accept")),
+		waitText("#result pre.text", "action=accept"),
+	)
+	if s := text(t, ctx, "#result pre.text"); !strings.Contains(s, `"titledMulti":["value2"]`) {
+		t.Errorf("result %q", s)
+	}
+}

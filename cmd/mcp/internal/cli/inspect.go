@@ -276,8 +276,9 @@ func (in *inspector) state() map[string]any {
 	return out
 }
 
-// ask publishes a question from the server and waits for the page's answer.
-func (in *inspector) ask(ctx context.Context, kind string, params any) (json.RawMessage, error) {
+// ask publishes a question from the server and waits for the page's
+// answer. problem, if not empty, says what was wrong with the last answer.
+func (in *inspector) ask(ctx context.Context, kind string, params any, problem string) (json.RawMessage, error) {
 	in.askMu.Lock()
 	if len(in.asks) >= inspectMaxAsks {
 		in.askMu.Unlock()
@@ -293,7 +294,11 @@ func (in *inspector) ask(ctx context.Context, kind string, params any) (json.Raw
 		delete(in.asks, id)
 		in.askMu.Unlock()
 	}()
-	in.hub.publish(kind, "", map[string]any{"id": id, "params": params})
+	q := map[string]any{"id": id, "params": params}
+	if problem != "" {
+		q["error"] = problem
+	}
+	in.hub.publish(kind, "", q)
 	select {
 	case a := <-c:
 		return a, nil
@@ -303,22 +308,33 @@ func (in *inspector) ask(ctx context.Context, kind string, params any) (json.Raw
 	}
 }
 
-// elicit lets the page fill in the server's form.
+// elicit lets the page fill in the server's form, and asks again, saying
+// why, while the answer does not fit the requested schema.
 func (in *inspector) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	a, err := in.ask(ctx, "elicit", req.Params)
-	if err != nil {
-		return nil, err
+	problem := ""
+	for {
+		a, err := in.ask(ctx, "elicit", req.Params, problem)
+		if err != nil {
+			return nil, err
+		}
+		var res mcp.ElicitResult
+		if err := json.Unmarshal(a, &res); err != nil {
+			return nil, err
+		}
+		if res.Action != mcp.ElicitActionAccept || req.Params.RequestedSchema == nil {
+			return &res, nil
+		}
+		err = checkElicitation(req.Params.RequestedSchema, res.Content)
+		if err == nil {
+			return &res, nil
+		}
+		problem = err.Error()
 	}
-	var res mcp.ElicitResult
-	if err := json.Unmarshal(a, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
 }
 
 // sample lets the page's user write the model's reply.
 func (in *inspector) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	a, err := in.ask(ctx, "sample", req.Params)
+	a, err := in.ask(ctx, "sample", req.Params, "")
 	if err != nil {
 		return nil, err
 	}

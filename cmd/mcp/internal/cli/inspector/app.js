@@ -85,7 +85,11 @@ function onEvent(e) {
     clearLists();
     break;
   case "elicit":
-    if (!answered.has(d.id)) showElicit(d.id, d.params);
+    if (!answered.has(d.id)) {
+      showElicit(d.id, d.params);
+      // the last answer did not fit the server's schema: asked again
+      if (d.error) document.querySelector('.question[data-id="' + d.id + '"]').append(el("p", {class: "error", text: d.error}));
+    }
     break;
   case "sample":
     if (!answered.has(d.id)) showSample(d.id, d.params);
@@ -175,7 +179,8 @@ function fieldFor(name, schema, required, value) {
   schema = schema || {};
   let types = schema.type === undefined ? [] : [].concat(schema.type);
   const choices = schema.enum || (schema.oneOf && schema.oneOf.every((o) => "const" in o) ? schema.oneOf.map((o) => o.const) : null);
-  const itemChoices = schema.items && (schema.items.enum || (schema.items.anyOf || []).map((o) => o.const));
+  const itemOptions = schema.items && (schema.items.enum ? schema.items.enum.map((c) => ({const: c})) : (schema.items.anyOf || schema.items.oneOf || []));
+  const itemChoices = itemOptions && itemOptions.map((o) => o.const);
   const label = el("label", {}, el("span", {class: "name", text: schema.title || name}), required ? el("span", {class: "required", text: " *"}) : null, " ");
   const hint = schema.description ? el("div", {class: "desc", text: schema.description}) : null;
   let input, read;
@@ -190,9 +195,9 @@ function fieldFor(name, schema, required, value) {
     read = () => (input.value === "" ? undefined : JSON.parse(input.value));
   } else if (types.includes("array") && itemChoices && itemChoices.length) {
     input = el("span", {class: "multi"});
-    const boxes = itemChoices.map((c) => {
+    const boxes = itemChoices.map((c, i) => {
       const b = el("input", {type: "checkbox", name, value: c, checked: Array.isArray(value) && value.includes(c)});
-      input.append(el("label", {}, b, " " + c));
+      input.append(el("label", {}, b, " " + (itemOptions[i].title || c)));
       return b;
     });
     read = () => boxes.filter((b) => b.checked).map((b) => b.value);
