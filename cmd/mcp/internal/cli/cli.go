@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -167,6 +168,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		})
 	default:
 		err = inv.run(ctx, c.run)
+		if name == "complete" && len(inv.target) > 1 && errors.Is(err, exec.ErrNotFound) {
+			// The form complete REF ARG VALUE TARGET of old.
+			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
+		}
 	}
 	return report(ctx, stderr, err)
 }

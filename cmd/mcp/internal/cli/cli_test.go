@@ -623,6 +623,11 @@ func TestCompleteArguments(t *testing.T) {
 			t.Errorf("%q: pos %q kv %v target %q json %v", c.args, inv.pos, inv.kv, inv.target, inv.json)
 		}
 	}
+	// The old form, with the value a word of its own, says what is wrong.
+	code, _, errs := mcpRun(t, context.Background(), "complete", "test_prompt_with_arguments", "arg1", "no-such-value-xyz", "--json", everythingBin)
+	if code != ExitConnect || !strings.Contains(errs, `ARG=VALUE: is "no-such-value-xyz" the value?`) {
+		t.Errorf("the old form: exit %d, stderr %q", code, errs)
+	}
 	// End to end, with a command target of two words.
 	v := runJSON(t, "complete", "test_prompt_with_arguments", "arg2", "--json", "env", "X=1", everythingBin)
 	wantField(t, v, "-completed", "completion", "values", 0)
