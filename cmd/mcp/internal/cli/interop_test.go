@@ -112,6 +112,12 @@ func TestTypeScriptServer(t *testing.T) {
 	}
 	wantField(t, run("get", "--json", "args-prompt", "city=Austin", "state=TX"), "What's weather in Austin, TX?", "messages", 0, "content", "text")
 	wantField(t, run("get", "--json", "simple-prompt"), "user", "messages", 0, "role")
+
+	// complete with a target of two words, the value given or not.
+	wantField(t, run("complete", "completable-prompt", "department=Eng", "--json"), "Engineering", "completion", "values", 0)
+	if vals := field(t, run("complete", "--json", "completable-prompt", "department"), "completion", "values").([]any); len(vals) < 2 {
+		t.Errorf("complete from nothing: %v", vals)
+	}
 }
 
 // TestFilesystemServer runs the commands against the reference file
