@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,15 +40,22 @@ type TokenInfo struct {
 // HasScope reports whether the token grants scope s.
 func (t *TokenInfo) HasScope(s string) bool { return slices.Contains(t.Scopes, s) }
 
-// Principal names the caller for session binding: the issuer and the
-// subject (or, without a subject, the client id), so that equal subjects
-// of two authorization servers never share sessions.
+// Principal names the caller for session binding and task ownership:
+// the issuer and the subject or, without a subject, the client id, so
+// that equal subjects of two authorization servers never share sessions.
+// Each part is a quoted Go string literal (strconv.Quote) and the kind of
+// the second is named, as in
+//
+//	"https://as.example.com" sub "alice"
+//	"https://as.example.com" client "svc"
+//
+// so the encoding is unambiguous: no subject ("client:svc", one with
+// spaces or quotes) can spell another caller's principal.
 func (t *TokenInfo) Principal() string {
-	who := t.Subject
-	if who == "" {
-		who = "client:" + t.ClientID
+	if t.Subject == "" {
+		return strconv.Quote(t.Issuer) + " client " + strconv.Quote(t.ClientID)
 	}
-	return t.Issuer + " " + who
+	return strconv.Quote(t.Issuer) + " sub " + strconv.Quote(t.Subject)
 }
 
 // A Verifier checks an access token and says what it grants. It returns an
