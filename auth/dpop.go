@@ -71,8 +71,8 @@ type ReplayCache interface {
 var ErrReplayCacheFull = errors.New("auth: DPoP replay cache full for this key")
 
 // NewMemoryReplayCache returns an in-memory ReplayCache sized for max
-// unexpired proof identifiers (default 100000, about 10 MB), forgetting
-// each once it expires. No key is refused while the cache holds fewer
+// unexpired proof identifiers (default 100000, about 10 MB, twice that at
+// worst), forgetting each once it expires. No key is refused while the cache holds fewer
 // than max; beyond, a key is refused once it holds its share (max divided
 // by the number of keys holding entries), so one key flooding the cache
 // locks out only itself, and the cache never holds more than 2*max.
