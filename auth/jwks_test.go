@@ -51,6 +51,17 @@ func (k signingKey) public() jose.JSONWebKey {
 // protected headers.
 func (k signingKey) mint(t *testing.T, headers map[jose.HeaderKey]any) string {
 	t.Helper()
+	return k.mintClaims(t, headers, validClaims())
+}
+
+// validClaims are the claims of a valid token for testAudience.
+func validClaims() map[string]any {
+	return map[string]any{"iss": testIssuer, "aud": testAudience, "sub": "alice", "exp": time.Now().Add(24 * time.Hour).Unix()}
+}
+
+// mintClaims signs claims with k, with extra protected headers.
+func (k signingKey) mintClaims(t *testing.T, headers map[jose.HeaderKey]any, claims map[string]any) string {
+	t.Helper()
 	opts := (&jose.SignerOptions{}).WithHeader("kid", k.kid)
 	for h, v := range headers {
 		opts = opts.WithHeader(h, v)
@@ -59,8 +70,7 @@ func (k signingKey) mint(t *testing.T, headers map[jose.HeaderKey]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := jwt.Signed(signer).Claims(map[string]any{"iss": testIssuer, "aud": testAudience, "sub": "alice",
-		"exp": time.Now().Add(24 * time.Hour).Unix()}).Serialize()
+	tok, err := jwt.Signed(signer).Claims(claims).Serialize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +277,7 @@ func TestJWTForgeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims := map[string]any{"iss": testIssuer, "aud": testAudience, "sub": "alice", "exp": time.Now().Add(time.Hour).Unix()}
+	claims := validClaims()
 	hmacWith := func(secret []byte) string {
 		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: secret}, (&jose.SignerOptions{}).WithHeader("kid", "real"))
 		if err != nil {
@@ -295,5 +305,39 @@ func TestJWTForgeries(t *testing.T) {
 	}
 	if n := linked.Load(); n != 0 {
 		t.Errorf("the jku URL was fetched %d times", n)
+	}
+}
+
+// TestJWTLifetime: a token signed by a good key is refused without an
+// expiry, or when it is not valid yet or was issued in the future (beyond
+// the leeway).
+func TestJWTLifetime(t *testing.T) {
+	k := newSigningKey(t, "k")
+	v := newTestVerifier(t, newJWKSServer(t, k), nil)
+	with := func(name string, value any) map[string]any {
+		c := validClaims()
+		if value == nil {
+			delete(c, name)
+		} else {
+			c[name] = value
+		}
+		return c
+	}
+	later := time.Now().Add(time.Hour).Unix()
+	for name, claims := range map[string]map[string]any{
+		"no exp":           with("exp", nil),
+		"expired":          with("exp", time.Now().Add(-time.Hour).Unix()),
+		"nbf in an hour":   with("nbf", later),
+		"iat in an hour":   with("iat", later),
+		"no aud":           with("aud", nil),
+		"no iss":           with("iss", nil),
+		"another audience": with("aud", "https://other.example/mcp"),
+	} {
+		if _, err := v.Verify(context.Background(), k.mintClaims(t, nil, claims)); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("%s: %v, want ErrInvalidToken", name, err)
+		}
+	}
+	if _, err := v.Verify(context.Background(), k.mintClaims(t, nil, with("nbf", time.Now().Add(30*time.Second).Unix()))); err != nil {
+		t.Errorf("nbf within the leeway: %v", err)
 	}
 }
