@@ -15,6 +15,11 @@
 //   - big: 1 MiB of text echoed over stdio, MB/s and server CPU ms per call
 //   - http1: one Streamable HTTP session in a closed loop, calls/s
 //   - http16: 16 sessions, calls/s, server CPU µs per call, peak RSS
+//   - stateless: 16 clients of the stateless revision (2026-07-28) over
+//     Streamable HTTP, each POST a complete request with its _meta and
+//     SEP-2243 headers; calls/s, server CPU µs per call, peak RSS, and how
+//     many of the revision's checks the server passed (stateless.go).
+//     Servers named by -legacy are left out.
 //   - idle: memory per idle Streamable HTTP session (RSS growth / sessions)
 //   - startup: spawn to initialize answered over stdio, ms
 //
@@ -69,12 +74,16 @@ var (
 	warm     = flag.Duration("warmup", 300*time.Millisecond, "warm-up before each throughput figure")
 	idleN    = flag.Int("idle", 2000, "sessions opened for the idle-session figure")
 	startups = flag.Int("startups", 5, "spawns per round for the startup figure (median)")
-	only     = flag.String("figures", "stdio1,stdio32,big,http1,http16,idle,startup", "figures to run")
+	only     = flag.String("figures", "stdio1,stdio32,big,http1,http16,stateless,idle,startup", "figures to run")
 	jsonOut  = flag.String("json", "", "also write every sample to this file")
+	// legacyOnly names the servers that serve no stateless revision: the
+	// stateless figure leaves them out ("–" in the table).
+	legacyOnly = nameSet{}
 )
 
 func main() {
 	flag.Var(&servers, "server", "NAME=COMMAND (repeatable; the first is the floor)")
+	flag.Var(legacyOnly, "legacy", "NAME of a server that serves no stateless revision (repeatable)")
 	flag.Parse()
 	if len(servers) == 0 {
 		fmt.Fprintln(os.Stderr, "mcpbench: no -server")
@@ -93,6 +102,9 @@ func main() {
 			// Rotate the order each round, so no server always runs first.
 			for i := range servers {
 				s := servers[(i+r)%len(servers)]
+				if fig == "stateless" && legacyOnly[s.name] {
+					continue
+				}
 				m, err := run(fig, s)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "mcpbench: %s %s: %v\n", fig, s.name, err)
@@ -139,6 +151,8 @@ func run(fig string, s server) (map[string]float64, error) {
 		return httpThroughput(s, 1, "http1")
 	case "http16":
 		return httpThroughput(s, 16, "http16")
+	case "stateless":
+		return statelessThroughput(s)
 	case "idle":
 		return idleSessions(s)
 	case "startup":
@@ -562,15 +576,19 @@ func (s *httpSession) post(ctx context.Context, body []byte, wantID int64) (*ans
 	if s.sid == "" {
 		s.sid = resp.Header.Get("Mcp-Session-Id")
 	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	return decodeAnswer(resp.Header.Get("Content-Type"), data, wantID)
+}
+
+// decodeAnswer finds the answer to wantID in a POST's response body: a
+// JSON message, or an event stream holding it among notifications.
+func decodeAnswer(contentType string, data []byte, wantID int64) (*answer, error) {
+	if !strings.HasPrefix(contentType, "text/event-stream") {
 		var a answer
 		if err := json.Unmarshal(data, &a); err != nil {
 			return nil, fmt.Errorf("%v: %.200s", err, data)
 		}
-		a.Result = append(json.RawMessage(nil), a.Result...)
 		return &a, nil
 	}
-	// An event stream: find the answer among the events.
 	for _, ev := range bytes.Split(data, []byte("\n\n")) {
 		var payload []byte
 		for _, line := range bytes.Split(ev, []byte("\n")) {
@@ -760,6 +778,11 @@ var rows = []row{
 	{"HTTP, 16 sessions: calls/s", "http16.calls", false, "%.0f"},
 	{"HTTP, 16 sessions: server CPU µs/call", "http16.cpu_us", false, "%.1f"},
 	{"HTTP, 16 sessions: server peak RSS MiB", "http16.peak_rss_mib", false, "%.1f"},
+	{"2026-07-28 stateless HTTP, 16 clients: calls/s ratio", "stateless.calls", true, ""},
+	{"2026-07-28 stateless HTTP, 16 clients: calls/s", "stateless.calls", false, "%.0f"},
+	{"2026-07-28 stateless HTTP: server CPU µs/call", "stateless.cpu_us", false, "%.1f"},
+	{"2026-07-28 stateless HTTP: server peak RSS MiB", "stateless.peak_rss_mib", false, "%.1f"},
+	{"2026-07-28 stateless HTTP: revision checks passed (of " + strconv.Itoa(len(statelessProbes)) + ")", "stateless.probes", false, "%.0f"},
 	{"idle HTTP session, KiB each", "idle.kib", false, "%.1f"},
 	{"startup, spawn → initialize answered, ms", "startup.ms", false, "%.1f"},
 }
@@ -785,6 +808,8 @@ func printTable(samples map[string]map[string][]float64) {
 		for _, s := range servers {
 			v := median(m[s.name])
 			switch {
+			case len(m[s.name]) == 0:
+				fmt.Print(" – |")
 			case r.ratio && base > 0:
 				fmt.Printf(" %.2f |", v/base)
 			case r.ratio:
