@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,9 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 )
 
 // The stateless figure: the revision new clients speak by default
@@ -210,61 +206,27 @@ func statelessThroughput(srv server) (map[string]float64, error) {
 		return nil, err
 	}
 	defer p.stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	probes := runProbes(ctx, srv.name, url)
-	var (
-		answered atomic.Int64
-		stop     atomic.Bool
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		stop.Store(true)
-	}
+	probes := runProbes(context.Background(), srv.name, url)
 	want := func(id int64) string { return "m" + strconv.FormatInt(id, 10) }
-	for range statelessClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var b []byte
-			for id := int64(1); !stop.Load(); id++ {
-				b = statelessEchoBody(b[:0], id, want(id))
-				r, err := postStateless(ctx, url, statelessHeaders("tools/call", "echo"), b, id)
-				if err == nil {
-					err = checkStatelessEcho(r, id, want)
-				}
-				if err != nil {
-					if !stop.Load() {
-						fail(err)
-					}
-					return
-				}
-				answered.Add(1)
+	hdr := statelessHeaders("tools/call", "echo")
+	rate, cpuPer, err := closedLoops(p, statelessClients, func(ctx context.Context) (func(int64, []byte) ([]byte, error), error) {
+		return func(id int64, b []byte) ([]byte, error) {
+			b = statelessEchoBody(b[:0], id, want(id))
+			r, err := postStateless(ctx, url, hdr.Clone(), b, id)
+			if err == nil {
+				err = checkStatelessEcho(r, id, want)
 			}
-		}()
-	}
-	time.Sleep(*warm)
-	pid := p.cmd.Process.Pid
-	cpu0, n0, t0 := cpuTime(pid), answered.Load(), time.Now()
-	time.Sleep(*dur)
-	cpu1, n1, t1 := cpuTime(pid), answered.Load(), time.Now()
-	stop.Store(true)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, fmt.Errorf("%v (stderr: %.500s)", firstErr, p.stderr.String())
-	}
-	calls := float64(n1 - n0)
-	if calls == 0 {
-		return nil, errors.New("no answer in the measuring window")
+			return b, err
+		}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return map[string]float64{
-		"stateless.calls":        calls / t1.Sub(t0).Seconds(),
-		"stateless.cpu_us":       float64(cpu1-cpu0) / calls / 1e3,
+		"stateless.calls":        rate,
+		"stateless.cpu_us":       cpuPer,
 		"stateless.probes":       probes,
-		"stateless.peak_rss_mib": memKiB(pid, "VmHWM") / 1024,
+		"stateless.peak_rss_mib": memKiB(p.cmd.Process.Pid, "VmHWM") / 1024,
 	}, nil
 }
 
