@@ -25,7 +25,7 @@ if [[ -n ${NODE22:-} && -n ${MCP_TS_SDK_DIR:-} ]]; then
 	servers+=(-server "TS SDK 1=$NODE22 $here/servers/ts/server.mjs" -legacy "TS SDK 1")
 	servers+=(-server "TS SDK 2=$NODE22 $here/servers/tsv2/server.mjs")
 else
-	echo "run.sh: no Node 22 or TypeScript SDK: leaving the TS SDK out" >&2
+	echo "run.sh: no Node 22 or TypeScript SDK: leaving the TS SDKs out" >&2
 fi
 servers+=(-server "gomcp=$bin/gomcp")
 "$bin/mcpbench" "${servers[@]}" "$@"
