@@ -26,6 +26,14 @@ import (
 // error of type *Error is sent as it is; any other error is sent as
 // CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.
+//
+// Every notification read before a response has returned from Handle
+// before that response reaches its Call: what a peer sends before an
+// answer (log messages, progress) is seen before the answer. A notification
+// handler that calls the peer must therefore make the call with the
+// context it was given, or one derived from it: such a call's response
+// does not wait for the lane, which is busy with the handler itself (with
+// an unrelated context the call waits until that context ends).
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
 }
@@ -59,7 +67,9 @@ type ConnOptions struct {
 	// Warn once per burst (the first drop, then the count when the lane has
 	// drained), counted in Stats and reported to OnReject. Barrier
 	// notifications are handled on the reader, never queued, so never
-	// dropped. Default 1024.
+	// dropped. It also bounds the work left when the connection closes:
+	// notifications already queued are still handled then (with a context
+	// that is done), so that none that was read is lost. Default 1024.
 	MaxQueuedNotifications int
 
 	// CallTimeout, if positive, bounds every outgoing Call that has no
@@ -88,9 +98,10 @@ type ConnOptions struct {
 	// Barrier, if set, marks messages that are handled on the reader
 	// goroutine, before any later message is dispatched: requests such as
 	// MCP's initialize (a client may pipeline requests behind it), and
-	// notifications such as progress, which must reach their callback
-	// before the response that follows them reaches its caller. Such
-	// handlers must be quick and must not call the peer.
+	// notifications that must never wait behind the lane nor be dropped,
+	// such as MCP's cancellation. Such handlers must be quick and must not
+	// call the peer. (Ordering notifications before the responses that
+	// follow them needs no Barrier: the lane does that for all.)
 	Barrier func(method string) bool
 
 	// Logger receives diagnostics (handler panics, undeliverable responses,
@@ -199,17 +210,21 @@ type Conn struct {
 	nextID atomic.Int64
 
 	mu        sync.Mutex
-	pending   map[int64]chan *Message        // outgoing calls awaiting a response
+	pending   map[int64]chan answer          // outgoing calls awaiting a response
 	inflight  map[ID]context.CancelCauseFunc // incoming requests queued or running
 	queue     []work                         // requests waiting for a worker
 	active    int                            // running request workers
-	lane      []laneItem                     // notifications, in arrival order
+	lane      []*Message                     // notifications, in arrival order
 	laneDrops uint64                         // notifications dropped since the lane last drained
-	laneNotes int32                          // notifications in lane (the rest are AfterNotifications functions)
 	laneBusy  bool                           // the lane goroutine is running
+	laneRead  uint64                         // notifications ever queued on the lane
+	laneWake  chan struct{}                  // closed when laneDone reaches laneAt; nil: no one waits
+	laneAt    uint64                         // the least laneDone a Call waits for (see awaitLane)
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
 	err       error
+
+	laneDone atomic.Uint64 // notifications the lane has handled; written under mu
 
 	pushes sync.WaitGroup // Push calls in progress (PushStream only)
 
@@ -308,7 +323,6 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if opts.MaxQueuedNotifications <= 0 {
 		opts.MaxQueuedNotifications = 1024
 	}
-	opts.MaxQueuedNotifications = min(opts.MaxQueuedNotifications, math.MaxInt32) // the lane counts in int32
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -762,7 +776,7 @@ func (c *Conn) reject(m *Message, err *Error) {
 // any goroutine.
 func (c *Conn) Stats() ConnStats {
 	c.mu.Lock()
-	queued := int(c.laneNotes)
+	queued := len(c.lane)
 	c.mu.Unlock()
 	return ConnStats{
 		DroppedNotifications: c.dropped.Load(),
@@ -1005,33 +1019,32 @@ func (c *Conn) flushHeld() {
 	}
 }
 
-// laneItem is a notification to handle, or a function queued by
-// AfterNotifications.
-type laneItem struct {
-	m  *Message
-	fn func()
+// The notification lane and the order of responses
+//
+// Notifications are handled on the lane, one goroutine started when the
+// first one arrives, which exits when none is left: never on the reader, so
+// that a slow notification handler never stops the reading of requests,
+// cancellations and responses. The lane numbers the notifications it queues
+// (laneRead) and counts those it has handled (laneDone). A response is
+// handed to its Call with the value laneRead had when the response was
+// read, and the Call returns only once laneDone has reached it: whatever the
+// peer sent before its answer has been handled by then. The common case, no
+// notification pending, costs the Call one atomic load; otherwise it waits
+// on laneWake, which the lane closes when laneDone reaches the least value
+// a Call waits for. The price of the order is that a slow notification
+// handler delays the responses read after it (never the reading of them).
+
+// answer is a response handed to its Call, with the number of
+// notifications queued on the lane before it was read.
+type answer struct {
+	m     *Message
+	after uint64
 }
 
-// AfterNotifications runs fn on the notification lane once every
-// notification read so far has been handled. A caller whose response has
-// arrived uses it to act after the notifications the peer sent before that
-// response (MCP: to stop listening for a request's progress only after its
-// last progress notification). When the connection is closing fn runs at
-// once. Functions do not count against MaxQueuedNotifications: there is one
-// per call this side made, not per message the peer sent.
-func (c *Conn) AfterNotifications(fn func()) {
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
-		fn()
-		return
-	}
-	start := c.appendLane(laneItem{fn: fn})
-	c.mu.Unlock()
-	if start {
-		go c.runLane()
-	}
-}
+// laneKey marks the context of a notification handler: a Call made with it
+// (or a context derived from it) does not wait for the lane, which is busy
+// with that handler.
+type laneKey struct{}
 
 // enqueueLane appends a notification to the ordered lane, or drops it when
 // MaxQueuedNotifications are waiting already. It never blocks.
@@ -1041,7 +1054,7 @@ func (c *Conn) enqueueLane(m *Message) {
 		c.mu.Unlock()
 		return
 	}
-	if int(c.laneNotes) >= c.opts.MaxQueuedNotifications {
+	if len(c.lane) >= c.opts.MaxQueuedNotifications {
 		c.laneDrops++
 		first := c.laneDrops == 1
 		c.mu.Unlock()
@@ -1053,40 +1066,93 @@ func (c *Conn) enqueueLane(m *Message) {
 		c.reject(m, ErrNotificationDropped)
 		return
 	}
-	c.laneNotes++
-	start := c.appendLane(laneItem{m: m})
+	c.lane = append(c.lane, m)
+	c.laneRead++
+	start := !c.laneBusy
+	if start {
+		c.laneBusy = true
+		c.workers.Add(1)
+	}
 	c.mu.Unlock()
 	if start {
 		go c.runLane()
 	}
 }
 
-// appendLane appends it to the lane. It reports whether the caller must
-// start the lane goroutine (already counted in workers), after unlocking
-// c.mu, which it must hold.
-func (c *Conn) appendLane(it laneItem) (start bool) {
-	c.lane = append(c.lane, it)
-	if c.laneBusy {
-		return false
+// runLane handles the lane's notifications in order until none is left.
+// Closing the connection does not stop it: the notifications already read
+// (at most MaxQueuedNotifications) are handled first, with a context that is
+// done, so that a peer's last words before it went away are not lost.
+func (c *Conn) runLane() {
+	defer c.workers.Done()
+	ctx := context.WithValue(c.ctx, laneKey{}, c)
+	c.mu.Lock()
+	for len(c.lane) > 0 {
+		m := c.lane[0]
+		c.lane[0] = nil
+		c.lane = c.lane[1:]
+		c.mu.Unlock()
+		if _, err := c.call(withInfo(ctx, m.Info), m); err != nil {
+			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
+		}
+		c.mu.Lock()
+		if done := c.laneDone.Add(1); c.laneWake != nil && done >= c.laneAt {
+			close(c.laneWake)
+			c.laneWake = nil
+		}
 	}
-	c.laneBusy = true
-	c.workers.Add(1)
-	return true
+	c.laneBusy = false
+	c.lane = nil
+	drops := c.laneDrops // the burst, if any, is over
+	c.laneDrops = 0
+	c.mu.Unlock()
+	if drops > 0 {
+		c.log.Warn("jsonrpc: notification lane drained", "dropped", drops)
+	}
 }
 
-// deliver hands a response to the call waiting for it. Responses never wait
-// behind handlers (a notification handler may itself be waiting for one), so
-// a notification sent before a response may still be being handled when the
-// caller sees the result.
-func (c *Conn) deliver(m *Message) { c.resolve(m) }
+// awaitLane returns once the lane has handled the first n notifications it
+// queued, or with ctx's error when ctx ends first. A Call from a
+// notification handler does not wait (see Handler).
+func (c *Conn) awaitLane(ctx context.Context, n uint64) error {
+	if ctx.Value(laneKey{}) == c {
+		return nil
+	}
+	for {
+		c.mu.Lock()
+		if c.laneDone.Load() >= n {
+			c.mu.Unlock()
+			return nil
+		}
+		if c.laneWake == nil || n < c.laneAt {
+			// Wake the others too: each waits again for its own n.
+			if c.laneWake != nil {
+				close(c.laneWake)
+			}
+			c.laneWake = make(chan struct{})
+			c.laneAt = n
+		}
+		wake := c.laneWake
+		c.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
 
-func (c *Conn) resolve(m *Message) {
+// deliver hands a response to the call waiting for it, with the number of
+// notifications read before it. It never waits: the Call does (awaitLane).
+func (c *Conn) deliver(m *Message) {
 	id, ok := m.ID.Int64()
-	var ch chan *Message
+	var ch chan answer
+	var after uint64
 	if ok {
 		c.mu.Lock()
 		ch = c.pending[id]
 		delete(c.pending, id)
+		after = c.laneRead
 		c.mu.Unlock()
 	}
 	if ch == nil {
@@ -1097,41 +1163,7 @@ func (c *Conn) resolve(m *Message) {
 		c.reject(m, ErrUnknownResponse)
 		return
 	}
-	ch <- m
-}
-
-func (c *Conn) runLane() {
-	defer c.workers.Done()
-	for {
-		c.mu.Lock()
-		if len(c.lane) == 0 || c.closing {
-			c.laneBusy = false
-			c.lane = nil
-			c.laneNotes = 0
-			drops := c.laneDrops // the burst, if any, is over
-			c.laneDrops = 0
-			c.mu.Unlock()
-			if drops > 0 {
-				c.log.Warn("jsonrpc: notification lane drained", "dropped", drops)
-			}
-			return
-		}
-		it := c.lane[0]
-		c.lane[0] = laneItem{}
-		c.lane = c.lane[1:]
-		if it.m != nil {
-			c.laneNotes--
-		}
-		c.mu.Unlock()
-		if it.fn != nil {
-			it.fn()
-			continue
-		}
-		m := it.m
-		if _, err := c.call(withInfo(c.ctx, m.Info), m); err != nil {
-			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
-		}
-	}
+	ch <- answer{m: m, after: after}
 }
 
 // CancelIncoming cancels the context of the incoming request id, queued or
@@ -1170,7 +1202,7 @@ func peerCancelled(ctx context.Context) bool {
 	return context.Cause(ctx) == errPeerCancelled
 }
 
-var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
+var chanPool = sync.Pool{New: func() any { return make(chan answer, 1) }}
 
 // Call sends a request and waits for its response, decoding the result into
 // result (which may be nil to discard it; a *json.RawMessage receives it
@@ -1178,7 +1210,9 @@ var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
 // JSON object or array. An error response is returned as *Error.
 //
 // When ctx ends first, Call returns ctx's error and OnCancel is invoked; a
-// response that arrives later is dropped.
+// response that arrives later is dropped. The response is returned only once
+// every notification the peer sent before it has been handled (see
+// Handler); if ctx ends meanwhile, Call returns ctx's error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -1221,7 +1255,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		return ID{}, nil, context.Canceled // see Notify
 	}
 	n := c.nextID.Add(1)
-	ch := chanPool.Get().(chan *Message)
+	ch := chanPool.Get().(chan answer)
 	c.mu.Lock()
 	if c.closing || c.readEnded {
 		c.mu.Unlock()
@@ -1229,7 +1263,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		return ID{}, nil, ErrClosed
 	}
 	if c.pending == nil {
-		c.pending = make(map[int64]chan *Message)
+		c.pending = make(map[int64]chan answer)
 	}
 	c.pending[n] = ch
 	readDone := c.readDone.wait()
@@ -1239,7 +1273,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		c.forget(n, ch)
 		return ID{}, nil, err
 	}
-	var resp *Message
+	var resp answer
 	select {
 	case resp = <-ch:
 	case <-ctx.Done():
@@ -1257,16 +1291,22 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		resp = <-ch // it arrived just before the stream ended
 	}
 	chanPool.Put(ch)
-	if resp.Error != nil {
-		return Int64ID(n), nil, resp.Error
+	if resp.after > c.laneDone.Load() {
+		// Notifications read before the response are still being handled.
+		if err := c.awaitLane(ctx, resp.after); err != nil {
+			return Int64ID(n), nil, err
+		}
 	}
-	return Int64ID(n), resp.Result, nil
+	if resp.m.Error != nil {
+		return Int64ID(n), nil, resp.m.Error
+	}
+	return Int64ID(n), resp.m.Result, nil
 }
 
 // forget removes a pending call. It reports whether the call was still
 // pending (and returns ch to the pool if so). If not, resolve took the call
 // and is sending its response on ch, which the caller must receive.
-func (c *Conn) forget(n int64, ch chan *Message) bool {
+func (c *Conn) forget(n int64, ch chan answer) bool {
 	c.mu.Lock()
 	_, ok := c.pending[n]
 	delete(c.pending, n)
