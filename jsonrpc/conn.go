@@ -1283,7 +1283,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 			}
 			return Int64ID(n), nil, ctx.Err()
 		}
-		resp = <-ch // the response won the race; resolve is handing it over
+		resp = <-ch // the response won the race; deliver is handing it over
 	case <-readDone:
 		if c.forget(n, ch) {
 			return Int64ID(n), nil, ErrClosed
@@ -1304,7 +1304,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 }
 
 // forget removes a pending call. It reports whether the call was still
-// pending (and returns ch to the pool if so). If not, resolve took the call
+// pending (and returns ch to the pool if so). If not, deliver took the call
 // and is sending its response on ch, which the caller must receive.
 func (c *Conn) forget(n int64, ch chan answer) bool {
 	c.mu.Lock()

@@ -75,6 +75,15 @@ type ClientOptions struct {
 	// matter.
 	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
 	// LoggingMessageHandler receives notifications/message.
+	//
+	// The notification handlers above run one at a time, in the order the
+	// server sent the notifications, and each has returned before any
+	// response the server sent after its notification reaches its caller
+	// (so a tool's log lines are all handled when CallTool returns). A
+	// handler that calls the session (ListTools on a list change, say) must
+	// pass the ctx it was given: a call made with another context waits for
+	// the handler to return, so waiting for it would last until that
+	// context ends.
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageNotificationParams)
 
 	// RequestTimeout bounds every request that has no deadline of its own.

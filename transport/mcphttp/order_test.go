@@ -16,12 +16,12 @@ import (
 	"github.com/gomcp/sdk/transport"
 )
 
-// orderTransports connects a client with opts to srv over each transport
-// the SDK has, at each revision it carries; each returns the session,
-// closed when the test ends.
+// orderTransports connects a client to srv over each transport the SDK
+// has, at each revision it carries; each returns the session, closed when
+// the test ends.
 var orderTransports = []struct {
 	name     string
-	connect  func(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession
+	connect  func(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession
 	versions []string
 }{
 	{"stdio", connectOSPipes, []string{mcp.LatestStatefulVersion, mcp.LatestVersion}},
@@ -30,20 +30,25 @@ var orderTransports = []struct {
 	{"sse", connectLegacy, []string{mcp.Version20241105}},
 }
 
+// connector connects a client with opts to srv, at the revision and over
+// the transport of the subtest, and returns the session and the client.
+type connector func(srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.Client)
+
 // eachTransport runs f for every transport and revision of orderTransports.
-func eachTransport(t *testing.T, f func(t *testing.T, connect func(*mcp.Server, *mcp.ClientOptions) *mcp.ClientSession)) {
+func eachTransport(t *testing.T, f func(t *testing.T, connect connector)) {
 	for _, tr := range orderTransports {
 		for _, v := range tr.versions {
 			t.Run(tr.name+"/"+v, func(t *testing.T) {
-				f(t, func(srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+				f(t, func(srv *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.Client) {
 					o := *opts
 					o.ProtocolVersion = v
-					cs := tr.connect(t, srv, &o)
+					c := mcp.NewClient(&mcp.Implementation{Name: "order-test", Version: "1.0.0"}, &o)
+					cs := tr.connect(t, srv, c)
 					// A 2026-07-28 server sends logs only at a level asked for.
 					if err := cs.SetLoggingLevel(ctx(t), mcp.LevelDebug); err != nil {
 						t.Fatalf("SetLoggingLevel: %v", err)
 					}
-					return cs
+					return cs, c
 				})
 			})
 		}
@@ -52,7 +57,7 @@ func eachTransport(t *testing.T, f func(t *testing.T, connect func(*mcp.Server, 
 
 // connectOSPipes runs srv on a line stream over OS pipes, as a stdio server
 // runs, and connects a client to it over the other ends.
-func connectOSPipes(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectOSPipes(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	toServer, clientW, err := os.Pipe()
 	if err != nil {
@@ -64,40 +69,39 @@ func connectOSPipes(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp
 	}
 	ss := srv.Connect(transport.NewLineStream(toServer, fromServer, closeAll{toServer, fromServer}, nil), nil)
 	t.Cleanup(func() { ss.Wait() })
-	return connectStream(t, transport.NewLineStream(clientR, clientW, closeAll{clientR, clientW}, nil), opts)
+	return connectStream(t, c, transport.NewLineStream(clientR, clientW, closeAll{clientR, clientW}, nil))
 }
 
 // connectMemory connects a client to srv over an in-memory pipe.
-func connectMemory(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectMemory(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	a, b := transport.Pipe()
 	ss := srv.Connect(a, nil)
 	t.Cleanup(func() { ss.Wait() })
-	return connectStream(t, b, opts)
+	return connectStream(t, c, b)
 }
 
 // connectStreamable serves srv over Streamable HTTP (answers on SSE
 // streams) and connects a client to it.
-func connectStreamable(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStreamable(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	f := newFixtureWith(t, srv, nil)
-	cs, _ := f.connect(opts, nil)
-	return cs
+	return connectStream(t, c, NewClientStream(f.url, &ClientOptions{HTTPClient: f.ts.Client()}))
 }
 
 // connectLegacy serves srv over HTTP+SSE and connects a client to it.
-func connectLegacy(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectLegacy(t *testing.T, srv *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 	t.Helper()
 	h := NewSSEHandler(srv, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { h.Close() })
-	return connectStream(t, NewSSEClientStream(ts.URL, &ClientOptions{HTTPClient: ts.Client()}), opts)
+	return connectStream(t, c, NewSSEClientStream(ts.URL, &ClientOptions{HTTPClient: ts.Client()}))
 }
 
-func connectStream(t *testing.T, s jsonrpc.Stream, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStream(t *testing.T, c *mcp.Client, s jsonrpc.Stream) *mcp.ClientSession {
 	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "order-test", Version: "1.0.0"}, opts).Connect(ctx(t), s)
+	cs, err := c.Connect(ctx(t), s)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -150,9 +154,9 @@ func TestNotificationsBeforeResult(t *testing.T) {
 		want[i] = float64(i + 1)
 	}
 	args := json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))
-	eachTransport(t, func(t *testing.T, connect func(*mcp.Server, *mcp.ClientOptions) *mcp.ClientSession) {
+	eachTransport(t, func(t *testing.T, connect connector) {
 		var logs slowLog
-		cs := connect(testServer(), &mcp.ClientOptions{LoggingMessageHandler: logs.log})
+		cs, _ := connect(testServer(), &mcp.ClientOptions{LoggingMessageHandler: logs.log})
 		for round := range rounds {
 			res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "progress", Arguments: args})
 			if err != nil {
@@ -163,4 +167,60 @@ func TestNotificationsBeforeResult(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestNotificationHandlerCallsSession checks, over every transport, that a
+// notification handler may call the session with its context and get the
+// answer, though answers wait for the notifications before them: the
+// client's list-changed handler lists the tools, the server's roots
+// list-changed handler lists the client's roots. Each call is bounded, so
+// that a deadlock fails the test instead of hanging it.
+func TestNotificationHandlerCallsSession(t *testing.T) {
+	eachTransport(t, func(t *testing.T, connect connector) {
+		roots := make(chan error, 1)
+		srv := testServerWith(&mcp.ServerOptions{RootsListChangedHandler: func(ctx context.Context, ss *mcp.ServerSession) {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			res, err := ss.ListRoots(ctx, nil)
+			if err == nil && len(res.Roots) != 2 {
+				err = fmt.Errorf("%d roots listed, want 2", len(res.Roots))
+			}
+			roots <- err
+		}})
+		listed := make(chan error, 1)
+		cs, client := connect(srv, &mcp.ClientOptions{
+			Roots: []*mcp.Root{{URI: "file:///tmp", Name: "tmp"}},
+			ToolListChangedHandler: func(ctx context.Context, cs *mcp.ClientSession) {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				res, err := cs.ListTools(ctx, nil)
+				if err == nil && !slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "added" }) {
+					err = fmt.Errorf("the new tool is not listed: %d tools", len(res.Tools))
+				}
+				listed <- err
+			},
+		})
+		mcp.AddTool(srv, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) { return "", nil })
+		if err := recvWithin(t, listed, "the list-changed handler's tools/list"); err != nil {
+			t.Errorf("tools/list from the list-changed handler: %v", err)
+		}
+		if !cs.Stateless() {
+			client.SetRoots(&mcp.Root{URI: "file:///a", Name: "a"}, &mcp.Root{URI: "file:///b", Name: "b"})
+			if err := recvWithin(t, roots, "the roots list-changed handler's roots/list"); err != nil {
+				t.Errorf("roots/list from the roots list-changed handler: %v", err)
+			}
+		}
+	})
+}
+
+// recvWithin receives from ch, failing the test after 10 seconds.
+func recvWithin[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
 }
