@@ -529,9 +529,10 @@ func (c *Conn) Err() error {
 }
 
 // Close ends the connection: it cancels every running handler's context,
-// fails pending calls with ErrClosed and closes the stream. It returns once
-// the reader has stopped, without waiting for handlers (so a handler may call
-// it); use Wait for that.
+// fails pending calls with ErrClosed and closes the stream. Notifications
+// already read are still handled, in order, with a context that is done. It
+// returns once the reader has stopped, without waiting for handlers (so a
+// handler may call it); use Wait for that.
 func (c *Conn) Close() error {
 	c.shutdown(nil)
 	err := c.stream.Close()
