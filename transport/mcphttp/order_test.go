@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,6 +212,64 @@ func TestNotificationHandlerCallsSession(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCloseKeepsNotificationsRead checks, over every transport, that
+// closing the client session does not drop the notifications it has read
+// and not handled yet: a tool logs n lines, then pings the client (so that
+// the client has read the lines when the ping returns), then waits until
+// the test is done; the client closes the session while its slow handler is
+// still on the first lines, and every line has been handled when Close
+// returns.
+func TestCloseKeepsNotificationsRead(t *testing.T) {
+	const n = 20
+	for _, tr := range orderTransports {
+		v := tr.versions[0] // server-to-client ping needs a stateful revision
+		t.Run(tr.name+"/"+v, func(t *testing.T) {
+			read := make(chan error, 1)
+			release := make(chan struct{})
+			srv := testServer()
+			mcp.AddTool(srv, &mcp.Tool{Name: "log-and-wait"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+				for i := 1; i <= n; i++ {
+					if err := req.Log(ctx, mcp.LevelInfo, "test", i); err != nil {
+						read <- err
+						return "", err
+					}
+				}
+				read <- req.Session().Ping(ctx)
+				select { // the end of the client's input does not cancel a request
+				case <-release:
+				case <-ctx.Done():
+				}
+				return "", nil
+			})
+			var handled atomic.Int32
+			c := mcp.NewClient(&mcp.Implementation{Name: "order-test", Version: "1.0.0"}, &mcp.ClientOptions{
+				ProtocolVersion: v,
+				LoggingMessageHandler: func(context.Context, *mcp.ClientSession, *mcp.LoggingMessageNotificationParams) {
+					time.Sleep(time.Millisecond)
+					handled.Add(1)
+				},
+			})
+			cs := tr.connect(t, srv, c)
+			t.Cleanup(func() { close(release) }) // before the server's session is waited for
+			called := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "log-and-wait"})
+				called <- err
+			}()
+			if err := recvWithin(t, read, "the ping after the log lines"); err != nil {
+				t.Fatalf("the tool's ping: %v", err)
+			}
+			cs.Close()
+			if got := handled.Load(); got != n {
+				t.Errorf("when Close returned, %d log lines had been handled, want the %d read before it", got, n)
+			}
+			if err := recvWithin(t, called, "CallTool to end"); err == nil {
+				t.Error("CallTool succeeded on a closed session")
+			}
+		})
+	}
 }
 
 // recvWithin receives from ch, failing the test after 10 seconds.
