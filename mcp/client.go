@@ -75,6 +75,15 @@ type ClientOptions struct {
 	// matter.
 	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
 	// LoggingMessageHandler receives notifications/message.
+	//
+	// The notification handlers above run one at a time, in the order the
+	// server sent the notifications, and each has returned before any
+	// response the server sent after its notification reaches its caller
+	// (so a tool's log lines are all handled when CallTool returns). A
+	// handler that calls the session (ListTools on a list change, say) must
+	// pass the ctx it was given: a call made with another context waits for
+	// the handler to return, so waiting for it would last until that
+	// context ends.
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageNotificationParams)
 
 	// RequestTimeout bounds every request that has no deadline of its own.
@@ -239,7 +248,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
-		Barrier:        isProgress,
+		Barrier:        isCancel,
 		Logger:         c.log,
 	})
 	ask := c.opts.ProtocolVersion
@@ -384,19 +393,19 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 
 type progressKey struct{}
 
-// isProgress marks the messages a client handles on its reader: progress,
-// which must reach its callback before the response it precedes, and
-// cancellation, which must never wait behind other notifications.
-func isProgress(method string) bool {
-	return method == NotificationProgress || method == NotificationCancelled
-}
+// isCancel marks the messages a client handles on its reader:
+// cancellation, which must never wait behind other notifications. (The
+// other notifications, progress included, are handled on the connection's
+// notification lane, each before any response read after it is returned.)
+func isCancel(method string) bool { return method == NotificationCancelled }
 
 // WithProgress returns a context that asks for progress on the request made
 // with it: the client attaches a fresh progress token and calls fn for each
 // notifications/progress the server sends for it, until the call returns.
-// fn runs on the connection's reader, in order and before the result is
-// delivered, so every progress the server sent before its answer is seen;
-// it must be quick and must not call the session.
+// fn runs on the session's notification lane, in order with the server's
+// other notifications, and every progress the server sent before its
+// answer has been handed to fn when the call returns. fn must not wait for
+// a call on the session: that call's answer would wait for fn.
 func WithProgress(ctx context.Context, fn func(*ProgressNotificationParams)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
@@ -419,14 +428,12 @@ func (cs *ClientSession) withProgressToken(ctx context.Context, meta *Meta) (*Me
 	cs.mu.Lock()
 	cs.progress[tok] = fn
 	cs.mu.Unlock()
-	// Progress the server sent before its response may still be queued
-	// on the notification lane when the call returns: unregister after it.
+	// The progress the server sent before its answer has been handled when
+	// the call returns (see jsonrpc.Handler).
 	return m, func() {
-		cs.conn.AfterNotifications(func() {
-			cs.mu.Lock()
-			delete(cs.progress, tok)
-			cs.mu.Unlock()
-		})
+		cs.mu.Lock()
+		delete(cs.progress, tok)
+		cs.mu.Unlock()
 	}
 }
 

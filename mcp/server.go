@@ -31,6 +31,10 @@ type ServerOptions struct {
 	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
 
 	// InitializedHandler runs when a client has finished the handshake.
+	// Like RootsListChangedHandler and ProgressHandler, it runs on the
+	// session's notification lane: a call it makes to the client (ListRoots,
+	// say) must use the ctx it was given, or the answer waits for the
+	// handler to return (see jsonrpc.Handler).
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
 	// RootsListChangedHandler runs on notifications/roots/list_changed.
 	RootsListChangedHandler func(ctx context.Context, ss *ServerSession)
