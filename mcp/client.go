@@ -899,14 +899,14 @@ func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if p.Mode == "url" && !c.opts.ElicitationURL {
+	if p.Mode == ElicitModeURL && !c.opts.ElicitationURL {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
 	}
 	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: &p})
 	if err != nil {
 		return nil, err
 	}
-	if res.Action == "accept" && p.Mode != "url" && p.RequestedSchema != nil {
+	if res.Action == ElicitActionAccept && p.Mode != ElicitModeURL && p.RequestedSchema != nil {
 		res.Content = applyElicitDefaults(p.RequestedSchema, res.Content)
 	}
 	return res, nil

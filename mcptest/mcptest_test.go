@@ -51,7 +51,7 @@ func newServer() *mcp.Server {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res.Action)}}}, nil
 		})
 	return s
 }
@@ -96,7 +96,7 @@ func TestTranscriptGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Content[0].(*mcp.TextContent).Text; got != mcp.ElicitActionAccept {
+			if got := res.Content[0].(*mcp.TextContent).Text; got != string(mcp.ElicitActionAccept) {
 				t.Errorf("confirm = %q, want accept", got)
 			}
 			mcptest.Golden(t, filepath.Join("testdata", tc.name+".golden"), tr.String())

@@ -14,7 +14,7 @@ import (
 // the same handler code asks for input with real requests on a stateful
 // session and with input-required results on a stateless request.
 
-func elicitText(message, field, typ string) *mcp.InputRequest {
+func elicitText(message, field string, typ mcp.SchemaType) *mcp.InputRequest {
 	return &mcp.InputRequest{Elicit: &mcp.ElicitParams{
 		Message: message,
 		RequestedSchema: &mcp.ElicitSchema{

@@ -127,11 +127,11 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 	var hints []string
 	if len(choices) > 0 {
 		hints = append(hints, "one of "+strings.Join(choices, ", "))
-		if s.Type == "array" {
+		if s.Type == mcp.SchemaArray {
 			hints[0] = "comma-separated, from " + strings.Join(choices, ", ")
 		}
-	} else if s.Type != "string" {
-		hints = append(hints, s.Type)
+	} else if s.Type != mcp.SchemaString {
+		hints = append(hints, string(s.Type))
 	}
 	if s.Default != nil {
 		hints = append(hints, fmt.Sprintf("default %v", s.Default))
@@ -181,19 +181,19 @@ func enumValues(s *mcp.PrimitiveSchema) []string {
 // parseField converts an answer to the field's type.
 func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, error) {
 	switch s.Type {
-	case "integer":
+	case mcp.SchemaInteger:
 		n, err := strconv.ParseInt(answer, 10, 64)
 		if err != nil {
 			return nil, errors.New("want an integer")
 		}
 		return n, nil
-	case "number":
+	case mcp.SchemaNumber:
 		f, err := strconv.ParseFloat(answer, 64)
 		if err != nil {
 			return nil, errors.New("want a number")
 		}
 		return f, nil
-	case "boolean":
+	case mcp.SchemaBoolean:
 		switch strings.ToLower(answer) {
 		case "y", "yes", "true":
 			return true, nil
@@ -201,7 +201,7 @@ func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, e
 			return false, nil
 		}
 		return nil, errors.New("want yes or no")
-	case "array":
+	case mcp.SchemaArray:
 		var vals []string
 		for v := range strings.SplitSeq(answer, ",") {
 			if v = strings.TrimSpace(v); v == "" {
