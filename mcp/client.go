@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
-	"github.com/gomcp/sdk/jsonschema"
 )
 
 // ClientOptions configures a Client. The zero value is usable: such a client
@@ -201,10 +200,10 @@ type ClientSession struct {
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
-	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
-	paramHeaders map[string][]ParamHeader         // stateless: tool name -> x-mcp-header params
-	cache        resultCache                      // stateless: results reused per their caching hints
-	listenAcked  chan struct{}                    // stateless: closed when the session's own listen stream is acknowledged
+	outputs      toolOutputs              // the tools' output schemas (client_output.go)
+	paramHeaders map[string][]ParamHeader // stateless: tool name -> x-mcp-header params
+	cache        resultCache              // stateless: results reused per their caching hints
+	listenAcked  chan struct{}            // stateless: closed when the session's own listen stream is acknowledged
 
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
@@ -451,7 +450,7 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Li
 	if cs.stateless {
 		res.Tools = cs.keepValidTools(res.Tools)
 	}
-	cs.rememberOutputSchemas(res.Tools)
+	cs.outputs.remember(res.Tools, p.Cursor == "" && res.NextCursor == "")
 	return &res, nil
 }
 
@@ -494,26 +493,15 @@ func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor stri
 	}
 }
 
-func (cs *ClientSession) rememberOutputSchemas(tools []*Tool) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if cs.outSchemas == nil {
-		cs.outSchemas = make(map[string]*jsonschema.Validator)
-	}
-	for _, t := range tools {
-		delete(cs.outSchemas, t.Name)
-		if t.OutputSchema == nil {
-			continue
-		}
-		if v, err := jsonschema.Compile(t.OutputSchema); err == nil {
-			cs.outSchemas[t.Name] = v
-		}
-	}
-}
-
-// CallTool calls a tool. If the tool was seen in a tools/list result of this
-// session and declares an output schema, the structured content of a
-// successful result is validated against it; a mismatch is an error.
+// CallTool calls a tool. When the tool declares an output schema, the
+// structured content of a successful result is validated against it, and a
+// mismatch is an error returned with the result. The schemas are those of
+// this session's tools/list results: when a result carries structured
+// content of a tool the session has not listed, CallTool lists the
+// server's tools once to learn them (and once more after each
+// notifications/tools/list_changed); if that listing fails, the result is
+// returned unchecked. A successful result without structured content is
+// an error only if the session already knows the tool declares a schema.
 //
 // Use WithProgress on ctx to receive progress notifications.
 func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
@@ -526,17 +514,7 @@ func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*Call
 		return nil, err
 	}
 	if !res.IsError {
-		cs.mu.Lock()
-		v := cs.outSchemas[p.Name]
-		cs.mu.Unlock()
-		if v != nil {
-			if res.StructuredContent == nil {
-				return &res, fmt.Errorf("mcp: tool %q declares an output schema but returned no structured content", p.Name)
-			}
-			if err := v.Validate(res.StructuredContent); err != nil {
-				return &res, fmt.Errorf("mcp: tool %q structured content does not match its output schema: %w", p.Name, err)
-			}
-		}
+		return &res, cs.checkOutput(ctx, p.Name, &res)
 	}
 	return &res, nil
 }
@@ -858,6 +836,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		}
 	case NotificationToolListChanged:
 		cs.cache.invalidate(r.Method, "")
+		cs.outputs.forget()
 		if h := c.opts.ToolListChangedHandler; h != nil {
 			h(ctx, cs)
 		}

@@ -32,7 +32,8 @@ type serverTemplate struct {
 
 // AddResource adds or replaces the resource r.URI. It registers nothing
 // and returns a *RegistrationError (wrapping ErrInvalidFeature) when the URI
-// is not an absolute URI (empty, no scheme, white space) or r or h is nil.
+// is not an absolute URI (empty, no scheme, white space), when r has no
+// Name (which the spec requires), or r or h is nil.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if r == nil {
 		return &RegistrationError{Kind: featureResource, Err: errNilFeature}
@@ -43,6 +44,9 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	}
 	if err := checkResourceURI(r.URI); err != nil {
 		return fail(err)
+	}
+	if r.Name == "" {
+		return fail(errors.New("empty name"))
 	}
 	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
 	s.notifyListChanged(NotificationResourceListChanged)
