@@ -1060,3 +1060,34 @@ func TestListChanged(t *testing.T) {
 func since(rev, first string) bool {
 	return slices.Index(mcp.SupportedVersions(), rev) <= slices.Index(mcp.SupportedVersions(), first)
 }
+
+// TestOutputSchemaRelistedAfterChange checks that the client forgets the
+// output schemas it learnt when the tool list changes, and lists the tools
+// again to check the next structured content.
+func TestOutputSchemaRelistedAfterChange(t *testing.T) {
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{SkipOutputValidation: true})
+	sumTool(t, s)
+	changed := make(chan struct{}, 1)
+	e := connect(t, mcp.Version20251125, s, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	})
+	ctx := testCtx(t)
+	if _, err := e.callTool(ctx, "sum", `{"out":{"sum":3}}`); err != nil {
+		t.Fatal(err)
+	}
+	// The same tool, now promising a string sum.
+	err := s.AddTool(&mcp.Tool{
+		Name:         "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"string"}}}`),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(`{"sum":3}`)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, changed, "tools/list_changed")
+	if _, err := e.callTool(ctx, "sum", `{}`); err == nil || !strings.Contains(err.Error(), "does not match its output schema") {
+		t.Errorf("after the change: error %v, want the new schema's mismatch", err)
+	}
+}
