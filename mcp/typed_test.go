@@ -208,6 +208,25 @@ func TestTypedToolResults(t *testing.T) {
 			wantContent: []string{`{"result":21.5}`}, wantStructured: `{"result":21.5}`, wantSchema: "result",
 		},
 		{
+			name: "named string, wrapped",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (mood, error) {
+					return "sunny", nil
+				})
+			},
+			wantContent: []string{`{"result":"sunny"}`}, wantStructured: `{"result":"sunny"}`, wantSchema: "result",
+		},
+		{
+			name: "slice of a recursive struct, wrapped with its $defs",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) ([]treeNode, error) {
+					return []treeNode{{Name: "a", Kids: []treeNode{{Name: "b"}}}}, nil
+				})
+			},
+			wantContent:    []string{`{"result":[{"name":"a","kids":[{"name":"b"}]}]}`},
+			wantStructured: `{"result":[{"name":"a","kids":[{"name":"b"}]}]}`, wantSchema: "result",
+		},
+		{
 			name: "ToolResult of a number, wrapped",
 			add: func(s *mcp.Server, name string) error {
 				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.ToolResult[int], error) {
@@ -263,6 +282,15 @@ func TestTypedToolResults(t *testing.T) {
 		}
 	})
 }
+
+// treeNode is recursive: its schema has $defs.
+type treeNode struct {
+	Name string     `json:"name"`
+	Kids []treeNode `json:"kids,omitempty"`
+}
+
+// mood is a named string type: unlike string, a structured output.
+type mood string
 
 func toolName(i int) string { return "tool" + string(rune('a'+i)) }
 
