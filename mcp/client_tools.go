@@ -1,8 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/gomcp/sdk/jsonschema"
@@ -113,4 +118,94 @@ func (cs *ClientSession) checkOutput(ctx context.Context, name string, res *Call
 		return fmt.Errorf("mcp: tool %q structured content does not match its output schema: %w", name, err)
 	}
 	return nil
+}
+
+// ErrToolError is wrapped by the error CallToolFor returns when the tool
+// answered with an error result (isError): the tool ran and failed, as
+// opposed to a protocol or transport error.
+var ErrToolError = errors.New("mcp: tool error result")
+
+// CallToolFor calls the tool name with args and decodes its structured
+// content into Out, so that calling a tool takes Go values both ways.
+//
+// args is marshalled once with encoding/json and must encode a JSON object;
+// a json.RawMessage or []byte is sent as it is (after checking that it is
+// one), and nil (or JSON null) sends {}.
+//
+// Out is decoded from the result's structuredContent with encoding/json;
+// a json.RawMessage Out is the structured content itself, uncopied. A
+// result without structured content is an error, except for a string Out,
+// which then receives the text of the result's text blocks (what a typed
+// tool returning string sends).
+//
+// The result is returned whenever the server sent one. An error result
+// (isError) gives an error wrapping ErrToolError, with the result's text.
+func CallToolFor[Out any](ctx context.Context, cs *ClientSession, name string, args any) (Out, *CallToolResult, error) {
+	var out Out
+	raw, err := toolArguments(args)
+	if err != nil {
+		return out, nil, fmt.Errorf("mcp: tool %q: arguments: %w", name, err)
+	}
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: name, Arguments: raw})
+	if err != nil {
+		return out, res, err
+	}
+	if res.IsError {
+		return out, res, fmt.Errorf("%w from %q: %s", ErrToolError, name, resultText(res))
+	}
+	if len(res.StructuredContent) == 0 {
+		if p, ok := any(&out).(*string); ok {
+			*p = resultText(res)
+			return out, res, nil
+		}
+		return out, res, fmt.Errorf("mcp: tool %q returned no structured content", name)
+	}
+	if p, ok := any(&out).(*json.RawMessage); ok {
+		*p = res.StructuredContent
+		return out, res, nil
+	}
+	if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
+		return out, res, fmt.Errorf("mcp: tool %q: decoding structured content into %s: %w", name, reflect.TypeFor[Out](), err)
+	}
+	return out, res, nil
+}
+
+// toolArguments encodes a tool's arguments as a JSON object. Bytes from
+// the caller are checked to be JSON; what json.Marshal made is JSON.
+func toolArguments(args any) (json.RawMessage, error) {
+	var raw []byte
+	given := true
+	switch a := args.(type) {
+	case nil:
+		return json.RawMessage("{}"), nil
+	case json.RawMessage:
+		raw = a
+	case []byte:
+		raw = a
+	default:
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		raw, given = b, false
+	}
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) == 0 || string(trimmed) == "null":
+		return json.RawMessage("{}"), nil
+	case trimmed[0] != '{' || given && !json.Valid(trimmed):
+		return nil, fmt.Errorf("not a JSON object: %.40q", raw)
+	}
+	return raw, nil
+}
+
+// resultText joins the text of a result's text blocks with newlines.
+func resultText(res *CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*TextContent); ok && t != nil {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
