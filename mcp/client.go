@@ -196,7 +196,7 @@ type ClientSession struct {
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
-	outputs      toolOutputs              // the tools' output schemas (client_output.go)
+	outputs      toolOutputs              // the tools' output schemas (client_tools.go)
 	paramHeaders map[string][]ParamHeader // stateless: tool name -> x-mcp-header params
 	cache        resultCache              // stateless: results reused per their caching hints
 	listenAcked  chan struct{}            // stateless: closed when the session's own listen stream is acknowledged
