@@ -158,6 +158,17 @@ const (
 	SchemaArray   SchemaType = "array" // multi-select enums (2025-11-25+)
 )
 
+// StringFormat is the format a string form field must have.
+type StringFormat string
+
+// The formats a string form field may have.
+const (
+	FormatEmail    StringFormat = "email"
+	FormatURI      StringFormat = "uri"
+	FormatDate     StringFormat = "date"
+	FormatDateTime StringFormat = "date-time"
+)
+
 // PrimitiveSchema is the schema of one form field: a string, number,
 // integer or boolean, or an enum (SEP-1330, 2025-11-25+: untitled enum,
 // titled oneOf, multi-select array; the legacy enumNames form is still
@@ -169,10 +180,11 @@ type PrimitiveSchema struct {
 	Title       string     `json:"title,omitempty"`
 	Description string     `json:"description,omitempty"`
 
-	// String constraints. Format is "email", "uri", "date" or "date-time".
-	Format    string `json:"format,omitempty"`
-	MinLength *int   `json:"minLength,omitempty"`
-	MaxLength *int   `json:"maxLength,omitempty"`
+	// String constraints. Format is "" or one of the StringFormat
+	// constants.
+	Format    StringFormat `json:"format,omitempty"`
+	MinLength *int         `json:"minLength,omitempty"`
+	MaxLength *int         `json:"maxLength,omitempty"`
 
 	// Number and integer bounds.
 	Minimum *float64 `json:"minimum,omitempty"`
