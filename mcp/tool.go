@@ -54,8 +54,9 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest,
 // *ToolResult[T]; the output schema is inferred from T. A nil
 // *ToolResult[T] is the same as a zero one.
 type ToolResult[T any] struct {
-	// Structured is sent as structuredContent (clients check it against
-	// the output schema unless IsError is set).
+	// Structured is sent as structuredContent, as {"result": Structured}
+	// when T is not a JSON object (see ToolHandlerFor). The server and
+	// clients check it against the output schema unless IsError is set.
 	Structured T
 	// IsError marks the result as a tool failure the model should see.
 	IsError bool
