@@ -130,6 +130,9 @@ func TestRegistrationErrors(t *testing.T) {
 		{"unclosed URI template", template("test://{"), "resource template", "test://{", ""},
 		{"URI template with a bad operator", template("test://{!x}"), "resource template", "test://{!x}", ""},
 		{"nil resource template", func(s *mcp.Server) error { return s.AddResourceTemplate(nil, noTemplate) }, "resource template", "", "nil definition"},
+		{"resource template without a name", func(s *mcp.Server) error {
+			return s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://nameless/{x}"}, noTemplate)
+		}, "resource template", "test://nameless/{x}", "empty name"},
 		{"nil resource template handler", func(s *mcp.Server) error {
 			return s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://h/{x}", Name: "h"}, nil)
 		}, "resource template", "test://h/{x}", "nil handler"},
