@@ -495,9 +495,11 @@ func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor stri
 // this session's tools/list results: when a result carries structured
 // content of a tool the session has not listed, CallTool lists the
 // server's tools once to learn them (and once more after each
-// notifications/tools/list_changed); if that listing fails, the result is
-// returned unchecked. A successful result without structured content is
-// an error only if the session already knows the tool declares a schema.
+// notifications/tools/list_changed). If that listing fails, the result is
+// returned unchecked, and the next such call tries again unless the server
+// answered the listing with an error. A successful result without
+// structured content is an error only if the session already knows that
+// the tool declares a schema.
 //
 // Use WithProgress on ctx to receive progress notifications.
 func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {

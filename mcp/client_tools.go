@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/jsonschema"
 )
 
@@ -63,8 +64,9 @@ func (o *toolOutputs) lookup(name string) (v *jsonschema.Validator, known bool, 
 	return v, known || o.complete, o.gen
 }
 
-// markTried records that a listing was tried, unless the list changed
-// since it began: a failed or partial listing is not retried on every call.
+// markTried records that a listing was made, unless the list changed
+// since it began: a listing the server refused, or cut short after
+// maxSchemaPages, is not retried on every call.
 func (o *toolOutputs) markTried(gen int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -88,12 +90,16 @@ func (cs *ClientSession) outputValidator(ctx context.Context, name string) *json
 	params := &ListToolsParams{}
 	for range maxSchemaPages {
 		res, err := cs.ListTools(ctx, params) // remembers the schemas
+		var je *jsonrpc.Error
+		if err != nil && !errors.As(err, &je) {
+			return nil // the call was cancelled or the connection failed: try again next time
+		}
 		if err != nil || res.NextCursor == "" {
 			break
 		}
 		params = &ListToolsParams{Cursor: res.NextCursor}
 	}
-	cs.outputs.markTried(gen)
+	cs.outputs.markTried(gen) // the server answered: not again until the list changes
 	v, _, _ = cs.outputs.lookup(name)
 	return v
 }

@@ -1091,3 +1091,32 @@ func TestOutputSchemaRelistedAfterChange(t *testing.T) {
 		t.Errorf("after the change: error %v, want the new schema's mismatch", err)
 	}
 }
+
+// TestOutputSchemaListingRefused checks that a client whose server refuses
+// tools/list returns results unchecked, and asks only once.
+func TestOutputSchemaListingRefused(t *testing.T) {
+	var lists atomic.Int32
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{
+		SkipOutputValidation: true,
+		Receiving: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, r *mcp.Request) (any, error) {
+				if r.Method == mcp.MethodToolsList {
+					lists.Add(1)
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "no list today")
+				}
+				return next(ctx, r)
+			}
+		}},
+	})
+	sumTool(t, s)
+	e := connect(t, mcp.Version20251125, s, nil)
+	ctx := testCtx(t)
+	for range 3 {
+		if _, err := e.callTool(ctx, "sum", `{"out":{"sum":"three"}}`); err != nil {
+			t.Fatalf("unchecked result: %v", err)
+		}
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the client asked for the tools %d times, want once", n)
+	}
+}
