@@ -42,10 +42,11 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 //     output schema inferred from Out.
 //
 // Structured content must be a JSON object before 2026-07-28. A type whose
-// schema is not an object (a number, a slice, a named string type such as
-// type Celsius float64) is therefore wrapped: the output schema is
+// schema is not an object (a number, a slice, a named type such as
+// type Celsius float64 or type Mood string) is therefore wrapped, so that
+// one tool list serves every revision: the output schema is
 // {"type":"object","properties":{"result":S},"required":["result"]} and the
-// structured content {"result":value}, at every revision.
+// structured content {"result":value}.
 type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest, in In) (Out, error)
 
 // A ToolResult is the Out of a typed tool (ToolHandlerFor) that returns
