@@ -14,7 +14,8 @@ import (
 // TestExamplesCheckAddErrors checks that no example drops the error of a
 // registration (AddTool, AddResource, AddPrompt, ...): the README's Go
 // blocks and every example_test.go of the module. A reader copies examples,
-// and a refused feature must not go unnoticed in the copy.
+// and a refused feature must not go unnoticed in the copy. The README's
+// blocks also never use auth.TokenInfoFromContext's result unchecked.
 func TestExamplesCheckAddErrors(t *testing.T) {
 	md, err := os.ReadFile("README.md")
 	if err != nil {
@@ -33,6 +34,10 @@ func TestExamplesCheckAddErrors(t *testing.T) {
 		for _, pos := range droppedAddErrors(f) {
 			p := fset.Position(pos)
 			t.Errorf("README.md:%d: the error of an Add call is dropped", b.line+p.Line-1)
+		}
+		for _, pos := range unguardedTokenInfo(f) {
+			p := fset.Position(pos)
+			t.Errorf("README.md:%d: the result of TokenInfoFromContext, nil without a token, is used without a check", b.line+p.Line-1)
 		}
 	}
 	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -93,6 +98,26 @@ func droppedAddErrors(f *ast.File) []token.Pos {
 		}
 		if len(name) > len("Add") && strings.HasPrefix(name, "Add") {
 			found = append(found, call.Pos())
+		}
+		return true
+	})
+	return found
+}
+
+// unguardedTokenInfo returns where f selects a field or method straight
+// from the result of auth.TokenInfoFromContext, which is nil for a request
+// that did not pass through the middleware.
+func unguardedTokenInfo(f *ast.File) []token.Pos {
+	var found []token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if call, ok := sel.X.(*ast.CallExpr); ok {
+			if fn, ok := call.Fun.(*ast.SelectorExpr); ok && fn.Sel.Name == "TokenInfoFromContext" {
+				found = append(found, sel.Pos())
+			}
 		}
 		return true
 	})
