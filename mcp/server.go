@@ -86,6 +86,13 @@ type ServerOptions struct {
 	// Server alone.
 	Notifier Notifier
 
+	// SkipOutputValidation turns off the check that the structured content
+	// of a tool's result matches the tool's output schema before it is
+	// sent (see Server.AddTool). Leave it off unless a benchmark says the
+	// check matters: a client that validates (as the spec says it should)
+	// rejects such a result anyway, with less to go on.
+	SkipOutputValidation bool
+
 	// Logger receives the server's own diagnostics. Default: discard.
 	Logger *slog.Logger
 }
