@@ -49,10 +49,7 @@ func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequ
 	if f := inputFuncFrom(ctx); f != nil {
 		return f(ctx, reqs)
 	}
-	if r.rc == nil {
-		return r.ss.inputStateful(ctx, reqs)
-	}
-	return r.rc.input(reqs)
+	return r.life.input(ctx, reqs)
 }
 
 // inputStateful sends each question as a request, in key order.
@@ -105,7 +102,7 @@ func missingCapability(q *InputRequest, caps *ClientCapabilities) *ClientCapabil
 	return nil
 }
 
-func (rc *requestContext) input(reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
+func (rc *requestContext) ask(reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if rc.method != MethodToolsCall && rc.method != MethodPromptsGet && rc.method != MethodResourcesRead {
 		return nil, fmt.Errorf("mcp: %s cannot ask the client for input", rc.method)
 	}
@@ -155,9 +152,6 @@ func (a *InputResponse) answers(q *InputRequest) bool {
 // Elicit asks the user for input while handling this request (key
 // "elicitation" for a 2026-07-28 client).
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.Elicit(ctx, p)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"elicitation": {Elicit: p}})
 	if err != nil {
 		return nil, err
@@ -168,9 +162,6 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*Elicit
 // CreateMessage asks the client's model for a completion while handling
 // this request (key "sampling" for a 2026-07-28 client).
 func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.CreateMessage(ctx, p)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"sampling": {CreateMessage: p}})
 	if err != nil {
 		return nil, err
@@ -181,31 +172,11 @@ func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessagePa
 // ListRoots asks the client for its roots while handling this request (key
 // "roots" for a 2026-07-28 client).
 func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.ListRoots(ctx, nil)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"roots": {ListRoots: &ListRootsParams{}}})
 	if err != nil {
 		return nil, err
 	}
 	return a["roots"].ListRoots, nil
-}
-
-// ClientCapabilities returns the capabilities of the client behind this
-// request: per request in 2026-07-28, per session before.
-func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities {
-	if r.rc != nil {
-		return r.rc.caps
-	}
-	return r.ss.ClientCapabilities()
-}
-
-// ProtocolVersion returns the revision this request was made in.
-func (r *ServerRequest[P]) ProtocolVersion() string {
-	if r.rc != nil {
-		return r.rc.version
-	}
-	return r.ss.ProtocolVersion()
 }
 
 // The request state of a multi-round request: the answers so far, bound to

@@ -66,7 +66,7 @@ func (r *Request) Rejected() bool { return r.rejected }
 // protocolVersion is the revision an incoming request is served in.
 func (r *Request) protocolVersion() string {
 	if r.rc != nil {
-		return r.rc.version
+		return r.rc.ver
 	}
 	if ss := r.session(); ss != nil {
 		return ss.ProtocolVersion()

@@ -20,11 +20,11 @@ import (
 // requestContext is what a 2026-07-28 request tells the server about its
 // client; requests of stateful sessions have none (the session holds it instead).
 type requestContext struct {
-	version    string
-	caps       *ClientCapabilities
-	clientInfo *Implementation
-	logLevel   LoggingLevel
-	out        outbound // where messages about the request go
+	ver   string
+	caps  *ClientCapabilities
+	info  *Implementation
+	level LoggingLevel
+	out   outbound // where messages about the request go
 
 	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
 	// resources/read.
@@ -130,12 +130,12 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (capability not offered)", r.Method)
 	}
 	r.rc = &requestContext{
-		version:    meta.ProtocolVersion,
-		caps:       meta.ClientCapabilities,
-		clientInfo: meta.ClientInfo,
-		logLevel:   meta.LogLevel,
-		method:     r.Method,
-		out:        r.out,
+		ver:    meta.ProtocolVersion,
+		caps:   meta.ClientCapabilities,
+		info:   meta.ClientInfo,
+		level:  meta.LogLevel,
+		method: r.Method,
+		out:    r.out,
 	}
 	res, err := m.handle(s, ctx, r)
 	if err != nil || res == nil {
