@@ -3,8 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/jsonschema"
 )
 
 // ServerRequest is what a feature handler receives: the request's decoded
@@ -188,4 +191,63 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 		return err
 	}
 	return r.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+}
+
+// ElicitFor asks the user to fill in a form whose fields are those of T,
+// while handling req, at every revision that has elicitation. The form's
+// schema is inferred from T as a tool's input schema is (json tags name the
+// fields, omitempty makes them optional, the description and jsonschema
+// tags describe them), and must be a flat object of strings, numbers,
+// integers, booleans and enums, as elicitation allows. When the user
+// accepts, the answer is decoded into the T returned; res.Action says what
+// the user did (accept, decline or cancel), and T is zero unless accepted.
+//
+// Like Elicit it fails with an error wrapping ErrCapability where the
+// client or the revision has no elicitation, and on a 2026-07-28 request it
+// first fails with ErrInputRequired, to be returned as it is.
+//
+//	type contact struct {
+//		Email string `json:"email" jsonschema:"format=email"`
+//	}
+//	c, res, err := mcp.ElicitFor[contact](ctx, req, "Where can we reach you?")
+func ElicitFor[T, P any](ctx context.Context, req *ServerRequest[P], message string) (v T, res *ElicitResult, err error) {
+	schema, err := elicitSchemaFor[T]()
+	if err != nil {
+		return v, nil, err
+	}
+	res, err = req.Elicit(ctx, &ElicitParams{Message: message, RequestedSchema: schema})
+	if err != nil || res.Action != ElicitActionAccept {
+		return v, res, err
+	}
+	raw, err := json.Marshal(res.Content)
+	if err == nil {
+		err = json.Unmarshal(raw, &v)
+	}
+	if err != nil {
+		return v, res, fmt.Errorf("mcp: ElicitFor: the accepted content does not fit %T: %w", v, err)
+	}
+	return v, res, nil
+}
+
+// elicitSchemaFor infers the form of T and checks that elicitation can ask
+// for it.
+func elicitSchemaFor[T any]() (*ElicitSchema, error) {
+	raw, err := jsonschema.For[T]()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: ElicitFor: %w", err)
+	}
+	var s ElicitSchema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("mcp: ElicitFor: %s is not a form (a flat object of primitive fields): %w", reflect.TypeFor[T](), err)
+	}
+	for _, p := range s.Properties {
+		switch t := p.Schema.Type; {
+		case t == "string", t == "number", t == "integer", t == "boolean":
+		case t == "array" && p.Schema.Items != nil && (len(p.Schema.Items.Enum) > 0 || len(p.Schema.Items.AnyOf) > 0):
+		default:
+			return nil, fmt.Errorf("mcp: ElicitFor: field %q of %s is not a string, number, integer, boolean or enum", p.Name, reflect.TypeFor[T]())
+		}
+	}
+	s.Schema = ""
+	return &s, nil
 }

@@ -42,9 +42,12 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 
 // Input asks the client the questions in reqs, keyed by names unique within
 // the request, and returns the answers under the same keys. A question the
-// client did not declare the capability for fails: with
-// MissingCapabilityError (-32021) on a 2026-07-28 request, with
-// ErrCapability on a stateful session.
+// client did not declare the capability for (or that the session's
+// revision lacks) fails with an error wrapping ErrCapability at every
+// revision; on a 2026-07-28 request that error also unwraps to
+// MissingCapabilityError (-32021), which the client receives when the
+// handler returns it. On a 2026-07-28 request, questions not answered yet
+// fail with ErrInputRequired (see above).
 func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if f := inputFuncFrom(ctx); f != nil {
 		return f(ctx, reqs)
@@ -113,7 +116,7 @@ func (rc *requestContext) ask(reqs map[string]*InputRequest) (map[string]*InputR
 			return nil, errInputRequestFields
 		}
 		if need := missingCapability(q, rc.caps); need != nil {
-			return nil, MissingCapabilityError(need)
+			return nil, &capabilityError{method: q.Method(), rpc: MissingCapabilityError(need)}
 		}
 		if a := rc.responses[k]; a != nil && a.answers(q) {
 			out[k] = a
@@ -136,6 +139,17 @@ func (rc *requestContext) ask(reqs map[string]*InputRequest) (map[string]*InputR
 	return out, nil
 }
 
+// capabilityError is a 2026-07-28 question the client cannot answer: the
+// handler tests it with errors.Is(err, ErrCapability) as at every other
+// revision, and the client receives the -32021 error it unwraps to.
+type capabilityError struct {
+	method string // what was asked: elicitation/create, say
+	rpc    *jsonrpc.Error
+}
+
+func (e *capabilityError) Error() string   { return ErrCapability.Error() + ": " + e.method }
+func (e *capabilityError) Unwrap() []error { return []error{ErrCapability, e.rpc} }
+
 // answers reports whether a is an answer of the kind q asks for.
 func (a *InputResponse) answers(q *InputRequest) bool {
 	switch {
@@ -156,7 +170,7 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*Elicit
 	if err != nil {
 		return nil, err
 	}
-	return a["elicitation"].Elicit, nil
+	return answer(a, "elicitation", func(a *InputResponse) *ElicitResult { return a.Elicit })
 }
 
 // CreateMessage asks the client's model for a completion while handling
@@ -166,7 +180,7 @@ func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessagePa
 	if err != nil {
 		return nil, err
 	}
-	return a["sampling"].CreateMessage, nil
+	return answer(a, "sampling", func(a *InputResponse) *CreateMessageResult { return a.CreateMessage })
 }
 
 // ListRoots asks the client for its roots while handling this request (key
@@ -176,7 +190,18 @@ func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, err
 	if err != nil {
 		return nil, err
 	}
-	return a["roots"].ListRoots, nil
+	return answer(a, "roots", func(a *InputResponse) *ListRootsResult { return a.ListRoots })
+}
+
+// answer returns the answer under key, or an error when there is none (an
+// InputFunc that left it out): never a nil to dereference.
+func answer[T any](a map[string]*InputResponse, key string, get func(*InputResponse) *T) (*T, error) {
+	if r := a[key]; r != nil {
+		if v := get(r); v != nil {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("mcp: no answer for %q", key)
 }
 
 // The request state of a multi-round request: the answers so far, bound to

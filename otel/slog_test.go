@@ -57,7 +57,7 @@ func TestLogHandler(t *testing.T) {
 	}
 }
 
-// TestLogHandlerToClient logs from a tool through mcp.NewLoggingHandler:
+// TestLogHandlerToClient logs from a tool through the request's LogHandler:
 // the client's notifications/message carries the trace of the tool call.
 func TestLogHandlerToClient(t *testing.T) {
 	tel := newTelemetry()
@@ -65,7 +65,7 @@ func TestLogHandlerToClient(t *testing.T) {
 	mcpotel.InstrumentServer(&so, tel.opts)
 	s := mcp.NewServer(&mcp.Implementation{Name: "otel-test", Version: "1"}, &so)
 	must(t, mcp.AddTool(s, &mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
-		logger := slog.New(mcpotel.NewLogHandler(mcp.NewLoggingHandler(req.Session(), nil)))
+		logger := slog.New(mcpotel.NewLogHandler(req.LogHandler(nil)))
 		logger.InfoContext(ctx, "working")
 		return &mcp.CallToolResult{}, nil
 	}))
