@@ -130,9 +130,15 @@ type (
 	CompleteRequest     = ServerRequest[*CompleteParams]
 )
 
-// Session returns the stateful session the request belongs to, or nil for
-// a request of the stateless revision, which belongs to none.
-func (r *ServerRequest[P]) Session() *ServerSession { return r.life.session() }
+// Session returns the stateful session the request belongs to, and false
+// for a request of the stateless revision (2026-07-28), which belongs to
+// none. A session is a connection's lifetime and state (its id, its
+// revision, Close, Done, Stats); what a handler does about its request goes
+// through the request, at every revision.
+func (r *ServerRequest[P]) Session() (*ServerSession, bool) {
+	ss := r.life.session()
+	return ss, ss != nil
+}
 
 // Stateless reports whether the request is of the stateless revision
 // (2026-07-28): it carries its client context in _meta, belongs to no
@@ -149,11 +155,17 @@ func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
 func (r *ServerRequest[P]) ProtocolVersion() string { return r.life.version() }
 
 // ClientInfo returns what the client said about itself: in initialize, or
-// in this request's _meta. It may be nil.
-func (r *ServerRequest[P]) ClientInfo() *Implementation { return r.life.clientInfo() }
+// in this request's _meta. It is never nil: a client that said nothing has
+// an empty Implementation.
+func (r *ServerRequest[P]) ClientInfo() *Implementation {
+	if info := r.life.clientInfo(); info != nil {
+		return info
+	}
+	return &Implementation{}
+}
 
 // ClientCapabilities returns the capabilities of the client behind this
-// request: per request in 2026-07-28, per session before.
+// request: per request in 2026-07-28, per session before. It is never nil.
 func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities { return r.life.clientCaps() }
 
 // LogLevel returns the least severe level of log messages the client wants

@@ -64,11 +64,11 @@ func (ss *ServerSession) inputStateful(ctx context.Context, reqs map[string]*Inp
 		var err error
 		switch {
 		case q.Elicit != nil:
-			a.Elicit, err = ss.Elicit(ctx, q.Elicit)
+			a.Elicit, err = ss.elicit(ctx, q.Elicit)
 		case q.CreateMessage != nil:
-			a.CreateMessage, err = ss.CreateMessage(ctx, q.CreateMessage)
+			a.CreateMessage, err = ss.createMessage(ctx, q.CreateMessage)
 		case q.ListRoots != nil:
-			a.ListRoots, err = ss.ListRoots(ctx, q.ListRoots)
+			a.ListRoots, err = ss.listRoots(ctx, q.ListRoots)
 		default:
 			err = errInputRequestFields
 		}

@@ -493,11 +493,13 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, MethodPing, &emptyParams{}, nil)
 }
 
-// CreateMessage asks the client's model for a completion
+// createMessage asks the client's model for a completion
 // (sampling/createMessage). It fails with ErrCapability if the client did not
 // declare sampling (or sampling.tools when tools are given, which also needs
-// a revision that has tools in sampling: 2025-11-25 or later).
-func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+// a revision that has tools in sampling: 2025-11-25 or later). Handlers ask
+// through their request (ServerRequest.CreateMessage), which works at every
+// revision.
+func (ss *ServerSession) createMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	caps := ss.ClientCapabilities()
 	if caps.Sampling == nil || (len(p.Tools) > 0 && (caps.Sampling.Tools == nil || !features(ss.ProtocolVersion()).samplingTools)) {
 		return nil, fmt.Errorf("%w: sampling", ErrCapability)
@@ -509,11 +511,11 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 	return &res, nil
 }
 
-// Elicit asks the user for input through the client (elicitation/create).
+// elicit asks the user for input through the client (elicitation/create).
 // It fails with ErrCapability if the client did not declare elicitation, or
 // the mode requested, or if the negotiated revision lacks them (elicitation
 // is 2025-06-18+, URL mode 2025-11-25+).
-func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+func (ss *ServerSession) elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	caps := ss.ClientCapabilities()
 	f := features(ss.ProtocolVersion())
 	if caps.Elicitation == nil || !f.elicitation {
@@ -529,8 +531,8 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 	return &res, nil
 }
 
-// ListRoots asks the client for its roots (roots/list).
-func (ss *ServerSession) ListRoots(ctx context.Context, p *ListRootsParams) (*ListRootsResult, error) {
+// listRoots asks the client for its roots (roots/list).
+func (ss *ServerSession) listRoots(ctx context.Context, p *ListRootsParams) (*ListRootsResult, error) {
 	if ss.ClientCapabilities().Roots == nil {
 		return nil, fmt.Errorf("%w: roots", ErrCapability)
 	}
@@ -544,13 +546,11 @@ func (ss *ServerSession) ListRoots(ctx context.Context, p *ListRootsParams) (*Li
 	return &res, nil
 }
 
-// NotifyProgress sends notifications/progress.
-func (ss *ServerSession) NotifyProgress(ctx context.Context, p *ProgressNotificationParams) error {
-	return ss.notify(ctx, NotificationProgress, p)
-}
-
-// Log sends notifications/message if p.Level is at or above the level the
-// client set (every level, if it never set one).
+// Log sends notifications/message about the connection, not about any
+// request, if p.Level is at or above the level the client set (every level,
+// if it never set one). A handler logs about its request with
+// ServerRequest.Log or ServerRequest.Logger instead, which work at every
+// revision.
 func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationParams) error {
 	if min := ss.LogLevel(); min != levelUnset && p.Level < min {
 		return nil
