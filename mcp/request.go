@@ -26,21 +26,20 @@ type Request struct {
 	// belongs to no session.
 	Session Session
 
-	outgoingRequest bool            // an outgoing request (ID is assigned later)
-	stateless       bool            // an incoming request of the stateless revision
-	rejected        bool            // refused before reaching a handler
-	rc              *requestContext // the client context of a 2026-07-28 request
-	meta            *Meta           // params._meta, when it has been decoded
+	outgoingRequest bool  // an outgoing request (ID is assigned later)
+	rejected        bool  // refused before reaching a handler
+	meta            *Meta // params._meta, when it has been decoded
 
-	out outbound // where messages about an incoming request go: its connection, or a stateless request's stream
+	// Where an incoming message came from, decided once when it arrives:
+	// Session for a stateful session's, rc for one of the stateless
+	// revision (its client context, filled in once _meta has been checked,
+	// and where messages about it go).
+	rc *requestContext
 }
 
 // session returns the stateful session of an incoming message, or nil for
 // a stateless request.
 func (r *Request) session() *ServerSession {
-	if r.stateless {
-		return nil
-	}
 	ss, _ := r.Session.(*ServerSession)
 	return ss
 }
@@ -48,13 +47,16 @@ func (r *Request) session() *ServerSession {
 // connection returns the connection an incoming message came on, or nil
 // for Server.HandleStateless.
 func (r *Request) connection() *ServerSession {
-	ss, _ := r.out.(*ServerSession)
-	return ss
+	if r.rc != nil {
+		ss, _ := r.rc.out.(*ServerSession)
+		return ss
+	}
+	return r.session()
 }
 
 // Stateless reports whether r is an incoming request of the stateless
 // revision (2026-07-28).
-func (r *Request) Stateless() bool { return r.stateless }
+func (r *Request) Stateless() bool { return r.rc != nil }
 
 // Rejected reports whether the connection refused the message before any
 // handler could see it: invalid JSON-RPC (Method may then be empty), a full
@@ -80,9 +82,6 @@ func (r *Request) protocolVersion() string {
 // initialize (none yet before it). It is nil on a client.
 func (r *Request) ClientCapabilities() *ClientCapabilities {
 	if r.rc != nil {
-		return r.rc.caps
-	}
-	if r.stateless {
 		if m, err := r.Meta(); err == nil && m != nil {
 			return m.ClientCapabilities
 		}

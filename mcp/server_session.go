@@ -17,9 +17,15 @@ import (
 // own client context in _meta. A session rebuilt from a SessionState starts
 // already initialized.
 //
-// Requests of the stateless revision belong to no session: their handlers
-// see ServerRequest.Session() == nil, and take the client's version,
-// capabilities and identity from the request itself.
+// A ServerSession is the connection's lifetime (Close, Wait, Done) and its
+// state (ID, ProtocolVersion, ClientInfo, ClientCapabilities, LogLevel,
+// State, Stats); Call, Notify and Ping reach its client outside any
+// request. What a handler does about its request (logs, progress,
+// questions to the client) goes through the request (ServerRequest), which
+// works at every revision. Requests of the stateless revision belong to no
+// session: their handlers get false from ServerRequest.Session, and the
+// request itself answers for the client's version, capabilities and
+// identity.
 type ServerSession struct {
 	server    *Server
 	conn      *jsonrpc.Conn
@@ -86,11 +92,11 @@ const levelUnset LoggingLevel = 0
 // belongs to, then runs the Receiving middleware and the method table.
 func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	ctx = withTransportValues(ctx)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, out: ss}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params}
 	if !ss.initializeDone() {
 		if meta := peekMeta(m.Params, ss); isStateless(r, meta) {
 			r.meta = meta
-			r.stateless = true
+			r.rc = &requestContext{out: ss}
 			return ss.server.receive(ctx, r)
 		}
 	}
@@ -120,7 +126,7 @@ func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
 		return
 	}
 	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, out: ss, rejected: true}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, rejected: true}
 	_, _ = h(context.Background(), r)
 }
 

@@ -21,7 +21,7 @@ import (
 // with CodeInternalError.
 func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, send func(context.Context, *jsonrpc.Message) error) (reply *jsonrpc.Message) {
 	ctx = jsonrpc.WithMessage(ctx, m)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, stateless: true, out: &streamOut{s: s, send: send}}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, rc: &requestContext{out: &streamOut{s: s, send: send}}}
 	r.meta = peekMeta(m.Params, s)
 	res, err := s.receiveSafely(ctx, r)
 	if r.IsNotification() || ctx.Err() != nil {
