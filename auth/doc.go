@@ -16,9 +16,10 @@
 //
 // The verified token reaches handlers through the request context
 // (TokenInfoFromContext; in MCP handlers, through
-// mcphttp.RequestInfoFromContext(ctx).Context()), and Principal, given to
-// mcphttp.HandlerOptions.Principal, binds each session to the caller that
-// created it.
+// mcphttp.RequestInfoFromContext(ctx).Context()), with the caller's
+// principal (TokenInfo.Principal, recorded by mcphttp.WithPrincipal): an
+// mcphttp.Handler or SSEHandler behind the middleware binds each session
+// to the caller that created it, unless its options say UnboundSessions.
 //
 // Package auth/authtest is a small authorization server for tests.
 package auth
