@@ -112,14 +112,10 @@ func (rc *requestContext) input(_ context.Context, reqs map[string]*InputRequest
 	return rc.ask(reqs)
 }
 
-// newServerRequest builds the handle of an incoming request, choosing its
-// lifecycle: the client context routeStateless made, or the session.
+// newServerRequest builds the handle of an incoming request, with the
+// lifecycle the request arrived in.
 func newServerRequest[P any](r *Request, p P, meta *Meta) *ServerRequest[P] {
-	var life lifecycle = sessionBound{r.session()}
-	if r.rc != nil {
-		life = r.rc
-	}
-	return &ServerRequest[P]{Params: p, life: life, id: r.ID, meta: meta}
+	return &ServerRequest[P]{Params: p, life: r.lifecycle(), id: r.ID, meta: meta}
 }
 
 // Request types handed to feature handlers.

@@ -44,6 +44,16 @@ func (r *Request) session() *ServerSession {
 	return ss
 }
 
+// lifecycle returns the lifecycle an incoming request arrived in: its
+// client context for a stateless request (checked by routeStateless before
+// any handler runs), its session otherwise.
+func (r *Request) lifecycle() lifecycle {
+	if r.rc != nil {
+		return r.rc
+	}
+	return sessionBound{r.session()}
+}
+
 // connection returns the connection an incoming message came on, or nil
 // for Server.HandleStateless.
 func (r *Request) connection() *ServerSession {
