@@ -43,7 +43,8 @@
 // version, capabilities and identity in _meta; Server.HandleStateless serves
 // such a request with no connection at all. A handler sees one API either
 // way, ServerRequest, the handle for everything it does about its request:
-// ProtocolVersion, ClientInfo, ClientCapabilities, LogLevel, Log, Logger
+// ProtocolVersion, ClientInfo, ClientCapabilities, Principal (the caller,
+// as the transport authenticated it), LogLevel, Log, Logger
 // (an *slog.Logger), NotifyProgress, Input (Elicit, ElicitFor,
 // CreateMessage, ListRoots). They work the same at every revision; what a
 // revision or client lacks fails with an error wrapping ErrCapability.

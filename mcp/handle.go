@@ -54,6 +54,8 @@ type lifecycle interface {
 	input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error)
 	// session is the stateful session, or nil.
 	session() *ServerSession
+	// principal names the caller as the transport authenticated it.
+	principal() string
 }
 
 // sessionBound is the lifecycle of a request of a stateful session: the
@@ -66,6 +68,13 @@ func (l sessionBound) clientInfo() *Implementation     { return l.ss.ClientInfo(
 func (l sessionBound) clientCaps() *ClientCapabilities { return l.ss.ClientCapabilities() }
 func (l sessionBound) logLevel() LoggingLevel          { return l.ss.LogLevel() }
 func (l sessionBound) session() *ServerSession         { return l.ss }
+
+// principal is the one the session was bound to when it was created.
+func (l sessionBound) principal() string {
+	l.ss.mu.Lock()
+	defer l.ss.mu.Unlock()
+	return l.ss.state.Principal
+}
 
 // logs: a session that never set a level gets every message.
 func (l sessionBound) logs(_ context.Context, level LoggingLevel) bool {
@@ -91,6 +100,7 @@ func (rc *requestContext) clientInfo() *Implementation     { return rc.info }
 func (rc *requestContext) clientCaps() *ClientCapabilities { return rc.caps }
 func (rc *requestContext) logLevel() LoggingLevel          { return rc.level }
 func (rc *requestContext) session() *ServerSession         { return nil }
+func (rc *requestContext) principal() string               { return rc.caller }
 
 // logs: a 2026-07-28 client asks for logs per request, in _meta; none
 // asked for means none sent. Nothing goes out once the request was
@@ -146,6 +156,16 @@ func (r *ServerRequest[P]) ID() jsonrpc.ID { return r.id }
 
 // Meta returns the request's params._meta, or nil.
 func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
+
+// Principal names the caller as the transport authenticated it, the same
+// way at every revision: over Streamable HTTP, what the Handler binds
+// sessions to (mcphttp.HandlerOptions.Principal, or by default what
+// authentication middleware recorded, such as auth.ResourceServer's issuer
+// and subject); for a stateful session, the principal it was created with
+// (SessionOptions.Principal). "" when nothing authenticated the caller
+// (stdio, an open endpoint, UnboundSessions). For the verified token
+// itself, use auth.TokenInfoFromContext(ctx).
+func (r *ServerRequest[P]) Principal() string { return r.life.principal() }
 
 // ProtocolVersion returns the revision this request was made in.
 func (r *ServerRequest[P]) ProtocolVersion() string { return r.life.version() }

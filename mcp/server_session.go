@@ -96,7 +96,7 @@ func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, e
 	if !ss.initializeDone() {
 		if meta := peekMeta(m.Params, ss); isStateless(r, meta) {
 			r.meta = meta
-			r.rc = &requestContext{out: ss}
+			r.rc = &requestContext{out: ss, caller: callerOf(ctx)}
 			return ss.server.receive(ctx, r)
 		}
 	}

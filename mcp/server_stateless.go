@@ -22,11 +22,12 @@ import (
 // instead). It is made when the message arrives, with out, and
 // routeStateless fills in the client's context once it has checked _meta.
 type requestContext struct {
-	out   outbound // where messages about the request go: its connection, or its HTTP response
-	ver   string
-	caps  *ClientCapabilities
-	info  *Implementation
-	level LoggingLevel
+	out    outbound // where messages about the request go: its connection, or its HTTP response
+	caller string   // the principal its transport named (callerOf)
+	ver    string
+	caps   *ClientCapabilities
+	info   *Implementation
+	level  LoggingLevel
 
 	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
 	// resources/read.
