@@ -729,6 +729,24 @@ func TestLogging(t *testing.T) {
 		mcp.AddTool(s, &mcp.Tool{Name: "noisy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
 			return "done", req.Log(ctx, mcp.LevelError, "noisy", map[string]any{"step": 1})
 		})
+		mcp.AddTool(s, &mcp.Tool{Name: "slog"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+			logger := slog.New(req.LogHandler(&mcp.LoggingHandlerOptions{Logger: "app"}))
+			if logger.Enabled(ctx, slog.LevelInfo) {
+				return "", errors.New("info enabled, but the client asked for warning and above")
+			}
+			logger.Info("filtered out")
+			logger.WithGroup("unused").Warn("no attributes") // an empty group is left out
+			logger.With("component", "disk").WithGroup("g").With("dev", "sda").WithGroup("empty").
+				Warn("disk low", "free", 5, "err", errors.New("nearly full"), slog.Group("detail", "path", "/"), slog.Group("", "inline", true))
+			for _, l := range []slog.Level{slog.LevelError, slog.LevelError + 4, slog.LevelError + 8, slog.LevelError + 12} {
+				logger.Log(ctx, l, "x")
+			}
+			// A handler with its own minimum level.
+			if req.LogHandler(&mcp.LoggingHandlerOptions{Level: slog.LevelError}).Enabled(ctx, slog.LevelWarn) {
+				return "", errors.New("handler with Level error enabled for warnings")
+			}
+			return "logged", nil
+		})
 		e := connect(t, rev, s, &mcp.ClientOptions{
 			LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) { logs <- p },
 		})
@@ -758,15 +776,13 @@ func TestLogging(t *testing.T) {
 			t.Errorf("got level %v, want warning", p.Level)
 		}
 
-		// The slog handler.
-		logger := slog.New(mcp.NewLoggingHandler(e.ss, &mcp.LoggingHandlerOptions{Logger: "app"}))
-		logger.Info("filtered out")
-		logger.WithGroup("unused").Warn("no attributes") // an empty group is left out
+		// The slog handler of a request.
+		if res, err := e.callTool(ctx, "slog", `{}`); err != nil || text(t, res) != "logged" {
+			t.Fatalf("slog: %v %+v", err, res)
+		}
 		if p := next(); !jsonEqual(t, p.Data, []byte(`{"msg":"no attributes"}`)) {
 			t.Errorf("slog data %s", p.Data)
 		}
-		logger.With("component", "disk").WithGroup("g").With("dev", "sda").WithGroup("empty").
-			Warn("disk low", "free", 5, "err", errors.New("nearly full"), slog.Group("detail", "path", "/"), slog.Group("", "inline", true))
 		p := next()
 		if p.Level != mcp.LevelWarning || p.Logger != "app" {
 			t.Errorf("slog record: level %v logger %q", p.Level, p.Logger)
@@ -775,24 +791,10 @@ func TestLogging(t *testing.T) {
 		if !jsonEqual(t, p.Data, []byte(want)) {
 			t.Errorf("slog data %s, want %s", p.Data, want)
 		}
-		for _, tt := range []struct {
-			level slog.Level
-			want  mcp.LoggingLevel
-		}{
-			{slog.LevelError, mcp.LevelError},
-			{slog.LevelError + 4, mcp.LevelCritical},
-			{slog.LevelError + 8, mcp.LevelAlert},
-			{slog.LevelError + 12, mcp.LevelEmergency},
-		} {
-			logger.Log(ctx, tt.level, "x")
-			if p := next(); p.Level != tt.want {
-				t.Errorf("slog level %v sent as %v, want %v", tt.level, p.Level, tt.want)
+		for _, want := range []mcp.LoggingLevel{mcp.LevelError, mcp.LevelCritical, mcp.LevelAlert, mcp.LevelEmergency} {
+			if p := next(); p.Level != want {
+				t.Errorf("slog level sent as %v, want %v", p.Level, want)
 			}
-		}
-		// A handler with its own minimum level.
-		quiet := slog.New(mcp.NewLoggingHandler(e.ss, &mcp.LoggingHandlerOptions{Level: slog.LevelError}))
-		if quiet.Enabled(ctx, slog.LevelWarn) {
-			t.Error("handler with Level error enabled for warnings")
 		}
 
 		// Logs related to a request.

@@ -429,7 +429,7 @@ func (s *Server) hear(n *Notice) {
 
 // route dispatches one incoming request to its method handler.
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
-	if r.stateless {
+	if r.rc != nil {
 		return s.routeStateless(ctx, r)
 	}
 	ss := r.session()

@@ -467,7 +467,7 @@ func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolR
 		if errors.As(err, &je) {
 			return nil, je
 		}
-		if errors.Is(err, ErrInputRequired) && req.rc != nil {
+		if errors.Is(err, ErrInputRequired) && req.Stateless() {
 			return nil, err
 		}
 		return errorResult(err), nil

@@ -251,12 +251,13 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 	deferred := m.deferred[tool.Name] && !legacy
 	m.mu.Unlock()
 
-	r := &run{m: m, legacy: legacy, ss: req.Session(), started: make(chan struct{})}
+	ss, _ := req.Session() // nil for a 2026-07-28 request
+	r := &run{m: m, legacy: legacy, ss: ss, started: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
-	rec := &Record{ID: newID(), Owner: m.owner(ctx, req.Session()), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
+	rec := &Record{ID: newID(), Owner: m.owner(ctx, ss), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
 	if legacy {
-		rec.Session = req.Session().ID()
+		rec.Session = ss.ID()
 	}
 	r.id = rec.ID
 	if !deferred {

@@ -236,7 +236,8 @@ func TestCloseKeepsNotificationsRead(t *testing.T) {
 						return "", err
 					}
 				}
-				read <- req.Session().Ping(ctx)
+				ss, _ := req.Session()
+				read <- ss.Ping(ctx)
 				select { // the end of the client's input does not cancel a request
 				case <-release:
 				case <-ctx.Done():

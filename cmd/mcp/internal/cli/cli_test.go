@@ -93,8 +93,8 @@ func serveBlockingTool() {
 func serveChatter() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "chatter", Version: "1"}, nil)
 	err := mcp.AddTool(s, &mcp.Tool{Name: "chat"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
-		ss := req.Session()
-		if ss == nil {
+		ss, ok := req.Session()
+		if !ok {
 			return "", errors.New("chat needs a session (a 2025 revision)")
 		}
 		go func() {
