@@ -364,8 +364,12 @@ func TestLoginDPoP(t *testing.T) {
 	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK || !strings.HasPrefix(lastAuth(), "DPoP ") {
 		t.Fatalf("ping after expiry: exit %d, Authorization %q, %s", code, lastAuth(), errs)
 	}
-	if reqs := as.TokenRequests(); len(reqs) != n+1 || !strings.HasPrefix(reqs[n], "refresh_token") {
-		t.Errorf("token requests %v, want one refresh", reqs[n:])
+	// One refresh; a second only when the refreshed token (one second,
+	// whole-second exp) ran out before its first use on a loaded machine.
+	// Never a new login.
+	if reqs := as.TokenRequests()[n:]; len(reqs) == 0 || len(reqs) > 2 ||
+		slices.ContainsFunc(reqs, func(r string) bool { return !strings.HasPrefix(r, "refresh_token") }) {
+		t.Errorf("token requests %v, want a refresh", reqs)
 	}
 	pub := st.DPoPKey.Public()
 	st.DPoPKey = &pub
