@@ -35,14 +35,15 @@ func NewEventStore(rdb redis.UniversalClient, opts *Options) *EventStore {
 
 var _ mcphttp.EventStore = (*EventStore)(nil)
 
-// The keys of a session share the hash tag {session}, so that a Redis
-// Cluster keeps them in one slot and the scripts below may touch them all.
+// The keys of a session share the hash tag of its id (see hashTag), so
+// that a Redis Cluster keeps them in one slot and the scripts below may
+// touch them all.
 func (s *EventStore) streamsKey(session string) string {
-	return s.prefix + "{" + session + "}"
+	return s.prefix + hashTag(session)
 }
 
 func (s *EventStore) streamKey(session, stream string) string {
-	return s.prefix + "{" + session + "}:" + stream
+	return s.prefix + hashTag(session) + ":" + stream
 }
 
 // appendScript adds one event to a stream, trims the stream to its bound,

@@ -18,15 +18,16 @@ import (
 // TestMultiProcess runs one client session across two "processes" (each
 // with its own Redis client, stores, Notifier, mcp.Server and Handler)
 // behind a round-robin proxy: they share nothing but Redis.
-func TestMultiProcess(t *testing.T) {
-	shared, prefix := testRedis(t)
+func TestMultiProcess(t *testing.T) { eachRedis(t, testMultiProcess) }
+
+func testMultiProcess(t *testing.T, shared redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	var targets []*url.URL
 	var servers []*mcp.Server
 	var handlers []*mcphttp.Handler
 	for range 2 {
-		rdb := redis.NewClient(shared.Options())
+		rdb := anotherClient(t, shared)
 		t.Cleanup(func() { rdb.Close() })
 		n := NewNotifier(rdb, opts, nil)
 		t.Cleanup(func() { n.Close() })
@@ -138,7 +139,7 @@ warmup:
 	}
 	var left []string
 	for range 50 {
-		if left = shared.Keys(ctx, prefix+"*").Val(); len(left) == 0 {
+		if left = keysOf(ctx, t, shared, prefix+"*"); len(left) == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

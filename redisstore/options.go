@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -91,4 +93,18 @@ func ping(ctx context.Context, c redis.UniversalClient) error {
 		return unavailable("ping", err)
 	}
 	return nil
+}
+
+// hashTag returns "{…}" naming name, for the keys that a script or
+// transaction touches together: a Redis Cluster hashes only what is
+// between the first "{" and the next "}" of a key, so keys that share
+// this text up to its closing brace share a slot. It is a hash of name,
+// not name itself, so that it is never empty and holds no brace whatever
+// name holds (a client's session id or an owner's name, or "", which in
+// braces would make no tag at all), and is of a fixed length. The keys of
+// one group must be equal from their start up to the tag's closing
+// brace, so that they share a slot even when the prefix holds a brace.
+func hashTag(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return "{" + hex.EncodeToString(h[:16]) + "}"
 }

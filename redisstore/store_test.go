@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"github.com/redis/go-redis/v9"
 )
 
-func TestSessionStore(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSessionStore(t *testing.T) { eachRedis(t, testSessionStore) }
+
+func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
 	if _, err := s.Load(ctx, "nope"); !errors.Is(err, mcp.ErrNoSession) {
@@ -87,8 +90,9 @@ func TestSessionStore(t *testing.T) {
 // TestSessionStoreUpdate: updates of one session from many goroutines at
 // once (processes, in production) all take effect; Update keeps the id,
 // renews the TTL and knows no session it does not hold.
-func TestSessionStoreUpdate(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSessionStoreUpdate(t *testing.T) { eachRedis(t, testSessionStoreUpdate) }
+
+func testSessionStoreUpdate(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
 	if _, err := s.Update(ctx, "nope", func(*mcp.SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, mcp.ErrNoSession) {
@@ -124,8 +128,9 @@ func TestSessionStoreUpdate(t *testing.T) {
 	}
 }
 
-func TestEventStore(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestEventStore(t *testing.T) { eachRedis(t, testEventStore) }
+
+func testEventStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewEventStore(rdb, &Options{Prefix: prefix, MaxStreamEvents: 5, MaxEventBytes: 100, EventTTL: time.Minute})
 	var ids []string
@@ -193,7 +198,7 @@ func TestEventStore(t *testing.T) {
 	if _, err := s.Append(ctx, "sess", "0", bytes.Repeat([]byte("x"), 101)); err == nil {
 		t.Fatal("an event over MaxEventBytes was stored")
 	}
-	keys := rdb.Keys(ctx, prefix+"*").Val()
+	keys := keysOf(ctx, t, rdb, prefix+"*")
 	if len(keys) != 3 {
 		t.Fatalf("keys %v, want two streams and their set", keys)
 	}
@@ -205,7 +210,7 @@ func TestEventStore(t *testing.T) {
 	if err := s.DeleteSession(ctx, "sess"); err != nil {
 		t.Fatal(err)
 	}
-	if keys := rdb.Keys(ctx, prefix+"*").Val(); len(keys) != 0 {
+	if keys := keysOf(ctx, t, rdb, prefix+"*"); len(keys) != 0 {
 		t.Fatalf("keys left after DeleteSession: %v", keys)
 	}
 	if err := s.DeleteSession(ctx, "sess"); err != nil {
@@ -213,8 +218,38 @@ func TestEventStore(t *testing.T) {
 	}
 }
 
-func TestNotifier(t *testing.T) {
-	rdb, prefix := testRedis(t)
+// TestEventStoreNames: session ids, stream names and prefixes holding
+// braces keep a session's keys in one slot (on a Cluster, the append and
+// delete scripts fail otherwise).
+func TestEventStoreNames(t *testing.T) { eachRedis(t, testEventStoreNames) }
+
+func testEventStoreNames(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	for _, p := range []string{prefix, prefix + "{", prefix + "}", prefix + "{app}:"} {
+		s := NewEventStore(rdb, &Options{Prefix: p})
+		for _, sess := range []string{"", "}", "a}b", "{x}", "{", "é"} {
+			for _, stream := range []string{"0", "}{"} {
+				if _, err := s.Append(ctx, sess, stream, []byte("d")); err != nil {
+					t.Fatalf("prefix %q, session %q, stream %q: Append: %v", p, sess, stream, err)
+				}
+				n := 0
+				if err := s.Replay(ctx, sess, stream, "", func(string, []byte) error { n++; return nil }); err != nil || n != 1 {
+					t.Fatalf("prefix %q, session %q, stream %q: Replay: %d events, %v", p, sess, stream, n, err)
+				}
+			}
+			if err := s.DeleteSession(ctx, sess); err != nil {
+				t.Fatalf("prefix %q, session %q: DeleteSession: %v", p, sess, err)
+			}
+		}
+	}
+	if keys := keysOf(ctx, t, rdb, prefix+"*"); len(keys) != 0 {
+		t.Fatalf("keys left after DeleteSession: %v", keys)
+	}
+}
+
+func TestNotifier(t *testing.T) { eachRedis(t, testNotifier) }
+
+func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
@@ -282,8 +317,9 @@ func TestNotifier(t *testing.T) {
 	}
 }
 
-func TestSharedKey(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSharedKey(t *testing.T) { eachRedis(t, testSharedKey) }
+
+func testSharedKey(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	k1, err := SharedKey(ctx, rdb, opts, "state", 32)
@@ -306,11 +342,21 @@ func TestSharedKey(t *testing.T) {
 }
 
 // TestUnavailable checks that every operation fails with ErrUnavailable,
-// promptly, when Redis is down, and that the Notifier closes all the same.
+// promptly, when Redis (a single node or a whole Cluster) is down, and
+// that the Notifier closes all the same.
 func TestUnavailable(t *testing.T) {
-	rdb := deadRedis(t)
+	t.Run("single", func(t *testing.T) { testUnavailable(t, deadRedis(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1", "127.0.0.1:2"},
+			MaxRetries: -1, MaxRedirects: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { c.Close() })
+		testUnavailable(t, c)
+	})
+}
+
+func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 	ctx := testCtx(t)
-	ss, es := NewSessionStore(rdb, nil), NewEventStore(rdb, nil)
+	ss, es, ts := NewSessionStore(rdb, nil), NewEventStore(rdb, nil), NewTaskStore(rdb, nil)
 	n := NewNotifier(rdb, nil, nil)
 	defer n.Close()
 	heard := 0
@@ -329,6 +375,12 @@ func TestUnavailable(t *testing.T) {
 		"Publish":       func() error { return n.Publish(ctx, &mcp.Notice{Method: "m"}) },
 		"Ping":          func() error { return ss.Ping(ctx) },
 		"SharedKey":     func() error { _, err := SharedKey(ctx, rdb, nil, "k", 32); return err },
+		"Create task":   func() error { return ts.Create(ctx, &tasks.Record{ID: "x", Owner: "o"}) },
+		"List tasks": func() error {
+			_, _, err := ts.List(ctx, "o", "", 10)
+			return err
+		},
+		"Delete task": func() error { return ts.Delete(ctx, "x") },
 	} {
 		if err := op(); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s: %v, want ErrUnavailable", name, err)
@@ -339,8 +391,9 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-func TestReplayCache(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestReplayCache(t *testing.T) { eachRedis(t, testReplayCache) }
+
+func testReplayCache(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	a, b := NewReplayCache(rdb, &Options{Prefix: prefix}), NewReplayCache(rdb, &Options{Prefix: prefix})
 	until := time.Now().Add(time.Minute)
