@@ -9,6 +9,12 @@
 // that signs requestState (SharedKey) and the identifiers of the DPoP
 // proofs already used (ReplayCache, an auth.ReplayCache).
 //
+// Every store takes a redis.UniversalClient: a single node
+// (redis.NewClient), Sentinel (redis.NewFailoverClient) and Redis Cluster
+// (redis.NewClusterClient) serve alike. No script or transaction spans two
+// Cluster slots: the keys one touches share a hash tag (see TaskStore for
+// the one pair of writes that cannot, and the order that keeps its bound).
+//
 // It lives in a package of its own so that programs that keep the
 // in-memory defaults never import the Redis client.
 //

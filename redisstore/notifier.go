@@ -23,6 +23,12 @@ import (
 // takeover relies on. It keeps nothing: a notice published while a process
 // is cut off from Redis does not reach that process. The receiving
 // goroutine reconnects by itself when Redis comes back. Close stops it.
+//
+// On a Redis Cluster it uses plain SUBSCRIBE: the Cluster passes every
+// PUBLISH to every node, so the subscription may sit on any (go-redis puts
+// it on the master of the channel's slot, and moves it on failover).
+// Sharded Pub/Sub would spare the other nodes that traffic, but one channel
+// carries every notice, so one shard would carry them all anyway.
 type Notifier struct {
 	rdb     redis.UniversalClient
 	channel string
