@@ -40,9 +40,17 @@ type Options struct {
 	// MaxTasksPerOwner bounds the live tasks of one owner; creating more
 	// fails with tasks.ErrFull. Default 10000.
 	MaxTasksPerOwner int
-	// Channel is the Pub/Sub channel of the Notifier. Default Prefix +
-	// "notices".
+	// Channel is the key of the Redis stream carrying the Notifier's
+	// notices between processes. Default Prefix + "notices".
 	Channel string
+	// MaxNotices is about how many notices the stream keeps (XADD MAXLEN
+	// ~), so how far behind a process cut off from Redis may be and
+	// still hear every notice when it is back. Default 10000.
+	MaxNotices int
+	// MaxPendingNotices bounds the notices a Notifier holds while Redis
+	// does not take them, to append when it does; beyond it Publish
+	// fails. Default 1000.
+	MaxPendingNotices int
 }
 
 func (o *Options) withDefaults() Options {
@@ -71,6 +79,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxTasksPerOwner <= 0 {
 		c.MaxTasksPerOwner = 10000
+	}
+	if c.MaxNotices <= 0 {
+		c.MaxNotices = 10000
+	}
+	if c.MaxPendingNotices <= 0 {
+		c.MaxPendingNotices = 1000
 	}
 	if c.Channel == "" {
 		c.Channel = c.Prefix + "notices"

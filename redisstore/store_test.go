@@ -357,8 +357,12 @@ func TestUnavailable(t *testing.T) {
 func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 	ctx := testCtx(t)
 	ss, es, ts := NewSessionStore(rdb, nil), NewEventStore(rdb, nil), NewTaskStore(rdb, nil)
-	n := NewNotifier(rdb, nil, nil)
+	n := NewNotifier(rdb, &Options{MaxPendingNotices: 1}, nil)
 	defer n.Close()
+	// The first notice waits in the outbox, the second finds it full.
+	if err := n.Publish(ctx, &mcp.Notice{Method: "m"}); err != nil {
+		t.Errorf("Publish of a notice the outbox can hold: %v", err)
+	}
 	heard := 0
 	defer n.Subscribe(func(*mcp.Notice) { heard++ })()
 	for name, op := range map[string]func() error{
@@ -386,7 +390,7 @@ func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 			t.Errorf("%s: %v, want ErrUnavailable", name, err)
 		}
 	}
-	if heard != 1 {
+	if heard != 1 { // the first was published before Subscribe
 		t.Fatalf("local subscribers heard %d notices while Redis was down, want 1", heard)
 	}
 }
