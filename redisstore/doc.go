@@ -22,12 +22,14 @@
 // Options.SessionTTL after it was last saved or loaded, a stream's events
 // for Options.EventTTL after the stream was last appended to (each stream
 // holds at most Options.MaxStreamEvents events), a task until its expiry,
-// a DPoP proof identifier until the proof's, so that memory in
-// Redis stays bounded however many sessions come and go. The stores keep
+// a DPoP proof identifier until the proof's, the stream of notices for
+// Options.EventTTL after the last (holding about Options.MaxNotices), so
+// that memory in Redis stays bounded however many sessions come and go. The stores keep
 // nothing per session in process memory.
 //
 // When Redis is unreachable, every method returns an error (wrapping the
-// client's), which mcphttp turns into a JSON-RPC error with HTTP status
+// client's; but Notifier.Publish, whose notice waits in a bounded outbox
+// until Redis is back), which mcphttp turns into a JSON-RPC error with HTTP status
 // 503; the client reconnects by itself, so service resumes when Redis is
 // back. Configure the client to fail fast (small DialTimeout, ReadTimeout
 // and WriteTimeout, MaxRetries and DialerRetries of 1), so that requests
