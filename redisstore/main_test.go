@@ -31,14 +31,21 @@ const URLEnv = "GOMCP_REDIS_URL"
 // Cluster of three masters and sets it.
 const ClusterEnv = "GOMCP_REDIS_CLUSTER_ADDRS"
 
+// SentinelEnv names the variable holding a Sentinel-watched master's name
+// and the Sentinels' addresses (NAME@HOST:PORT,HOST:PORT…);
+// scripts/test.sh starts a Sentinel watching its redis-server and sets it.
+const SentinelEnv = "GOMCP_REDIS_SENTINEL"
+
 // backends are the Redis deployments every store's tests run against: a
-// single node and a Cluster, whose keys spread over several nodes so that
-// a script or transaction across slots fails there.
+// single node, the same through Sentinel (a go-redis FailoverClient), and
+// a Cluster, whose keys spread over several nodes so that a script or
+// transaction across slots fails there.
 var backends = []struct {
 	name string
 	open func(testing.TB) (redis.UniversalClient, string)
 }{
 	{"single", func(t testing.TB) (redis.UniversalClient, string) { return testRedis(t) }},
+	{"sentinel", testSentinel},
 	{"cluster", testCluster},
 }
 
@@ -75,6 +82,20 @@ func testCluster(t testing.TB) (redis.UniversalClient, string) {
 	addrs := requireEnv(t, ClusterEnv, "HOST:PORT,HOST:PORT,…", "a Redis Cluster")
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
 	return c, ready(t, c, ClusterEnv, addrs)
+}
+
+// testSentinel returns a client of the master a Sentinel watches and a
+// key prefix of the test's own. Without SentinelEnv the test is skipped,
+// unless CI is set: CI must run it.
+func testSentinel(t testing.TB) (redis.UniversalClient, string) {
+	t.Helper()
+	v := requireEnv(t, SentinelEnv, "NAME@HOST:PORT,HOST:PORT,…", "a Redis Sentinel")
+	name, addrs, ok := strings.Cut(v, "@")
+	if !ok {
+		t.Fatalf("%s=%q: want NAME@HOST:PORT,…", SentinelEnv, v)
+	}
+	c := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: name, SentinelAddrs: strings.Split(addrs, ",")})
+	return c, ready(t, c, SentinelEnv, v)
 }
 
 // requireEnv returns the variable's value, skipping the test when it is

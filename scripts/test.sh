@@ -123,13 +123,46 @@ stop_redis_cluster() {
 	[[ -n $cluster_dir ]] && rm -rf "$cluster_dir"
 	return 0
 }
-trap 'stop_redis; stop_redis_cluster' EXIT
+
+# redis sentinel: one Sentinel watching the redis-server above as master
+# "gomcp", so that the redisstore tests run every store through a
+# go-redis FailoverClient too. Exported as
+# GOMCP_REDIS_SENTINEL=gomcp@HOST:PORT.
+sentinel_pid=
+sentinel_dir=
+start_redis_sentinel() {
+	local port master_port=${GOMCP_REDIS_URL##*:}
+	master_port=${master_port%%/*}
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	sentinel_dir=$(mktemp -d)
+	printf 'port %s\nbind 127.0.0.1\ndir %s\nsentinel monitor gomcp 127.0.0.1 %s 1\n' "$port" "$sentinel_dir" "$master_port" >"$sentinel_dir/sentinel.conf"
+	redis-server "$sentinel_dir/sentinel.conf" --sentinel >"$sentinel_dir/log" 2>&1 &
+	sentinel_pid=$!
+	for _ in $(seq 100); do
+		[[ $(redis-cli -p "$port" sentinel get-master-addr-by-name gomcp 2>/dev/null | tail -1) == "$master_port" ]] && break
+		sleep 0.1
+	done
+	[[ $(redis-cli -p "$port" sentinel get-master-addr-by-name gomcp 2>/dev/null | tail -1) == "$master_port" ]] ||
+		{ cat "$sentinel_dir/log"; return 1; }
+	export GOMCP_REDIS_SENTINEL="gomcp@127.0.0.1:$port"
+	echo "redis sentinel on $GOMCP_REDIS_SENTINEL"
+}
+stop_redis_sentinel() {
+	[[ -n $sentinel_pid ]] && kill "$sentinel_pid" 2>/dev/null && wait "$sentinel_pid" 2>/dev/null
+	[[ -n $sentinel_dir ]] && rm -rf "$sentinel_dir"
+	return 0
+}
+trap 'stop_redis; stop_redis_cluster; stop_redis_sentinel' EXIT
 if ! start_redis; then
 	echo "test.sh: starting redis-server failed" >&2
 	exit 1
 fi
 if ! start_redis_cluster; then
 	echo "test.sh: starting the redis cluster failed" >&2
+	exit 1
+fi
+if ! start_redis_sentinel; then
+	echo "test.sh: starting the redis sentinel failed" >&2
 	exit 1
 fi
 
