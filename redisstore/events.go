@@ -65,7 +65,7 @@ func (s *EventStore) Append(ctx context.Context, session, stream string, data []
 	keys := []string{s.streamKey(session, stream), s.streamsKey(session)}
 	id, err := appendScript.Run(ctx, s.rdb, keys, s.maxLen, data, s.ttl.Milliseconds(), stream).Text()
 	if err != nil {
-		return "", unavailable("append event", err)
+		return "", unavailable(s.rdb, "append event", err)
 	}
 	return id, nil
 }
@@ -88,7 +88,7 @@ func (s *EventStore) Replay(ctx context.Context, session, stream, after string, 
 	for {
 		msgs, err := s.rdb.XRangeN(ctx, key, start, "+", replayBatch).Result()
 		if err != nil {
-			return unavailable("replay events", err)
+			return unavailable(s.rdb, "replay events", err)
 		}
 		if first && len(msgs) == 0 && after != "" {
 			if err := s.checkIssued(ctx, key, after); err != nil {
@@ -121,7 +121,7 @@ func (s *EventStore) checkIssued(ctx context.Context, key, after string) error {
 		if strings.Contains(err.Error(), "no such key") || errors.Is(err, redis.Nil) {
 			return nil
 		}
-		return unavailable("replay events", err)
+		return unavailable(s.rdb, "replay events", err)
 	}
 	if compareIDs(after, info.LastGeneratedID) > 0 {
 		return fmt.Errorf("redisstore: event id %q: %w", after, mcphttp.ErrUnknownEvent)
@@ -140,7 +140,7 @@ return #names
 // DeleteSession implements mcphttp.EventStore.
 func (s *EventStore) DeleteSession(ctx context.Context, session string) error {
 	if err := deleteScript.Run(ctx, s.rdb, []string{s.streamsKey(session)}).Err(); err != nil && !errors.Is(err, redis.Nil) {
-		return unavailable("delete session events", err)
+		return unavailable(s.rdb, "delete session events", err)
 	}
 	return nil
 }

@@ -225,7 +225,7 @@ func (n *Notifier) pause(ctx context.Context, backoff *time.Duration, op string,
 	if ctx.Err() != nil {
 		return false
 	}
-	n.log.Warn("redisstore: notifier: "+op+": retrying", "err", err, "in", *backoff)
+	n.log.Warn("redisstore: notifier: "+op+": retrying", "err", unavailable(n.rdb, op, err), "in", *backoff)
 	t := time.NewTimer(*backoff)
 	defer t.Stop()
 	select {
@@ -267,13 +267,13 @@ func (n *Notifier) Publish(ctx context.Context, nt *mcp.Notice) error {
 	n.omu.Unlock()
 	if behind {
 		if !n.queue(b) {
-			return unavailable("publish notice", errOutboxFull)
+			return unavailable(n.rdb, "publish notice", errOutboxFull)
 		}
 		return nil
 	}
 	if err := n.append(ctx, b); err != nil {
 		if !n.queue(b) {
-			return unavailable("publish notice", err)
+			return unavailable(n.rdb, "publish notice", err)
 		}
 	}
 	return nil

@@ -96,15 +96,23 @@ func (o *Options) withDefaults() Options {
 // failing, so that callers can tell it from a missing session or event.
 var ErrUnavailable = errors.New("redisstore: redis unavailable")
 
-// unavailable wraps a Redis client error in ErrUnavailable.
-func unavailable(op string, err error) error {
+// unavailable wraps a Redis client error in ErrUnavailable. On a Redis
+// Cluster it also has the client read the Cluster's slot map again (at
+// most every 200 ms, in the background): a master that stopped answering
+// may have been replaced by its replica, which the client would otherwise
+// learn only at its next periodic reload (ClusterStateReloadInterval, a
+// minute by default), sending every request to the dead master until then.
+func unavailable(rdb redis.UniversalClient, op string, err error) error {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		c.ReloadState(context.Background())
+	}
 	return fmt.Errorf("%w: %s: %w", ErrUnavailable, op, err)
 }
 
 // ping is the Ping of every store.
 func ping(ctx context.Context, c redis.UniversalClient) error {
 	if err := c.Ping(ctx).Err(); err != nil {
-		return unavailable("ping", err)
+		return unavailable(c, "ping", err)
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func (c *ReplayCache) Use(ctx context.Context, id string, until time.Time) (bool
 	case errors.Is(err, redis.Nil):
 		return false, nil
 	case err != nil:
-		return false, unavailable("replay cache", err)
+		return false, unavailable(c.rdb, "replay cache", err)
 	}
 	return true, nil
 }

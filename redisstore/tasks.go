@@ -109,7 +109,7 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	n, err := reserveScript.Run(ctx, s.rdb, idx, r.ID, created.UnixMilli(), at.UnixMilli(), s.perOwner).Int()
 	switch {
 	case err != nil:
-		return unavailable("create task", err)
+		return unavailable(s.rdb, "create task", err)
 	case n == 0:
 		return tasks.ErrExists
 	case n < 0:
@@ -124,7 +124,7 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	if errors.Is(err, redis.Nil) {
 		return tasks.ErrExists
 	}
-	return unavailable("create task", err)
+	return unavailable(s.rdb, "create task", err)
 }
 
 // unindex drops id from an owner's index, whose two keys share a slot.
@@ -145,7 +145,7 @@ func (s *TaskStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 		return nil, tasks.ErrNotFound
 	}
 	if err != nil {
-		return nil, unavailable("get task", err)
+		return nil, unavailable(s.rdb, "get task", err)
 	}
 	return decodeTask(id, b)
 }
@@ -221,7 +221,7 @@ func watchUpdate(ctx context.Context, rdb redis.UniversalClient, key string, txf
 		case errors.Is(err, notFound):
 			return err
 		default:
-			return unavailable(op, err)
+			return unavailable(rdb, op, err)
 		}
 	}
 	return fmt.Errorf("redisstore: %s %q: still contended after %d tries", op, id, maxUpdateTries)
@@ -247,7 +247,7 @@ func (s *TaskStore) List(ctx context.Context, owner, cursor string, limit int) (
 			return nil, "", errors.New("redisstore: invalid or expired task cursor")
 		}
 		if err != nil {
-			return nil, "", unavailable("list tasks", err)
+			return nil, "", unavailable(s.rdb, "list tasks", err)
 		}
 		start = rank + 1
 	}
@@ -255,7 +255,7 @@ func (s *TaskStore) List(ctx context.Context, owner, cursor string, limit int) (
 	for {
 		ids, err := s.rdb.ZRange(ctx, idx, start, start+int64(limit)).Result()
 		if err != nil {
-			return nil, "", unavailable("list tasks", err)
+			return nil, "", unavailable(s.rdb, "list tasks", err)
 		}
 		recs, err := s.getAll(ctx, ids)
 		if err != nil {
@@ -296,7 +296,7 @@ func (s *TaskStore) getAll(ctx context.Context, ids []string) ([]*tasks.Record, 
 		switch {
 		case errors.Is(err, redis.Nil):
 		case err != nil:
-			return nil, unavailable("list tasks", err)
+			return nil, unavailable(s.rdb, "list tasks", err)
 		default:
 			recs[i], _ = decodeTask(ids[i], b)
 		}
@@ -316,10 +316,10 @@ func (s *TaskStore) Delete(ctx context.Context, id string) error {
 	// The task first, then its index entry: a live task is never missing
 	// from its owner's index.
 	if err := s.rdb.Del(ctx, s.key(id)).Err(); err != nil {
-		return unavailable("delete task", err)
+		return unavailable(s.rdb, "delete task", err)
 	}
 	if err := s.unindex(ctx, s.indexKeys(r.Owner), id); err != nil {
-		return unavailable("delete task", err)
+		return unavailable(s.rdb, "delete task", err)
 	}
 	return nil
 }
