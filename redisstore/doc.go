@@ -14,6 +14,12 @@
 // (redis.NewClusterClient) serve alike. No script or transaction spans two
 // Cluster slots: the keys one touches share a hash tag (see TaskStore for
 // the one pair of writes that cannot, and the order that keeps its bound).
+// When a Cluster master fails, requests for its slots fail with
+// ErrUnavailable until its replica takes over (the nodes'
+// cluster-node-timeout and an election: about two seconds with a timeout
+// of one), and every such failure has the client read the slot map again,
+// so that service returns by itself at once. Writes the replica had not
+// received when the master died are lost: Redis replicates asynchronously.
 //
 // It lives in a package of its own so that programs that keep the
 // in-memory defaults never import the Redis client.
