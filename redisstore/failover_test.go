@@ -4,131 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/replicas"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/redis/go-redis/v9"
 )
-
-// clusterNode is one redis-server of a Cluster a test starts for itself.
-type clusterNode struct {
-	addr string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// startFailoverCluster starts a Redis Cluster of the test's own, three
-// masters with a replica each, whose nodes give up on a silent peer after
-// a second, and waits until every replica is in sync.
-func startFailoverCluster(t *testing.T) []*clusterNode {
-	t.Helper()
-	for _, bin := range []string{"redis-server", "redis-cli"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Fatalf("%s is set but %s is not on PATH: %v", ClusterEnv, bin, err)
-		}
-	}
-	// Twelve distinct free ports: six for clients, six for the cluster bus.
-	var lns []net.Listener
-	for range 12 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	port := func(i int) string { return strconv.Itoa(lns[i].Addr().(*net.TCPAddr).Port) }
-	var nodes []*clusterNode
-	var addrs []string
-	for i := range 6 {
-		dir := t.TempDir()
-		cmd := exec.Command("redis-server", "--port", port(i), "--cluster-port", port(i+6), "--bind", "127.0.0.1",
-			"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-node-timeout", "1000",
-			"--save", "", "--appendonly", "no", "--dir", dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		n := &clusterNode{addr: "127.0.0.1:" + port(i), cmd: cmd, done: make(chan struct{})}
-		go func() { _ = cmd.Wait(); close(n.done) }()
-		t.Cleanup(n.kill)
-		nodes = append(nodes, n)
-		addrs = append(addrs, n.addr)
-	}
-	for _, n := range nodes {
-		n.await(t, func(c *redis.Client) bool { return c.Ping(context.Background()).Err() == nil }, "answer")
-	}
-	out, err := exec.Command("redis-cli", append([]string{"--cluster", "create"}, append(addrs, "--cluster-replicas", "1", "--cluster-yes")...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
-	for _, n := range nodes {
-		n.await(t, func(c *redis.Client) bool {
-			info := c.ClusterInfo(context.Background()).Val()
-			repl := c.Info(context.Background(), "replication").Val()
-			return strings.Contains(info, "cluster_state:ok") &&
-				(strings.Contains(repl, "connected_slaves:1") || strings.Contains(repl, "master_link_status:up"))
-		}, "join the Cluster with its replica")
-	}
-	return nodes
-}
-
-// await polls the node until ok holds, for at most 20 seconds.
-func (n *clusterNode) await(t *testing.T, ok func(*redis.Client) bool, what string) {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: n.addr, DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
-	defer c.Close()
-	for deadline := time.Now().Add(20 * time.Second); !ok(c); {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server %s did not %s", n.addr, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (n *clusterNode) kill() {
-	_ = n.cmd.Process.Kill()
-	<-n.done
-}
-
-// inSync reports whether every master's replica is online and has
-// acknowledged all the master wrote.
-func inSync(nodes []*clusterNode) bool {
-	for _, n := range nodes {
-		select {
-		case <-n.done:
-			continue
-		default:
-		}
-		c := redis.NewClient(&redis.Options{Addr: n.addr, MaxRetries: -1})
-		repl := c.Info(context.Background(), "replication").Val()
-		c.Close()
-		if !strings.Contains(repl, "role:master") {
-			continue
-		}
-		var offset, replica string
-		for _, line := range strings.Split(repl, "\r\n") {
-			if v, ok := strings.CutPrefix(line, "master_repl_offset:"); ok {
-				offset = v
-			}
-			if v, ok := strings.CutPrefix(line, "slave0:"); ok {
-				replica = v
-			}
-		}
-		if !strings.Contains(replica, "state=online") || !strings.Contains(replica, ",offset="+offset+",") {
-			return false
-		}
-	}
-	return true
-}
 
 // TestClusterFailover kills the Cluster master holding every key of a
 // deployment (the prefix's hash tag puts them in one slot) once its replica
@@ -139,13 +23,9 @@ func inSync(nodes []*clusterNode) bool {
 func TestClusterFailover(t *testing.T) {
 	requireEnv(t, ClusterEnv, "HOST:PORT,HOST:PORT,…", "a Redis Cluster")
 	start := time.Now()
-	nodes := startFailoverCluster(t)
+	rc := replicas.StartRedisCluster(t)
 	t.Logf("Cluster of six up in %v", time.Since(start).Round(time.Millisecond))
-	var addrs []string
-	for _, n := range nodes {
-		addrs = append(addrs, n.addr)
-	}
-	fast := &redis.ClusterOptions{Addrs: addrs, DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second,
+	fast := &redis.ClusterOptions{Addrs: rc.Addrs(), DialTimeout: 200 * time.Millisecond, ReadTimeout: time.Second,
 		WriteTimeout: time.Second, MaxRetries: 1, DialerRetries: 1}
 	rdb, other := redis.NewClusterClient(fast), redis.NewClusterClient(fast)
 	t.Cleanup(func() { rdb.Close(); other.Close() })
@@ -198,20 +78,11 @@ func TestClusterFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !inSync(nodes); {
-		if time.Now().After(deadline) {
-			t.Fatal("the replicas never caught up")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	rc.WaitInSync(t)
 
 	// The master goes.
 	start = time.Now()
-	for _, n := range nodes {
-		if n.addr == m.Options().Addr {
-			n.kill()
-		}
-	}
+	rc.Kill(m.Options().Addr)
 	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "during"}); err != nil {
 		t.Fatalf("Publish during the failover: %v", err)
 	}
@@ -225,13 +96,7 @@ func TestClusterFailover(t *testing.T) {
 			t.Fatalf("Load during the failover: %v, want ErrUnavailable", err)
 		}
 		if time.Now().After(deadline) {
-			for _, n := range nodes {
-				c := redis.NewClient(&redis.Options{Addr: n.addr, MaxRetries: -1})
-				t.Logf("%s: %s", n.addr, c.ClusterNodes(ctx).Val())
-				c.Close()
-				break
-			}
-			t.Fatalf("no service 30s after the master went: %v", err)
+			t.Fatalf("no service 15s after the master went: %v\n%s", err, rc.Nodes())
 		}
 		failed++
 		time.Sleep(100 * time.Millisecond)
