@@ -168,9 +168,10 @@ fi
 
 # replicas: three everything-servers sharing the Redis above, behind a
 # round-robin proxy, through the official server suite at 2025-11-25 and
-# 2026-07-28, a replica killed and Redis restarted; and three on the Redis
-# Cluster above (-redis-cluster), through the suite, a replica killed
-# (internal/replicas).
+# 2026-07-28, a replica killed and Redis restarted; three on the Redis
+# Cluster above (-redis-cluster), through the suite, a replica killed; and
+# three on a six-node Cluster of the test's own whose master is killed
+# while clients call (internal/replicas).
 replicas() {
 	GOMCP_REPLICAS_CONFORMANCE=1 go test -count=1 -timeout 20m -run TestReplicas ./internal/replicas/
 }

@@ -227,8 +227,10 @@ type answer struct {
 	status  int
 	replica string
 	sid     string
-	body    string
-	msg     struct {
+	// retryAfter is the Retry-After header.
+	retryAfter string
+	body       string
+	msg        struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
 			Code    int    `json:"code"`
@@ -258,7 +260,8 @@ func post(t *testing.T, url, sid, body string) answer {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, replica: resp.Header.Get("X-Replica"), sid: resp.Header.Get("Mcp-Session-Id"), body: string(b)}
+	a := answer{status: resp.StatusCode, replica: resp.Header.Get("X-Replica"), sid: resp.Header.Get("Mcp-Session-Id"),
+		retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
 	data := b
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		// The answer is the last data line of the stream.
@@ -435,6 +438,13 @@ func TestReplicas(t *testing.T) {
 // with the replicas on a Redis Cluster (-redis-cluster), the one whose
 // nodes clusterEnv names: skipped when it is unset, unless CI is set.
 func TestReplicasCluster(t *testing.T) {
+	replicaTests(t, startReplicas(t, nil, "-redis-cluster", requireCluster(t)))
+}
+
+// requireCluster returns the addresses in clusterEnv, or skips the test
+// when it is unset, unless CI is set.
+func requireCluster(t *testing.T) string {
+	t.Helper()
 	addrs := os.Getenv(clusterEnv)
 	if addrs == "" {
 		if os.Getenv("CI") != "" {
@@ -442,7 +452,7 @@ func TestReplicasCluster(t *testing.T) {
 		}
 		t.Skipf("no Redis Cluster: set %s=HOST:PORT,HOST:PORT,… (scripts/test.sh starts one) to run this test", clusterEnv)
 	}
-	replicaTests(t, startReplicas(t, nil, "-redis-cluster", addrs))
+	return addrs
 }
 
 // replicaTests are the tests of three replicas behind the proxy that
