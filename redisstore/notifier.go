@@ -68,6 +68,8 @@ const (
 	readCount = 128
 	// maxPendingBytes bounds the bytes of the outbox.
 	maxPendingBytes = 16 << 20
+	// startTimeout bounds how long NewNotifier waits for Redis.
+	startTimeout = 2 * time.Second
 )
 
 // envelope is a notice on the stream: the publishing Notifier and the
@@ -78,7 +80,8 @@ type envelope struct {
 }
 
 // NewNotifier starts reading the stream from its end, and appending what
-// the outbox holds. rdb stays the caller's (close it after the Notifier);
+// the outbox holds. It waits for Redis for up to two seconds, to find the
+// stream's end: a notice published after it returns is heard. rdb stays the caller's (close it after the Notifier);
 // opts may be nil. logger, if not nil, receives a warning when Redis does
 // not answer.
 func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) *Notifier {
@@ -93,20 +96,27 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
 		subs: make(map[int]func(*mcp.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
 	}
-	// Without waiting for Redis: the goroutines connect (and reconnect)
-	// on their own.
+	// Find the stream's end now, so that every notice published after
+	// NewNotifier returns is heard; if Redis does not answer at once, the
+	// receiving goroutine finds it when Redis does.
+	ectx, ecancel := context.WithTimeout(ctx, startTimeout)
+	last, err := n.end(ectx)
+	ecancel()
+	if err != nil {
+		last = ""
+	}
 	n.wg.Add(2)
-	go n.receive(ctx)
+	go n.receive(ctx, last)
 	go n.flush(ctx)
 	return n
 }
 
 // receive runs until Close, calling the subscribers for every notice
-// another Notifier appended after the stream's end as it first found it.
-func (n *Notifier) receive(ctx context.Context) {
+// another Notifier appended after last, the id of the last entry seen
+// ("" until the stream's end is known).
+func (n *Notifier) receive(ctx context.Context, last string) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
-	last := "" // the id of the last entry seen; "" until the end is known
 	for ctx.Err() == nil {
 		if last == "" {
 			id, err := n.end(ctx)

@@ -301,6 +301,25 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 		t.Fatalf("heard twice: %s", s)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// A Notifier hears what is published as soon as NewNotifier returned.
+	c := NewNotifier(anotherClient(t, rdb), opts, nil)
+	defer c.Close()
+	heardC := make(chan string, 4)
+	defer c.Subscribe(func(n *mcp.Notice) { heardC <- n.URI })()
+	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://early"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-heardC:
+		if u != "x://early" {
+			t.Fatalf("the new notifier heard %q", u)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the new notifier missed a notice published as soon as it was made")
+	}
+	for len(got) > 0 {
+		<-got
+	}
 	ua()
 	ub()
 	ub()
