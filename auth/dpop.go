@@ -52,59 +52,97 @@ func (e *proofError) Is(target error) bool { return target == ErrInvalidDPoPProo
 func badProof(msg string) error { return &proofError{msg} }
 
 // A ReplayCache remembers the identifiers of the DPoP proofs accepted.
-// Implementations must be safe for concurrent use and bounded.
+// Implementations must be safe for concurrent use and bounded, and should
+// keep one key from locking out the others.
 type ReplayCache interface {
-	// Use records id until the given time and reports whether it is new:
-	// false means a replay. An error (the cache is full, its store is
-	// unreachable) refuses the request with 503.
-	Use(ctx context.Context, id string, until time.Time) (bool, error)
+	// Use records the proof id ("jti") of the key whose RFC 7638
+	// thumbprint is jkt until the given time, and reports whether it is
+	// new: false means a replay. An error (this key's share of a full
+	// cache is used up, the store is unreachable) refuses the request
+	// with 503. It is called once every other check of the request has
+	// passed, so only proofs of keys that tokens are bound to reach it.
+	Use(ctx context.Context, jkt, id string, until time.Time) (bool, error)
 }
 
-// ErrReplayCacheFull is the error of a memory replay cache holding its
-// maximum of unexpired entries: the request is refused rather than an
-// entry forgotten, which would let its proof be replayed.
-var ErrReplayCacheFull = errors.New("auth: DPoP replay cache full")
+// ErrReplayCacheFull is the error of a memory replay cache that is full
+// while the key of the proof holds its share of it: the request is
+// refused rather than an entry forgotten, which would let its proof be
+// replayed. Other keys are still served.
+var ErrReplayCacheFull = errors.New("auth: DPoP replay cache full for this key")
 
-// NewMemoryReplayCache returns an in-memory ReplayCache holding at most max
-// unexpired proof identifiers (default 100000, about 10 MB), forgetting
-// each once it expires.
+// NewMemoryReplayCache returns an in-memory ReplayCache sized for max
+// unexpired proof identifiers (default 100000, about 10 MB, twice that at
+// worst), forgetting each once it expires. No key is refused while the cache holds fewer
+// than max; beyond, a key is refused once it holds its share (max divided
+// by the number of keys holding entries), so one key flooding the cache
+// locks out only itself, and the cache never holds more than 2*max.
 func NewMemoryReplayCache(max int) ReplayCache {
 	if max <= 0 {
 		max = 100000
 	}
-	return &memoryReplayCache{max: max, seen: make(map[string]time.Time), now: time.Now}
+	return &memoryReplayCache{max: max, seen: make(map[replayKey]time.Time), perKey: make(map[string]int), now: time.Now}
 }
 
+// replayKey names one proof: its key's thumbprint and its jti.
+type replayKey struct{ jkt, id string }
+
 type replayEntry struct {
-	id    string
+	replayKey
 	until time.Time
 }
 
 type memoryReplayCache struct {
-	mu    sync.Mutex
-	max   int
-	seen  map[string]time.Time
-	queue []replayEntry // in insertion order, to expire entries
-	now   func() time.Time
+	mu        sync.Mutex
+	max       int
+	seen      map[replayKey]time.Time
+	perKey    map[string]int // entries in seen per key thumbprint
+	queue     []replayEntry  // in insertion order, to expire entries
+	nextSweep time.Time      // no entry expires before: a sweep is useless sooner
+	now       func() time.Time
 }
 
-func (c *memoryReplayCache) Use(_ context.Context, id string, until time.Time) (bool, error) {
+func (c *memoryReplayCache) Use(_ context.Context, jkt, id string, until time.Time) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	if exp, ok := c.seen[id]; ok && now.Before(exp) {
+	k := replayKey{jkt, id}
+	if exp, ok := c.seen[k]; ok && now.Before(exp) {
 		return false, nil
 	}
 	c.expire(now)
-	if len(c.seen) >= c.max {
+	if len(c.seen) >= c.max && !now.Before(c.nextSweep) {
 		c.sweep(now)
 	}
-	if len(c.seen) >= c.max {
+	if len(c.seen) >= c.max && (c.perKey[jkt] >= c.share(jkt) || len(c.seen) >= 2*c.max) {
 		return false, ErrReplayCacheFull
 	}
-	c.seen[id] = until
-	c.queue = append(c.queue, replayEntry{id, until})
+	if _, ok := c.seen[k]; !ok {
+		c.perKey[jkt]++
+	}
+	c.seen[k] = until
+	c.queue = append(c.queue, replayEntry{k, until})
+	if until.Before(c.nextSweep) {
+		c.nextSweep = until
+	}
 	return true, nil
+}
+
+// share is the number of entries the key jkt may hold in a full cache:
+// max divided by the keys holding entries, jkt counted.
+func (c *memoryReplayCache) share(jkt string) int {
+	n := len(c.perKey)
+	if c.perKey[jkt] == 0 {
+		n++
+	}
+	return c.max / n
+}
+
+// forget deletes k from seen, with its count.
+func (c *memoryReplayCache) forget(k replayKey) {
+	delete(c.seen, k)
+	if c.perKey[k.jkt]--; c.perKey[k.jkt] <= 0 {
+		delete(c.perKey, k.jkt)
+	}
 }
 
 // expire drops the expired entries. Entries are expired in insertion
@@ -114,8 +152,8 @@ func (c *memoryReplayCache) expire(now time.Time) {
 	n := 0
 	for n < len(c.queue) && !now.Before(c.queue[n].until) {
 		e := c.queue[n]
-		if exp, ok := c.seen[e.id]; ok && !now.Before(exp) {
-			delete(c.seen, e.id)
+		if exp, ok := c.seen[e.replayKey]; ok && !now.Before(exp) {
+			c.forget(e.replayKey)
 		}
 		n++
 	}
@@ -125,7 +163,7 @@ func (c *memoryReplayCache) expire(now time.Time) {
 	if len(c.queue) > 2*len(c.seen)+64 { // ids re-added after expiring left stale entries
 		q := c.queue[:0:0]
 		for _, e := range c.queue {
-			if c.seen[e.id].Equal(e.until) {
+			if c.seen[e.replayKey].Equal(e.until) {
 				q = append(q, e)
 			}
 		}
@@ -134,15 +172,21 @@ func (c *memoryReplayCache) expire(now time.Time) {
 }
 
 // sweep drops every expired entry, wherever it is in the queue: expire
-// is not enough when the cache is full behind a long-lived entry.
+// is not enough when the cache is full behind a long-lived entry. It
+// notes when the next entry expires, so that a full cache is not swept
+// again, for every request, before anything can have expired.
 func (c *memoryReplayCache) sweep(now time.Time) {
 	q := c.queue[:0:0]
+	c.nextSweep = now.Add(time.Hour)
 	for _, e := range c.queue {
-		if exp, ok := c.seen[e.id]; ok && exp.Equal(e.until) {
+		if exp, ok := c.seen[e.replayKey]; ok && exp.Equal(e.until) {
 			if now.Before(exp) {
 				q = append(q, e)
+				if exp.Before(c.nextSweep) {
+					c.nextSweep = exp
+				}
 			} else {
-				delete(c.seen, e.id)
+				c.forget(e.replayKey)
 			}
 		}
 	}
@@ -195,10 +239,25 @@ type proofClaims struct {
 
 // Verify checks the DPoP proof sent with an HTTP request of the given
 // method to uri (RFC 9449 §4.3): its form, signature by the public key it
-// carries, htm, htu, iat within MaxAge, that its jti was never seen, and,
-// when accessToken is not "", that ath is the token's hash. Binding the
-// token to the key (cnf.jkt == JKT) is the caller's check.
+// carries, htm, htu, iat within MaxAge, when accessToken is not "" that
+// ath is the token's hash, and last, that its jti was never seen. Binding
+// the token to the key (cnf.jkt == JKT) is the caller's check; a caller
+// that checks more (ResourceServer does binding and nonce) should make
+// the replay check last, so that a refused request uses up no room in
+// the ReplayCache.
 func (v *DPoPVerifier) Verify(ctx context.Context, proof, method, uri, accessToken string) (*DPoPProof, error) {
+	p, err := v.check(proof, method, uri, accessToken)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.remember(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// check is Verify without the replay check.
+func (v *DPoPVerifier) check(proof, method, uri, accessToken string) (*DPoPProof, error) {
 	jws, err := jose.ParseSignedCompact(proof, v.opts.Algorithms)
 	if err != nil {
 		return nil, badProof("not a signed JWT with an accepted algorithm: " + err.Error())
@@ -250,14 +309,20 @@ func (v *DPoPVerifier) Verify(ctx context.Context, proof, method, uri, accessTok
 		return nil, badProof("key thumbprint: " + err.Error())
 	}
 	jkt := base64.RawURLEncoding.EncodeToString(tp)
-	fresh, err := v.opts.ReplayCache.Use(ctx, jkt+" "+c.JTI, iat.Add(v.opts.MaxAge))
+	return &DPoPProof{JKT: jkt, Key: *jwk, ID: c.JTI, IssuedAt: iat, Nonce: c.Nonce}, nil
+}
+
+// remember records the jti of p in the ReplayCache: an error wrapping
+// ErrInvalidDPoPProof for a replay, another when the cache refuses.
+func (v *DPoPVerifier) remember(ctx context.Context, p *DPoPProof) error {
+	fresh, err := v.opts.ReplayCache.Use(ctx, p.JKT, p.ID, p.IssuedAt.Add(v.opts.MaxAge))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !fresh {
-		return nil, badProof("the proof was already used")
+		return badProof("the proof was already used")
 	}
-	return &DPoPProof{JKT: jkt, Key: *jwk, ID: c.JTI, IssuedAt: iat, Nonce: c.Nonce}, nil
+	return nil
 }
 
 // sameHTU compares a proof's htu with the request URI, ignoring query and

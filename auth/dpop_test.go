@@ -2,8 +2,16 @@ package auth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,6 +75,8 @@ func TestDPoP(t *testing.T) {
 		{"wrong ath", dpopHeader(tok, proof(authtest.ProofClaims{ATH: "AAAA"}, tok)), "ath"},
 		{"no ath", dpopHeader(tok, proof(authtest.ProofClaims{}, "")), "ath"},
 		{"symmetric key", dpopHeader(tok, hmacProof), "invalid_dpop_proof"},
+		{"wrong typ", dpopHeader(tok, typedProof(t, "JWT", htu, tok)), "typ"},
+		{"no typ", dpopHeader(tok, typedProof(t, "", htu, tok)), "typ"},
 		{"not a JWT", dpopHeader(tok, "garbage"), "invalid_dpop_proof"},
 		{"no proof", http.Header{"Authorization": {"DPoP " + tok}}, "exactly one DPoP header"},
 		{"two proofs", http.Header{"Authorization": {"DPoP " + tok}, "Dpop": {replayed, replayed}}, "exactly one DPoP header"},
@@ -88,6 +98,31 @@ func TestDPoP(t *testing.T) {
 	if r := e.do("POST", "/mcp", dpopHeader(tok, proof(authtest.ProofClaims{}, tok)), listBody); r.status != 200 {
 		t.Fatalf("a second fresh proof: %d %s", r.status, r.body)
 	}
+}
+
+// typedProof is a proof, otherwise good, with the given typ header ("":
+// none) and a key of its own.
+func typedProof(t *testing.T, typ, htu, tok string) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &jose.SignerOptions{EmbedJWK: true}
+	if typ != "" {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(tok))
+	p, err := jwt.Signed(signer).Claims(map[string]any{"jti": rand.Text(), "htm": "POST", "htu": htu,
+		"iat": time.Now().Unix(), "ath": base64.RawURLEncoding.EncodeToString(sum[:])}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestDPoPRequired(t *testing.T) {
@@ -113,7 +148,7 @@ func TestMemoryReplayCache(t *testing.T) {
 	c := auth.NewMemoryReplayCache(2)
 	ctx := context.Background()
 	now := time.Now()
-	use := func(id string, until time.Time) (bool, error) { return c.Use(ctx, id, until) }
+	use := func(id string, until time.Time) (bool, error) { return c.Use(ctx, "k", id, until) }
 	if ok, err := use("a", now.Add(time.Hour)); !ok || err != nil {
 		t.Fatalf("first a: %v %v", ok, err)
 	}
@@ -153,5 +188,129 @@ func TestDPoPNonce(t *testing.T) {
 	p, _ = key.ProofWith(authtest.ProofClaims{HTM: "POST", HTU: e.resource, Nonce: given}, tok)
 	if r := e.do("POST", "/mcp", dpopHeader(tok, p), listBody); r.status != 200 || r.header.Get("DPoP-Nonce") != given {
 		t.Fatalf("the server's nonce: %d %v", r.status, r.header)
+	}
+}
+
+// TestMemoryReplayCacheShare: a key that fills the cache is refused once
+// it holds its share, while other keys are still served, and the cache
+// never holds more than twice its size.
+func TestMemoryReplayCacheShare(t *testing.T) {
+	c := auth.NewMemoryReplayCache(10)
+	ctx := context.Background()
+	until := time.Now().Add(time.Hour)
+	for i := range 10 {
+		if ok, err := c.Use(ctx, "flood", strconv.Itoa(i), until); !ok || err != nil {
+			t.Fatalf("proof %d of a key in a cache with room: %v %v", i, ok, err)
+		}
+	}
+	if _, err := c.Use(ctx, "flood", "10", until); !errors.Is(err, auth.ErrReplayCacheFull) {
+		t.Fatalf("the key that filled the cache: %v, want ErrReplayCacheFull", err)
+	}
+	if ok, err := c.Use(ctx, "flood", "3", until); ok || err != nil {
+		t.Fatalf("a replay of the flooding key: %v %v, want a replay", ok, err)
+	}
+	for i := range 5 { // its share: 10 / 2 keys
+		if ok, err := c.Use(ctx, "victim", strconv.Itoa(i), until); !ok || err != nil {
+			t.Fatalf("proof %d of another key in a cache one key filled: %v %v", i, ok, err)
+		}
+	}
+	if _, err := c.Use(ctx, "victim", "5", until); !errors.Is(err, auth.ErrReplayCacheFull) {
+		t.Fatalf("a key beyond its share of a full cache: %v, want ErrReplayCacheFull", err)
+	}
+	admitted := 15
+	for i := range 20 { // new keys fit until the cache holds twice its size
+		if ok, _ := c.Use(ctx, "key-"+strconv.Itoa(i), "0", until); ok {
+			admitted++
+		}
+	}
+	if admitted != 20 {
+		t.Fatalf("%d entries held, want 20 (twice the size)", admitted)
+	}
+}
+
+// countingCache is a ReplayCache that counts what it is asked.
+type countingCache struct {
+	auth.ReplayCache
+	uses atomic.Int32
+}
+
+func (c *countingCache) Use(ctx context.Context, jkt, id string, until time.Time) (bool, error) {
+	c.uses.Add(1)
+	return c.ReplayCache.Use(ctx, jkt, id, until)
+}
+
+// TestDPoPReplayCheckLast: a proof refused for any reason (its key is not
+// the token's, a nonce is missing, its method is wrong) takes no room in
+// the replay cache; only accepted proofs do.
+func TestDPoPReplayCheckLast(t *testing.T) {
+	cache := &countingCache{ReplayCache: auth.NewMemoryReplayCache(0)}
+	nonce := auth.NewRotatingNonce(time.Hour)
+	e := newEnv(t, func(o *auth.Options) { o.DPoP = &auth.DPoPOptions{ReplayCache: cache, Nonce: nonce} })
+	key, _ := authtest.NewDPoPKey()
+	foreign, _ := authtest.NewDPoPKey()
+	tok := e.mint(authtest.Token{Scopes: []string{"mcp:read"}, JKT: key.JKT()})
+	proof := func(k *authtest.DPoPKey, c authtest.ProofClaims) string {
+		t.Helper()
+		if c.HTM == "" {
+			c.HTM = "POST"
+		}
+		c.HTU = e.resource
+		p, err := k.ProofWith(c, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	given := nonce.Current()
+	for name, p := range map[string]string{
+		"a foreign key":  proof(foreign, authtest.ProofClaims{Nonce: given}),
+		"no nonce":       proof(key, authtest.ProofClaims{}),
+		"a wrong method": proof(key, authtest.ProofClaims{HTM: "GET", Nonce: given}),
+	} {
+		if r := e.do("POST", "/mcp", dpopHeader(tok, p), listBody); r.status != 401 {
+			t.Errorf("%s: %d, want 401", name, r.status)
+		}
+	}
+	if n := cache.uses.Load(); n != 0 {
+		t.Fatalf("refused proofs reached the replay cache %d times", n)
+	}
+	good := proof(key, authtest.ProofClaims{Nonce: given})
+	if r := e.do("POST", "/mcp", dpopHeader(tok, good), listBody); r.status != 200 {
+		t.Fatalf("a good proof: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/mcp", dpopHeader(tok, good), listBody); r.status != 401 || !strings.Contains(r.body, "already used") {
+		t.Fatalf("its replay: %d %s", r.status, r.body)
+	}
+}
+
+// TestDPoPFloodLocksOutOnlyItself: a client that fills the replay cache
+// with proofs of its own key is refused, while another client's proofs
+// are still accepted.
+func TestDPoPFloodLocksOutOnlyItself(t *testing.T) {
+	e := newEnv(t, func(o *auth.Options) { o.DPoP = &auth.DPoPOptions{ReplayCache: auth.NewMemoryReplayCache(20)} })
+	flooder, _ := authtest.NewDPoPKey()
+	victim, _ := authtest.NewDPoPKey()
+	ftok := e.mint(authtest.Token{Scopes: []string{"mcp:read"}, JKT: flooder.JKT()})
+	vtok := e.mint(authtest.Token{Scopes: []string{"mcp:read"}, JKT: victim.JKT()})
+	send := func(k *authtest.DPoPKey, tok string) int {
+		t.Helper()
+		p, err := k.Proof("POST", e.resource, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.do("POST", "/mcp", dpopHeader(tok, p), listBody).status
+	}
+	for i := range 20 {
+		if s := send(flooder, ftok); s != 200 {
+			t.Fatalf("flooding proof %d: %d", i, s)
+		}
+	}
+	if s := send(flooder, ftok); s != 503 {
+		t.Errorf("the flooder beyond the cache: %d, want 503", s)
+	}
+	for i := range 3 {
+		if s := send(victim, vtok); s != 200 {
+			t.Fatalf("the victim's proof %d after the flood: %d, want 200", i, s)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func ExampleResourceServer_Wrap() {
 	defer as.Close()
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1.0.0"}, nil)
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Principal: auth.Principal})
+	h := mcphttp.NewHandler(s, nil) // behind rs.Wrap, sessions are bound to their caller
 	defer h.Close()
 	var protected http.Handler
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { protected.ServeHTTP(w, r) }))

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/gomcp/sdk/internal/origin"
 )
 
 // IntrospectionOptions configures an IntrospectionVerifier.
@@ -26,7 +28,9 @@ type IntrospectionOptions struct {
 	// Audience is this resource server's identifier (RFC 8707); the
 	// response's "aud" must contain it. Required.
 	Audience string
-	// HTTPClient calls the endpoint. Default http.DefaultClient.
+	// HTTPClient calls the endpoint. Default: a client with a 10 s
+	// Timeout. Whichever is used, a redirect to another origin is
+	// refused, as it would carry the client secret and the token there.
 	HTTPClient *http.Client
 	// Leeway tolerates clock skew on exp and nbf. Default 1 minute.
 	Leeway time.Duration
@@ -47,9 +51,12 @@ func NewIntrospectionVerifier(opts IntrospectionOptions) (*IntrospectionVerifier
 	if opts.URL == "" || opts.Audience == "" {
 		return nil, errors.New("auth: IntrospectionOptions needs URL and Audience")
 	}
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = http.DefaultClient
+	hc := http.Client{Timeout: 10 * time.Second}
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
 	}
+	hc.CheckRedirect = origin.CheckRedirect("auth: introspection", 10, hc.CheckRedirect)
+	opts.HTTPClient = &hc
 	if opts.Leeway <= 0 {
 		opts.Leeway = time.Minute
 	}

@@ -27,18 +27,27 @@ type JWTOptions struct {
 	// JWKSURL is where the authorization server publishes its keys (its
 	// metadata's jwks_uri). Required.
 	JWKSURL string
-	// HTTPClient fetches the key set. Default http.DefaultClient.
+	// HTTPClient fetches the key set. Default: a client whose Timeout is
+	// FetchTimeout.
 	HTTPClient *http.Client
+	// FetchTimeout bounds one fetch of the key set. The fetch runs on a
+	// context of its own, not on the request that needed it, so that a
+	// client hanging up cannot abort it. Default 10 seconds.
+	FetchTimeout time.Duration
 	// Algorithms are the signature algorithms accepted. Default: RS256,
 	// PS256, ES256, ES384, EdDSA (never "none" nor HMAC).
 	Algorithms []jose.SignatureAlgorithm
 	// RefreshInterval is how long fetched keys are used before they are
-	// fetched again. Default 1 hour.
+	// fetched again. Each fetch replaces the key set, so a key the
+	// authorization server removed stops verifying at the next refresh;
+	// while fetches fail, the old keys serve on. Default 1 hour.
 	RefreshInterval time.Duration
 	// MinRefreshInterval bounds how often a token signed with an unknown
 	// key id makes the verifier fetch the key set again (key rotation),
-	// so that forged key ids cannot make it hammer the authorization
-	// server. Default 30 seconds.
+	// and how often a failed fetch is retried, so that forged key ids
+	// cannot make it hammer the authorization server: it counts from the
+	// end of the last fetch. Concurrent callers share one fetch. Default
+	// 30 seconds.
 	MinRefreshInterval time.Duration
 	// Leeway tolerates clock skew on exp, nbf and iat. Default 1 minute.
 	Leeway time.Duration
@@ -57,8 +66,8 @@ type JWTVerifier struct {
 	mu        sync.Mutex
 	keys      *jose.JSONWebKeySet
 	fetched   time.Time // when keys were fetched
-	attempted time.Time // last fetch attempt, successful or not
-	fetching  chan struct{}
+	attempted time.Time // when the last fetch ended, successful or not
+	fetching  *keyFetch // the fetch under way, nil when none is
 }
 
 // NewJWTVerifier returns a verifier for the tokens of opts.Issuer. It
@@ -67,8 +76,11 @@ func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
 	if opts.Issuer == "" || opts.Audience == "" || opts.JWKSURL == "" {
 		return nil, errors.New("auth: JWTOptions needs Issuer, Audience and JWKSURL")
 	}
+	if opts.FetchTimeout <= 0 {
+		opts.FetchTimeout = 10 * time.Second
+	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = http.DefaultClient
+		opts.HTTPClient = &http.Client{Timeout: opts.FetchTimeout}
 	}
 	if len(opts.Algorithms) == 0 {
 		opts.Algorithms = []jose.SignatureAlgorithm{jose.RS256, jose.PS256, jose.ES256, jose.ES384, jose.EdDSA}
@@ -164,56 +176,72 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, err
 }
 
 // keySet returns the cached keys, fetching them when they are stale, or
-// when kid is unknown and the last attempt is old enough.
+// when kid is unknown and the last attempt is old enough. The fetch is
+// detached from ctx and shared: every caller that needs it waits for the
+// same one, and a caller giving up (ctx done) neither cancels it nor
+// makes it count as a failed attempt for the others.
 func (v *JWTVerifier) keySet(ctx context.Context, kid string) (*jose.JSONWebKeySet, error) {
-	for {
-		v.mu.Lock()
-		now := v.opts.Now()
+	v.mu.Lock()
+	if !v.needsFetch(kid) {
 		keys := v.keys
-		stale := keys == nil || now.Sub(v.fetched) >= v.opts.RefreshInterval ||
-			(kid != "" && len(keys.Key(kid)) == 0)
-		if !stale || (keys != nil && now.Sub(v.attempted) < v.opts.MinRefreshInterval) {
-			v.mu.Unlock()
-			if keys == nil {
-				return nil, errors.New("auth: no key set yet")
-			}
-			return keys, nil
-		}
-		if wait := v.fetching; wait != nil { // another goroutine fetches
-			v.mu.Unlock()
-			select {
-			case <-wait:
-				v.mu.Lock()
-				keys = v.keys
-				v.mu.Unlock()
-				if keys != nil {
-					return keys, nil
-				}
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		v.fetching = done
-		v.attempted = now
 		v.mu.Unlock()
-
-		fresh, err := v.fetch(ctx)
-
-		v.mu.Lock()
-		if err == nil {
-			v.keys, v.fetched = fresh, v.opts.Now()
-		}
-		keys = v.keys
-		v.fetching = nil
-		close(done)
-		v.mu.Unlock()
-		if keys == nil {
-			return nil, err
-		}
-		return keys, nil // on a failed refresh, the old keys serve on
+		return keys, nil
 	}
+	f := v.fetching
+	if f == nil {
+		f = &keyFetch{done: make(chan struct{})}
+		v.fetching = f
+		go v.refresh(context.WithoutCancel(ctx), f)
+	}
+	v.mu.Unlock()
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if f.keys == nil {
+		return nil, f.err
+	}
+	return f.keys, nil // on a failed refresh, the old keys serve on
+}
+
+// needsFetch reports, with mu held, whether a caller needing the key kid
+// must wait for a fetch: there are no keys yet, or they are stale or lack
+// kid and either a fetch is under way or the last one ended at least
+// MinRefreshInterval ago.
+func (v *JWTVerifier) needsFetch(kid string) bool {
+	if v.keys == nil {
+		return true
+	}
+	now := v.opts.Now()
+	stale := now.Sub(v.fetched) >= v.opts.RefreshInterval || kid != "" && len(v.keys.Key(kid)) == 0
+	return stale && (v.fetching != nil || now.Sub(v.attempted) >= v.opts.MinRefreshInterval)
+}
+
+// keyFetch is one fetch of the key set and its outcome, read by its
+// waiters once done is closed.
+type keyFetch struct {
+	done chan struct{}
+	keys *jose.JSONWebKeySet // the keys after the fetch: the fresh ones, or the old on failure
+	err  error
+}
+
+// refresh runs f, bounded by FetchTimeout, and replaces the key set with
+// what it fetched (keys the authorization server removed are forgotten).
+func (v *JWTVerifier) refresh(ctx context.Context, f *keyFetch) {
+	ctx, cancel := context.WithTimeout(ctx, v.opts.FetchTimeout)
+	defer cancel()
+	fresh, err := v.fetch(ctx)
+	v.mu.Lock()
+	now := v.opts.Now()
+	v.attempted = now
+	if err == nil {
+		v.keys, v.fetched = fresh, now
+	}
+	f.keys, f.err = v.keys, err
+	v.fetching = nil
+	v.mu.Unlock()
+	close(f.done)
 }
 
 func (v *JWTVerifier) fetch(ctx context.Context) (*jose.JSONWebKeySet, error) {

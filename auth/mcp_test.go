@@ -16,9 +16,9 @@ import (
 )
 
 // TestProtectedMCPServer runs an MCP server behind the middleware: the
-// verified token reaches the tool, sessions are bound to their caller,
-// and the per-tool scope holds for both the stateful and the stateless
-// revisions.
+// verified token reaches the tool, sessions are bound to their caller
+// with no option set, and the per-tool scope holds for both the stateful
+// and the stateless revisions.
 func TestProtectedMCPServer(t *testing.T) {
 	as, err := authtest.Start(nil)
 	if err != nil {
@@ -36,7 +36,7 @@ func TestProtectedMCPServer(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "wipe"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) {
 		return "wiped", nil
 	})
-	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Principal: auth.Principal})
+	h := mcphttp.NewHandler(srv, nil) // sessions are bound to the token's principal by default
 	defer h.Close()
 	var rs *auth.ResourceServer
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rs.Wrap(h).ServeHTTP(w, r) }))

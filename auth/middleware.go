@@ -267,15 +267,12 @@ func (rs *ResourceServer) authenticate(w http.ResponseWriter, r *http.Request) (
 		rs.refuse(w, r, http.StatusUnauthorized, "invalid_dpop_proof", "exactly one DPoP header is needed", nil)
 		return nil, false
 	}
-	proof, err := rs.dpop.Verify(r.Context(), proofs[0], r.Method, rs.origin+r.URL.EscapedPath(), token)
-	switch {
-	case errors.Is(err, ErrInvalidDPoPProof):
+	proof, err := rs.dpop.check(proofs[0], r.Method, rs.origin+r.URL.EscapedPath(), token)
+	if err != nil {
 		rs.refuse(w, r, http.StatusUnauthorized, "invalid_dpop_proof", err.Error(), nil)
 		return nil, false
-	case err != nil:
-		rs.unavailable(w, "the DPoP proof cannot be checked now")
-		return nil, false
-	case proof.JKT != info.JKT:
+	}
+	if proof.JKT != info.JKT {
 		rs.refuse(w, r, http.StatusUnauthorized, "invalid_token", "the token is bound to another key than the proof's", nil)
 		return nil, false
 	}
@@ -285,6 +282,16 @@ func (rs *ResourceServer) authenticate(w http.ResponseWriter, r *http.Request) (
 			rs.refuse(w, r, http.StatusUnauthorized, "use_dpop_nonce", "the DPoP proof needs the server's nonce", nil)
 			return nil, false
 		}
+	}
+	// The jti is recorded last, once the proof is known good for this
+	// token: refused proofs take no room in the replay cache.
+	switch err := rs.dpop.remember(r.Context(), proof); {
+	case errors.Is(err, ErrInvalidDPoPProof):
+		rs.refuse(w, r, http.StatusUnauthorized, "invalid_dpop_proof", err.Error(), nil)
+		return nil, false
+	case err != nil:
+		rs.unavailable(w, "the DPoP proof cannot be checked now")
+		return nil, false
 	}
 	return info, true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,15 +40,22 @@ type TokenInfo struct {
 // HasScope reports whether the token grants scope s.
 func (t *TokenInfo) HasScope(s string) bool { return slices.Contains(t.Scopes, s) }
 
-// Principal names the caller for session binding: the issuer and the
-// subject (or, without a subject, the client id), so that equal subjects
-// of two authorization servers never share sessions.
+// Principal names the caller for session binding and task ownership:
+// the issuer and the subject or, without a subject, the client id, so
+// that equal subjects of two authorization servers never share sessions.
+// Each part is a quoted Go string literal (strconv.Quote) and the kind of
+// the second is named, as in
+//
+//	"https://as.example.com" sub "alice"
+//	"https://as.example.com" client "svc"
+//
+// so the encoding is unambiguous: no subject ("client:svc", one with
+// spaces or quotes) can spell another caller's principal.
 func (t *TokenInfo) Principal() string {
-	who := t.Subject
-	if who == "" {
-		who = "client:" + t.ClientID
+	if t.Subject == "" {
+		return strconv.Quote(t.Issuer) + " client " + strconv.Quote(t.ClientID)
 	}
-	return t.Issuer + " " + who
+	return strconv.Quote(t.Issuer) + " sub " + strconv.Quote(t.Subject)
 }
 
 // A Verifier checks an access token and says what it grants. It returns an
@@ -82,10 +90,15 @@ func (e *tokenError) Is(target error) bool { return target == ErrInvalidToken }
 
 type tokenKey struct{}
 
-// WithTokenInfo returns a context carrying t, as the middleware does for
-// the requests it lets through. Tests of handlers use it to simulate an
-// authenticated request.
+// WithTokenInfo returns a context carrying t, and t's principal for
+// mcphttp (mcphttp.WithPrincipal), as the middleware does for the
+// requests it lets through: an mcphttp.Handler behind it binds sessions
+// to their creator's principal by default. Tests of handlers use it to
+// simulate an authenticated request.
 func WithTokenInfo(ctx context.Context, t *TokenInfo) context.Context {
+	if t != nil {
+		ctx = mcphttp.WithPrincipal(ctx, t.Principal())
+	}
 	return context.WithValue(ctx, tokenKey{}, t)
 }
 
@@ -107,10 +120,11 @@ func TokenInfoFromContext(ctx context.Context) *TokenInfo {
 }
 
 // Principal returns the principal of the verified token of r ("" when r
-// did not pass through the middleware). Give it to
-// mcphttp.HandlerOptions.Principal (or SSEHandlerOptions.Principal for
-// the legacy transport): a session is then bound to the caller
-// that created it, and another caller's request for it gets 403.
+// did not pass through the middleware). mcphttp's handlers bind sessions
+// to it by default behind the middleware (a session is bound to the
+// caller that created it, and another caller's request for it gets 403);
+// give it to mcphttp.HandlerOptions.Principal (or
+// SSEHandlerOptions.Principal) to say so explicitly.
 func Principal(r *http.Request) string {
 	if t := TokenInfoFromContext(r.Context()); t != nil {
 		return t.Principal()

@@ -184,3 +184,35 @@ func TestJWKSConcurrentColdStart(t *testing.T) {
 		t.Errorf("%d fetches for 20 concurrent verifications, want 1", n)
 	}
 }
+
+// TestIntrospectionRedirect: an introspection endpoint that redirects to
+// another origin (here another port of the same host) does not get the
+// client secret and the token sent there; the verification fails as an
+// outage, not as a refused token.
+func TestIntrospectionRedirect(t *testing.T) {
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Add(1)
+	}))
+	defer elsewhere.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/introspect", http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	for name, hc := range map[string]*http.Client{"default client": nil, "caller's client": {}} {
+		v, err := auth.NewIntrospectionVerifier(auth.IntrospectionOptions{
+			URL: redirect.URL + "/introspect", ClientID: "rs", ClientSecret: "s3cret",
+			Audience: "https://mcp.example.com/mcp", HTTPClient: hc,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.Verify(context.Background(), "tok")
+		if err == nil || errors.Is(err, auth.ErrInvalidToken) || !strings.Contains(err.Error(), "another origin") {
+			t.Errorf("%s: %v, want a refused redirect", name, err)
+		}
+	}
+	if n := leaked.Load(); n != 0 {
+		t.Errorf("the other origin got %d introspection requests", n)
+	}
+}

@@ -249,3 +249,41 @@ func serveGoSDKFixture(t *testing.T, f *goSDKFixture, kind string) (pipes, *gosd
 	})
 	return p, ss
 }
+
+// The peerServer methods.
+
+func (f *goSDKFixture) serverName() string              { return "go-sdk-fixture" }
+func (f *goSDKFixture) initializedCh() <-chan struct{}  { return f.initialized }
+func (f *goSDKFixture) rootsChangedCh() <-chan struct{} { return f.rootsChange }
+func (f *goSDKFixture) blockStartedCh() <-chan struct{} { return f.blockStarted }
+func (f *goSDKFixture) cancelledCh() <-chan error       { return f.cancelled }
+func (f *goSDKFixture) subscribedCh() <-chan string     { return f.subscribed }
+
+func (f *goSDKFixture) clientSeen(t *testing.T) (name string, sampling, elicitation, roots bool) {
+	ip := f.initializedSession(t).InitializeParams()
+	if ip.ClientInfo != nil {
+		name = ip.ClientInfo.Name
+	}
+	if c := ip.Capabilities; c != nil {
+		sampling, elicitation, roots = c.Sampling != nil, c.Elicitation != nil, c.RootsV2 != nil
+	}
+	return name, sampling, elicitation, roots
+}
+
+func (f *goSDKFixture) pingClient(t *testing.T, ctx context.Context) error {
+	return f.initializedSession(t).Ping(ctx, nil)
+}
+
+func (f *goSDKFixture) resourceUpdated(ctx context.Context, uri string) error {
+	return f.server.ResourceUpdated(ctx, &gosdk.ResourceUpdatedNotificationParams{URI: uri})
+}
+
+func (f *goSDKFixture) addLateTool() {
+	gosdk.AddTool(f.server, &gosdk.Tool{Name: "late", Description: "added after connect"},
+		func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
+		})
+}
+
+// notifiesLate: go-sdk writes a request's notifications before its response.
+func (f *goSDKFixture) notifiesLate() bool { return false }

@@ -25,9 +25,22 @@
 //     notifications server-everything sends while it handles
 //     notifications/initialized cannot reach an HTTP client, is explained
 //     at everythingTransport.initializedNotices.
+//   - TestTypeScriptV2Client: the TypeScript SDK 2 client
+//     (@modelcontextprotocol/client, ts/client_v2.mjs) drives the
+//     everything-server over stdio and Streamable HTTP, at 2026-07-28
+//     (versionNegotiation auto, server/discover) and 2025-11-25 (its default
+//     handshake), skills included.
+//   - TestTypeScriptV2Server: gomcp's client drives ts/server_v2.mjs, a
+//     server built with the TypeScript SDK 2 (@modelcontextprotocol/server
+//     and node), over stdio and Streamable HTTP, at 2026-07-28 and
+//     2025-11-25.
+//   - TestServerFilesystem: gomcp's client drives the reference
+//     @modelcontextprotocol/server-filesystem over stdio, its roots
+//     replacing the server's directories, through every tool.
 //
-// They need Node 22 and the pinned npm packages, so they only build with the
-// interop tag and expect the variables scripts/tools.sh exports:
+// docs/interop.md has the whole matrix and the peer bugs met. They need
+// Node 22 and the pinned npm packages, so they only build with the interop
+// tag and expect the variables scripts/tools.sh exports:
 //
 //	source scripts/tools.sh && go test -race -tags interop ./interop/
 //

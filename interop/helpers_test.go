@@ -18,9 +18,14 @@ import (
 )
 
 // TestMain fails the package if a test leaves a goroutine behind (sessions,
-// subprocess reapers, stderr copiers).
+// subprocess reapers, stderr copiers), and removes the binaries the tests
+// built.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if everythingBuild.dir != "" {
+			os.RemoveAll(everythingBuild.dir)
+		}
+	}))
 }
 
 // requireEnv returns the named environment variables, failing the test (not
@@ -54,22 +59,40 @@ func raceEnabled() bool {
 	return false
 }
 
+// everythingBuild is the everything-server binary the tests share, built once.
+var everythingBuild struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	bin  string
+	err  error
+}
+
 // buildEverythingServer builds conformance/everything-server into a
-// temporary directory (with -race when the tests run with it) and returns
-// the binary's path.
+// temporary directory (with -race when the tests run with it), once for
+// all the tests, and returns the binary's path.
 func buildEverythingServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "everything-server")
-	args := []string{"build", "-o", bin}
-	if raceEnabled() {
-		args = append(args, "-race")
+	everythingBuild.once.Do(func() {
+		everythingBuild.dir, everythingBuild.err = os.MkdirTemp("", "gomcp-interop-")
+		if everythingBuild.err != nil {
+			return
+		}
+		bin := filepath.Join(everythingBuild.dir, "everything-server")
+		args := []string{"build", "-o", bin}
+		if raceEnabled() {
+			args = append(args, "-race")
+		}
+		args = append(args, "github.com/gomcp/sdk/conformance/everything-server")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			everythingBuild.err = fmt.Errorf("go %v: %v\n%s", args, err, out)
+			return
+		}
+		everythingBuild.bin = bin
+	})
+	if everythingBuild.err != nil {
+		t.Fatal(everythingBuild.err)
 	}
-	args = append(args, "github.com/gomcp/sdk/conformance/everything-server")
-	out, err := exec.Command("go", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %v: %v\n%s", args, err, out)
-	}
-	return bin
+	return everythingBuild.bin
 }
 
 // syncBuffer is a bytes.Buffer safe for a subprocess's stderr copier and the

@@ -244,8 +244,8 @@ func TestElicitation(t *testing.T) {
 		if res.Action != mcp.ElicitActionAccept || !reflect.DeepEqual(res.Content, want) {
 			t.Errorf("got %s %v\nwant %v", res.Action, res.Content, want)
 		}
-		for _, action := range []string{mcp.ElicitActionDecline, mcp.ElicitActionCancel} {
-			res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: action, RequestedSchema: form})
+		for _, action := range []mcp.ElicitAction{mcp.ElicitActionDecline, mcp.ElicitActionCancel} {
+			res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: string(action), RequestedSchema: form})
 			recv(t, seen, "the elicitation request")
 			if err != nil || res.Action != action || res.Content != nil {
 				t.Errorf("%s: %v %+v", action, err, res)

@@ -308,45 +308,65 @@ func TestRawSchemaPreserved(t *testing.T) {
 	})
 }
 
+// sumTool registers a tool that returns, as structured content, the "out"
+// argument it is given, whatever it is: a server that may break its own
+// output schema.
+func sumTool(t *testing.T, s *mcp.Server) {
+	t.Helper()
+	err := s.AddTool(&mcp.Tool{
+		Name:         "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
+		OutputSchema: json.RawMessage(rawOutputSchema),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Out     json.RawMessage `json:"out"`
+			IsError bool            `json:"isError"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(args.Out))}, StructuredContent: args.Out, IsError: args.IsError}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outputCases are results of sumTool, and the complaint each deserves.
+var outputCases = []struct {
+	args    string
+	wantErr string
+}{
+	{`{"out":{"sum":3}}`, ""},
+	{`{"out":{"sum":"three"}}`, "does not match its output schema"},
+	{`{"out":{"sum":3,"extra":true}}`, "does not match its output schema"},
+	{`{}`, "returned no structured content"},
+	// Error results are not checked.
+	{`{"isError":true}`, ""},
+}
+
 // TestStructuredOutputValidation checks that the client validates
-// structured content against the output schema of tools it has listed.
+// structured content against the output schema of the tool it calls,
+// listing the tools itself (once) when it has not, from a server that does
+// not check its own output.
 func TestStructuredOutputValidation(t *testing.T) {
 	forEachRev(t, func(t *testing.T, rev string) {
-		s := mcp.NewServer(serverImpl, nil)
-		s.AddTool(&mcp.Tool{
-			Name:         "sum",
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
-			OutputSchema: json.RawMessage(rawOutputSchema),
-		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct {
-				Out     json.RawMessage `json:"out"`
-				IsError bool            `json:"isError"`
-			}
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(args.Out))}, StructuredContent: args.Out, IsError: args.IsError}, nil
+		var lists atomic.Int32
+		s := mcp.NewServer(serverImpl, &mcp.ServerOptions{
+			SkipOutputValidation: true,
+			Receiving: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, r *mcp.Request) (any, error) {
+					if r.Method == mcp.MethodToolsList {
+						lists.Add(1)
+					}
+					return next(ctx, r)
+				}
+			}},
 		})
+		sumTool(t, s)
 		e := connect(t, rev, s, nil)
 		ctx := testCtx(t)
-
-		// A tool the client has not listed is not checked.
-		if _, err := e.callTool(ctx, "sum", `{"out":{"sum":"one"}}`); err != nil {
-			t.Errorf("unlisted tool: %v", err)
-		}
-		findTool(t, e, "sum")
-		tests := []struct {
-			args    string
-			wantErr string
-		}{
-			{`{"out":{"sum":3}}`, ""},
-			{`{"out":{"sum":"three"}}`, "does not match its output schema"},
-			{`{"out":{"sum":3,"extra":true}}`, "does not match its output schema"},
-			{`{}`, "returned no structured content"},
-			// Error results are not checked.
-			{`{"isError":true}`, ""},
-		}
-		for _, tt := range tests {
+		for _, tt := range outputCases {
 			res, err := e.callTool(ctx, "sum", tt.args)
 			if !since(rev, mcp.Version20250618) {
 				// No output schemas before 2025-06-18: nothing to check.
@@ -359,6 +379,42 @@ func TestStructuredOutputValidation(t *testing.T) {
 				t.Errorf("%s: error %v, want one containing %q", tt.args, err, tt.wantErr)
 			case res == nil:
 				t.Errorf("%s: no result returned", tt.args)
+			}
+		}
+		// Structured content, hence a listing, exists from 2025-06-18 on.
+		want := int32(0)
+		if since(rev, mcp.Version20250618) {
+			want = 1
+		}
+		if n := lists.Load(); n != want {
+			t.Errorf("the client listed the tools %d times, want %d", n, want)
+		}
+	})
+}
+
+// TestServerOutputValidation checks that the server does not send
+// structured content that contradicts the tool's output schema: such a
+// result becomes an error result, unless SkipOutputValidation is set.
+func TestServerOutputValidation(t *testing.T) {
+	forEachRev(t, func(t *testing.T, rev string) {
+		s := mcp.NewServer(serverImpl, nil)
+		sumTool(t, s)
+		e := connect(t, rev, s, nil)
+		ctx := testCtx(t)
+		for _, tt := range outputCases {
+			res, err := e.callTool(ctx, "sum", tt.args)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.args, err)
+			}
+			if tt.wantErr == "" {
+				if res.IsError != strings.Contains(tt.args, "isError") {
+					t.Errorf("%s: isError %v (%+v)", tt.args, res.IsError, contentTexts(res))
+				}
+				continue
+			}
+			if got := contentTexts(res); !res.IsError || res.StructuredContent != nil || len(got) != 1 || !strings.Contains(got[0], tt.wantErr) {
+				t.Errorf("%s: got isError %v, structured %s, content %q; want an error result saying %q",
+					tt.args, res.IsError, res.StructuredContent, got, tt.wantErr)
 			}
 		}
 	})
@@ -1003,4 +1059,64 @@ func TestListChanged(t *testing.T) {
 // order in SupportedVersions (newest first).
 func since(rev, first string) bool {
 	return slices.Index(mcp.SupportedVersions(), rev) <= slices.Index(mcp.SupportedVersions(), first)
+}
+
+// TestOutputSchemaRelistedAfterChange checks that the client forgets the
+// output schemas it learnt when the tool list changes, and lists the tools
+// again to check the next structured content.
+func TestOutputSchemaRelistedAfterChange(t *testing.T) {
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{SkipOutputValidation: true})
+	sumTool(t, s)
+	changed := make(chan struct{}, 1)
+	e := connect(t, mcp.Version20251125, s, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	})
+	ctx := testCtx(t)
+	if _, err := e.callTool(ctx, "sum", `{"out":{"sum":3}}`); err != nil {
+		t.Fatal(err)
+	}
+	// The same tool, now promising a string sum.
+	err := s.AddTool(&mcp.Tool{
+		Name:         "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"string"}}}`),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(`{"sum":3}`)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, changed, "tools/list_changed")
+	if _, err := e.callTool(ctx, "sum", `{}`); err == nil || !strings.Contains(err.Error(), "does not match its output schema") {
+		t.Errorf("after the change: error %v, want the new schema's mismatch", err)
+	}
+}
+
+// TestOutputSchemaListingRefused checks that a client whose server refuses
+// tools/list returns results unchecked, and asks only once.
+func TestOutputSchemaListingRefused(t *testing.T) {
+	var lists atomic.Int32
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{
+		SkipOutputValidation: true,
+		Receiving: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, r *mcp.Request) (any, error) {
+				if r.Method == mcp.MethodToolsList {
+					lists.Add(1)
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "no list today")
+				}
+				return next(ctx, r)
+			}
+		}},
+	})
+	sumTool(t, s)
+	e := connect(t, mcp.Version20251125, s, nil)
+	ctx := testCtx(t)
+	for range 3 {
+		if _, err := e.callTool(ctx, "sum", `{"out":{"sum":"three"}}`); err != nil {
+			t.Fatalf("unchecked result: %v", err)
+		}
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the client asked for the tools %d times, want once", n)
+	}
 }

@@ -519,7 +519,7 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 	if caps.Elicitation == nil || !f.elicitation {
 		return nil, fmt.Errorf("%w: elicitation", ErrCapability)
 	}
-	if p.Mode == "url" && (caps.Elicitation.URL == nil || !f.elicitationURLMode) {
+	if p.Mode == ElicitModeURL && (caps.Elicitation.URL == nil || !f.elicitationURLMode) {
 		return nil, fmt.Errorf("%w: elicitation.url", ErrCapability)
 	}
 	var res ElicitResult

@@ -25,14 +25,16 @@ func NewReplayCache(rdb redis.UniversalClient, opts *Options) *ReplayCache {
 	return &ReplayCache{rdb: rdb, prefix: o.Prefix + "dpop:"}
 }
 
-// Use records id until the given time and reports whether it was new;
-// false means a replay. It fails, wrapping ErrUnavailable, when Redis is
-// unreachable (the resource server then refuses the request with 503).
-func (c *ReplayCache) Use(ctx context.Context, id string, until time.Time) (bool, error) {
+// Use records the proof id of the key whose thumbprint is jkt until the
+// given time and reports whether it was new; false means a replay. It
+// fails, wrapping ErrUnavailable, when Redis is unreachable (the resource
+// server then refuses the request with 503). Its memory is Redis's, bound
+// by the proofs' lifetime; it keeps no quota per key.
+func (c *ReplayCache) Use(ctx context.Context, jkt, id string, until time.Time) (bool, error) {
 	if !until.After(time.Now()) {
 		until = time.Now().Add(time.Second) // expired already: remember it briefly all the same
 	}
-	err := c.rdb.SetArgs(ctx, c.prefix+id, 1, redis.SetArgs{Mode: "NX", ExpireAt: until}).Err()
+	err := c.rdb.SetArgs(ctx, c.prefix+jkt+" "+id, 1, redis.SetArgs{Mode: "NX", ExpireAt: until}).Err()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return false, nil

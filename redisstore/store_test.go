@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -414,6 +415,9 @@ func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
+// ReplayCache is the auth package's interface.
+var _ auth.ReplayCache = (*ReplayCache)(nil)
+
 func TestReplayCache(t *testing.T) { eachRedis(t, testReplayCache) }
 
 func testReplayCache(t *testing.T, rdb redis.UniversalClient, prefix string) {
@@ -421,27 +425,28 @@ func testReplayCache(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	a, b := NewReplayCache(rdb, &Options{Prefix: prefix}), NewReplayCache(rdb, &Options{Prefix: prefix})
 	until := time.Now().Add(time.Minute)
 	for _, tc := range []struct {
-		name  string
-		cache *ReplayCache
-		id    string
-		isNew bool
+		name    string
+		cache   *ReplayCache
+		jkt, id string
+		isNew   bool
 	}{
-		{"first use", a, "jti-1", true},
-		{"replay on the same replica", a, "jti-1", false},
-		{"replay on another replica", b, "jti-1", false},
-		{"another proof", b, "jti-2", true},
+		{"first use", a, "key-1", "jti-1", true},
+		{"replay on the same replica", a, "key-1", "jti-1", false},
+		{"replay on another replica", b, "key-1", "jti-1", false},
+		{"another proof", b, "key-1", "jti-2", true},
+		{"the same jti from another key", a, "key-2", "jti-1", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ok, err := tc.cache.Use(ctx, tc.id, until)
+			ok, err := tc.cache.Use(ctx, tc.jkt, tc.id, until)
 			if err != nil || ok != tc.isNew {
-				t.Fatalf("Use(%q) = %v, %v; want %v", tc.id, ok, err, tc.isNew)
+				t.Fatalf("Use(%q, %q) = %v, %v; want %v", tc.jkt, tc.id, ok, err, tc.isNew)
 			}
 		})
 	}
-	if ttl := rdb.PTTL(ctx, prefix+"dpop:jti-1").Val(); ttl <= 0 || ttl > time.Minute {
+	if ttl := rdb.PTTL(ctx, prefix+"dpop:key-1 jti-1").Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("TTL %v", ttl)
 	}
-	if _, err := NewReplayCache(deadRedis(t), nil).Use(ctx, "x", until); !errors.Is(err, ErrUnavailable) {
+	if _, err := NewReplayCache(deadRedis(t), nil).Use(ctx, "key-1", "x", until); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Use with Redis down: %v", err)
 	}
 }

@@ -2,7 +2,7 @@
 # scripts/test.sh: every test of the project, as CI runs it.
 #
 # Installs what it needs (Go modules, staticcheck, Node 22, the MCP conformance
-# suite, the TypeScript SDK and reference server) into a cache folder
+# suite, the TypeScript SDKs 1.x and 2 and reference servers) into a cache folder
 # (MCP_TEST_CACHE, default ~/.cache/gomcp-test), then runs each stage below.
 # Every stage runs even if an earlier one failed; the script exits non-zero if
 # any failed, and ends with a "stages: N passed, M failed" line.
@@ -367,11 +367,12 @@ otel() {
 
 # bench is the process-level benchmark, a module of its own (it depends on
 # the peer SDKs); CI checks that it builds and its driver's tests pass, and
-# runs one short round of the stdio figures so a driver or server that
-# breaks is caught (bench/run.sh with its defaults is for measuring).
+# runs one short round of the stdio1, http1 and 2026-07-28 stateless figures
+# (the last adds about 10 s) so a driver or server that breaks is caught
+# (bench/run.sh with its defaults is for measuring).
 bench() {
 	(cd bench && go vet ./... && "$STATICCHECK" ./... && go test -race -count=1 ./...) &&
-		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1 >/dev/null
+		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1,stateless >/dev/null
 }
 
 # browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
@@ -392,7 +393,7 @@ stage "go vet" go vet ./...
 stage "staticcheck" "$STATICCHECK" ./...
 stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
-stage "interop (TypeScript SDK, server-everything)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/
+stage "interop (TypeScript SDK 1.x and 2, server-everything, server-filesystem)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/
 stage "compat (go-sdk, mcp-go)" compat
 stage "otel (OpenTelemetry instrumentation)" otel
 stage "bench (process-level benchmark builds and runs)" bench

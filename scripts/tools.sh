@@ -16,6 +16,10 @@
 #   MCP_TS_SDK_DIR     node_modules folder holding @modelcontextprotocol/sdk (TypeScript SDK, for interop clients)
 #   SERVER_EVERYTHING  wrapper script: runs the reference "everything" server with NODE22, args passed through
 #                      (first arg: stdio | sse | streamableHttp; default stdio)
+#   SERVER_FILESYSTEM  wrapper script: runs the reference filesystem server (stdio) with NODE22, args
+#                      (the allowed directories) passed through
+#                      (MCP_TS_SDK_DIR also holds the TypeScript SDK 2: @modelcontextprotocol/client,
+#                      server and node, for interop/ts/client_v2.mjs and server_v2.mjs)
 #   STATICCHECK        staticcheck binary
 #
 # Only the npm registry (node, npm packages; versions locked by scripts/npm/package-lock.json) and the
@@ -84,7 +88,11 @@ _gomcp_tools_npm() {
 	if _gomcp_tools_stamp_ok "$stamp" "$key" &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/conformance/dist/index.js ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js ]] &&
-		[[ -f $dir/node_modules/@modelcontextprotocol/sdk/package.json ]]; then
+		[[ -f $dir/node_modules/@modelcontextprotocol/sdk/package.json ]] &&
+		[[ -f $dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ]] &&
+		[[ -f $dir/node_modules/@modelcontextprotocol/client/dist/index.mjs ]] &&
+		[[ -f $dir/node_modules/@modelcontextprotocol/server/dist/index.mjs ]] &&
+		[[ -f $dir/node_modules/@modelcontextprotocol/node/dist/index.mjs ]]; then
 		return 0
 	fi
 	_gomcp_tools_log "installing npm packages from $src/package-lock.json"
@@ -163,6 +171,8 @@ _gomcp_tools_install() {
 				"$cache/npm/node_modules/@modelcontextprotocol/conformance/dist/index.js" &&
 			_gomcp_tools_wrapper "$cache/bin/server-everything" \
 				"$cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js" &&
+			_gomcp_tools_wrapper "$cache/bin/server-filesystem" \
+				"$cache/npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" &&
 			_gomcp_tools_staticcheck "$cache"
 	} || rc=$?
 	if [[ -n ${lockfd:-} ]]; then
@@ -178,13 +188,14 @@ _gomcp_tools_install() {
 	export CONFORMANCE=$cache/bin/conformance
 	export MCP_TS_SDK_DIR=$cache/npm/node_modules
 	export SERVER_EVERYTHING=$cache/bin/server-everything
+	export SERVER_FILESYSTEM=$cache/bin/server-filesystem
 	export STATICCHECK
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	set -euo pipefail
 	_gomcp_tools_install
-	for _gomcp_v in MCP_TEST_CACHE NODE22 CONFORMANCE MCP_TS_SDK_DIR SERVER_EVERYTHING STATICCHECK; do
+	for _gomcp_v in MCP_TEST_CACHE NODE22 CONFORMANCE MCP_TS_SDK_DIR SERVER_EVERYTHING SERVER_FILESYSTEM STATICCHECK; do
 		printf 'export %s=%q\n' "$_gomcp_v" "${!_gomcp_v}"
 	done
 else

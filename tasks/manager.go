@@ -85,15 +85,15 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 		m.log = slog.New(slog.DiscardHandler)
 	}
 	if err := srv.AddExtension(&mcp.Extension{ID: mcp.ExtensionTasks, Methods: []mcp.Method{
-		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{"2025-11-25", "2026-07-28"}},
-		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{"2025-11-25", "2026-07-28"}},
+		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
+		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
 		{Name: mcp.MethodTasksUpdate, Handler: m.handleUpdate, Lifecycle: mcp.StatelessOnly},
 	}, Revisions: []string{mcp.Version20260728}}); err != nil {
 		return nil, err
 	}
 	for _, meth := range []mcp.Method{
-		{Name: mcp.MethodTasksResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{"2025-11-25"}},
-		{Name: mcp.MethodTasksList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{"2025-11-25"}},
+		{Name: mcp.MethodTasksResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
+		{Name: mcp.MethodTasksList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
 	} {
 		if err := srv.AddMethod(meth); err != nil {
 			return nil, err

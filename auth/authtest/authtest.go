@@ -565,7 +565,7 @@ func (s *Server) authenticateAssertion(assertion, formID string) (*Client, bool)
 	if claims.ValidateWithLeeway(jwt.Expected{Time: now}, time.Minute) != nil || claims.Expiry == nil {
 		return nil, false
 	}
-	fresh, err := s.assertions.Use(context.Background(), c.ID+" "+claims.ID, claims.Expiry.Time().Add(time.Minute))
+	fresh, err := s.assertions.Use(context.Background(), c.ID, claims.ID, claims.Expiry.Time().Add(time.Minute))
 	return c, err == nil && fresh
 }
 

@@ -5,13 +5,14 @@
 //	mcp call TOOL [KEY=VALUE...] TARGET...
 //	mcp read URI TARGET...
 //	mcp get PROMPT [KEY=VALUE...] TARGET...
-//	mcp complete REF ARG [VALUE] TARGET...
+//	mcp complete REF ARG[=VALUE] [KEY=VALUE...] TARGET...
 //	mcp ping TARGET...
 //	mcp proxy [--http ADDR] TARGET...
 //	mcp shell TARGET...
 //	mcp inspect [--addr ADDR] TARGET...
 //	mcp login|logout URL
 //	mcp serve [--http ADDR]
+//	mcp try
 //
 // TARGET is a URL, a command and its arguments, or @NAME from a config file;
 // mcp help describes the flags, the --json output and the exit codes.
@@ -31,6 +32,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/gomcp/sdk/cmd/mcp/internal/cli"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -44,7 +47,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	defer stop()
+	if len(args) > 0 && args[0] == "try" {
+		code := try(ctx, args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if len(args) > 0 && args[0] == "serve" {
+		if term.IsTerminal(int(os.Stdin.Fd())) {
+			// A person typed mcp serve: say that it is working, on stderr
+			// (stdout carries only MCP messages).
+			fmt.Fprintln(os.Stderr, "mcp serve: the demo server speaks MCP on stdin and stdout, for a client to run it (Ctrl-C ends).\nTo see it at work: mcp try, mcp shell mcp serve, or mcp inspect mcp serve.")
+		}
 		if err := serve(ctx, args[1:], os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintln(os.Stderr, "mcp:", err)
 			stop()
@@ -55,6 +68,21 @@ func main() {
 	code := cli.Run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// try walks through a few commands against the demo server, run in this
+// process.
+func try(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "mcp try: no arguments expected, got %q\n", args)
+		return cli.ExitUsage
+	}
+	s, err := newDemoServer(slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp:", err)
+		return cli.ExitUsage
+	}
+	return cli.Try(ctx, s, stdout)
 }
 
 // serve runs the demo server on stdio, or over Streamable HTTP at

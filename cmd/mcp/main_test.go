@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gomcp/sdk/cmd/mcp/internal/cli"
 )
@@ -72,5 +73,53 @@ func TestServeHTTP(t *testing.T) {
 	cancel()
 	if err := <-errc; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+}
+
+// TestTry: mcp try walks through the demo server in this process, showing
+// each command, its messages and its output, and exits 0.
+func TestTry(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := try(context.Background(), nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"\n$ mcp info mcp serve\n  → #1 server/discover\n  ← #1 result {",
+		"server:       gomcp-demo (gomcp demo server) 0.1.0",
+		"\n$ mcp tools mcp serve\n",
+		"greet  name style?  Greet someone by name.",
+		`  → #4 tools/call {"arguments":{"name":"Go","style":"loud"},"name":"greet"}`,
+		`"greeting": "HELLO, GO!"`,
+		`  ← notifications/progress {"message":"counted 3","progress":3,`,
+		"progress 3/3 (100%) counted 3\n",
+		"counted to 3\n",
+		"\n$ mcp read demo://readme mcp serve\n",
+		"A server built with github.com/gomcp/sdk.",
+		"Please review this go code.",
+		"\n$ mcp complete review language=r mcp serve\n",
+		"\nrust\n",
+		"mcp shell mcp serve",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `"_meta"`) {
+		t.Errorf("_meta shown:\n%s", got)
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if n := utf8.RuneCountInString(line); strings.HasPrefix(line, "  ") && n > 2+110+2 {
+			t.Errorf("a message line of %d characters: %q", n, line)
+		}
+	}
+	if code := try(context.Background(), []string{"x"}, &out, &errb); code != cli.ExitUsage {
+		t.Errorf("mcp try x: exit %d", code)
+	}
+	for _, args := range [][]string{{"help"}, {"help", "try"}} {
+		var help bytes.Buffer
+		if code := cli.Run(context.Background(), args, strings.NewReader(""), &help, &errb); code != 0 || !strings.Contains(help.String(), "try") {
+			t.Errorf("mcp %q: exit %d, no try:\n%s", args, code, help.String())
+		}
 	}
 }

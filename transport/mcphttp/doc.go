@@ -32,6 +32,12 @@
 //		Principal:    func(r *http.Request) string { return userFrom(r) },
 //	})
 //
+// A session belongs to the principal that created it, and another
+// principal's requests for it get 403: the principal is the one
+// authentication middleware recorded on the request (WithPrincipal, as
+// auth.ResourceServer.Wrap does), or what HandlerOptions.Principal names;
+// UnboundSessions opts out.
+//
 // Handlers see the HTTP request behind each message through
 // RequestInfoFromContext (headers for authentication, remote address, TLS
 // state), and the values of its context (RequestInfo.Context; for a

@@ -82,6 +82,7 @@ func FuzzHandlerPost(f *testing.F) {
 			hdr[headerSessionID] = sid
 		}
 		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Host = "127.0.0.1" // not example.com, which the rebinding check refuses
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}

@@ -71,8 +71,18 @@ type HandlerOptions struct {
 	// taken from what authentication established: a verified token's
 	// subject, a client certificate). A session remembers the principal
 	// that created it, and a request for it from any other principal gets
-	// 403. Default nil: no principal, no check.
+	// 403. Default: the principal authentication middleware recorded on
+	// the request's context (WithPrincipal; auth.ResourceServer.Wrap
+	// does), so that sessions behind it are bound to their creator
+	// without configuration; requests without one are "" and may use only
+	// sessions created without one.
 	Principal func(*http.Request) string
+
+	// UnboundSessions turns the default of Principal off: without a
+	// Principal function, sessions are bound to no one, and any caller
+	// that knows a session's id may use it, even behind authentication.
+	// Only for deployments whose callers share sessions on purpose.
+	UnboundSessions bool
 
 	// AllowedHosts lists the Host header values accepted ("name" matches
 	// any port, "name:port" only that port). Empty means, decided for
@@ -342,6 +352,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 		h.opts = *opts
 	}
 	o := &h.opts
+	o.Principal = sessionPrincipal(o.Principal, o.UnboundSessions)
 	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
@@ -414,7 +425,7 @@ func (h *Handler) lookup(id string) *session {
 	return h.sessions[id]
 }
 
-// principal returns the caller of r ("" without HandlerOptions.Principal).
+// principal returns the caller of r ("" without a Principal function).
 func (h *Handler) principal(r *http.Request) string { return callerOf(h.opts.Principal, r) }
 
 // permits reports whether the caller of r may use a session created by

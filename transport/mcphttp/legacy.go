@@ -68,8 +68,12 @@ type SSEHandlerOptions struct {
 	// HandlerOptions.Principal). The session remembers the principal of
 	// the GET that opened it, and a POST to it from any other principal
 	// gets 403, so that a sessionId seen by someone else (in a log, say)
-	// does not let them speak in the session. Default nil: no check.
+	// does not let them speak in the session. Default: the principal
+	// authentication middleware recorded on the request (WithPrincipal).
 	Principal func(*http.Request) string
+	// UnboundSessions turns the default of Principal off (see
+	// HandlerOptions.UnboundSessions).
+	UnboundSessions bool
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 }
@@ -102,6 +106,7 @@ func NewSSEHandler(s *mcp.Server, opts *SSEHandlerOptions) *SSEHandler {
 		h.opts = *opts
 	}
 	o := &h.opts
+	o.Principal = sessionPrincipal(o.Principal, o.UnboundSessions)
 	fillLimits(&o.MaxBodyBytes, &o.MaxSessions, &o.KeepAliveInterval, &o.WriteTimeout, &o.BodyReadTimeout)
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
 	h.log = loggerOrDiscard(o.Logger)

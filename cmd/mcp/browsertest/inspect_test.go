@@ -308,3 +308,54 @@ func TestInspectElicitationURL(t *testing.T) {
 		t.Errorf("cards:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestInspectFailedSwitch: connecting to a command that does not exist
+// leaves the page disconnected: the previous server's lists are gone, and
+// nothing of it can be called.
+func TestInspectFailedSwitch(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "mcp"), "serve")
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	do(t, ctx,
+		chromedp.WaitVisible(css(`button.tool[data-name="greet"]`)),
+		chromedp.Click(css(`button.tool[data-name="greet"]`)),
+		chromedp.SetValue(css("#target"), missing),
+		chromedp.Click(css("#connect")),
+		waitText("#status", "no-such-server"),
+	)
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav button, #tool-form").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d buttons and forms of the previous server are still shown", n)
+	}
+}
+
+// TestInspectEnumTitles: the server's form shows each enum choice by its
+// title, multi-select ones too, and sends its value.
+func TestInspectEnumTitles(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "everything-server"))
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	do(t, ctx,
+		chromedp.Click(css(`button.tool[data-name="test_elicitation_sep1330_enums"]`)),
+		chromedp.Click(css("#run")),
+		waitText(".question.elicit", "Please choose your options"),
+	)
+	form := text(t, ctx, ".question.elicit")
+	for _, want := range []string{"First Option", "Option Two", "First Choice", "Second Choice", "Third Choice"} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the form lacks %q:\n%s", want, form)
+		}
+	}
+	do(t, ctx,
+		chromedp.Click(css(`.question.elicit input[name="titledMulti"][value="value2"]`)),
+		chromedp.Click(css(".question.elicit button.accept")),
+		waitText("#result pre.text", "action=accept"),
+	)
+	if s := text(t, ctx, "#result pre.text"); !strings.Contains(s, `"titledMulti":["value2"]`) {
+		t.Errorf("result %q", s)
+	}
+}

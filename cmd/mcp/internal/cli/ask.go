@@ -113,7 +113,8 @@ func (a *asker) elicit(ctx context.Context, req *mcp.ElicitRequest) *mcp.ElicitR
 }
 
 // field asks for one field until the answer fits its schema. An empty
-// answer leaves an optional field (or one with a default) out.
+// answer leaves an optional field (or one with a default) out. The choices
+// of an enum are shown by their titles, and named by title or value.
 func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required bool) (any, bool) {
 	s := prop.Schema
 	label := prop.Name
@@ -123,15 +124,21 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 	if s.Description != "" {
 		label += ": " + s.Description
 	}
-	choices := enumValues(s)
+	opts := enumOptions(s)
 	var hints []string
-	if len(choices) > 0 {
-		hints = append(hints, "one of "+strings.Join(choices, ", "))
-		if s.Type == "array" {
-			hints[0] = "comma-separated, from " + strings.Join(choices, ", ")
+	if len(opts) > 0 {
+		labels := make([]string, len(opts))
+		for i, o := range opts {
+			labels[i] = o.label()
 		}
-	} else if s.Type != "string" {
-		hints = append(hints, s.Type)
+		hints = append(hints, "one of "+strings.Join(labels, ", "))
+		if s.Type == mcp.SchemaArray {
+			hints[0] = "comma-separated, from " + strings.Join(labels, ", ")
+		}
+	} else if s.Type != mcp.SchemaString {
+		hints = append(hints, string(s.Type))
+	} else if s.Format != "" {
+		hints = append(hints, string(s.Format))
 	}
 	if s.Default != nil {
 		hints = append(hints, fmt.Sprintf("default %v", s.Default))
@@ -150,7 +157,10 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 		if answer == "" && (s.Default != nil || !required) {
 			return nil, true
 		}
-		v, err := parseField(s, choices, answer)
+		v, err := parseField(s, opts, answer)
+		if err == nil {
+			err = checkField(s, v)
+		}
 		if err == nil {
 			return v, true
 		}
@@ -158,42 +168,22 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 	}
 }
 
-// enumValues returns the allowed values of an enum field, or nil.
-func enumValues(s *mcp.PrimitiveSchema) []string {
-	var opts []mcp.EnumOption
-	switch {
-	case s.Items != nil && len(s.Items.Enum) > 0:
-		return s.Items.Enum
-	case s.Items != nil:
-		opts = s.Items.AnyOf
-	case len(s.Enum) > 0:
-		return s.Enum
-	default:
-		opts = s.OneOf
-	}
-	var vals []string
-	for _, o := range opts {
-		vals = append(vals, o.Const)
-	}
-	return vals
-}
-
 // parseField converts an answer to the field's type.
-func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, error) {
+func parseField(s *mcp.PrimitiveSchema, opts []option, answer string) (any, error) {
 	switch s.Type {
-	case "integer":
+	case mcp.SchemaInteger:
 		n, err := strconv.ParseInt(answer, 10, 64)
 		if err != nil {
 			return nil, errors.New("want an integer")
 		}
 		return n, nil
-	case "number":
+	case mcp.SchemaNumber:
 		f, err := strconv.ParseFloat(answer, 64)
 		if err != nil {
 			return nil, errors.New("want a number")
 		}
 		return f, nil
-	case "boolean":
+	case mcp.SchemaBoolean:
 		switch strings.ToLower(answer) {
 		case "y", "yes", "true":
 			return true, nil
@@ -201,21 +191,24 @@ func parseField(s *mcp.PrimitiveSchema, choices []string, answer string) (any, e
 			return false, nil
 		}
 		return nil, errors.New("want yes or no")
-	case "array":
-		var vals []string
+	case mcp.SchemaArray:
+		vals := []string{}
 		for v := range strings.SplitSeq(answer, ",") {
 			if v = strings.TrimSpace(v); v == "" {
 				continue
 			}
-			if len(choices) > 0 && !slices.Contains(choices, v) {
-				return nil, fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+			if len(opts) > 0 {
+				var err error
+				if v, err = pick(opts, v); err != nil {
+					return nil, err
+				}
 			}
 			vals = append(vals, v)
 		}
 		return vals, nil
 	}
-	if len(choices) > 0 && !slices.Contains(choices, answer) {
-		return nil, fmt.Errorf("want one of %s", strings.Join(choices, ", "))
+	if len(opts) > 0 {
+		return pick(opts, answer)
 	}
 	if answer == "" {
 		return nil, errors.New("required")

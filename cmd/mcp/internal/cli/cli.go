@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -60,9 +61,10 @@ commands:
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
                                  render a prompt (--args JSON also accepted)
-  complete REF ARG [VALUE] TARGET
+  complete REF ARG[=VALUE] [KEY=VALUE...] TARGET
                                  complete an argument; REF is a prompt name or
-                                 a resource template URI
+                                 a resource template URI, KEY=VALUE are the
+                                 arguments already chosen
   ping TARGET                    check that the server answers
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
@@ -80,6 +82,9 @@ commands:
                                  tokens for URL in the user config dir,
                                  gomcp/tokens/, one 0600 file per server
   logout URL                     forget them
+  try                            see it work: the demo server, in this
+                                 process, through a few commands, each with
+                                 its messages on the wire
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
@@ -163,6 +168,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		})
 	default:
 		err = inv.run(ctx, c.run)
+		if name == "complete" && len(inv.target) > 1 && errors.Is(err, exec.ErrNotFound) {
+			// The form complete REF ARG VALUE TARGET of old.
+			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
+		}
 	}
 	return report(ctx, stderr, err)
 }
@@ -316,7 +325,7 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
 	rest := args
-	wantKV := name == "call" || name == "get"
+	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
 		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
 			if err := fs.Parse(rest); err != nil {
@@ -347,11 +356,6 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 			continue
 		}
 		break
-	}
-	// complete takes an optional VALUE after REF and ARG.
-	if name == "complete" && len(rest) > 1 && !isTargetStart(rest[0]) {
-		inv.pos = append(inv.pos, rest[0])
-		rest = rest[1:]
 	}
 	if len(inv.pos) < npos {
 		return usageError{fmt.Errorf("%s: missing arguments (see mcp help)", name)}

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	case "progress":
 		serveProgressTool()
 		return
+	case "chatter":
+		serveChatter()
+		return
 	case "mcp":
 		// The test binary as the mcp command itself (for mcp proxy as
 		// a stdio target).
@@ -75,6 +78,37 @@ func serveBlockingTool() {
 		<-ctx.Done()
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
+	})
+	if err == nil {
+		err = s.Run(context.Background(), transport.Stdio())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// serveChatter serves, on stdio, a tool that writes "chatting" on stderr
+// and from then on sends a log message every 50ms, between requests too.
+func serveChatter() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "chatter", Version: "1"}, nil)
+	err := mcp.AddTool(s, &mcp.Tool{Name: "chat"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		ss := req.Session()
+		if ss == nil {
+			return "", errors.New("chat needs a session (a 2025 revision)")
+		}
+		go func() {
+			for {
+				time.Sleep(50 * time.Millisecond)
+				err := ss.Notify(context.Background(), mcp.NotificationMessage,
+					&mcp.LoggingMessageNotificationParams{Level: mcp.LevelInfo, Logger: "chat", Data: json.RawMessage(`"tick"`)})
+				if err != nil {
+					return
+				}
+			}
+		}()
+		fmt.Fprintln(os.Stderr, "chatting")
+		return "chatting", nil
 	})
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())
@@ -255,10 +289,8 @@ func TestJSONSameEveryWay(t *testing.T) {
 			wantField(t, v, "text", "messages", 0, "content", "type")
 			wantField(t, v, "Prompt with arguments: arg1='one', arg2='two'", "messages", 0, "content", "text")
 		}},
-		{[]string{"complete", "--json", "test_prompt_with_arguments", "arg1", "x"}, func(t *testing.T, v map[string]any) {
-			if _, ok := field(t, v, "completion", "values").([]any); !ok {
-				t.Errorf("completion.values is not an array: %v", v)
-			}
+		{[]string{"complete", "test_prompt_with_arguments", "arg1=x", "--json"}, func(t *testing.T, v map[string]any) {
+			wantField(t, v, "x-completed", "completion", "values", 0)
 		}},
 	}
 	// The same everything server reached four ways: over stdio, over
@@ -476,12 +508,19 @@ func TestNotifications(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Progress test completed") || !strings.Contains(errs, "progress 100/100 (100%)") {
 		t.Errorf("progress: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	// Only the first message is checked: the client hands log messages to
-	// their handler asynchronously, so the last one, sent just before the
-	// result, can be lost when the command exits.
+	// Every log message sent before the result is printed, the last one
+	// included (it is handled before the result reaches the command).
 	code, _, errs = mcpRun(t, context.Background(), "call", "-v", "test_tool_with_logging", everythingBin)
-	if code != 0 || !strings.Contains(errs, "[info] everything: Tool execution started\n") {
+	if code != 0 || !strings.Contains(errs, "[info] everything: Tool execution started\n[info] everything: Tool processing data\n[info] everything: Tool execution completed\n") {
 		t.Errorf("-v: exit %d, stderr %q", code, errs)
+	}
+	// Both lines, each time (the second was lost in 9 runs out of 10 when
+	// a result could overtake the notifications before it).
+	for range 5 {
+		code, _, errs = mcpRun(t, context.Background(), "call", "-v", "test_logging_tool", everythingBin)
+		if code != 0 || !strings.Contains(errs, "[info] everything: logging tool: info\n[debug] everything: logging tool: debug\n") {
+			t.Fatalf("-v test_logging_tool: exit %d, stderr %q", code, errs)
+		}
 	}
 	code, _, errs = mcpRun(t, context.Background(), "call", "test_tool_with_logging", everythingBin)
 	if code != 0 || strings.Contains(errs, "[info]") {
@@ -495,7 +534,7 @@ func TestNotifications(t *testing.T) {
 
 func TestHumanOutput(t *testing.T) {
 	url := everythingURL(t)
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "new", "dir") // --out makes it
 	code, out, errs := mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", dir, url)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
@@ -507,6 +546,12 @@ func TestHumanOutput(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "content-1.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("saved image: %v, % x", err, b[:min(len(b), 8)])
+	}
+	// An --out that cannot be a directory fails the command.
+	file := filepath.Join(dir, "content-1.png")
+	code, out, errs = mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", filepath.Join(file, "x"), url)
+	if code != ExitUsage || !strings.Contains(out, "not saved]") || !strings.Contains(errs, "--out: ") {
+		t.Errorf("--out under a file: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, out, _ = mcpRun(t, context.Background(), "tools", url)
 	lines := strings.Split(out, "\n")
@@ -555,6 +600,44 @@ func TestArgumentParsing(t *testing.T) {
 	if err := inv.parse("call", 1, []string{"t", "http://h/mcp?a=b"}, new(bool)); err != nil || len(inv.kv) != 0 || inv.target[0] != "http://h/mcp?a=b" {
 		t.Errorf("URL with a query: kv %v target %q, %v", inv.kv, inv.target, err)
 	}
+}
+
+// TestCompleteArguments: the value goes with its argument (ARG=VALUE), so
+// that a command target's first word is never taken for it, and flags
+// parse anywhere before the target.
+func TestCompleteArguments(t *testing.T) {
+	cases := []struct {
+		args   []string
+		pos    []string
+		kv     map[string]string
+		target []string
+		json   bool
+	}{
+		{[]string{"completable-prompt", "department", "npx", "mcp-server-everything"},
+			[]string{"completable-prompt", "department"}, nil, []string{"npx", "mcp-server-everything"}, false},
+		{[]string{"p", "a=py", "--json", "CMD"}, []string{"p", "a=py"}, nil, []string{"CMD"}, true},
+		{[]string{"--json", "p", "a=", "x=1", "--timeout", "1s", "node", "s.js", "--json"},
+			[]string{"p", "a="}, map[string]string{"x": "1"}, []string{"node", "s.js", "--json"}, true},
+		{[]string{"p", "a", "http://h/mcp", "--json"}, []string{"p", "a"}, nil, []string{"http://h/mcp"}, true},
+	}
+	for _, c := range cases {
+		inv := &invocation{}
+		if err := inv.parse("complete", 2, c.args, new(bool)); err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(inv.pos, c.pos) || !reflect.DeepEqual(inv.kv, c.kv) || !reflect.DeepEqual(inv.target, c.target) || inv.json != c.json {
+			t.Errorf("%q: pos %q kv %v target %q json %v", c.args, inv.pos, inv.kv, inv.target, inv.json)
+		}
+	}
+	// The old form, with the value a word of its own, says what is wrong.
+	code, _, errs := mcpRun(t, context.Background(), "complete", "test_prompt_with_arguments", "arg1", "no-such-value-xyz", "--json", everythingBin)
+	if code != ExitConnect || !strings.Contains(errs, `ARG=VALUE: is "no-such-value-xyz" the value?`) {
+		t.Errorf("the old form: exit %d, stderr %q", code, errs)
+	}
+	// End to end, with a command target of two words.
+	v := runJSON(t, "complete", "test_prompt_with_arguments", "arg2", "--json", "env", "X=1", everythingBin)
+	wantField(t, v, "-completed", "completion", "values", 0)
 }
 
 func TestHelp(t *testing.T) {

@@ -245,7 +245,12 @@ func (inv *invocation) endLineLocked() {
 // golang.org/x/term, which this module does not depend on.)
 func isTerminal(f any) bool {
 	if l, ok := f.(*lockedWriter); ok {
+		l.mu.Lock()
 		f = l.w
+		l.mu.Unlock()
+	}
+	if e, ok := f.(*lineEditor); ok {
+		f = e.out
 	}
 	file, ok := f.(*os.File)
 	if !ok {
@@ -396,7 +401,7 @@ func runGet(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 	}
 	for _, m := range res.Messages {
 		fmt.Fprintf(inv.stdout, "%s:\n", m.Role)
-		inv.printContent(0, m.Content)
+		_ = inv.printContent(0, m.Content) // get has no --out: nothing is saved
 	}
 	return nil
 }
@@ -406,9 +411,12 @@ func runComplete(ctx context.Context, inv *invocation, cs *mcp.ClientSession) er
 	if strings.Contains(inv.pos[0], "://") {
 		ref = mcp.CompleteReference{Type: mcp.RefTypeResource, URI: inv.pos[0]}
 	}
-	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteArgument{Name: inv.pos[1]}}
-	if len(inv.pos) > 2 {
-		p.Argument.Value = inv.pos[2]
+	// ARG=VALUE, or ARG alone for an empty value: one word, so that a
+	// command target after it is never taken for the value.
+	name, value, _ := strings.Cut(inv.pos[1], "=")
+	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteArgument{Name: name, Value: value}}
+	if len(inv.kv) > 0 {
+		p.Context = &mcp.CompleteContext{Arguments: inv.kv}
 	}
 	res, err := cs.Complete(ctx, p)
 	if err != nil {

@@ -78,8 +78,10 @@ sets one argument, typed from the tool's input schema: a property that
 may be a string takes VALUE as it is, any other (number, integer,
 boolean, array, object, null) takes VALUE as JSON, so n=3, on=true and
 tags='["a","b"]' work. Text content is printed; images and audio are
-described, or saved as DIR/content-I.EXT with --out DIR; embedded
-resources are printed; structured output follows, as indented JSON.
+described, or saved as DIR/content-I.EXT with --out DIR (DIR is made if
+missing; a file that cannot be written fails the command with status 2);
+embedded resources are printed; structured output follows, as indented
+JSON.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
 
@@ -103,10 +105,17 @@ Renders a prompt with its arguments (all strings).
 --json: the GetPromptResult: {"description"?, "messages": [{"role",
          "content": {"type", ...as in call}}]}
 `,
-	"complete": `usage: mcp complete [flags] REF ARGUMENT [VALUE] TARGET...
+	"complete": `usage: mcp complete [flags] REF ARGUMENT[=VALUE] [KEY=VALUE...] TARGET...
 
 Asks for completions of a prompt's or a resource template's argument.
-REF is a prompt name, or a URI template (anything with ://).
+REF is a prompt name, or a URI template (anything with ://). ARGUMENT=VALUE
+gives the text typed so far (ARGUMENT alone, or ARGUMENT=, completes from
+nothing); each KEY=VALUE after it is an argument already chosen, sent as
+the request's context. The value is part of the ARGUMENT word so that a
+command target is never mistaken for it:
+
+  mcp complete review language=py npx my-server
+  mcp complete 'demo://lang/{name}' name --json http://127.0.0.1:8080/mcp
 
 --json: {"completion": {"values": [...], "total"?, "hasMore"?}}
 `,
@@ -211,11 +220,22 @@ command exits with status 4 and asks to log in again.
 
 Forgets what mcp login stored for URL.
 `,
+	"try": `usage: mcp try
+
+Runs the demo server (the one mcp serve runs) in this process, over an
+in-memory pipe, and walks through info, tools, call (one with progress),
+read, get and complete against it. Each command is shown as you would type
+it, then the JSON-RPC messages it exchanged, one line each (→ sent,
+← received, without their _meta), then its output. It exits when done,
+within a second, and needs no other program: the first command to run.
+`,
 	"serve": `usage: mcp serve [-v] [--http ADDR]
 
 Runs the demo server (tools, resources, a template, a prompt, completion,
 logging and progress) on stdio, or with --http over Streamable HTTP at
 http://ADDR/mcp (port 0 picks a free port; the first line on stdout is
-"listening on http://HOST:PORT/mcp").
+"listening on http://HOST:PORT/mcp"). On stdio it is for a client to run
+(mcp shell mcp serve, mcp inspect mcp serve, or a host's config); typed at
+a terminal, it says so on stderr and waits. mcp try shows it at work.
 `,
 }

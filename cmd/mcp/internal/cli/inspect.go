@@ -182,20 +182,14 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	return nil
 }
 
-// connect opens a session with target, replacing the current one.
-func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) (err error) {
-	defer func() {
-		in.mu.Lock()
-		if err == nil {
-			in.lastErr = ""
-		} else if in.cs == nil {
-			in.lastErr, in.target = err.Error(), target
-		}
-		in.mu.Unlock()
-	}()
+// connect opens a session with target, replacing the current one. When
+// it fails, the current one ends too: the user meant to leave it, and a
+// page still showing (and calling) the old server after a failed switch
+// would look like the new one.
+func (in *inspector) connect(ctx context.Context, target []string, tf *targetFlags) error {
 	stream, err := openStream(target, tf, in.inv.stderr)
 	if err != nil {
-		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+		in.disconnect(target, err)
 		return usageError{err}
 	}
 	if in.inv.timeout > 0 {
@@ -211,7 +205,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 	in.hub.publish("connecting", "", map[string]any{"target": target})
 	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub})
 	if err != nil {
-		in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+		in.disconnect(target, err)
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			return err
@@ -220,7 +214,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 	}
 	in.mu.Lock()
 	old := in.cs
-	in.cs, in.target = cs, target
+	in.cs, in.target, in.lastErr = cs, target, ""
 	in.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
@@ -236,6 +230,19 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		}
 	}()
 	return nil
+}
+
+// disconnect ends the current session, if any, after a failed connection
+// to target, and tells the page why.
+func (in *inspector) disconnect(target []string, err error) {
+	in.mu.Lock()
+	old := in.cs
+	in.cs, in.target, in.lastErr = nil, target, err.Error()
+	in.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
 }
 
 // close ends the current session.
@@ -270,8 +277,9 @@ func (in *inspector) state() map[string]any {
 	return out
 }
 
-// ask publishes a question from the server and waits for the page's answer.
-func (in *inspector) ask(ctx context.Context, kind string, params any) (json.RawMessage, error) {
+// ask publishes a question from the server and waits for the page's
+// answer. problem, if not empty, says what was wrong with the last answer.
+func (in *inspector) ask(ctx context.Context, kind string, params any, problem string) (json.RawMessage, error) {
 	in.askMu.Lock()
 	if len(in.asks) >= inspectMaxAsks {
 		in.askMu.Unlock()
@@ -287,7 +295,11 @@ func (in *inspector) ask(ctx context.Context, kind string, params any) (json.Raw
 		delete(in.asks, id)
 		in.askMu.Unlock()
 	}()
-	in.hub.publish(kind, "", map[string]any{"id": id, "params": params})
+	q := map[string]any{"id": id, "params": params}
+	if problem != "" {
+		q["error"] = problem
+	}
+	in.hub.publish(kind, "", q)
 	select {
 	case a := <-c:
 		return a, nil
@@ -297,22 +309,34 @@ func (in *inspector) ask(ctx context.Context, kind string, params any) (json.Raw
 	}
 }
 
-// elicit lets the page fill in the server's form, or show its link.
+// elicit lets the page fill in the server's form, or show its link, and
+// asks again, saying why, while the answer does not fit the requested
+// schema.
 func (in *inspector) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if req.Params.Mode == mcp.ElicitModeURL && !isWebURL(req.Params.URL) {
 		// The page would make it a link for the user to click: a server
 		// must not get a javascript:, data: or file: URL there.
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: the inspector opens only http and https URLs")
 	}
-	a, err := in.ask(ctx, "elicit", req.Params)
-	if err != nil {
-		return nil, err
+	problem := ""
+	for {
+		a, err := in.ask(ctx, "elicit", req.Params, problem)
+		if err != nil {
+			return nil, err
+		}
+		var res mcp.ElicitResult
+		if err := json.Unmarshal(a, &res); err != nil {
+			return nil, err
+		}
+		if res.Action != mcp.ElicitActionAccept || req.Params.RequestedSchema == nil {
+			return &res, nil
+		}
+		err = checkElicitation(req.Params.RequestedSchema, res.Content)
+		if err == nil {
+			return &res, nil
+		}
+		problem = err.Error()
 	}
-	var res mcp.ElicitResult
-	if err := json.Unmarshal(a, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
 }
 
 // isWebURL reports whether s is an absolute http or https URL.
@@ -323,7 +347,7 @@ func isWebURL(s string) bool {
 
 // sample lets the page's user write the model's reply.
 func (in *inspector) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	a, err := in.ask(ctx, "sample", req.Params)
+	a, err := in.ask(ctx, "sample", req.Params, "")
 	if err != nil {
 		return nil, err
 	}
@@ -480,10 +504,13 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		return map[string]any{}, nil
 	}
 	in.mu.Lock()
-	cs := in.cs
+	cs, lastErr := in.cs, in.lastErr
 	in.mu.Unlock()
 	if cs == nil {
-		return nil, errors.New("not connected")
+		if lastErr != "" {
+			return nil, fmt.Errorf("not connected to a server (%s): connect to one first", lastErr)
+		}
+		return nil, errors.New("not connected to a server: connect to one first")
 	}
 	if in.inv.timeout > 0 {
 		var cancel context.CancelFunc

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -303,6 +304,41 @@ func TestInspectorElicitationURLSchemes(t *testing.T) {
 		}
 		if !shown && (err == nil || !strings.Contains(err.Error(), "http and https")) {
 			t.Errorf("%q: %v, want a refusal", u, err)
+		}
+	}
+}
+
+// TestInspectorFailedSwitch: connecting to a server that cannot be started
+// ends the session with the previous one: the page is left disconnected,
+// saying why, and its calls are refused rather than run against the old
+// server.
+func TestInspectorFailedSwitch(t *testing.T) {
+	ctx := context.Background()
+	in := &inspector{inv: &invocation{stderr: io.Discard}, token: "t", asks: map[int]chan json.RawMessage{}}
+	if _, err := in.do(ctx, "connect", fmt.Appendf(nil, `{"target":%q}`, everythingBin)); err != nil {
+		t.Fatal(err)
+	}
+	defer in.close()
+	in.mu.Lock()
+	old := in.cs
+	in.mu.Unlock()
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	if _, err := in.do(ctx, "connect", fmt.Appendf(nil, `{"target":%q}`, missing)); err == nil {
+		t.Fatal("connecting to a missing command succeeded")
+	}
+	select {
+	case <-old.Done():
+	case <-time.After(10 * time.Second):
+		t.Error("the previous session is still open")
+	}
+	st := in.state()
+	if st["connected"] != false || st["target"] != missing || !strings.Contains(st["error"].(string), "no-such-server") {
+		t.Errorf("state after the failed switch: %v", st)
+	}
+	for _, op := range []string{"tools", "call"} {
+		_, err := in.do(ctx, op, []byte(`{"name":"test_simple_text"}`))
+		if err == nil || !strings.Contains(err.Error(), "not connected") || !strings.Contains(err.Error(), "no-such-server") {
+			t.Errorf("%s after the failed switch: %v", op, err)
 		}
 	}
 }

@@ -112,4 +112,58 @@ func TestTypeScriptServer(t *testing.T) {
 	}
 	wantField(t, run("get", "--json", "args-prompt", "city=Austin", "state=TX"), "What's weather in Austin, TX?", "messages", 0, "content", "text")
 	wantField(t, run("get", "--json", "simple-prompt"), "user", "messages", 0, "role")
+
+	// complete with a target of two words, the value given or not.
+	wantField(t, run("complete", "completable-prompt", "department=Eng", "--json"), "Engineering", "completion", "values", 0)
+	if vals := field(t, run("complete", "--json", "completable-prompt", "department"), "completion", "values").([]any); len(vals) < 2 {
+		t.Errorf("complete from nothing: %v", vals)
+	}
+}
+
+// TestFilesystemServer runs the commands against the reference file
+// server, @modelcontextprotocol/server-filesystem (stdio only), allowed one
+// temporary directory: mcp declares no roots, so the server keeps its
+// command-line directory.
+func TestFilesystemServer(t *testing.T) {
+	t.Parallel()
+	server := requireEnv(t, "SERVER_FILESYSTEM")
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // the server resolves links
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := []string{server, dir}
+	run := func(args ...string) map[string]any {
+		t.Helper()
+		return runJSON(t, append(args, target...)...)
+	}
+
+	info := run("info", "--json")
+	wantField(t, info, "secure-filesystem-server", "serverInfo", "name")
+	wantField(t, info, "2025-11-25", "protocolVersion")
+	tools := field(t, run("tools", "--json"), "tools").([]any)
+	if len(tools) != 14 {
+		t.Errorf("tools --json: %d tools, want 14", len(tools))
+	}
+
+	notes := filepath.Join(dir, "notes.txt")
+	wantField(t, run("call", "--json", "write_file", "path="+notes, "content=hello, filesystem"),
+		"Successfully wrote to "+notes, "structuredContent", "content")
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "hello, filesystem" {
+		t.Errorf("the file holds %q, %v", b, err)
+	}
+	wantField(t, run("call", "--json", "read_text_file", "path="+notes), "hello, filesystem", "content", 0, "text")
+	// head is typed from the input schema: a number.
+	wantField(t, run("call", "--json", "read_text_file", "path="+notes, "head=1"), "hello, filesystem", "content", 0, "text")
+	wantField(t, run("call", "--json", "list_directory", "path="+dir), "[FILE] notes.txt", "content", 0, "text")
+	wantField(t, run("call", "--json", "list_allowed_directories"), "Allowed directories:\n"+dir, "content", 0, "text")
+	code, out, errs := mcpRun(t, context.Background(), append([]string{"call", "read_text_file", "path=" + notes}, target...)...)
+	// The text, then the structured content the tool also returned.
+	if code != ExitOK || !strings.HasPrefix(out, "hello, filesystem\nstructuredContent:\n") {
+		t.Errorf("call read_text_file: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// A path outside the allowed directory: the tool's error result.
+	code, out, errs = mcpRun(t, context.Background(), append([]string{"call", "read_text_file", "path=/etc/hostname"}, target...)...)
+	if code == ExitOK || !strings.Contains(out+errs, "Access denied") {
+		t.Errorf("call outside the allowed directory: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,10 @@ const maxHistory = 1000
 // Ctrl-U and Ctrl-K, up and down through the history, Tab to complete,
 // Ctrl-C to drop the line and Ctrl-D on an empty line to end. The caller
 // puts the terminal in raw mode around readLine.
+//
+// Output from elsewhere (the server's log lines, its stderr) goes through
+// Write, which prints it above the line being edited and redraws the
+// prompt, instead of in the middle of what the user is typing.
 type lineEditor struct {
 	in      *bufio.Reader
 	out     io.Writer
@@ -23,6 +28,46 @@ type lineEditor struct {
 	// complete returns the candidates for the word that ends at the end of
 	// line (the text before the cursor), and where that word starts.
 	complete func(line string) (start int, candidates []string)
+
+	mu     sync.Mutex // guards the fields below, and serialises writes to out
+	active bool       // readLine is editing a line on out, in raw mode
+	prompt string     // the line being edited, as last drawn
+	buf    []rune
+	pos    int
+}
+
+// Write prints p on its own lines: above the line being edited, which is
+// then drawn again, while readLine runs; as it is otherwise. The terminal
+// is in raw mode then, so line ends become CR LF.
+func (e *lineEditor) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.active {
+		return e.out.Write(p)
+	}
+	s := strings.TrimSuffix(string(p), "\n")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+	if _, err := fmt.Fprintf(e.out, "\r\033[K%s\r\n", s); err != nil {
+		return 0, err
+	}
+	e.drawLocked()
+	return len(p), nil
+}
+
+// drawLocked draws the prompt and the line, and puts the cursor in place.
+// e.mu must be held.
+func (e *lineEditor) drawLocked() {
+	fmt.Fprintf(e.out, "\r\033[K%s%s", e.prompt, string(e.buf))
+	if back := len(e.buf) - e.pos; back > 0 {
+		fmt.Fprintf(e.out, "\033[%dD", back)
+	}
+}
+
+// print writes s to the terminal, between others' output.
+func (e *lineEditor) print(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprint(e.out, s)
 }
 
 // errInterrupted is returned by readLine for Ctrl-C.
@@ -38,24 +83,32 @@ func (e *lineEditor) readLine(prompt string) (string, error) {
 		kept []rune           // the new line, while browsing the history
 	)
 	redraw := func() {
-		fmt.Fprintf(e.out, "\r\033[K%s%s", prompt, string(buf))
-		if back := len(buf) - pos; back > 0 {
-			fmt.Fprintf(e.out, "\033[%dD", back)
-		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.active, e.prompt, e.buf, e.pos = true, prompt, append(e.buf[:0], buf...), pos
+		e.drawLocked()
+	}
+	// The line is done: output from elsewhere goes as it is again.
+	finish := func(s string) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.active = false
+		fmt.Fprint(e.out, s)
 	}
 	redraw()
 	for {
 		r, _, err := e.in.ReadRune()
 		if err != nil {
 			if len(buf) > 0 && err == io.EOF {
-				fmt.Fprint(e.out, "\r\n")
+				finish("\r\n")
 				return string(buf), nil
 			}
+			finish("")
 			return "", err
 		}
 		switch r {
 		case '\r', '\n':
-			fmt.Fprint(e.out, "\r\n")
+			finish("\r\n")
 			line := string(buf)
 			if strings.TrimSpace(line) != "" && (len(e.history) == 0 || e.history[len(e.history)-1] != line) {
 				if len(e.history) == maxHistory {
@@ -65,11 +118,11 @@ func (e *lineEditor) readLine(prompt string) (string, error) {
 			}
 			return line, nil
 		case 3: // Ctrl-C
-			fmt.Fprint(e.out, "^C\r\n")
+			finish("^C\r\n")
 			return "", errInterrupted
 		case 4: // Ctrl-D
 			if len(buf) == 0 {
-				fmt.Fprint(e.out, "\r\n")
+				finish("\r\n")
 				return "", io.EOF
 			}
 			if pos < len(buf) {
@@ -183,7 +236,7 @@ func (e *lineEditor) tab(buf []rune, pos int, prompt string) ([]rune, int) {
 	}
 	if len(insert) <= len(word) {
 		if len(cands) > 1 {
-			fmt.Fprintf(e.out, "\r\n%s\r\n", strings.Join(cands, "  "))
+			e.print("\r\n" + strings.Join(cands, "  ") + "\r\n")
 		}
 		return buf, pos
 	}

@@ -13,13 +13,20 @@ import (
 )
 
 // printCallResult prints a tool's content blocks, then its structured
-// output.
+// output. A block that --out could not save is reported once all are
+// printed.
 func (inv *invocation) printCallResult(res *mcp.CallToolResult) error {
 	if res.IsError {
 		fmt.Fprintln(inv.stdout, "error:")
 	}
+	var saveErr error
 	for i, c := range res.Content {
-		inv.printContent(i, c)
+		if err := inv.printContent(i, c); err != nil && saveErr == nil {
+			saveErr = err
+		}
+	}
+	if saveErr != nil {
+		return saveErr
 	}
 	if len(res.StructuredContent) > 0 {
 		var v any
@@ -33,15 +40,16 @@ func (inv *invocation) printCallResult(res *mcp.CallToolResult) error {
 }
 
 // printContent prints one content block: text as it is, other blocks
-// described, and images and audio saved under --out when given.
-func (inv *invocation) printContent(i int, c mcp.Content) {
+// described, and images and audio saved under --out when given. The error
+// is --out's: the block could not be saved.
+func (inv *invocation) printContent(i int, c mcp.Content) error {
 	switch c := c.(type) {
 	case *mcp.TextContent:
 		fmt.Fprintln(inv.stdout, c.Text)
 	case *mcp.ImageContent:
-		inv.printBinary(i, "image", c.MIMEType, c.Data)
+		return inv.printBinary(i, "image", c.MIMEType, c.Data)
 	case *mcp.AudioContent:
-		inv.printBinary(i, "audio", c.MIMEType, c.Data)
+		return inv.printBinary(i, "audio", c.MIMEType, c.Data)
 	case *mcp.ResourceLink:
 		fmt.Fprintf(inv.stdout, "[resource link %s %s]\n", c.URI, strings.TrimSpace(c.Name+" "+c.MIMEType))
 	case *mcp.EmbeddedResource:
@@ -50,31 +58,37 @@ func (inv *invocation) printContent(i int, c mcp.Content) {
 		b, _ := json.Marshal(c)
 		fmt.Fprintf(inv.stdout, "%s\n", b)
 	}
+	return nil
 }
 
 // printBinary describes base64 data, or saves it as content-I.EXT in the
-// --out directory.
-func (inv *invocation) printBinary(i int, kind, mimeType, data string) {
+// --out directory, which it makes if need be. It fails (a usage error: the
+// --out given cannot be used) when the file cannot be written.
+func (inv *invocation) printBinary(i int, kind, mimeType, data string) error {
 	raw, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
 		fmt.Fprintf(inv.stdout, "[%s %s, invalid base64]\n", kind, mimeType)
-		return
+		return nil
 	}
 	if inv.outDir == "" {
 		fmt.Fprintf(inv.stdout, "[%s %s, %d bytes; --out DIR saves it]\n", kind, mimeType, len(raw))
-		return
+		return nil
 	}
 	ext := ".bin"
 	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
 		ext = exts[0]
 	}
 	path := filepath.Join(inv.outDir, fmt.Sprintf("content-%d%s", i, ext))
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		fmt.Fprintf(inv.stderr, "mcp: %v\n", err)
+	err = os.MkdirAll(inv.outDir, 0o755)
+	if err == nil {
+		err = os.WriteFile(path, raw, 0o644)
+	}
+	if err != nil {
 		fmt.Fprintf(inv.stdout, "[%s %s, %d bytes, not saved]\n", kind, mimeType, len(raw))
-		return
+		return usageError{fmt.Errorf("--out: %w", err)}
 	}
 	fmt.Fprintf(inv.stdout, "[%s %s, %d bytes, saved to %s]\n", kind, mimeType, len(raw), path)
+	return nil
 }
 
 // printResourceContents prints a text resource, or describes a blob.

@@ -23,7 +23,7 @@ import (
 const shellHelp = `commands (flags such as --json work as on the command line):
   info | tools | resources | templates | prompts | ping
   call TOOL [KEY=VALUE...]      read URI
-  get PROMPT [KEY=VALUE...]     complete REF ARG [VALUE]
+  get PROMPT [KEY=VALUE...]     complete REF ARG[=VALUE] [KEY=VALUE...]
   help                          exit (or Ctrl-D)
 Tab completes commands, tool, prompt and argument names, and resource URIs.
 `
@@ -71,6 +71,18 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) && term.IsTerminal(int(f.Fd())) {
 		histFile := HistoryPath()
 		ed := &lineEditor{in: bufio.NewReader(f), out: inv.stderr, complete: sh.complete, history: loadHistory(histFile)}
+		// What others write on stderr (the server's log lines and its own
+		// stderr) goes above the line being typed.
+		if lw, ok := inv.stderr.(*lockedWriter); ok {
+			lw.mu.Lock()
+			ed.out, lw.w = lw.w, ed
+			lw.mu.Unlock()
+			defer func() {
+				lw.mu.Lock()
+				lw.w = ed.out
+				lw.mu.Unlock()
+			}()
+		}
 		prompt := "mcp> "
 		if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil && ir.ServerInfo.Name != "" {
 			prompt = ir.ServerInfo.Name + "> "
@@ -305,9 +317,7 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 		for _, p := range sh.prompts {
 			if p.Name == pos[0] {
 				for _, a := range p.Arguments {
-					if prior[0] == "complete" && len(pos) == 1 {
-						cands = append(cands, a.Name)
-					} else if prior[0] == "get" && !given[a.Name] {
+					if !given[a.Name] {
 						cands = append(cands, a.Name+"=")
 					}
 				}

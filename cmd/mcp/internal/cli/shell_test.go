@@ -160,7 +160,7 @@ func TestShellCompletion(t *testing.T) {
 		{"call --json test_sampling p", 26, []string{"prompt="}},
 		{"get test_prompt_with_a", 4, []string{"test_prompt_with_arguments"}},
 		{"get test_prompt_with_arguments arg1=x ", 38, []string{"arg2="}},
-		{"complete test_prompt_with_arguments ", 36, []string{"arg1", "arg2"}},
+		{"complete test_prompt_with_arguments ", 36, []string{"arg1=", "arg2="}},
 		{"read test://static-", 5, []string{"test://static-binary", "test://static-text"}},
 		{"call --js", 5, []string{"--json"}},
 		{"help ca", 5, []string{"call"}},

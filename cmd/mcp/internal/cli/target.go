@@ -223,6 +223,7 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 	}
 	cmd := exec.Command(sc.Command, sc.Args...)
 	cmd.Dir = sc.Cwd
+	ownProcessGroup(cmd)
 	cmd.Env = os.Environ()
 	for k, v := range sc.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -82,9 +82,14 @@ function onEvent(e) {
   case "disconnected":
     logLine("event error", e.time + " " + (d.error || "disconnected"));
     setStatus("disconnected: " + (d.error || ""));
+    clearLists();
     break;
   case "elicit":
-    if (!answered.has(d.id)) showElicit(d.id, d.params);
+    if (!answered.has(d.id)) {
+      showElicit(d.id, d.params);
+      // the last answer did not fit the server's schema: asked again
+      if (d.error) document.querySelector('.question[data-id="' + d.id + '"]').append(el("p", {class: "error", text: d.error}));
+    }
     break;
   case "sample":
     if (!answered.has(d.id)) showSample(d.id, d.params);
@@ -111,8 +116,17 @@ function openFeed() {
 
 function setStatus(s) { $("#status").textContent = s; }
 
+// clearLists empties what the page showed of a server it is no longer
+// connected to, so that nothing of it can be called by mistake.
+function clearLists() {
+  generation++; // a refresh still under way shows nothing
+  for (const kind of ["tools", "resources", "templates", "prompts"]) $("#" + kind).replaceChildren();
+  $("#detail").replaceChildren(el("p", {class: "hint", text: "Not connected: connect to a server above."}));
+}
+
 function showState(s) {
   if (!s.connected) {
+    clearLists();
     setStatus(s.error ? "not connected: " + s.error : "not connected");
     if (!$("#target").value && s.target) $("#target").value = s.target;
     return;
@@ -165,7 +179,8 @@ function fieldFor(name, schema, required, value) {
   schema = schema || {};
   let types = schema.type === undefined ? [] : [].concat(schema.type);
   const choices = schema.enum || (schema.oneOf && schema.oneOf.every((o) => "const" in o) ? schema.oneOf.map((o) => o.const) : null);
-  const itemChoices = schema.items && (schema.items.enum || (schema.items.anyOf || []).map((o) => o.const));
+  const itemOptions = schema.items && (schema.items.enum ? schema.items.enum.map((c) => ({const: c})) : (schema.items.anyOf || schema.items.oneOf || []));
+  const itemChoices = itemOptions && itemOptions.map((o) => o.const);
   const label = el("label", {}, el("span", {class: "name", text: schema.title || name}), required ? el("span", {class: "required", text: " *"}) : null, " ");
   const hint = schema.description ? el("div", {class: "desc", text: schema.description}) : null;
   let input, read;
@@ -180,9 +195,9 @@ function fieldFor(name, schema, required, value) {
     read = () => (input.value === "" ? undefined : JSON.parse(input.value));
   } else if (types.includes("array") && itemChoices && itemChoices.length) {
     input = el("span", {class: "multi"});
-    const boxes = itemChoices.map((c) => {
+    const boxes = itemChoices.map((c, i) => {
       const b = el("input", {type: "checkbox", name, value: c, checked: Array.isArray(value) && value.includes(c)});
-      input.append(el("label", {}, b, " " + c));
+      input.append(el("label", {}, b, " " + (itemOptions[i].title || c)));
       return b;
     });
     read = () => boxes.filter((b) => b.checked).map((b) => b.value);
