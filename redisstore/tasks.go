@@ -24,12 +24,13 @@ import (
 // A task's key and its owner's index are in different slots, so Create
 // and Delete are two steps each, ordered so that every live task is in
 // its owner's index: Create reserves the id in the index (where the
-// per-owner bound is checked atomically) before it writes the task, and
-// undoes the reservation if the write fails; Delete deletes the task
-// before it drops the id from the index. An index may therefore name a
-// task that is gone (a Create in flight, a Delete or an undo cut short by
-// an outage), until its expiry: List skips such ids, and they count
-// against the owner's bound, which is never exceeded.
+// per-owner bound is checked atomically) before it writes the task
+// (SET NX), and undoes the reservation only when the id turns out taken;
+// Delete deletes the task before it drops the id from the index. An index
+// may therefore name a task that is not there (a Create in flight, or
+// failed with Redis unavailable; a Delete cut short), until its expiry:
+// List skips such ids, and they count against the owner's bound, which is
+// never exceeded.
 type TaskStore struct {
 	rdb      redis.UniversalClient
 	prefix   string
@@ -116,14 +117,17 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 		return tasks.ErrFull
 	}
 	err = s.rdb.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at}).Err()
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	// Taken by another owner's task, or not written: release the id.
-	_ = s.unindex(ctx, idx, r.ID)
-	if errors.Is(err, redis.Nil) {
+	case errors.Is(err, redis.Nil):
+		// Another owner's task has the id: release it.
+		_ = s.unindex(ctx, idx, r.ID)
 		return tasks.ErrExists
 	}
+	// Written or not, nobody knows (the answer may be what was lost): the
+	// reservation stays until the task would expire, so that the index
+	// holds the task if it lives.
 	return unavailable(s.rdb, "create task", err)
 }
 
