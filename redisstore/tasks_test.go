@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -252,5 +253,50 @@ func testTaskStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 
 	if err := s.Delete(ctx, "never"); err != nil {
 		t.Fatalf("Delete of an unknown task: %v", err)
+	}
+}
+
+// lostSetReply is a go-redis hook that makes every SET fail after Redis
+// made it, as when the answer is lost on the way back.
+type lostSetReply struct{}
+
+var errLostReply = errors.New("the answer was lost")
+
+func (lostSetReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (lostSetReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == "set" {
+			cmd.SetErr(errLostReply)
+			return errLostReply
+		}
+		return err
+	}
+}
+
+func (lostSetReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestTaskStoreLostReply: a Create whose write was made but whose answer
+// was lost fails, yet the task, which lives, stays in its owner's index.
+func TestTaskStoreLostReply(t *testing.T) { eachRedis(t, testTaskStoreLostReply) }
+
+func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	lossy := anotherClient(t, rdb)
+	lossy.AddHook(lostSetReply{})
+	now := time.Now()
+	r := &tasks.Record{ID: "lost", Owner: "alice", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
+	if err := NewTaskStore(lossy, &Options{Prefix: prefix}).Create(ctx, r); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Create with its answer lost: %v, want ErrUnavailable", err)
+	}
+	s := NewTaskStore(rdb, &Options{Prefix: prefix})
+	if _, err := s.Get(ctx, "lost"); err != nil {
+		t.Fatalf("the task was written, but Get: %v", err)
+	}
+	if page, _, err := s.List(ctx, "alice", "", 10); err != nil || len(page) != 1 || page[0].ID != "lost" {
+		t.Fatalf("List = %v, %v: the live task left its owner's index", page, err)
 	}
 }
