@@ -24,16 +24,51 @@ type EventStore struct {
 	ttl      time.Duration
 	maxLen   int
 	maxBytes int
+	waiting  chan struct{} // a token per Wait blocked in Redis
 }
 
 // NewEventStore returns an EventStore on rdb, which the caller keeps
 // owning (and closes). opts may be nil.
 func NewEventStore(rdb redis.UniversalClient, opts *Options) *EventStore {
 	o := opts.withDefaults()
-	return &EventStore{rdb: rdb, prefix: o.Prefix + "events:", ttl: o.EventTTL, maxLen: o.MaxStreamEvents, maxBytes: o.MaxEventBytes}
+	return &EventStore{rdb: rdb, prefix: o.Prefix + "events:", ttl: o.EventTTL, maxLen: o.MaxStreamEvents, maxBytes: o.MaxEventBytes,
+		waiting: make(chan struct{}, o.MaxEventWaits)}
 }
 
-var _ mcphttp.EventStore = (*EventStore)(nil)
+var (
+	_ mcphttp.EventStore  = (*EventStore)(nil)
+	_ mcphttp.EventWaiter = (*EventStore)(nil)
+)
+
+// errWaitersBusy says that Options.MaxEventWaits Waits are blocked already.
+var errWaitersBusy = errors.New("redisstore: as many event waits as allowed are blocked in Redis")
+
+// Wait implements mcphttp.EventWaiter with XREAD BLOCK, which returns as
+// soon as the stream holds an event after after. Each blocked Wait holds a
+// connection of the client's pool, so at most Options.MaxEventWaits block
+// at once; beyond, Wait fails at once and the Handler polls. A blocked
+// read ignores ctx: it ends within d.
+func (s *EventStore) Wait(ctx context.Context, session, stream, after string, d time.Duration) error {
+	start := after
+	switch {
+	case after == "":
+		start = "0-0"
+	case !validID(after):
+		return fmt.Errorf("redisstore: event id %q: %w", after, mcphttp.ErrUnknownEvent)
+	}
+	select {
+	case s.waiting <- struct{}{}:
+		defer func() { <-s.waiting }()
+	default:
+		return errWaitersBusy
+	}
+	err := s.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{s.streamKey(session, stream), start}, Count: 1,
+		Block: max(d, time.Millisecond)}).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return unavailable(s.rdb, "wait for events", err)
+	}
+	return nil
+}
 
 // The keys of a session share the hash tag of its id (see hashTag), so
 // that a Redis Cluster keeps them in one slot and the scripts below may

@@ -34,6 +34,11 @@ type Options struct {
 	// (Append fails, and the transport sends it live without an id).
 	// Default 1 MiB.
 	MaxEventBytes int
+	// MaxEventWaits bounds the GETs of one EventStore that wait in Redis
+	// at once for another process's POST stream to grow (each holds a
+	// connection of the client's pool while it waits, up to a second);
+	// the others poll. Default 4.
+	MaxEventWaits int
 	// MaxTaskTTL is how long a task without an expiry of its own
 	// (tasks.Record.ExpiresAt) is kept. Default 24 hours.
 	MaxTaskTTL time.Duration
@@ -73,6 +78,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxEventBytes <= 0 {
 		c.MaxEventBytes = 1 << 20
+	}
+	if c.MaxEventWaits <= 0 {
+		c.MaxEventWaits = 4
 	}
 	if c.MaxTaskTTL <= 0 {
 		c.MaxTaskTTL = 24 * time.Hour

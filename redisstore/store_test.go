@@ -450,3 +450,54 @@ func testReplayCache(t *testing.T, rdb redis.UniversalClient, prefix string) {
 		t.Fatalf("Use with Redis down: %v", err)
 	}
 }
+
+// TestEventStoreWait: Wait returns as soon as the stream holds an event
+// after the given one, else after its time; beyond MaxEventWaits blocked
+// at once it fails at once (the Handler then polls).
+func TestEventStoreWait(t *testing.T) { eachRedis(t, testEventStoreWait) }
+
+func testEventStoreWait(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	s := NewEventStore(rdb, &Options{Prefix: prefix, MaxEventWaits: 1})
+	timed := func(after string, d time.Duration) (time.Duration, error) {
+		start := time.Now()
+		err := s.Wait(ctx, "sess", "p", after, d)
+		return time.Since(start), err
+	}
+	// Nothing in the stream: it waits its time.
+	if took, err := timed("", 300*time.Millisecond); err != nil || took < 250*time.Millisecond {
+		t.Fatalf("Wait on an empty stream: %v after %v, want its 300ms", err, took)
+	}
+	// An event appended meanwhile ends it.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := s.Append(ctx, "sess", "p", []byte("e0")); err != nil {
+			t.Error(err)
+		}
+	})
+	took, err := timed("", 10*time.Second)
+	wg.Wait()
+	if err != nil || took > 5*time.Second {
+		t.Fatalf("Wait for an event appended after 200ms: %v after %v", err, took)
+	}
+	var first string
+	_ = s.Replay(ctx, "sess", "p", "", func(id string, _ []byte) error { first = id; return nil })
+	// One after the given id already: at once. None after it: its time.
+	if _, err := s.Append(ctx, "sess", "p", []byte("e1")); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := timed(first, 10*time.Second); err != nil || took > 5*time.Second {
+		t.Fatalf("Wait with an event after the id: %v after %v", err, took)
+	}
+	if _, err := timed("garbage", time.Second); !errors.Is(err, mcphttp.ErrUnknownEvent) {
+		t.Fatalf("Wait after a malformed id: %v", err)
+	}
+	// A second Wait while one blocks fails at once.
+	wg.Go(func() { _ = s.Wait(ctx, "sess", "other", "", time.Second) })
+	time.Sleep(200 * time.Millisecond)
+	if took, err := timed("", 5*time.Second); err == nil || took > time.Second {
+		t.Fatalf("a Wait beyond MaxEventWaits: %v after %v, want an error at once", err, took)
+	}
+	wg.Wait()
+}
