@@ -9,6 +9,18 @@
 // that signs requestState (SharedKey) and the identifiers of the DPoP
 // proofs already used (ReplayCache, an auth.ReplayCache).
 //
+// Every store takes a redis.UniversalClient: a single node
+// (redis.NewClient), Sentinel (redis.NewFailoverClient) and Redis Cluster
+// (redis.NewClusterClient) serve alike. No script or transaction spans two
+// Cluster slots: the keys one touches share a hash tag (see TaskStore for
+// the one pair of writes that cannot, and the order that keeps its bound).
+// When a Cluster master fails, requests for its slots fail with
+// ErrUnavailable until its replica takes over (the nodes'
+// cluster-node-timeout and an election: about two seconds with a timeout
+// of one), and every such failure has the client read the slot map again,
+// so that service returns by itself at once. Writes the replica had not
+// received when the master died are lost: Redis replicates asynchronously.
+//
 // It lives in a package of its own so that programs that keep the
 // in-memory defaults never import the Redis client.
 //
@@ -16,12 +28,14 @@
 // Options.SessionTTL after it was last saved or loaded, a stream's events
 // for Options.EventTTL after the stream was last appended to (each stream
 // holds at most Options.MaxStreamEvents events), a task until its expiry,
-// a DPoP proof identifier until the proof's, so that memory in
-// Redis stays bounded however many sessions come and go. The stores keep
+// a DPoP proof identifier until the proof's, the stream of notices for
+// Options.EventTTL after the last (holding about Options.MaxNotices), so
+// that memory in Redis stays bounded however many sessions come and go. The stores keep
 // nothing per session in process memory.
 //
 // When Redis is unreachable, every method returns an error (wrapping the
-// client's), which mcphttp turns into a JSON-RPC error with HTTP status
+// client's; but Notifier.Publish, whose notice waits in a bounded outbox
+// until Redis is back), which mcphttp turns into a JSON-RPC error with HTTP status
 // 503; the client reconnects by itself, so service resumes when Redis is
 // back. Configure the client to fail fast (small DialTimeout, ReadTimeout
 // and WriteTimeout, MaxRetries and DialerRetries of 1), so that requests

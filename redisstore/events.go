@@ -24,25 +24,61 @@ type EventStore struct {
 	ttl      time.Duration
 	maxLen   int
 	maxBytes int
+	waiting  chan struct{} // a token per Wait blocked in Redis
 }
 
 // NewEventStore returns an EventStore on rdb, which the caller keeps
 // owning (and closes). opts may be nil.
 func NewEventStore(rdb redis.UniversalClient, opts *Options) *EventStore {
 	o := opts.withDefaults()
-	return &EventStore{rdb: rdb, prefix: o.Prefix + "events:", ttl: o.EventTTL, maxLen: o.MaxStreamEvents, maxBytes: o.MaxEventBytes}
+	return &EventStore{rdb: rdb, prefix: o.Prefix + "events:", ttl: o.EventTTL, maxLen: o.MaxStreamEvents, maxBytes: o.MaxEventBytes,
+		waiting: make(chan struct{}, o.MaxEventWaits)}
 }
 
-var _ mcphttp.EventStore = (*EventStore)(nil)
+var (
+	_ mcphttp.EventStore  = (*EventStore)(nil)
+	_ mcphttp.EventWaiter = (*EventStore)(nil)
+)
 
-// The keys of a session share the hash tag {session}, so that a Redis
-// Cluster keeps them in one slot and the scripts below may touch them all.
+// errWaitersBusy says that Options.MaxEventWaits Waits are blocked already.
+var errWaitersBusy = errors.New("redisstore: as many event waits as allowed are blocked in Redis")
+
+// Wait implements mcphttp.EventWaiter with XREAD BLOCK, which returns as
+// soon as the stream holds an event after after. Each blocked Wait holds a
+// connection of the client's pool, so at most Options.MaxEventWaits block
+// at once; beyond, Wait fails at once and the Handler polls. A blocked
+// read ignores ctx: it ends within d.
+func (s *EventStore) Wait(ctx context.Context, session, stream, after string, d time.Duration) error {
+	start := after
+	switch {
+	case after == "":
+		start = "0-0"
+	case !validID(after):
+		return fmt.Errorf("redisstore: event id %q: %w", after, mcphttp.ErrUnknownEvent)
+	}
+	select {
+	case s.waiting <- struct{}{}:
+		defer func() { <-s.waiting }()
+	default:
+		return errWaitersBusy
+	}
+	err := s.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{s.streamKey(session, stream), start}, Count: 1,
+		Block: max(d, time.Millisecond)}).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return unavailable(s.rdb, "wait for events", err)
+	}
+	return nil
+}
+
+// The keys of a session share the hash tag of its id (see hashTag), so
+// that a Redis Cluster keeps them in one slot and the scripts below may
+// touch them all.
 func (s *EventStore) streamsKey(session string) string {
-	return s.prefix + "{" + session + "}"
+	return s.prefix + hashTag(session)
 }
 
 func (s *EventStore) streamKey(session, stream string) string {
-	return s.prefix + "{" + session + "}:" + stream
+	return s.prefix + hashTag(session) + ":" + stream
 }
 
 // appendScript adds one event to a stream, trims the stream to its bound,
@@ -64,7 +100,7 @@ func (s *EventStore) Append(ctx context.Context, session, stream string, data []
 	keys := []string{s.streamKey(session, stream), s.streamsKey(session)}
 	id, err := appendScript.Run(ctx, s.rdb, keys, s.maxLen, data, s.ttl.Milliseconds(), stream).Text()
 	if err != nil {
-		return "", unavailable("append event", err)
+		return "", unavailable(s.rdb, "append event", err)
 	}
 	return id, nil
 }
@@ -87,7 +123,7 @@ func (s *EventStore) Replay(ctx context.Context, session, stream, after string, 
 	for {
 		msgs, err := s.rdb.XRangeN(ctx, key, start, "+", replayBatch).Result()
 		if err != nil {
-			return unavailable("replay events", err)
+			return unavailable(s.rdb, "replay events", err)
 		}
 		if first && len(msgs) == 0 && after != "" {
 			if err := s.checkIssued(ctx, key, after); err != nil {
@@ -120,7 +156,7 @@ func (s *EventStore) checkIssued(ctx context.Context, key, after string) error {
 		if strings.Contains(err.Error(), "no such key") || errors.Is(err, redis.Nil) {
 			return nil
 		}
-		return unavailable("replay events", err)
+		return unavailable(s.rdb, "replay events", err)
 	}
 	if compareIDs(after, info.LastGeneratedID) > 0 {
 		return fmt.Errorf("redisstore: event id %q: %w", after, mcphttp.ErrUnknownEvent)
@@ -139,7 +175,7 @@ return #names
 // DeleteSession implements mcphttp.EventStore.
 func (s *EventStore) DeleteSession(ctx context.Context, session string) error {
 	if err := deleteScript.Run(ctx, s.rdb, []string{s.streamsKey(session)}).Err(); err != nil && !errors.Is(err, redis.Nil) {
-		return unavailable("delete session events", err)
+		return unavailable(s.rdb, "delete session events", err)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func SharedKey(ctx context.Context, rdb redis.UniversalClient, opts *Options, na
 	case errors.Is(err, redis.Nil):
 		return fresh, nil
 	case err != nil:
-		return nil, unavailable("shared key", err)
+		return nil, unavailable(rdb, "shared key", err)
 	}
 	return old, nil
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,35 +14,114 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks for leaked goroutines, but for go-redis's redial probe
+// of a pool that could not dial, which sleeps a second between attempts
+// and sees only then that its pool was closed.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/redis/go-redis/v9/internal/pool.(*ConnPool).tryDial"))
+}
 
 // URLEnv names the variable holding the URL of the Redis the tests use
 // (redis://HOST:PORT/DB); scripts/test.sh starts a redis-server and sets
 // it.
 const URLEnv = "GOMCP_REDIS_URL"
 
+// ClusterEnv names the variable holding the addresses of a Redis
+// Cluster's nodes (HOST:PORT,HOST:PORT…); scripts/test.sh starts a
+// Cluster of three masters and sets it.
+const ClusterEnv = "GOMCP_REDIS_CLUSTER_ADDRS"
+
+// SentinelEnv names the variable holding a Sentinel-watched master's name
+// and the Sentinels' addresses (NAME@HOST:PORT,HOST:PORT…);
+// scripts/test.sh starts a Sentinel watching its redis-server and sets it.
+const SentinelEnv = "GOMCP_REDIS_SENTINEL"
+
+// backends are the Redis deployments every store's tests run against: a
+// single node, the same through Sentinel (a go-redis FailoverClient), and
+// a Cluster, whose keys spread over several nodes so that a script or
+// transaction across slots fails there.
+var backends = []struct {
+	name string
+	open func(testing.TB) (redis.UniversalClient, string)
+}{
+	{"single", func(t testing.TB) (redis.UniversalClient, string) { return testRedis(t) }},
+	{"sentinel", testSentinel},
+	{"cluster", testCluster},
+}
+
+// eachRedis runs f as a subtest against each backend, with a client and
+// a key prefix of the subtest's own.
+func eachRedis(t *testing.T, f func(t *testing.T, rdb redis.UniversalClient, prefix string)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			rdb, prefix := b.open(t)
+			f(t, rdb, prefix)
+		})
+	}
+}
+
 // testRedis returns a client of the test Redis and a key prefix of the
 // test's own. Without URLEnv the test is skipped, unless CI is set: CI
 // must run it.
 func testRedis(t testing.TB) (*redis.Client, string) {
 	t.Helper()
-	u := os.Getenv(URLEnv)
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but %s is not: the Redis tests must run in CI (scripts/test.sh starts redis-server)", URLEnv)
-		}
-		t.Skipf("no Redis: set %s=redis://HOST:PORT/DB (scripts/test.sh starts one) to run this test", URLEnv)
-	}
+	u := requireEnv(t, URLEnv, "redis://HOST:PORT/DB", "redis-server")
 	o, err := redis.ParseURL(u)
 	if err != nil {
 		t.Fatalf("%s=%q: %v", URLEnv, u, err)
 	}
 	c := redis.NewClient(o)
+	return c, ready(t, c, URLEnv, u)
+}
+
+// testCluster returns a client of the test Redis Cluster and a key prefix
+// of the test's own. Without ClusterEnv the test is skipped, unless CI is
+// set: CI must run it.
+func testCluster(t testing.TB) (redis.UniversalClient, string) {
+	t.Helper()
+	addrs := requireEnv(t, ClusterEnv, "HOST:PORT,HOST:PORT,…", "a Redis Cluster")
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+	return c, ready(t, c, ClusterEnv, addrs)
+}
+
+// testSentinel returns a client of the master a Sentinel watches and a
+// key prefix of the test's own. Without SentinelEnv the test is skipped,
+// unless CI is set: CI must run it.
+func testSentinel(t testing.TB) (redis.UniversalClient, string) {
+	t.Helper()
+	v := requireEnv(t, SentinelEnv, "NAME@HOST:PORT,HOST:PORT,…", "a Redis Sentinel")
+	name, addrs, ok := strings.Cut(v, "@")
+	if !ok {
+		t.Fatalf("%s=%q: want NAME@HOST:PORT,…", SentinelEnv, v)
+	}
+	c := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: name, SentinelAddrs: strings.Split(addrs, ",")})
+	return c, ready(t, c, SentinelEnv, v)
+}
+
+// requireEnv returns the variable's value, skipping the test when it is
+// unset (failing it when CI is set).
+func requireEnv(t testing.TB, name, form, what string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but %s is not: the Redis tests must run in CI (scripts/test.sh starts %s)", name, what)
+		}
+		t.Skipf("no %s: set %s=%s (scripts/test.sh starts one) to run this test", what, name, form)
+	}
+	return v
+}
+
+// ready fails the test unless c answers (the variable is set, so Redis
+// must be there), and returns a fresh prefix whose keys are deleted when
+// the test ends.
+func ready(t testing.TB, c redis.UniversalClient, name, value string) string {
+	t.Helper()
 	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
-		t.Fatalf("%s=%q is set but Redis does not answer: %v", URLEnv, u, err)
+		t.Fatalf("%s=%q is set but Redis does not answer: %v", name, value, err)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -48,21 +129,66 @@ func testRedis(t testing.TB) (*redis.Client, string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		var cursor uint64
-		for {
-			keys, next, err := c.Scan(ctx, cursor, prefix+"*", 1000).Result()
-			if err != nil {
-				return
-			}
-			if len(keys) > 0 {
-				c.Del(ctx, keys...)
-			}
-			if cursor = next; cursor == 0 {
-				return
-			}
+		for _, k := range keysOf(ctx, t, c, prefix+"*") {
+			c.Del(ctx, k)
 		}
 	})
-	return c, prefix
+	return prefix
+}
+
+// keysOf returns the keys matching pattern on every node: on a Cluster,
+// each master holds some of them.
+func keysOf(ctx context.Context, t testing.TB, c redis.UniversalClient, pattern string) []string {
+	t.Helper()
+	var keys []string
+	scan := func(ctx context.Context, n *redis.Client) error {
+		var cursor uint64
+		for {
+			ks, next, err := n.Scan(ctx, cursor, pattern, 1000).Result()
+			if err != nil {
+				return err
+			}
+			keys = append(keys, ks...)
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	}
+	var err error
+	switch c := c.(type) {
+	case *redis.ClusterClient:
+		// ForEachMaster calls on every master at once: keys is shared.
+		var mu sync.Mutex
+		err = c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return scan(ctx, n)
+		})
+	case *redis.Client:
+		err = scan(ctx, c)
+	default:
+		t.Fatalf("keysOf: a %T", c)
+	}
+	if err != nil {
+		t.Errorf("listing keys %q: %v", pattern, err)
+	}
+	return keys
+}
+
+// anotherClient returns a client of the same Redis as c with a pool of its
+// own, as another process would have.
+func anotherClient(t testing.TB, c redis.UniversalClient) redis.UniversalClient {
+	var o redis.UniversalClient
+	switch c := c.(type) {
+	case *redis.ClusterClient:
+		o = redis.NewClusterClient(c.Options())
+	case *redis.Client:
+		o = redis.NewClient(c.Options())
+	default:
+		t.Fatalf("anotherClient: a %T", c)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
 }
 
 // deadRedis is a client of an address nothing listens on.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,15 +19,16 @@ import (
 // TestMultiProcess runs one client session across two "processes" (each
 // with its own Redis client, stores, Notifier, mcp.Server and Handler)
 // behind a round-robin proxy: they share nothing but Redis.
-func TestMultiProcess(t *testing.T) {
-	shared, prefix := testRedis(t)
+func TestMultiProcess(t *testing.T) { eachRedis(t, testMultiProcess) }
+
+func testMultiProcess(t *testing.T, shared redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	var targets []*url.URL
 	var servers []*mcp.Server
 	var handlers []*mcphttp.Handler
 	for range 2 {
-		rdb := redis.NewClient(shared.Options())
+		rdb := anotherClient(t, shared)
 		t.Cleanup(func() { rdb.Close() })
 		n := NewNotifier(rdb, opts, nil)
 		t.Cleanup(func() { n.Close() })
@@ -132,13 +134,15 @@ warmup:
 	if n := shared.Exists(ctx, prefix+"session:"+sid).Val(); n != 1 {
 		t.Fatal("the session is not in Redis")
 	}
-	// Ending the session (DELETE) leaves nothing of it in Redis.
+	// Ending the session (DELETE) leaves nothing of it in Redis (the
+	// stream of notices is the deployment's).
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var left []string
 	for range 50 {
-		if left = shared.Keys(ctx, prefix+"*").Val(); len(left) == 0 {
+		left = slices.DeleteFunc(keysOf(ctx, t, shared, prefix+"*"), func(k string) bool { return k == prefix+"notices" })
+		if len(left) == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -14,43 +14,76 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Notifier is an mcp.Notifier over Redis Pub/Sub: Publish hands a notice
-// to this process's subscribers at once, on the caller's goroutine, and
-// publishes it on Options.Channel for every other process; one goroutine
-// per Notifier receives the others' notices and calls the subscribers.
+// Notifier is an mcp.Notifier over a Redis stream, the key
+// Options.Channel: Publish hands a notice to this process's subscribers at
+// once, on the caller's goroutine, and appends it to the stream for every
+// other process; one goroutine per Notifier reads the stream (XREAD BLOCK,
+// which returns as soon as an entry is appended, so a notice reaches the
+// others within a round trip, as the HTTP transport's stream takeover
+// needs) and calls the subscribers for the others' notices.
 //
-// Pub/Sub delivers within a round trip, which the HTTP transport's stream
-// takeover relies on. It keeps nothing: a notice published while a process
-// is cut off from Redis does not reach that process. The receiving
-// goroutine reconnects by itself when Redis comes back. Close stops it.
+// A blink of Redis loses no notice. A Notifier that was cut off reads on
+// from the last entry it saw when it reconnects, so it hears what the
+// others published meanwhile, as long as the stream holds it: the stream
+// keeps about Options.MaxNotices entries, and expires Options.EventTTL
+// after the last append. A notice this process could not append waits in
+// an outbox of at most Options.MaxPendingNotices notices (and
+// maxPendingBytes), appended in order when Redis answers again; Publish
+// fails only when the outbox is full. Delivery is at least once: an append
+// whose answer was lost is made again.
+//
+// The stream is one key, so on a Redis Cluster it lives on one shard,
+// which every Notifier reads. Close stops the goroutines (within
+// readBlock) and drops what the outbox still holds.
 type Notifier struct {
-	rdb     redis.UniversalClient
-	channel string
-	self    string // tells this Notifier's notices from others'
-	log     *slog.Logger
+	rdb    redis.UniversalClient
+	key    string
+	ttl    time.Duration
+	maxLen int
+	self   string // tells this Notifier's notices from others'
+	log    *slog.Logger
 
 	mu   sync.RWMutex
 	next int
 	subs map[int]func(*mcp.Notice)
 
-	ps     *redis.PubSub
+	omu        sync.Mutex
+	outbox     [][]byte // encoded envelopes not appended yet, oldest first
+	outBytes   int
+	maxPending int
+	wake       chan struct{} // the outbox has something
+
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
 	once   sync.Once
 }
 
 var _ mcp.Notifier = (*Notifier)(nil)
 
-// envelope is a notice on the channel: the publishing Notifier and the
+const (
+	// readBlock is how long one XREAD waits for new notices: Close waits
+	// for the one in flight, since a blocked read ignores its context.
+	readBlock = 500 * time.Millisecond
+	// readCount bounds the notices one XREAD returns.
+	readCount = 128
+	// maxPendingBytes bounds the bytes of the outbox.
+	maxPendingBytes = 16 << 20
+	// startTimeout bounds how long NewNotifier waits for Redis.
+	startTimeout = 2 * time.Second
+)
+
+// envelope is a notice on the stream: the publishing Notifier and the
 // notice.
 type envelope struct {
 	From   string      `json:"from"`
 	Notice *mcp.Notice `json:"notice"`
 }
 
-// NewNotifier subscribes to the channel and starts receiving. rdb stays
-// the caller's (close it after the Notifier); opts may be nil. logger, if
-// not nil, receives a warning when the subscription breaks.
+// NewNotifier starts reading the stream from its end, and appending what
+// the outbox holds. It waits for Redis for up to two seconds, to find the
+// stream's end: a notice published after it returns is heard. rdb stays the caller's (close it after the Notifier);
+// opts may be nil. logger, if not nil, receives a warning when Redis does
+// not answer.
 func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) *Notifier {
 	o := opts.withDefaults()
 	if logger == nil {
@@ -60,63 +93,149 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	_, _ = rand.Read(b[:])
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{
-		rdb: rdb, channel: o.Channel, self: hex.EncodeToString(b[:]), log: logger,
-		subs: make(map[int]func(*mcp.Notice)), cancel: cancel, done: make(chan struct{}),
+		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
+		subs: make(map[int]func(*mcp.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
 	}
-	// Subscribe without waiting for Redis: the receive loop connects (and
-	// reconnects) on its own.
-	n.ps = rdb.Subscribe(ctx)
-	go n.receive(ctx)
+	// Find the stream's end now, so that every notice published after
+	// NewNotifier returns is heard; if Redis does not answer at once, the
+	// receiving goroutine finds it when Redis does.
+	ectx, ecancel := context.WithTimeout(ctx, startTimeout)
+	last, err := n.end(ectx)
+	ecancel()
+	if err != nil {
+		last = ""
+	}
+	n.wg.Add(2)
+	go n.receive(ctx, last)
+	go n.flush(ctx)
 	return n
 }
 
 // receive runs until Close, calling the subscribers for every notice
-// another Notifier published.
-func (n *Notifier) receive(ctx context.Context) {
-	defer close(n.done)
+// another Notifier appended after last, the id of the last entry seen
+// ("" until the stream's end is known).
+func (n *Notifier) receive(ctx context.Context, last string) {
+	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
-	subscribed := false
 	for ctx.Err() == nil {
-		if !subscribed {
-			if err := n.ps.Subscribe(ctx, n.channel); err != nil {
-				if !n.pause(ctx, &backoff, err) {
+		if last == "" {
+			id, err := n.end(ctx)
+			if err != nil {
+				if !n.pause(ctx, &backoff, "read notices", err) {
 					return
 				}
 				continue
 			}
-			subscribed = true
+			last = id
 		}
-		msg, err := n.ps.ReceiveTimeout(ctx, 30*time.Second)
+		res, err := n.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{n.key, last}, Count: readCount, Block: readBlock}).Result()
+		if errors.Is(err, redis.Nil) {
+			continue // nothing new
+		}
 		if err != nil {
-			var nerr interface{ Timeout() bool }
-			if errors.As(err, &nerr) && nerr.Timeout() {
-				continue // idle: go-redis pings the connection itself
-			}
-			if !n.pause(ctx, &backoff, err) {
+			if !n.pause(ctx, &backoff, "read notices", err) {
 				return
 			}
 			continue
 		}
 		backoff = 50 * time.Millisecond
-		m, ok := msg.(*redis.Message)
-		if !ok {
-			continue // subscription confirmations, pongs
+		for _, s := range res {
+			for _, m := range s.Messages {
+				last = m.ID
+				d, _ := m.Values["d"].(string)
+				var e envelope
+				if json.Unmarshal([]byte(d), &e) != nil || e.Notice == nil || e.From == n.self {
+					continue
+				}
+				n.deliver(e.Notice)
+			}
 		}
-		var e envelope
-		if json.Unmarshal([]byte(m.Payload), &e) != nil || e.Notice == nil || e.From == n.self {
-			continue
-		}
-		n.deliver(e.Notice)
 	}
+}
+
+// end returns the id of the stream's last entry, "0-0" if it has none.
+func (n *Notifier) end(ctx context.Context) (string, error) {
+	ms, err := n.rdb.XRevRangeN(ctx, n.key, "+", "-", 1).Result()
+	if err != nil {
+		return "", err
+	}
+	if len(ms) == 0 {
+		return "0-0", nil
+	}
+	return ms[0].ID, nil
+}
+
+// appendNoticeScript appends one notice to the stream, trims it to about its
+// bound and renews its TTL.
+var appendNoticeScript = redis.NewScript(`
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'd', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`)
+
+// append appends an encoded envelope to the stream.
+func (n *Notifier) append(ctx context.Context, b []byte) error {
+	return appendNoticeScript.Run(ctx, n.rdb, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
+}
+
+// flush runs until Close, appending what the outbox holds, oldest first,
+// each until Redis takes it.
+func (n *Notifier) flush(ctx context.Context) {
+	defer n.wg.Done()
+	backoff := 50 * time.Millisecond
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.wake:
+		}
+		for {
+			n.omu.Lock()
+			if len(n.outbox) == 0 {
+				n.omu.Unlock()
+				break
+			}
+			b := n.outbox[0]
+			n.omu.Unlock()
+			if err := n.append(ctx, b); err != nil {
+				if !n.pause(ctx, &backoff, "append queued notice", err) {
+					return
+				}
+				continue
+			}
+			backoff = 50 * time.Millisecond
+			n.omu.Lock()
+			n.outbox[0] = nil
+			n.outbox = n.outbox[1:]
+			n.outBytes -= len(b)
+			n.omu.Unlock()
+		}
+	}
+}
+
+// queue puts b at the end of the outbox, unless it is full.
+func (n *Notifier) queue(b []byte) bool {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	if len(n.outbox) >= n.maxPending || n.outBytes+len(b) > maxPendingBytes {
+		return false
+	}
+	n.outbox = append(n.outbox, b)
+	n.outBytes += len(b)
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
 // reports false once the Notifier is closed.
-func (n *Notifier) pause(ctx context.Context, backoff *time.Duration, err error) bool {
+func (n *Notifier) pause(ctx context.Context, backoff *time.Duration, op string, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	n.log.Warn("redisstore: notifier: subscription broken, retrying", "err", err, "in", *backoff)
+	n.log.Warn("redisstore: notifier: "+op+": retrying", "err", unavailable(n.rdb, op, err), "in", *backoff)
 	t := time.NewTimer(*backoff)
 	defer t.Stop()
 	select {
@@ -143,19 +262,35 @@ func (n *Notifier) deliver(nt *mcp.Notice) {
 }
 
 // Publish implements mcp.Notifier: this process's subscribers hear the
-// notice before Publish returns, whatever becomes of Redis; an error says
-// the other processes did not.
+// notice before Publish returns, whatever becomes of Redis. The other
+// processes hear it once it is appended to the stream: now, or from the
+// outbox when Redis answers again, after the notices queued before it.
+// An error says the outbox was full, so the others never will.
 func (n *Notifier) Publish(ctx context.Context, nt *mcp.Notice) error {
 	n.deliver(nt)
 	b, err := json.Marshal(envelope{From: n.self, Notice: nt})
 	if err != nil {
 		return err
 	}
-	if err := n.rdb.Publish(ctx, n.channel, b).Err(); err != nil {
-		return unavailable("publish notice", err)
+	n.omu.Lock()
+	behind := len(n.outbox) > 0
+	n.omu.Unlock()
+	if behind {
+		if !n.queue(b) {
+			return unavailable(n.rdb, "publish notice", errOutboxFull)
+		}
+		return nil
+	}
+	if err := n.append(ctx, b); err != nil {
+		if !n.queue(b) {
+			return unavailable(n.rdb, "publish notice", err)
+		}
 	}
 	return nil
 }
+
+// errOutboxFull is why a notice queued behind others was dropped.
+var errOutboxFull = errors.New("the outbox of notices waiting for Redis is full")
 
 // Subscribe implements mcp.Notifier.
 func (n *Notifier) Subscribe(fn func(*mcp.Notice)) func() {
@@ -177,12 +312,18 @@ func (n *Notifier) Subscribe(fn func(*mcp.Notice)) func() {
 // Ping reports whether Redis answers, for readiness checks.
 func (n *Notifier) Ping(ctx context.Context) error { return ping(ctx, n.rdb) }
 
-// Close stops receiving and waits for the receiving goroutine to end.
+// Close stops reading and appending, and waits for both goroutines to
+// end; notices still in the outbox are dropped (and logged).
 func (n *Notifier) Close() error {
 	n.once.Do(func() {
 		n.cancel()
-		_ = n.ps.Close()
-		<-n.done
+		n.wg.Wait()
+		n.omu.Lock()
+		if len(n.outbox) > 0 {
+			n.log.Warn("redisstore: notifier: closed with notices Redis never took", "dropped", len(n.outbox))
+		}
+		n.outbox = nil
+		n.omu.Unlock()
 	})
 	return nil
 }

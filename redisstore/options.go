@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -32,15 +34,28 @@ type Options struct {
 	// (Append fails, and the transport sends it live without an id).
 	// Default 1 MiB.
 	MaxEventBytes int
+	// MaxEventWaits bounds the GETs of one EventStore that wait in Redis
+	// at once for another process's POST stream to grow (each holds a
+	// connection of the client's pool while it waits, up to a second);
+	// the others poll. Default 4.
+	MaxEventWaits int
 	// MaxTaskTTL is how long a task without an expiry of its own
 	// (tasks.Record.ExpiresAt) is kept. Default 24 hours.
 	MaxTaskTTL time.Duration
 	// MaxTasksPerOwner bounds the live tasks of one owner; creating more
 	// fails with tasks.ErrFull. Default 10000.
 	MaxTasksPerOwner int
-	// Channel is the Pub/Sub channel of the Notifier. Default Prefix +
-	// "notices".
+	// Channel is the key of the Redis stream carrying the Notifier's
+	// notices between processes. Default Prefix + "notices".
 	Channel string
+	// MaxNotices is about how many notices the stream keeps (XADD MAXLEN
+	// ~), so how far behind a process cut off from Redis may be and
+	// still hear every notice when it is back. Default 10000.
+	MaxNotices int
+	// MaxPendingNotices bounds the notices a Notifier holds while Redis
+	// does not take them, to append when it does; beyond it Publish
+	// fails. Default 1000.
+	MaxPendingNotices int
 }
 
 func (o *Options) withDefaults() Options {
@@ -64,11 +79,20 @@ func (o *Options) withDefaults() Options {
 	if c.MaxEventBytes <= 0 {
 		c.MaxEventBytes = 1 << 20
 	}
+	if c.MaxEventWaits <= 0 {
+		c.MaxEventWaits = 4
+	}
 	if c.MaxTaskTTL <= 0 {
 		c.MaxTaskTTL = 24 * time.Hour
 	}
 	if c.MaxTasksPerOwner <= 0 {
 		c.MaxTasksPerOwner = 10000
+	}
+	if c.MaxNotices <= 0 {
+		c.MaxNotices = 10000
+	}
+	if c.MaxPendingNotices <= 0 {
+		c.MaxPendingNotices = 1000
 	}
 	if c.Channel == "" {
 		c.Channel = c.Prefix + "notices"
@@ -80,15 +104,37 @@ func (o *Options) withDefaults() Options {
 // failing, so that callers can tell it from a missing session or event.
 var ErrUnavailable = errors.New("redisstore: redis unavailable")
 
-// unavailable wraps a Redis client error in ErrUnavailable.
-func unavailable(op string, err error) error {
+// unavailable wraps a Redis client error in ErrUnavailable. On a Redis
+// Cluster it also has the client read the Cluster's slot map again (at
+// most every 200 ms, in the background): a master that stopped answering
+// may have been replaced by its replica, which the client would otherwise
+// learn only at its next periodic reload (ClusterStateReloadInterval, a
+// minute by default), sending every request to the dead master until then.
+func unavailable(rdb redis.UniversalClient, op string, err error) error {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		c.ReloadState(context.Background())
+	}
 	return fmt.Errorf("%w: %s: %w", ErrUnavailable, op, err)
 }
 
 // ping is the Ping of every store.
 func ping(ctx context.Context, c redis.UniversalClient) error {
 	if err := c.Ping(ctx).Err(); err != nil {
-		return unavailable("ping", err)
+		return unavailable(c, "ping", err)
 	}
 	return nil
+}
+
+// hashTag returns "{…}" naming name, for the keys that a script or
+// transaction touches together: a Redis Cluster hashes only what is
+// between the first "{" and the next "}" of a key, so keys that share
+// this text up to its closing brace share a slot. It is a hash of name,
+// not name itself, so that it is never empty and holds no brace whatever
+// name holds (a client's session id or an owner's name, or "", which in
+// braces would make no tag at all), and is of a fixed length. The keys of
+// one group must be equal from their start up to the tag's closing
+// brace, so that they share a slot even when the prefix holds a brace.
+func hashTag(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return "{" + hex.EncodeToString(h[:16]) + "}"
 }

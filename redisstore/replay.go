@@ -39,7 +39,7 @@ func (c *ReplayCache) Use(ctx context.Context, jkt, id string, until time.Time) 
 	case errors.Is(err, redis.Nil):
 		return false, nil
 	case err != nil:
-		return false, unavailable("replay cache", err)
+		return false, unavailable(c.rdb, "replay cache", err)
 	}
 	return true, nil
 }

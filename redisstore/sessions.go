@@ -38,7 +38,7 @@ func (s *SessionStore) Load(ctx context.Context, id string) (*mcp.SessionState, 
 		return nil, fmt.Errorf("redisstore: session %q: %w", id, mcp.ErrNoSession)
 	}
 	if err != nil {
-		return nil, unavailable("load session", err)
+		return nil, unavailable(s.rdb, "load session", err)
 	}
 	var st mcp.SessionState
 	if err := json.Unmarshal(b, &st); err != nil {
@@ -56,7 +56,7 @@ func (s *SessionStore) Save(ctx context.Context, state *mcp.SessionState) error 
 		return fmt.Errorf("redisstore: encode session: %w", err)
 	}
 	if err := s.rdb.Set(ctx, s.prefix+state.ID, b, s.ttl).Err(); err != nil {
-		return unavailable("save session", err)
+		return unavailable(s.rdb, "save session", err)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func (s *SessionStore) Update(ctx context.Context, id string, change func(*mcp.S
 // Delete implements mcp.SessionStore.
 func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	if err := s.rdb.Del(ctx, s.prefix+id).Err(); err != nil {
-		return unavailable("delete session", err)
+		return unavailable(s.rdb, "delete session", err)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (s *SessionStore) Delete(ctx context.Context, id string) error {
 // them in memory neither loads nor saves.
 func (s *SessionStore) Touch(ctx context.Context, id string) error {
 	if err := s.rdb.PExpire(ctx, s.prefix+id, s.ttl).Err(); err != nil {
-		return unavailable("touch session", err)
+		return unavailable(s.rdb, "touch session", err)
 	}
 	return nil
 }

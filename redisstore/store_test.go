@@ -12,11 +12,14 @@ import (
 
 	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"github.com/redis/go-redis/v9"
 )
 
-func TestSessionStore(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSessionStore(t *testing.T) { eachRedis(t, testSessionStore) }
+
+func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
 	if _, err := s.Load(ctx, "nope"); !errors.Is(err, mcp.ErrNoSession) {
@@ -88,8 +91,9 @@ func TestSessionStore(t *testing.T) {
 // TestSessionStoreUpdate: updates of one session from many goroutines at
 // once (processes, in production) all take effect; Update keeps the id,
 // renews the TTL and knows no session it does not hold.
-func TestSessionStoreUpdate(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSessionStoreUpdate(t *testing.T) { eachRedis(t, testSessionStoreUpdate) }
+
+func testSessionStoreUpdate(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
 	if _, err := s.Update(ctx, "nope", func(*mcp.SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, mcp.ErrNoSession) {
@@ -125,8 +129,9 @@ func TestSessionStoreUpdate(t *testing.T) {
 	}
 }
 
-func TestEventStore(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestEventStore(t *testing.T) { eachRedis(t, testEventStore) }
+
+func testEventStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewEventStore(rdb, &Options{Prefix: prefix, MaxStreamEvents: 5, MaxEventBytes: 100, EventTTL: time.Minute})
 	var ids []string
@@ -194,7 +199,7 @@ func TestEventStore(t *testing.T) {
 	if _, err := s.Append(ctx, "sess", "0", bytes.Repeat([]byte("x"), 101)); err == nil {
 		t.Fatal("an event over MaxEventBytes was stored")
 	}
-	keys := rdb.Keys(ctx, prefix+"*").Val()
+	keys := keysOf(ctx, t, rdb, prefix+"*")
 	if len(keys) != 3 {
 		t.Fatalf("keys %v, want two streams and their set", keys)
 	}
@@ -206,7 +211,7 @@ func TestEventStore(t *testing.T) {
 	if err := s.DeleteSession(ctx, "sess"); err != nil {
 		t.Fatal(err)
 	}
-	if keys := rdb.Keys(ctx, prefix+"*").Val(); len(keys) != 0 {
+	if keys := keysOf(ctx, t, rdb, prefix+"*"); len(keys) != 0 {
 		t.Fatalf("keys left after DeleteSession: %v", keys)
 	}
 	if err := s.DeleteSession(ctx, "sess"); err != nil {
@@ -214,8 +219,38 @@ func TestEventStore(t *testing.T) {
 	}
 }
 
-func TestNotifier(t *testing.T) {
-	rdb, prefix := testRedis(t)
+// TestEventStoreNames: session ids, stream names and prefixes holding
+// braces keep a session's keys in one slot (on a Cluster, the append and
+// delete scripts fail otherwise).
+func TestEventStoreNames(t *testing.T) { eachRedis(t, testEventStoreNames) }
+
+func testEventStoreNames(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	for _, p := range []string{prefix, prefix + "{", prefix + "}", prefix + "{app}:"} {
+		s := NewEventStore(rdb, &Options{Prefix: p})
+		for _, sess := range []string{"", "}", "a}b", "{x}", "{", "é"} {
+			for _, stream := range []string{"0", "}{"} {
+				if _, err := s.Append(ctx, sess, stream, []byte("d")); err != nil {
+					t.Fatalf("prefix %q, session %q, stream %q: Append: %v", p, sess, stream, err)
+				}
+				n := 0
+				if err := s.Replay(ctx, sess, stream, "", func(string, []byte) error { n++; return nil }); err != nil || n != 1 {
+					t.Fatalf("prefix %q, session %q, stream %q: Replay: %d events, %v", p, sess, stream, n, err)
+				}
+			}
+			if err := s.DeleteSession(ctx, sess); err != nil {
+				t.Fatalf("prefix %q, session %q: DeleteSession: %v", p, sess, err)
+			}
+		}
+	}
+	if keys := keysOf(ctx, t, rdb, prefix+"*"); len(keys) != 0 {
+		t.Fatalf("keys left after DeleteSession: %v", keys)
+	}
+}
+
+func TestNotifier(t *testing.T) { eachRedis(t, testNotifier) }
+
+func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
@@ -267,6 +302,25 @@ func TestNotifier(t *testing.T) {
 		t.Fatalf("heard twice: %s", s)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// A Notifier hears what is published as soon as NewNotifier returned.
+	c := NewNotifier(anotherClient(t, rdb), opts, nil)
+	defer c.Close()
+	heardC := make(chan string, 4)
+	defer c.Subscribe(func(n *mcp.Notice) { heardC <- n.URI })()
+	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://early"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-heardC:
+		if u != "x://early" {
+			t.Fatalf("the new notifier heard %q", u)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the new notifier missed a notice published as soon as it was made")
+	}
+	for len(got) > 0 {
+		<-got
+	}
 	ua()
 	ub()
 	ub()
@@ -283,8 +337,9 @@ func TestNotifier(t *testing.T) {
 	}
 }
 
-func TestSharedKey(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestSharedKey(t *testing.T) { eachRedis(t, testSharedKey) }
+
+func testSharedKey(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
 	k1, err := SharedKey(ctx, rdb, opts, "state", 32)
@@ -307,13 +362,27 @@ func TestSharedKey(t *testing.T) {
 }
 
 // TestUnavailable checks that every operation fails with ErrUnavailable,
-// promptly, when Redis is down, and that the Notifier closes all the same.
+// promptly, when Redis (a single node or a whole Cluster) is down, and
+// that the Notifier closes all the same.
 func TestUnavailable(t *testing.T) {
-	rdb := deadRedis(t)
+	t.Run("single", func(t *testing.T) { testUnavailable(t, deadRedis(t)) })
+	t.Run("cluster", func(t *testing.T) {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1", "127.0.0.1:2"},
+			MaxRetries: -1, MaxRedirects: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { c.Close() })
+		testUnavailable(t, c)
+	})
+}
+
+func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 	ctx := testCtx(t)
-	ss, es := NewSessionStore(rdb, nil), NewEventStore(rdb, nil)
-	n := NewNotifier(rdb, nil, nil)
+	ss, es, ts := NewSessionStore(rdb, nil), NewEventStore(rdb, nil), NewTaskStore(rdb, nil)
+	n := NewNotifier(rdb, &Options{MaxPendingNotices: 1}, nil)
 	defer n.Close()
+	// The first notice waits in the outbox, the second finds it full.
+	if err := n.Publish(ctx, &mcp.Notice{Method: "m"}); err != nil {
+		t.Errorf("Publish of a notice the outbox can hold: %v", err)
+	}
 	heard := 0
 	defer n.Subscribe(func(*mcp.Notice) { heard++ })()
 	for name, op := range map[string]func() error{
@@ -330,12 +399,18 @@ func TestUnavailable(t *testing.T) {
 		"Publish":       func() error { return n.Publish(ctx, &mcp.Notice{Method: "m"}) },
 		"Ping":          func() error { return ss.Ping(ctx) },
 		"SharedKey":     func() error { _, err := SharedKey(ctx, rdb, nil, "k", 32); return err },
+		"Create task":   func() error { return ts.Create(ctx, &tasks.Record{ID: "x", Owner: "o"}) },
+		"List tasks": func() error {
+			_, _, err := ts.List(ctx, "o", "", 10)
+			return err
+		},
+		"Delete task": func() error { return ts.Delete(ctx, "x") },
 	} {
 		if err := op(); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s: %v, want ErrUnavailable", name, err)
 		}
 	}
-	if heard != 1 {
+	if heard != 1 { // the first was published before Subscribe
 		t.Fatalf("local subscribers heard %d notices while Redis was down, want 1", heard)
 	}
 }
@@ -343,8 +418,9 @@ func TestUnavailable(t *testing.T) {
 // ReplayCache is the auth package's interface.
 var _ auth.ReplayCache = (*ReplayCache)(nil)
 
-func TestReplayCache(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestReplayCache(t *testing.T) { eachRedis(t, testReplayCache) }
+
+func testReplayCache(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	a, b := NewReplayCache(rdb, &Options{Prefix: prefix}), NewReplayCache(rdb, &Options{Prefix: prefix})
 	until := time.Now().Add(time.Minute)
@@ -373,4 +449,55 @@ func TestReplayCache(t *testing.T) {
 	if _, err := NewReplayCache(deadRedis(t), nil).Use(ctx, "key-1", "x", until); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Use with Redis down: %v", err)
 	}
+}
+
+// TestEventStoreWait: Wait returns as soon as the stream holds an event
+// after the given one, else after its time; beyond MaxEventWaits blocked
+// at once it fails at once (the Handler then polls).
+func TestEventStoreWait(t *testing.T) { eachRedis(t, testEventStoreWait) }
+
+func testEventStoreWait(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	s := NewEventStore(rdb, &Options{Prefix: prefix, MaxEventWaits: 1})
+	timed := func(after string, d time.Duration) (time.Duration, error) {
+		start := time.Now()
+		err := s.Wait(ctx, "sess", "p", after, d)
+		return time.Since(start), err
+	}
+	// Nothing in the stream: it waits its time.
+	if took, err := timed("", 300*time.Millisecond); err != nil || took < 250*time.Millisecond {
+		t.Fatalf("Wait on an empty stream: %v after %v, want its 300ms", err, took)
+	}
+	// An event appended meanwhile ends it.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := s.Append(ctx, "sess", "p", []byte("e0")); err != nil {
+			t.Error(err)
+		}
+	})
+	took, err := timed("", 10*time.Second)
+	wg.Wait()
+	if err != nil || took > 5*time.Second {
+		t.Fatalf("Wait for an event appended after 200ms: %v after %v", err, took)
+	}
+	var first string
+	_ = s.Replay(ctx, "sess", "p", "", func(id string, _ []byte) error { first = id; return nil })
+	// One after the given id already: at once. None after it: its time.
+	if _, err := s.Append(ctx, "sess", "p", []byte("e1")); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := timed(first, 10*time.Second); err != nil || took > 5*time.Second {
+		t.Fatalf("Wait with an event after the id: %v after %v", err, took)
+	}
+	if _, err := timed("garbage", time.Second); !errors.Is(err, mcphttp.ErrUnknownEvent) {
+		t.Fatalf("Wait after a malformed id: %v", err)
+	}
+	// A second Wait while one blocks fails at once.
+	wg.Go(func() { _ = s.Wait(ctx, "sess", "other", "", time.Second) })
+	time.Sleep(200 * time.Millisecond)
+	if took, err := timed("", 5*time.Second); err == nil || took > time.Second {
+		t.Fatalf("a Wait beyond MaxEventWaits: %v after %v, want an error at once", err, took)
+	}
+	wg.Wait()
 }

@@ -13,11 +13,24 @@ import (
 
 // TaskStore is a tasks.TaskStore in Redis: one string key per task holding
 // its tasks.Record as JSON, expiring at the record's ExpiresAt (or
-// Options.MaxTaskTTL after creation when it has none), and one sorted set
-// per owner listing the owner's tasks by creation time, which expires
-// with the last of them. Update is atomic across processes (WATCH/MULTI
-// with retries). It holds nothing in process memory and is safe for
-// concurrent use.
+// Options.MaxTaskTTL after creation when it has none), and per owner an
+// index of two sorted sets naming the owner's tasks, one by creation time
+// (for List) and one by expiry (to drop the expired), which expire with
+// the last of them. Update is atomic across processes (WATCH/MULTI with
+// retries). It holds nothing in process memory and is safe for concurrent
+// use.
+//
+// It works on a Redis Cluster: no script or transaction spans two slots.
+// A task's key and its owner's index are in different slots, so Create
+// and Delete are two steps each, ordered so that every live task is in
+// its owner's index: Create reserves the id in the index (where the
+// per-owner bound is checked atomically) before it writes the task
+// (SET NX), and undoes the reservation only when the id turns out taken;
+// Delete deletes the task before it drops the id from the index. An index
+// may therefore name a task that is not there (a Create in flight, or
+// failed with Redis unavailable; a Delete cut short), until its expiry:
+// List skips such ids, and they count against the owner's bound, which is
+// never exceeded.
 type TaskStore struct {
 	rdb      redis.UniversalClient
 	prefix   string
@@ -34,8 +47,15 @@ func NewTaskStore(rdb redis.UniversalClient, opts *Options) *TaskStore {
 
 var _ tasks.TaskStore = (*TaskStore)(nil)
 
-func (s *TaskStore) key(id string) string      { return s.prefix + "task:" + id }
-func (s *TaskStore) index(owner string) string { return s.prefix + "tasks-of:" + owner }
+func (s *TaskStore) key(id string) string { return s.prefix + "task:" + id }
+
+// indexKeys are the keys of owner's index: the ids by creation time and
+// by expiry. They share the hash tag of the owner (see hashTag), so that
+// a Cluster keeps them in one slot.
+func (s *TaskStore) indexKeys(owner string) []string {
+	tag := s.prefix + "tasks:" + hashTag(owner) + ":"
+	return []string{tag + "created", tag + "expiry"}
+}
 
 // expiry is when r's key expires.
 func (s *TaskStore) expiry(r *tasks.Record) time.Time {
@@ -49,21 +69,22 @@ func (s *TaskStore) expiry(r *tasks.Record) time.Time {
 	return base.Add(s.maxTTL)
 }
 
-// createScript stores a new task unless its id is taken (0) or its owner
-// is at the bound (-1), indexes it, and makes the index outlive it.
-var createScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then
-  local ids = redis.call('ZRANGE', KEYS[2], 0, -1)
-  for _, id in ipairs(ids) do
-    if redis.call('EXISTS', ARGV[6] .. id) == 0 then redis.call('ZREM', KEYS[2], id) end
-  end
-  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -1 end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
-if redis.call('PEXPIRETIME', KEYS[2]) < tonumber(ARGV[2]) then
-  redis.call('PEXPIREAT', KEYS[2], ARGV[2])
+// reserveScript drops the ids that expired (by Redis's clock, which
+// expires the task keys) from an owner's index, then adds a new id to it
+// unless the id is there already (0) or the owner is at the bound (-1),
+// and makes the index outlive the new task.
+var reserveScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+for _, id in ipairs(gone) do redis.call('ZREM', KEYS[1], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return -1 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+for _, k in ipairs(KEYS) do
+  if redis.call('PEXPIRETIME', k) < tonumber(ARGV[3]) then redis.call('PEXPIREAT', k, ARGV[3]) end
 end
 return 1
 `)
@@ -85,17 +106,40 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	if created.IsZero() {
 		created = time.Now()
 	}
-	n, err := createScript.Run(ctx, s.rdb, []string{s.key(r.ID), s.index(r.Owner)},
-		b, at.UnixMilli(), created.UnixMilli(), r.ID, s.perOwner, s.prefix+"task:").Int()
+	idx := s.indexKeys(r.Owner)
+	n, err := reserveScript.Run(ctx, s.rdb, idx, r.ID, created.UnixMilli(), at.UnixMilli(), s.perOwner).Int()
 	switch {
 	case err != nil:
-		return unavailable("create task", err)
+		return unavailable(s.rdb, "create task", err)
 	case n == 0:
 		return tasks.ErrExists
 	case n < 0:
 		return tasks.ErrFull
 	}
-	return nil
+	err = s.rdb.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at}).Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, redis.Nil):
+		// Another owner's task has the id: release it.
+		_ = s.unindex(ctx, idx, r.ID)
+		return tasks.ErrExists
+	}
+	// Written or not, nobody knows (the answer may be what was lost): the
+	// reservation stays until the task would expire, so that the index
+	// holds the task if it lives.
+	return unavailable(s.rdb, "create task", err)
+}
+
+// unindex drops id from an owner's index, whose two keys share a slot.
+func (s *TaskStore) unindex(ctx context.Context, idx []string, id string) error {
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range idx {
+			p.ZRem(ctx, k, id)
+		}
+		return nil
+	})
+	return err
 }
 
 // Get implements tasks.TaskStore.
@@ -105,7 +149,7 @@ func (s *TaskStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 		return nil, tasks.ErrNotFound
 	}
 	if err != nil {
-		return nil, unavailable("get task", err)
+		return nil, unavailable(s.rdb, "get task", err)
 	}
 	return decodeTask(id, b)
 }
@@ -181,7 +225,7 @@ func watchUpdate(ctx context.Context, rdb redis.UniversalClient, key string, txf
 		case errors.Is(err, notFound):
 			return err
 		default:
-			return unavailable(op, err)
+			return unavailable(rdb, op, err)
 		}
 	}
 	return fmt.Errorf("redisstore: %s %q: still contended after %d tries", op, id, maxUpdateTries)
@@ -193,13 +237,13 @@ type fnError struct{ err error }
 func (e *fnError) Error() string { return e.err.Error() }
 
 // List implements tasks.TaskStore. The cursor is the id of the last task
-// of the previous page; tasks that expired are dropped from the index on
-// the way.
+// of the previous page. Ids whose task is gone, or is not the owner's,
+// are skipped (reserveScript drops the expired ones from the index).
 func (s *TaskStore) List(ctx context.Context, owner, cursor string, limit int) ([]*tasks.Record, string, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	idx := s.index(owner)
+	idx := s.indexKeys(owner)[0]
 	start := int64(0)
 	if cursor != "" {
 		rank, err := s.rdb.ZRank(ctx, idx, cursor).Result()
@@ -207,7 +251,7 @@ func (s *TaskStore) List(ctx context.Context, owner, cursor string, limit int) (
 			return nil, "", errors.New("redisstore: invalid or expired task cursor")
 		}
 		if err != nil {
-			return nil, "", unavailable("list tasks", err)
+			return nil, "", unavailable(s.rdb, "list tasks", err)
 		}
 		start = rank + 1
 	}
@@ -215,56 +259,53 @@ func (s *TaskStore) List(ctx context.Context, owner, cursor string, limit int) (
 	for {
 		ids, err := s.rdb.ZRange(ctx, idx, start, start+int64(limit)).Result()
 		if err != nil {
-			return nil, "", unavailable("list tasks", err)
+			return nil, "", unavailable(s.rdb, "list tasks", err)
 		}
-		if len(ids) == 0 {
-			return out, "", nil
-		}
-		keys := make([]string, len(ids))
-		for i, id := range ids {
-			keys[i] = s.key(id)
-		}
-		vals, err := s.rdb.MGet(ctx, keys...).Result()
+		recs, err := s.getAll(ctx, ids)
 		if err != nil {
-			return nil, "", unavailable("list tasks", err)
+			return nil, "", err
 		}
-		var gone []any
-		for i, v := range vals {
-			str, ok := v.(string)
-			if !ok {
-				gone = append(gone, ids[i])
+		for _, r := range recs {
+			if r == nil || r.Owner != owner {
 				continue
 			}
 			if len(out) == limit {
-				_ = s.prune(ctx, idx, gone)
 				return out, out[len(out)-1].ID, nil
 			}
-			r, err := decodeTask(ids[i], []byte(str))
-			if err != nil {
-				gone = append(gone, ids[i])
-				continue
-			}
 			out = append(out, r)
-		}
-		start += int64(len(ids)) - int64(len(gone))
-		if err := s.prune(ctx, idx, gone); err != nil {
-			return nil, "", err
 		}
 		if len(ids) < limit+1 {
 			return out, "", nil
 		}
+		start += int64(len(ids))
 	}
 }
 
-// prune drops expired ids from an owner's index.
-func (s *TaskStore) prune(ctx context.Context, idx string, ids []any) error {
+// getAll reads the tasks named by ids, nil for those that are gone, in one
+// pipeline (on a Cluster, one per node: the keys are in many slots).
+func (s *TaskStore) getAll(ctx context.Context, ids []string) ([]*tasks.Record, error) {
 	if len(ids) == 0 {
+		return nil, nil
+	}
+	cmds := make([]*redis.StringCmd, len(ids))
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.Get(ctx, s.key(id))
+		}
 		return nil
+	})
+	recs := make([]*tasks.Record, len(ids))
+	for i, c := range cmds {
+		b, err := c.Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, unavailable(s.rdb, "list tasks", err)
+		default:
+			recs[i], _ = decodeTask(ids[i], b)
+		}
 	}
-	if err := s.rdb.ZRem(ctx, idx, ids...).Err(); err != nil {
-		return unavailable("list tasks", err)
-	}
-	return nil
+	return recs, nil
 }
 
 // Delete implements tasks.TaskStore.
@@ -276,12 +317,13 @@ func (s *TaskStore) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, s.key(id))
-		p.ZRem(ctx, s.index(r.Owner), id)
-		return nil
-	}); err != nil {
-		return unavailable("delete task", err)
+	// The task first, then its index entry: a live task is never missing
+	// from its owner's index.
+	if err := s.rdb.Del(ctx, s.key(id)).Err(); err != nil {
+		return unavailable(s.rdb, "delete task", err)
+	}
+	if err := s.unindex(ctx, s.indexKeys(r.Owner), id); err != nil {
+		return unavailable(s.rdb, "delete task", err)
 	}
 	return nil
 }

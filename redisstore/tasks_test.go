@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,10 +11,12 @@ import (
 
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
+	"github.com/redis/go-redis/v9"
 )
 
-func TestTaskStore(t *testing.T) {
-	rdb, prefix := testRedis(t)
+func TestTaskStore(t *testing.T) { eachRedis(t, testTaskStore) }
+
+func testTaskStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewTaskStore(rdb, &Options{Prefix: prefix, MaxTasksPerOwner: 5})
 	now := time.Now()
@@ -32,8 +35,10 @@ func TestTaskStore(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, prefix+"task:t0").Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("task key TTL %v", ttl)
 	}
-	if ttl := rdb.PTTL(ctx, prefix+"tasks-of:alice").Val(); ttl <= 0 || ttl > time.Minute {
-		t.Fatalf("owner index TTL %v", ttl)
+	for _, k := range s.indexKeys("alice") {
+		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 || ttl > time.Minute {
+			t.Fatalf("owner index %s TTL %v", k, ttl)
+		}
 	}
 	got, err := s.Get(ctx, "t0")
 	if err != nil || got.Owner != "alice" || got.Status != "working" || !got.ExpiresAt.Equal(now.Add(time.Minute)) {
@@ -116,17 +121,74 @@ func TestTaskStore(t *testing.T) {
 		if _, _, err := s.List(ctx, "bob", "no-such-cursor", 3); err == nil {
 			t.Fatal("a bad cursor was accepted")
 		}
-		// A task that expired disappears from Get and List.
+		// A deleted task leaves the index; one whose key is gone while the
+		// index still names it (a Delete cut short) is skipped.
 		if err := s.Delete(ctx, "b1"); err != nil {
 			t.Fatal(err)
 		}
-		rdb.Del(ctx, prefix+"task:b2") // as if it expired
+		rdb.Del(ctx, prefix+"task:b2")
 		page, _, err := s.List(ctx, "bob", "", 10)
 		if err != nil || len(page) != 2 || page[0].ID != "b0" || page[1].ID != "b3" {
 			t.Fatalf("after delete and expiry: %v %v", page, err)
 		}
-		if n := rdb.ZCard(ctx, prefix+"tasks-of:bob").Val(); n != 2 {
-			t.Fatalf("index holds %d ids, want the 2 live ones", n)
+		if n := rdb.ZCard(ctx, s.indexKeys("bob")[0]).Val(); n != 3 {
+			t.Fatalf("index holds %d ids, want b0, b2 and b3", n)
+		}
+		// Pages of one over an index with a gap.
+		page, next, err := s.List(ctx, "bob", "", 1)
+		if err != nil || len(page) != 1 || page[0].ID != "b0" || next != "b0" {
+			t.Fatalf("first page of one: %v %q %v", page, next, err)
+		}
+		page, next, err = s.List(ctx, "bob", next, 1)
+		if err != nil || len(page) != 1 || page[0].ID != "b3" || next != "" {
+			t.Fatalf("second page of one: %v %q %v", page, next, err)
+		}
+	})
+
+	t.Run("an id another owner holds", func(t *testing.T) {
+		if err := s.Create(ctx, rec("t0", "bob")); !errors.Is(err, tasks.ErrExists) {
+			t.Fatalf("Create of alice's id for bob: %v", err)
+		}
+		if err := rdb.ZScore(ctx, s.indexKeys("bob")[0], "t0").Err(); err == nil {
+			t.Fatal("bob's index kept the id his Create failed to take")
+		}
+		if r, err := s.Get(ctx, "t0"); err != nil || r.Owner != "alice" {
+			t.Fatalf("alice's task after bob's attempt: %+v %v", r, err)
+		}
+	})
+
+	// Owners' names may hold anything: the index keys share a slot all the
+	// same (on a Cluster, a script across slots fails).
+	t.Run("owner names", func(t *testing.T) {
+		for i, owner := range []string{"", "}", "a}b", "{x}", "{", "é"} {
+			id := fmt.Sprintf("o%d", i)
+			if err := s.Create(ctx, rec(id, owner)); err != nil {
+				t.Fatalf("owner %q: Create: %v", owner, err)
+			}
+			page, _, err := s.List(ctx, owner, "", 10)
+			if err != nil || len(page) != 1 || page[0].ID != id {
+				t.Fatalf("owner %q: List = %v, %v", owner, page, err)
+			}
+			if err := s.Delete(ctx, id); err != nil {
+				t.Fatalf("owner %q: Delete: %v", owner, err)
+			}
+		}
+	})
+
+	// A prefix holding a brace moves every key's hash tag: the keys of one
+	// index still share a slot.
+	t.Run("prefix with a brace", func(t *testing.T) {
+		for _, p := range []string{prefix + "{", prefix + "}", prefix + "{app}:"} {
+			ps := NewTaskStore(rdb, &Options{Prefix: p, MaxTasksPerOwner: 5})
+			if err := ps.Create(ctx, rec("p", "alice")); err != nil {
+				t.Fatalf("prefix %q: Create: %v", p, err)
+			}
+			if page, _, err := ps.List(ctx, "alice", "", 10); err != nil || len(page) != 1 {
+				t.Fatalf("prefix %q: List = %v, %v", p, page, err)
+			}
+			if err := ps.Delete(ctx, "p"); err != nil {
+				t.Fatalf("prefix %q: Delete: %v", p, err)
+			}
 		}
 	})
 
@@ -157,12 +219,84 @@ func TestTaskStore(t *testing.T) {
 		if _, err := s.Get(ctx, "brief"); !errors.Is(err, tasks.ErrNotFound) {
 			t.Fatalf("Get after expiry: %v", err)
 		}
-		if n := rdb.Exists(ctx, prefix+"tasks-of:erin").Val(); n != 0 {
-			t.Fatal("the owner index outlived its only task")
+		for _, k := range s.indexKeys("erin") {
+			if n := rdb.Exists(ctx, k).Val(); n != 0 {
+				t.Fatalf("the owner index %s outlived its only task", k)
+			}
+		}
+	})
+
+	// Expired tasks leave the index when the owner creates another, so
+	// they do not hold the bound.
+	t.Run("expired tasks free the bound", func(t *testing.T) {
+		for i := range 5 {
+			r := rec(fmt.Sprintf("f%d", i), "frank")
+			r.ExpiresAt = time.Now().Add(50 * time.Millisecond)
+			if err := s.Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Create(ctx, rec("late", "frank")); !errors.Is(err, tasks.ErrFull) {
+			t.Fatalf("Create beyond the bound: %v", err)
+		}
+		time.Sleep(150 * time.Millisecond)
+		r := rec("f5", "frank")
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatalf("Create after the others expired: %v", err)
+		}
+		for _, k := range s.indexKeys("frank") {
+			if n := rdb.ZCard(ctx, k).Val(); n != 1 {
+				t.Fatalf("index %s holds %d ids, want the live one", k, n)
+			}
 		}
 	})
 
 	if err := s.Delete(ctx, "never"); err != nil {
 		t.Fatalf("Delete of an unknown task: %v", err)
+	}
+}
+
+// lostSetReply is a go-redis hook that makes every SET fail after Redis
+// made it, as when the answer is lost on the way back.
+type lostSetReply struct{}
+
+var errLostReply = errors.New("the answer was lost")
+
+func (lostSetReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (lostSetReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == "set" {
+			cmd.SetErr(errLostReply)
+			return errLostReply
+		}
+		return err
+	}
+}
+
+func (lostSetReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestTaskStoreLostReply: a Create whose write was made but whose answer
+// was lost fails, yet the task, which lives, stays in its owner's index.
+func TestTaskStoreLostReply(t *testing.T) { eachRedis(t, testTaskStoreLostReply) }
+
+func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	lossy := anotherClient(t, rdb)
+	lossy.AddHook(lostSetReply{})
+	now := time.Now()
+	r := &tasks.Record{ID: "lost", Owner: "alice", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
+	if err := NewTaskStore(lossy, &Options{Prefix: prefix}).Create(ctx, r); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Create with its answer lost: %v, want ErrUnavailable", err)
+	}
+	s := NewTaskStore(rdb, &Options{Prefix: prefix})
+	if _, err := s.Get(ctx, "lost"); err != nil {
+		t.Fatalf("the task was written, but Get: %v", err)
+	}
+	if page, _, err := s.List(ctx, "alice", "", 10); err != nil || len(page) != 1 || page[0].ID != "lost" {
+		t.Fatalf("List = %v, %v: the live task left its owner's index", page, err)
 	}
 }

@@ -69,15 +69,109 @@ stop_redis() {
 	[[ -n $redis_dir ]] && rm -rf "$redis_dir"
 	return 0
 }
-trap stop_redis EXIT
+
+# redis cluster: a Redis Cluster of this run's own (three masters, no
+# replicas, each on a free port with its cluster bus on another), for the
+# redisstore tests, which run every store against it as well as against the
+# single redis-server above. Its nodes' addresses are exported,
+# comma-separated, as GOMCP_REDIS_CLUSTER_ADDRS; with it set, the tests
+# that need the Cluster fail rather than skip when it is unreachable.
+cluster_pids=()
+cluster_dir=
+start_redis_cluster() {
+	local ports=() port i addrs=() state
+	cluster_dir=$(mktemp -d)
+	read -ra ports < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(6)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+	for i in 0 1 2; do
+		port=${ports[$i]}
+		mkdir "$cluster_dir/$port"
+		redis-server --port "$port" --cluster-port "${ports[$((i + 3))]}" --bind 127.0.0.1 \
+			--cluster-enabled yes --cluster-config-file "$cluster_dir/$port/nodes.conf" \
+			--save '' --appendonly no --dir "$cluster_dir/$port" >"$cluster_dir/$port/log" 2>&1 &
+		cluster_pids+=($!)
+		addrs+=("127.0.0.1:$port")
+	done
+	for port in "${ports[@]:0:3}"; do
+		for _ in $(seq 100); do
+			redis-cli -p "$port" ping >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+	done
+	redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >"$cluster_dir/create.log" 2>&1 ||
+		{ cat "$cluster_dir/create.log" "$cluster_dir"/*/log; return 1; }
+	for port in "${ports[@]:0:3}"; do
+		for _ in $(seq 100); do
+			state=$(redis-cli -p "$port" cluster info 2>/dev/null | tr -d '\r' | sed -n 's/^cluster_state://p')
+			[[ $state == ok ]] && break
+			sleep 0.1
+		done
+		[[ $state == ok ]] || { echo "redis cluster: node $port: cluster_state $state"; return 1; }
+	done
+	GOMCP_REDIS_CLUSTER_ADDRS=$(IFS=,; echo "${addrs[*]}")
+	export GOMCP_REDIS_CLUSTER_ADDRS
+	echo "redis cluster on $GOMCP_REDIS_CLUSTER_ADDRS"
+}
+stop_redis_cluster() {
+	local pid
+	for pid in "${cluster_pids[@]}"; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	[[ -n $cluster_dir ]] && rm -rf "$cluster_dir"
+	return 0
+}
+
+# redis sentinel: one Sentinel watching the redis-server above as master
+# "gomcp", so that the redisstore tests run every store through a
+# go-redis FailoverClient too. Exported as
+# GOMCP_REDIS_SENTINEL=gomcp@HOST:PORT.
+sentinel_pid=
+sentinel_dir=
+start_redis_sentinel() {
+	local port master_port=${GOMCP_REDIS_URL##*:}
+	master_port=${master_port%%/*}
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	sentinel_dir=$(mktemp -d)
+	printf 'port %s\nbind 127.0.0.1\ndir %s\nsentinel monitor gomcp 127.0.0.1 %s 1\n' "$port" "$sentinel_dir" "$master_port" >"$sentinel_dir/sentinel.conf"
+	redis-server "$sentinel_dir/sentinel.conf" --sentinel >"$sentinel_dir/log" 2>&1 &
+	sentinel_pid=$!
+	for _ in $(seq 100); do
+		[[ $(redis-cli -p "$port" sentinel get-master-addr-by-name gomcp 2>/dev/null | tail -1) == "$master_port" ]] && break
+		sleep 0.1
+	done
+	[[ $(redis-cli -p "$port" sentinel get-master-addr-by-name gomcp 2>/dev/null | tail -1) == "$master_port" ]] ||
+		{ cat "$sentinel_dir/log"; return 1; }
+	export GOMCP_REDIS_SENTINEL="gomcp@127.0.0.1:$port"
+	echo "redis sentinel on $GOMCP_REDIS_SENTINEL"
+}
+stop_redis_sentinel() {
+	[[ -n $sentinel_pid ]] && kill "$sentinel_pid" 2>/dev/null && wait "$sentinel_pid" 2>/dev/null
+	[[ -n $sentinel_dir ]] && rm -rf "$sentinel_dir"
+	return 0
+}
+trap 'stop_redis; stop_redis_cluster; stop_redis_sentinel' EXIT
 if ! start_redis; then
 	echo "test.sh: starting redis-server failed" >&2
+	exit 1
+fi
+if ! start_redis_cluster; then
+	echo "test.sh: starting the redis cluster failed" >&2
+	exit 1
+fi
+if ! start_redis_sentinel; then
+	echo "test.sh: starting the redis sentinel failed" >&2
 	exit 1
 fi
 
 # replicas: three everything-servers sharing the Redis above, behind a
 # round-robin proxy, through the official server suite at 2025-11-25 and
-# 2026-07-28, a replica killed and Redis restarted (internal/replicas).
+# 2026-07-28, a replica killed and Redis restarted; three on the Redis
+# Cluster above (-redis-cluster), through the suite, a replica killed; and
+# three on a six-node Cluster of the test's own whose master is killed
+# while clients call (internal/replicas).
 replicas() {
 	GOMCP_REPLICAS_CONFORMANCE=1 go test -count=1 -timeout 20m -run TestReplicas ./internal/replicas/
 }

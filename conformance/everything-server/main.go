@@ -24,7 +24,8 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "log diagnostics to stderr")
 	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio;\nwith port 0 a free port is chosen, and the first line on stdout is always \"listening on http://HOST:PORT/mcp\"")
-	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
+	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices, tasks and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
+	redisCluster := flag.String("redis-cluster", "", "as -redis, through the Redis Cluster whose nodes include `HOST:PORT[,HOST:PORT...]`")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -34,9 +35,9 @@ func main() {
 	defer stop()
 	opts := &everything.Options{Logger: logger}
 	var rd *redisDeployment
-	if *redisURL != "" {
+	if *redisURL != "" || *redisCluster != "" {
 		var err error
-		if rd, err = openRedis(ctx, *redisURL, logger); err != nil {
+		if rd, err = openRedis(ctx, *redisURL, *redisCluster, logger); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-server:", err)
 			os.Exit(1)
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
@@ -13,41 +15,72 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisDeployment is what -redis sets up: the stores every replica shares.
+// redisDeployment is what -redis or -redis-cluster sets up: the stores
+// every replica shares.
 type redisDeployment struct {
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 	notifier *redisstore.Notifier
 	key      []byte
 	opts     *redisstore.Options
 	tasks    *redisstore.TaskStore
 }
 
-// openRedis connects to the Redis at url and reads (or creates) the
-// deployment's requestState key. Redis must answer now; later outages are
-// survived.
-func openRedis(ctx context.Context, url string, logger *slog.Logger) (*redisDeployment, error) {
-	o, err := redis.ParseURL(url)
+// openRedis connects to the Redis at url (-redis), or to the Redis Cluster
+// whose nodes include the comma-separated addrs (-redis-cluster), and
+// reads (or creates) the deployment's requestState key. Redis must answer
+// now; later outages are survived.
+func openRedis(ctx context.Context, url, addrs string, logger *slog.Logger) (*redisDeployment, error) {
+	rdb, flag, err := redisClient(url, addrs)
 	if err != nil {
-		return nil, fmt.Errorf("-redis %q: %w", url, err)
+		return nil, err
 	}
-	// Fail fast while Redis is down, so that requests get their 503 at
-	// once; the pool reconnects by itself when it is back.
-	o.DialTimeout = time.Second
-	o.ReadTimeout = 2 * time.Second
-	o.WriteTimeout = 2 * time.Second
-	o.MaxRetries = 1
-	o.DialerRetries = 1
 	redis.SetLogger(redisLogger{logger})
-	rdb := redis.NewClient(o)
 	d := &redisDeployment{rdb: rdb, opts: &redisstore.Options{}}
 	kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if d.key, err = redisstore.SharedKey(kctx, rdb, d.opts, "requestState", 32); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("-redis %q: %w", url, err)
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	d.notifier = redisstore.NewNotifier(rdb, d.opts, logger)
 	return d, nil
+}
+
+// redisClient returns the client of one Redis (url) or a Cluster (addrs),
+// and the flag that named it, for errors. Both clients fail fast while
+// Redis is down, so that requests get their 503 at once; their pools
+// reconnect by themselves when it is back.
+func redisClient(url, addrs string) (redis.UniversalClient, string, error) {
+	const (
+		dial = time.Second
+		rw   = 2 * time.Second
+	)
+	switch {
+	case url != "" && addrs != "":
+		return nil, "", errors.New("-redis and -redis-cluster exclude each other")
+	case addrs != "":
+		flag := fmt.Sprintf("-redis-cluster %q", addrs)
+		var nodes []string
+		for a := range strings.SplitSeq(addrs, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				nodes = append(nodes, a)
+			}
+		}
+		if len(nodes) == 0 {
+			return nil, "", fmt.Errorf("%s: no address", flag)
+		}
+		return redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: nodes, DialTimeout: dial, ReadTimeout: rw, WriteTimeout: rw, MaxRetries: 1, DialerRetries: 1,
+		}), flag, nil
+	}
+	flag := fmt.Sprintf("-redis %q", url)
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", flag, err)
+	}
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = dial, rw, rw
+	o.MaxRetries, o.DialerRetries = 1, 1
+	return redis.NewClient(o), flag, nil
 }
 
 // configure makes the server use the deployment's notifier and key.

@@ -1,8 +1,9 @@
 // Package replicas tests a stateful deployment end to end: several
-// everything-server processes sharing Redis (the -redis flag, package
-// redisstore) behind a round-robin reverse proxy, so that any request or
-// connection may land on any replica. It holds the proxy; the tests are
-// the point.
+// everything-server processes sharing Redis (the -redis and
+// -redis-cluster flags, package redisstore) behind a round-robin reverse
+// proxy, so that any request or connection may land on any replica. It
+// holds the proxy and a Redis Cluster a test starts to fail a master
+// over; the tests are the point.
 package replicas
 
 import (

@@ -27,6 +27,10 @@ import (
 // tests here must run, and they need redis-server on PATH.
 const urlEnv = "GOMCP_REDIS_URL"
 
+// clusterEnv holds the addresses of a Redis Cluster's nodes
+// (HOST:PORT,HOST:PORT…), set by scripts/test.sh, which starts one.
+const clusterEnv = "GOMCP_REDIS_CLUSTER_ADDRS"
+
 const version = "2025-11-25"
 
 // requireRedisServer returns the path of redis-server, or skips the test
@@ -123,9 +127,9 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-func startReplica(t *testing.T, bin, redisURL string) *replica {
+func startReplica(t *testing.T, bin, flag, value string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0", "-redis", redisURL)
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0", flag, value)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,18 +166,28 @@ func startReplica(t *testing.T, bin, redisURL string) *replica {
 	return r
 }
 
+// newCluster starts a redis-server of the test's own and three replicas
+// on it.
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
 	rs := &redisServer{t: t, bin: requireRedisServer(t), dir: t.TempDir(), port: freePort(t)}
 	rs.start()
 	t.Cleanup(rs.stop)
+	return startReplicas(t, rs, "-redis", fmt.Sprintf("redis://127.0.0.1:%d/0", rs.port))
+}
+
+// startReplicas starts three replicas given flag (-redis or
+// -redis-cluster) set to value, behind a proxy; rs is their redis-server,
+// if the test has one of its own.
+func startReplicas(t *testing.T, rs *redisServer, flag, value string) *cluster {
+	t.Helper()
+	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
 	bin := buildServer(t)
-	redisURL := fmt.Sprintf("redis://127.0.0.1:%d/0", rs.port)
 	c := &cluster{t: t, redis: rs}
 	var targets []*url.URL
 	for range 3 {
-		r := startReplica(t, bin, redisURL)
+		r := startReplica(t, bin, flag, value)
 		c.reps = append(c.reps, r)
 		targets = append(targets, r.url)
 	}
@@ -213,8 +227,10 @@ type answer struct {
 	status  int
 	replica string
 	sid     string
-	body    string
-	msg     struct {
+	// retryAfter is the Retry-After header.
+	retryAfter string
+	body       string
+	msg        struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
 			Code    int    `json:"code"`
@@ -244,7 +260,8 @@ func post(t *testing.T, url, sid, body string) answer {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, replica: resp.Header.Get("X-Replica"), sid: resp.Header.Get("Mcp-Session-Id"), body: string(b)}
+	a := answer{status: resp.StatusCode, replica: resp.Header.Get("X-Replica"), sid: resp.Header.Get("Mcp-Session-Id"),
+		retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
 	data := b
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		// The answer is the last data line of the stream.
@@ -413,7 +430,34 @@ func (c *cluster) touch(i int, sid, uri string) {
 // through the proxy, in the order a real one would live it.
 func TestReplicas(t *testing.T) {
 	c := newCluster(t)
+	replicaTests(t, c)
+	t.Run("Redis down and back", c.redisDownAndBack)
+}
 
+// TestReplicasCluster runs the tests of TestReplicas but the Redis outage
+// with the replicas on a Redis Cluster (-redis-cluster), the one whose
+// nodes clusterEnv names: skipped when it is unset, unless CI is set.
+func TestReplicasCluster(t *testing.T) {
+	replicaTests(t, startReplicas(t, nil, "-redis-cluster", requireCluster(t)))
+}
+
+// requireCluster returns the addresses in clusterEnv, or skips the test
+// when it is unset, unless CI is set.
+func requireCluster(t *testing.T) string {
+	t.Helper()
+	addrs := os.Getenv(clusterEnv)
+	if addrs == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but %s is not: the Redis Cluster tests must run in CI (scripts/test.sh starts a Cluster)", clusterEnv)
+		}
+		t.Skipf("no Redis Cluster: set %s=HOST:PORT,HOST:PORT,… (scripts/test.sh starts one) to run this test", clusterEnv)
+	}
+	return addrs
+}
+
+// replicaTests are the tests of three replicas behind the proxy that
+// leave Redis alone.
+func replicaTests(t *testing.T, c *cluster) {
 	t.Run("conformance through the proxy", func(t *testing.T) {
 		// The suite takes minutes: scripts/test.sh runs it in a stage of
 		// its own ("replicas"), not in every go test.
@@ -581,60 +625,62 @@ func TestReplicas(t *testing.T) {
 		r.quiet(t, 300*time.Millisecond)
 		c.alive(holder)
 	})
+}
 
-	t.Run("Redis down and back", func(t *testing.T) {
-		sid := session(t, c.url)
-		for _, i := range c.live() {
-			c.probe(i, "/readyz", http.StatusOK)
+// redisDownAndBack stops the replicas' Redis and starts it again: they
+// answer 503 meanwhile, and serve everything again by themselves after.
+func (c *cluster) redisDownAndBack(t *testing.T) {
+	sid := session(t, c.url)
+	for _, i := range c.live() {
+		c.probe(i, "/readyz", http.StatusOK)
+	}
+	c.redis.stop()
+	// The load balancer's probes: not ready (Redis does not answer),
+	// but alive, so that nothing restarts the process.
+	for _, i := range c.live() {
+		c.probe(i, "/readyz", http.StatusServiceUnavailable)
+		c.probe(i, "/livez", http.StatusOK)
+	}
+	// Anything that needs Redis gets a clear error with 503; the
+	// processes stay up.
+	for range 3 {
+		a := post(t, c.url, "", request("initialize", `{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
+		if a.status != http.StatusServiceUnavailable || a.msg.Error == nil {
+			t.Fatalf("initialize while Redis is down: %d %s, want 503 with a JSON-RPC error", a.status, a.body)
 		}
-		c.redis.stop()
-		// The load balancer's probes: not ready (Redis does not answer),
-		// but alive, so that nothing restarts the process.
-		for _, i := range c.live() {
-			c.probe(i, "/readyz", http.StatusServiceUnavailable)
-			c.probe(i, "/livez", http.StatusOK)
+	}
+	down := 0
+	for range 3 {
+		a := callTool(t, c.url, "never-issued-"+strconv.Itoa(idSeq), "test_simple_text", `{}`)
+		if a.status == http.StatusServiceUnavailable && a.msg.Error != nil {
+			down++
 		}
-		// Anything that needs Redis gets a clear error with 503; the
-		// processes stay up.
-		for range 3 {
-			a := post(t, c.url, "", request("initialize", `{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
-			if a.status != http.StatusServiceUnavailable || a.msg.Error == nil {
-				t.Fatalf("initialize while Redis is down: %d %s, want 503 with a JSON-RPC error", a.status, a.body)
-			}
+	}
+	if down == 0 {
+		t.Fatal("no request for an unknown session got 503 while Redis was down")
+	}
+	c.alive(c.killed()...)
+	c.redis.start()
+	// Full service again, by itself, with the session created before
+	// the outage intact on every live replica.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		a := post(t, c.url, "", request("initialize", `{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
+		if a.status == 200 {
+			break
 		}
-		down := 0
-		for range 3 {
-			a := callTool(t, c.url, "never-issued-"+strconv.Itoa(idSeq), "test_simple_text", `{}`)
-			if a.status == http.StatusServiceUnavailable && a.msg.Error != nil {
-				down++
-			}
+		if time.Now().After(deadline) {
+			t.Fatalf("initialize after Redis came back: %d %s", a.status, a.body)
 		}
-		if down == 0 {
-			t.Fatal("no request for an unknown session got 503 while Redis was down")
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, i := range c.live() {
+		c.probe(i, "/readyz", http.StatusOK)
+		if a := callTool(t, c.direct(i), sid, "test_simple_text", `{}`); a.status != 200 || a.msg.Error != nil {
+			t.Fatalf("old session on replica %d after the outage: %d %s", i, a.status, a.body)
 		}
-		c.alive(c.killed()...)
-		c.redis.start()
-		// Full service again, by itself, with the session created before
-		// the outage intact on every live replica.
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			a := post(t, c.url, "", request("initialize", `{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`))
-			if a.status == 200 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("initialize after Redis came back: %d %s", a.status, a.body)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		for _, i := range c.live() {
-			c.probe(i, "/readyz", http.StatusOK)
-			if a := callTool(t, c.direct(i), sid, "test_simple_text", `{}`); a.status != 200 || a.msg.Error != nil {
-				t.Fatalf("old session on replica %d after the outage: %d %s", i, a.status, a.body)
-			}
-		}
-		c.alive(c.killed()...)
-	})
+	}
+	c.alive(c.killed()...)
 }
 
 func (c *cluster) killed() []int {

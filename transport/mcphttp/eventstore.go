@@ -51,6 +51,17 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, session string) error
 }
 
+// An EventWaiter is an EventStore that can wait for a stream to grow, so
+// that a GET resuming a POST stream that another process still serves
+// sends each event as it is stored there, instead of polling the store.
+type EventWaiter interface {
+	// Wait returns once the stream may hold an event after the one with id
+	// after ("" means: any event), when ctx ends, or after at most max,
+	// whichever comes first; a store may return earlier. An error means
+	// it could not wait: the Handler then waits max itself.
+	Wait(ctx context.Context, session, stream, after string, max time.Duration) error
+}
+
 // ErrUnknownEvent is returned by EventStore.Replay for an event id the
 // store did not issue.
 var ErrUnknownEvent = errors.New("mcphttp: unknown event id")

@@ -1346,9 +1346,10 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 const followLimit = 10 * time.Minute
 
 // follow replays a POST stream of another process from the store, and
-// again as events arrive there (polling, from every 50ms up to every
-// second), until the stream's answer (a response) was sent, the client
-// leaves, the session ends or followLimit passes.
+// again as events arrive there, until the stream's answer (a response) was
+// sent, the client leaves, the session ends or followLimit passes. It
+// waits for the next event with the store's Wait if it is an EventWaiter,
+// else polls (from every 50ms up to every second).
 func (h *Handler) follow(ctx context.Context, s *session, stream, after string, c *sseConn) error {
 	ctx, cancel := context.WithTimeout(ctx, followLimit)
 	defer cancel()
@@ -1370,20 +1371,31 @@ func (h *Handler) follow(ctx context.Context, s *session, stream, after string, 
 			return err
 		}
 		_ = c.write(nil) // the headers, so that the client knows it is connected
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !h.awaitEvent(ctx, s, stream, after, wait, c) {
 			return nil
-		case <-s.done:
-			t.Stop()
-			return nil
-		case <-c.done:
-			t.Stop()
-			return nil
-		case <-t.C:
 		}
 		wait = min(wait*2, time.Second)
+	}
+}
+
+// awaitEvent waits up to d for the stream to grow past after (with the
+// store's Wait, if it has one, else for all of d), and reports false once
+// ctx ended, the session ended or the client left.
+func (h *Handler) awaitEvent(ctx context.Context, s *session, stream, after string, d time.Duration, c *sseConn) bool {
+	if w, ok := h.events.(EventWaiter); ok && w.Wait(ctx, s.id, stream, after, d) == nil {
+		d = 0 // waited: only look whether to go on
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	case <-c.done:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

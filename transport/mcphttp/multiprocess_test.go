@@ -35,9 +35,14 @@ type cluster struct {
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
+	return newClusterWith(t, NewMemoryEventStore(nil))
+}
+
+// newClusterWith is newCluster with the given event store.
+func newClusterWith(t *testing.T, events EventStore) *cluster {
+	t.Helper()
 	notifier := mcp.NewMemoryNotifier()
 	states := mcp.NewMemorySessionStore(nil)
-	events := NewMemoryEventStore(nil)
 	cl := &cluster{}
 	var targets [2]*url.URL
 	for i := range cl.b {
