@@ -1,0 +1,849 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// The Python SDK's client (github.com/modelcontextprotocol/python-sdk:
+// src/mcp/client/streamable_http.py, src/mcp/client/session.py and, on v2
+// main, src/mcp/shared/jsonrpc_dispatcher.py), replayed byte for byte
+// against our Streamable HTTP handler. The Python SDK cannot be installed
+// where this project is built, so its wire behaviour is reproduced here:
+//
+//   - every request carries lower-case header names as it spells them:
+//     "accept: application/json, text/event-stream", "content-type:
+//     application/json", "mcp-session-id" once it has one and
+//     "mcp-protocol-version" once negotiated (v1.29: from the initialize
+//     result, on every later POST, GET and DELETE; v2: stamped per message,
+//     never on initialize; at 2026-07-28 also "mcp-method" and "mcp-name");
+//   - bodies are compact JSON (httpx: no spaces, non-ASCII unescaped);
+//   - v1.29 numbers requests from 0 and leaves out params that are None;
+//     v2 numbers from 1 and always sends params with a "_meta" object;
+//     a progress callback makes the request id the progressToken (an int);
+//   - the GET stream (opened as notifications/initialized is sent, so it
+//     may overtake it) carries, through httpx-sse, a second Accept header
+//     "text/event-stream" and "Cache-Control: no-store"; it reconnects with
+//     "last-event-id";
+//   - SSE events are read as httpx-sse does: only type "message" counts, an
+//     event with empty data is a priming event, a response ends the stream;
+//   - server requests (sampling, elicitation, roots, ping) are answered by a
+//     POST of their own; a timed-out request gets notifications/cancelled
+//     with a reason (v2, 2025 revisions) or, at 2026-07-28, the abort of its
+//     POST; close sends DELETE.
+
+// pyFlavor is one Python SDK client.
+type pyFlavor struct {
+	name    string
+	v2      bool // v2 main: ids from 1, params always carry _meta
+	version string
+}
+
+func (f pyFlavor) modern() bool { return f.version == mcp.Version20260728 }
+
+var pyFlavors = []pyFlavor{
+	{"v1.29", false, mcp.Version20251125},
+	{"v2", true, mcp.Version20251125},
+	{"v2", true, mcp.Version20260728},
+}
+
+// pyCaps is the capabilities object both clients send when the sampling,
+// elicitation and roots callbacks are set (ClientSession.initialize /
+// _build_capabilities, dumped with exclude_none).
+const pyCaps = `{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`
+
+const pyClientInfo = `{"name":"mcp","version":"0.1.0"}`
+
+// pyMessage is one JSON-RPC message as the Python client's pydantic model
+// would read it: only the members it looks at.
+type pyMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+// pyClient is the Python client's transport and session, reduced to what
+// goes on the wire.
+type pyClient struct {
+	t      *testing.T
+	f      pyFlavor
+	url    string
+	hc     *http.Client
+	nextID int
+
+	// answer answers a server request, as the session's callbacks do: the
+	// "result" or "error" member, JSON.
+	answer func(m pyMessage) string
+
+	mu            sync.Mutex
+	sid, version  string // mcp-session-id and the negotiated mcp-protocol-version
+	notifications []pyMessage
+	answered      []string // the methods of the server requests answered
+}
+
+func newPyClient(t *testing.T, f pyFlavor, url string, hc *http.Client) *pyClient {
+	c := &pyClient{t: t, f: f, url: url, hc: hc}
+	if !f.v2 {
+		c.nextID = -1 // v1.29 starts at 0
+	}
+	c.answer = pyCallbacks
+	return c
+}
+
+// pyCallbacks answers as sampling, elicitation and roots callbacks do; the
+// answers are the callback results dumped with exclude_none.
+func pyCallbacks(m pyMessage) string {
+	switch m.Method {
+	case "sampling/createMessage":
+		return `"result":{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"py-model","stopReason":"endTurn"}`
+	case "elicitation/create":
+		return `"result":{"action":"accept","content":{"username":"ada","email":"ada@example.com","name":"Ada","confirm":true,"confirmed":true}}`
+	case "roots/list":
+		return `"result":{"roots":[{"uri":"file:///home/ada/project","name":"project"}]}`
+	case "ping":
+		return `"result":{}`
+	}
+	return `"error":{"code":-32601,"message":"Method not found"}`
+}
+
+// headers is StreamableHTTPTransport._prepare_headers, with the map keys
+// spelled as the Python client spells them (Go sends non-canonical keys
+// as they are).
+func (c *pyClient) headers() http.Header {
+	h := http.Header{}
+	h["accept"] = []string{"application/json, text/event-stream"}
+	h["content-type"] = []string{"application/json"}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sid != "" {
+		h["mcp-session-id"] = []string{c.sid}
+	}
+	if c.version != "" {
+		h["mcp-protocol-version"] = []string{c.version}
+	}
+	return h
+}
+
+// params builds a request's params member: v1.29 leaves it out when there
+// is nothing in it; v2 always sends it, with a _meta object that at
+// 2026-07-28 is stamped with the version, client info and capabilities.
+func (c *pyClient) params(method, fields string, meta string) string {
+	if !c.f.v2 {
+		if meta != "" {
+			fields = join(fields, `"_meta":{`+meta+`}`)
+		}
+		if fields == "" {
+			return ""
+		}
+		return `,"params":{` + fields + `}`
+	}
+	if c.f.modern() && method != "server/discover" {
+		meta = join(meta, `"io.modelcontextprotocol/protocolVersion":"`+c.f.version+`",`+
+			`"io.modelcontextprotocol/clientInfo":`+pyClientInfo+`,`+
+			`"io.modelcontextprotocol/clientCapabilities":`+pyCaps)
+	}
+	return `,"params":{` + join(fields, `"_meta":{`+meta+`}`) + `}`
+}
+
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "," + b
+}
+
+// call sends a request and returns its response, delivering what comes
+// before it (notifications; server requests, answered by POST).
+// fields are the params members (JSON, without braces), meta the _meta
+// members; name is the Mcp-Name value at 2026-07-28.
+func (c *pyClient) call(method, fields, meta, name string) pyMessage {
+	c.t.Helper()
+	c.nextID++
+	id := c.nextID
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q%s}`, id, method, c.params(method, fields, meta))
+	h := c.headers()
+	if method == "initialize" {
+		delete(h, "mcp-protocol-version") // v2 clears it for the handshake
+	}
+	if c.f.modern() {
+		h["mcp-protocol-version"] = []string{c.f.version}
+		h["mcp-method"] = []string{method}
+		if name != "" {
+			h["mcp-name"] = []string{name}
+		}
+	}
+	resp := c.post(body, h)
+	defer resp.Body.Close()
+	if method == "initialize" {
+		c.mu.Lock()
+		c.sid = resp.Header.Get("Mcp-Session-Id")
+		c.mu.Unlock()
+	}
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode >= 400:
+		// v2 surfaces a JSON-RPC error in a non-2xx body (v1.29 raises
+		// on the status, but it never sees one here).
+		b, _ := io.ReadAll(resp.Body)
+		var m pyMessage
+		if json.Unmarshal(b, &m) != nil || m.Error == nil || !c.f.v2 {
+			c.t.Fatalf("%s: HTTP %d %s", method, resp.StatusCode, b)
+		}
+		return m
+	case strings.HasPrefix(ct, "application/json"):
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		var m pyMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			c.t.Fatalf("%s: not one JSON-RPC message: %s", method, b)
+		}
+		return m
+	case strings.HasPrefix(ct, "text/event-stream"):
+		if m, ok := c.readSSE(resp.Body, id); ok {
+			return m
+		}
+		c.t.Fatalf("%s: the SSE stream ended without a response", method)
+	default:
+		c.t.Fatalf("%s: unexpected content type %q (status %d)", method, ct, resp.StatusCode)
+	}
+	return pyMessage{}
+}
+
+func (c *pyClient) post(body string, h http.Header) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header = h
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.t.Fatalf("POST %s: %v", body, err)
+	}
+	return resp
+}
+
+// notify POSTs a notification; the answer must be 202 (its body and
+// Content-Type the client ignores).
+func (c *pyClient) notify(method, params string) {
+	c.t.Helper()
+	body := `{"jsonrpc":"2.0","method":"` + method + `"`
+	if params != "" {
+		body += `,"params":` + params
+	}
+	resp := c.post(body+"}", c.headers())
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		c.t.Fatalf("%s: HTTP %d, want 202", method, resp.StatusCode)
+	}
+}
+
+// sseEvent is one event as httpx-sse yields it.
+type pyEvent struct {
+	event, data, id string
+	retry           int
+}
+
+// readEvents parses an event stream as httpx-sse does (type defaults to
+// "message", data lines joined with LF, comments skipped) and hands each
+// event to fn until fn says stop or the stream ends.
+func readEvents(r io.Reader, fn func(pyEvent) bool) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var ev pyEvent
+	var data []string
+	seen := false
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if line == "" {
+			if seen {
+				ev.data = strings.Join(data, "\n")
+				if ev.event == "" {
+					ev.event = "message"
+				}
+				if !fn(ev) {
+					return
+				}
+			}
+			ev, data, seen = pyEvent{}, nil, false
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		seen = true
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch name {
+		case "event":
+			ev.event = value
+		case "data":
+			data = append(data, value)
+		case "id":
+			ev.id = value
+		case "retry":
+			_, _ = fmt.Sscan(value, &ev.retry)
+		}
+	}
+}
+
+// readSSE reads a POST's stream up to the response to id, as
+// _handle_sse_response does.
+func (c *pyClient) readSSE(r io.Reader, id int) (pyMessage, bool) {
+	var resp pyMessage
+	done := false
+	readEvents(r, func(ev pyEvent) bool {
+		if ev.event != "message" {
+			c.t.Errorf("SSE event of type %q: the Python client ignores it", ev.event)
+			return true
+		}
+		if ev.data == "" {
+			return true // priming
+		}
+		var m pyMessage
+		if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
+			c.t.Fatalf("SSE data is not a JSON-RPC message: %q", ev.data)
+		}
+		if m.Method == "" {
+			if string(m.ID) != fmt.Sprint(id) {
+				c.t.Errorf("response id %s, want %d", m.ID, id)
+			}
+			resp, done = m, true
+			return false
+		}
+		c.deliver(m)
+		return true
+	})
+	return resp, done
+}
+
+// deliver handles a server notification or request.
+func (c *pyClient) deliver(m pyMessage) {
+	if m.ID == nil {
+		c.mu.Lock()
+		c.notifications = append(c.notifications, m)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Lock()
+	c.answered = append(c.answered, m.Method)
+	c.mu.Unlock()
+	resp := c.post(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,`+c.answer(m)+`}`, c.headers())
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		c.t.Errorf("answer to %s: HTTP %d, want 202", m.Method, resp.StatusCode)
+	}
+}
+
+func (c *pyClient) takeNotifications() []pyMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.notifications
+	c.notifications = nil
+	return n
+}
+
+// connect is ClientSession.initialize (or, at 2026-07-28, the v2 client's
+// negotiate_auto probe of server/discover): it returns the result.
+func (c *pyClient) connect() map[string]json.RawMessage {
+	c.t.Helper()
+	if c.f.modern() {
+		c.mu.Lock()
+		c.version = ""
+		c.mu.Unlock()
+		meta := `"io.modelcontextprotocol/protocolVersion":"` + c.f.version + `",` +
+			`"io.modelcontextprotocol/clientInfo":` + pyClientInfo + `,` +
+			`"io.modelcontextprotocol/clientCapabilities":` + pyCaps
+		r := c.result(c.call("server/discover", "", meta, ""), "server/discover")
+		c.mu.Lock()
+		c.version = c.f.version
+		c.mu.Unlock()
+		return r
+	}
+	r := c.result(c.call("initialize", `"protocolVersion":"`+c.f.version+`","capabilities":`+pyCaps+`,"clientInfo":`+pyClientInfo, "", ""), "initialize")
+	var v string
+	_ = json.Unmarshal(r["protocolVersion"], &v)
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+	return r
+}
+
+// result returns a successful response's result, failing on an error.
+func (c *pyClient) result(m pyMessage, what string) map[string]json.RawMessage {
+	c.t.Helper()
+	if m.Error != nil {
+		c.t.Fatalf("%s: error %d %s", what, m.Error.Code, m.Error.Message)
+	}
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(m.Result, &r); err != nil || r == nil {
+		c.t.Fatalf("%s: result %s is not an object", what, m.Result)
+	}
+	return r
+}
+
+// request sends method and returns its result, checked against the
+// members the Python client's result model requires at c's revision.
+func (c *pyClient) request(method, fields, meta, name string) map[string]json.RawMessage {
+	c.t.Helper()
+	r := c.result(c.call(method, fields, meta, name), method)
+	checkPyResult(c.t, method, c.f.version, r)
+	return r
+}
+
+// pyRequired lists, per method, the result members the Python SDK's
+// pydantic models require (mcp.types in v1.29; mcp_types._v2025_11_25 and
+// mcp_types._v2026_07_28 on v2 main, which v2 validates every result
+// against: mcp_types.methods.validate_server_result). At 2026-07-28 every
+// result also requires resultType, and list results and
+// server/discover the cache hints ttlMs and cacheScope.
+var pyRequired = map[string][]string{
+	"initialize":               {"protocolVersion", "capabilities", "serverInfo"},
+	"server/discover":          {"supportedVersions", "capabilities"},
+	"tools/list":               {"tools"},
+	"tools/call":               {"content"},
+	"resources/list":           {"resources"},
+	"resources/templates/list": {"resourceTemplates"},
+	"resources/read":           {"contents"},
+	"prompts/list":             {"prompts"},
+	"prompts/get":              {"messages"},
+	"completion/complete":      {"completion"},
+}
+
+var pyCacheable = []string{"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "resources/read"}
+
+func checkPyResult(t *testing.T, method, version string, r map[string]json.RawMessage) {
+	t.Helper()
+	want := slices.Clone(pyRequired[method])
+	if str(r["resultType"]) == "input_required" {
+		want = []string{"inputRequests"} // InputRequiredResult
+	}
+	if version == mcp.Version20260728 {
+		want = append(want, "resultType")
+		if slices.Contains(pyCacheable, method) {
+			want = append(want, "ttlMs", "cacheScope")
+		}
+	}
+	for _, k := range want {
+		if _, ok := r[k]; !ok {
+			t.Errorf("%s at %s: result lacks %q, which the Python client requires: %s", method, version, k, keys(r))
+		}
+	}
+	if v, ok := r["nextCursor"]; ok && string(v) == "null" {
+		t.Errorf("%s: nextCursor null: the Python client wants a string or nothing", method)
+	}
+}
+
+func keys(r map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range r {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// pyServer is the everything server, plus a tool with structured output
+// (the Python client validates structuredContent against outputSchema).
+func pyEverything(t *testing.T) (*httptest.Server, *mcphttp.Handler) {
+	t.Helper()
+	s, err := everything.NewServer(&everything.Options{Step: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type addIn struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	type addOut struct {
+		Result int `json:"result"`
+	}
+	if err := mcp.AddTool(s, &mcp.Tool{Name: "py_add", Description: "Adds two numbers"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, error) {
+			return addOut{Result: in.A + in.B}, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	h := mcphttp.NewHandler(s, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	return ts, h
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// contentTypes returns the "type" of each content block.
+func contentTypes(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var blocks []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		t.Fatalf("content %s: %v", raw, err)
+	}
+	var types []string
+	for _, b := range blocks {
+		ty := str(b["type"])
+		types = append(types, ty)
+		need := map[string][]string{"text": {"text"}, "image": {"data", "mimeType"}, "audio": {"data", "mimeType"}, "resource": {"resource"}, "resource_link": {"uri", "name"}}[ty]
+		if need == nil {
+			t.Errorf("content block type %q: not one the Python client parses", ty)
+		}
+		for _, k := range need {
+			if _, ok := b[k]; !ok {
+				t.Errorf("%s content lacks %q: %s", ty, k, raw)
+			}
+		}
+	}
+	return types
+}
+
+// TestPythonSDKClient drives every operation the Python SDK's
+// ClientSession offers against the everything server, as v1.29 and v2 send
+// them at 2025-11-25 and as v2 sends them at 2026-07-28, and checks each
+// answer against what the Python client parses.
+func TestPythonSDKClient(t *testing.T) {
+	for _, f := range pyFlavors {
+		t.Run(f.name+"/"+f.version, func(t *testing.T) {
+			ts, _ := pyEverything(t)
+			c := newPyClient(t, f, ts.URL+"/mcp", ts.Client())
+			init := c.connect()
+			if f.modern() {
+				checkPyResult(t, "server/discover", f.version, init)
+				if !strings.Contains(string(init["supportedVersions"]), mcp.Version20260728) {
+					t.Fatalf("supportedVersions %s", init["supportedVersions"])
+				}
+			} else {
+				checkPyResult(t, "initialize", f.version, init)
+				if c.sid == "" {
+					t.Fatal("no mcp-session-id")
+				}
+				// ClientSession.initialize sends notifications/initialized;
+				// the transport starts the GET stream as it does, so the
+				// GET may arrive first.
+				get := c.openGet("")
+				defer get.Body.Close()
+				c.notify("notifications/initialized", "")
+			}
+			pyOperations(t, c)
+			if !f.modern() {
+				c.close()
+			}
+		})
+	}
+}
+
+// openGet opens the standalone stream as handle_get_stream does, through
+// httpx-sse: the transport's headers, then a second Accept and
+// Cache-Control.
+func (c *pyClient) openGet(lastEventID string) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.url, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header = c.headers()
+	if lastEventID != "" {
+		req.Header["last-event-id"] = []string{lastEventID}
+	}
+	req.Header["Accept"] = append(req.Header["Accept"], "text/event-stream")
+	req.Header["Cache-Control"] = []string{"no-store"}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		c.t.Fatalf("GET: HTTP %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	return resp
+}
+
+// close is the transport's exit: DELETE with the session; 200 or 204 (or
+// 405) is what terminate_session accepts quietly.
+func (c *pyClient) close() {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, c.url, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header = c.headers()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
+		c.t.Errorf("DELETE: HTTP %d", resp.StatusCode)
+	}
+}
+
+func pyOperations(t *testing.T, c *pyClient) {
+	modern := c.f.modern()
+
+	if modern {
+		// 2026-07-28 has no ping (nor logging/setLevel, nor
+		// resources/subscribe): mcp_types.methods knows none of them there.
+		if m := c.call("ping", "", "", ""); m.Error == nil || m.Error.Code != -32601 {
+			t.Errorf("ping at 2026-07-28: %+v, want -32601", m)
+		}
+	} else {
+		c.request("ping", "", "", "")
+	}
+
+	tools := c.request("tools/list", "", "", "")
+	var tl []map[string]json.RawMessage
+	if err := json.Unmarshal(tools["tools"], &tl); err != nil {
+		t.Fatal(err)
+	}
+	outputSchemas := map[string]json.RawMessage{}
+	for _, tool := range tl {
+		if str(tool["name"]) == "" || !strings.Contains(string(tool["inputSchema"]), `"object"`) {
+			t.Errorf("tool %v: name and an object inputSchema are required", tool)
+		}
+		if os, ok := tool["outputSchema"]; ok {
+			outputSchemas[str(tool["name"])] = os
+		}
+	}
+	if _, ok := outputSchemas["py_add"]; !ok {
+		t.Errorf("py_add has no outputSchema")
+	}
+
+	callTool := func(name, args, meta string) map[string]json.RawMessage {
+		t.Helper()
+		fields := `"name":"` + name + `"`
+		if args != "" {
+			fields += `,"arguments":` + args
+		}
+		r := c.request("tools/call", fields, meta, name)
+		if modern && str(r["resultType"]) != "complete" {
+			t.Errorf("%s: resultType %s", name, r["resultType"])
+		}
+		// ClientSession.call_tool / validate_tool_result: a tool with an
+		// output schema must return structuredContent.
+		if _, ok := outputSchemas[name]; ok && !isErr(r) {
+			if _, ok := r["structuredContent"]; !ok {
+				t.Errorf("%s: has an outputSchema but returned no structuredContent", name)
+			}
+		}
+		return r
+	}
+	for name, want := range map[string][]string{
+		"test_simple_text":            {"text"},
+		"test_image_content":          {"image"},
+		"test_audio_content":          {"audio"},
+		"test_embedded_resource":      {"resource"},
+		"test_multiple_content_types": {"text", "image", "resource"},
+	} {
+		r := callTool(name, "", "")
+		if got := contentTypes(t, r["content"]); !slices.Equal(got, want) || isErr(r) {
+			t.Errorf("%s: content %v, isError %s", name, got, r["isError"])
+		}
+	}
+	r := callTool("py_add", `{"a":2,"b":3}`, "")
+	if string(r["structuredContent"]) != `{"result":5}` {
+		t.Errorf("py_add: structuredContent %s", r["structuredContent"])
+	}
+	r = callTool("test_error_handling", "", "")
+	if !isErr(r) {
+		t.Errorf("test_error_handling: isError %s", r["isError"])
+	}
+	// Non-ASCII arguments, unescaped as httpx sends them.
+	r = callTool("json_schema_2020_12_tool", `{"name":"Zoë 😀","email":"z@example.com"}`, "")
+	if !strings.Contains(string(r["content"]), "Zoë 😀") {
+		t.Errorf("json_schema_2020_12_tool: %s", r["content"])
+	}
+
+	// Progress: the request id is the token, an int; the callback is found
+	// by that int, so the server must echo it as one.
+	c.takeNotifications()
+	callTool("test_tool_with_progress", "", fmt.Sprintf(`"progressToken":%d`, c.nextID+1))
+	progress := 0
+	for _, n := range c.takeNotifications() {
+		if n.Method != "notifications/progress" {
+			continue
+		}
+		progress++
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal(n.Params, &p)
+		if string(p["progressToken"]) != fmt.Sprint(c.nextID) {
+			t.Errorf("progressToken %s, want the int %d", p["progressToken"], c.nextID)
+		}
+		if _, ok := p["progress"]; !ok {
+			t.Errorf("progress notification without progress: %s", n.Params)
+		}
+	}
+	if progress != 3 {
+		t.Errorf("%d progress notifications before the result, want 3", progress)
+	}
+
+	// Logging: set_logging_level, or at 2026-07-28 the per-request logLevel.
+	logMeta := ""
+	if modern {
+		logMeta = `"io.modelcontextprotocol/logLevel":"debug"`
+	} else {
+		r := c.request("logging/setLevel", `"level":"debug"`, "", "")
+		if len(r) > 0 && !(len(r) == 1 && r["_meta"] != nil) {
+			t.Logf("logging/setLevel result %v", keys(r))
+		}
+	}
+	callTool("test_tool_with_logging", "", logMeta)
+	logs := 0
+	for _, n := range c.takeNotifications() {
+		if n.Method == "notifications/message" {
+			var p map[string]json.RawMessage
+			_ = json.Unmarshal(n.Params, &p)
+			if p["level"] == nil || p["data"] == nil {
+				t.Errorf("notifications/message without level or data: %s", n.Params)
+			}
+			logs++
+		}
+	}
+	if logs != 3 {
+		t.Errorf("%d log messages before the result, want 3", logs)
+	}
+
+	// Sampling, elicitation and roots: server requests on the POST's
+	// stream before 2026-07-28; input_required rounds at 2026-07-28.
+	if modern {
+		pyInputRequired(t, c)
+	} else {
+		r := callTool("test_sampling", `{"prompt":"Capital of France?"}`, "")
+		if !strings.Contains(string(r["content"]), "LLM response: Paris") {
+			t.Errorf("test_sampling: %s", r["content"])
+		}
+		r = callTool("test_elicitation", `{"message":"Who are you?"}`, "")
+		if !strings.Contains(string(r["content"]), "action: accept") {
+			t.Errorf("test_elicitation: %s", r["content"])
+		}
+		if !slices.Equal(c.answered, []string{"sampling/createMessage", "elicitation/create"}) {
+			t.Errorf("answered %v", c.answered)
+		}
+	}
+
+	// Resources.
+	rl := c.request("resources/list", "", "", "")
+	for _, want := range []string{"test://static-text", "test://static-binary"} {
+		if !strings.Contains(string(rl["resources"]), want) {
+			t.Errorf("resources/list lacks %s", want)
+		}
+	}
+	rt := c.request("resources/templates/list", "", "", "")
+	if !strings.Contains(string(rt["resourceTemplates"]), `"uriTemplate":"test://template/{id}/data"`) {
+		t.Errorf("resources/templates/list: %s", rt["resourceTemplates"])
+	}
+	for uri, member := range map[string]string{"test://static-text": `"text"`, "test://static-binary": `"blob"`, "test://template/7/data": `"text"`} {
+		r := c.request("resources/read", `"uri":"`+uri+`"`, "", uri)
+		if !strings.Contains(string(r["contents"]), member+":") || !strings.Contains(string(r["contents"]), `"uri":"`+uri+`"`) {
+			t.Errorf("resources/read %s: %s", uri, r["contents"])
+		}
+	}
+	if !modern {
+		c.request("resources/subscribe", `"uri":"test://watched-resource"`, "", "")
+		c.request("resources/unsubscribe", `"uri":"test://watched-resource"`, "", "")
+	}
+
+	// Prompts.
+	pl := c.request("prompts/list", "", "", "")
+	if !strings.Contains(string(pl["prompts"]), `"name":"test_prompt_with_arguments"`) {
+		t.Errorf("prompts/list: %s", pl["prompts"])
+	}
+	for name, args := range map[string]string{
+		"test_simple_prompt":                 "",
+		"test_prompt_with_arguments":         `,"arguments":{"arg1":"a","arg2":"b"}`,
+		"test_prompt_with_embedded_resource": `,"arguments":{"resourceUri":"test://static-text"}`,
+		"test_prompt_with_image":             "",
+	} {
+		r := c.request("prompts/get", `"name":"`+name+`"`+args, "", name)
+		var msgs []map[string]json.RawMessage
+		_ = json.Unmarshal(r["messages"], &msgs)
+		if len(msgs) == 0 {
+			t.Errorf("prompts/get %s: no messages", name)
+		}
+		for _, m := range msgs {
+			if str(m["role"]) == "" || m["content"] == nil {
+				t.Errorf("prompts/get %s: message %v", name, m)
+			}
+			contentTypes(t, json.RawMessage("["+string(m["content"])+"]"))
+		}
+	}
+
+	// Completion: ClientSession.complete with a PromptReference and a
+	// ResourceTemplateReference.
+	for _, ref := range []string{
+		`"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"x"}`,
+		`"ref":{"type":"ref/resource","uri":"test://template/{id}/data"},"argument":{"name":"id","value":""},"context":{"arguments":{}}`,
+	} {
+		r := c.request("completion/complete", ref, "", "")
+		var comp map[string]json.RawMessage
+		_ = json.Unmarshal(r["completion"], &comp)
+		if comp["values"] == nil || string(comp["values"]) == "null" {
+			t.Errorf("completion/complete: values required: %s", r["completion"])
+		}
+	}
+
+}
+
+func isErr(r map[string]json.RawMessage) bool { return string(r["isError"]) == "true" }
+
+// pyInputRequired is the 2026-07-28 round trip of a tool needing input:
+// the server answers input_required, the v2 client calls again with
+// inputResponses and the requestState.
+func pyInputRequired(t *testing.T, c *pyClient) {
+	t.Helper()
+	for _, tc := range []struct{ tool, key, answer, want string }{
+		{"test_input_required_result_sampling", "", `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"py-model","stopReason":"endTurn"}`, "Paris"},
+		{"test_input_required_result_list_roots", "", `{"roots":[{"uri":"file:///home/ada/project","name":"project"}]}`, "file:///home/ada/project"},
+		{"test_input_required_result_elicitation", "", `{"action":"accept","content":{"name":"Ada"}}`, "Ada"},
+	} {
+		first := c.request("tools/call", `"name":"`+tc.tool+`"`, "", tc.tool)
+		if str(first["resultType"]) != "input_required" {
+			t.Errorf("%s: resultType %s, want input_required", tc.tool, first["resultType"])
+			continue
+		}
+		var reqs map[string]json.RawMessage
+		if err := json.Unmarshal(first["inputRequests"], &reqs); err != nil || len(reqs) == 0 {
+			t.Errorf("%s: inputRequests %s", tc.tool, first["inputRequests"])
+			continue
+		}
+		var answers []string
+		for k := range reqs {
+			answers = append(answers, fmt.Sprintf("%q:%s", k, tc.answer))
+		}
+		fields := `"name":"` + tc.tool + `","inputResponses":{` + strings.Join(answers, ",") + `}`
+		if s, ok := first["requestState"]; ok {
+			fields += `,"requestState":` + string(s)
+		}
+		r := c.request("tools/call", fields, "", tc.tool)
+		if str(r["resultType"]) != "complete" || !strings.Contains(string(r["content"]), tc.want) {
+			t.Errorf("%s: second round %v: %s", tc.tool, r["resultType"], r["content"])
+		}
+	}
+}
