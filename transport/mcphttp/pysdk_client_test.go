@@ -178,6 +178,20 @@ func join(a, b string) string {
 // members; name is the Mcp-Name value at 2026-07-28.
 func (c *pyClient) call(method, fields, meta, name string) pyMessage {
 	c.t.Helper()
+	id, resp := c.start(context.Background(), method, fields, meta, name)
+	defer resp.Body.Close()
+	m, ok := c.finish(method, id, resp)
+	if !ok {
+		c.t.Fatalf("%s: the SSE stream ended without a response", method)
+	}
+	return m
+}
+
+// start POSTs a request (in ctx: cancelling it aborts the POST, as the v2
+// transport does for a cancelled request at 2026-07-28) and returns its id
+// and the answer, unread.
+func (c *pyClient) start(ctx context.Context, method, fields, meta, name string) (int, *http.Response) {
+	c.t.Helper()
 	c.nextID++
 	id := c.nextID
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q%s}`, id, method, c.params(method, fields, meta))
@@ -192,48 +206,54 @@ func (c *pyClient) call(method, fields, meta, name string) pyMessage {
 			h["mcp-name"] = []string{name}
 		}
 	}
-	resp := c.post(body, h)
-	defer resp.Body.Close()
+	resp := c.postCtx(ctx, body, h)
 	if method == "initialize" {
 		c.mu.Lock()
 		c.sid = resp.Header.Get("Mcp-Session-Id")
 		c.mu.Unlock()
 	}
+	return id, resp
+}
+
+// finish reads the answer to request id as _handle_post_request does: by
+// status, then Content-Type. ok is false when an SSE stream ended without
+// the response.
+func (c *pyClient) finish(method string, id int, resp *http.Response) (m pyMessage, ok bool) {
+	c.t.Helper()
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode >= 400:
 		// v2 surfaces a JSON-RPC error in a non-2xx body (v1.29 raises
 		// on the status, but it never sees one here).
 		b, _ := io.ReadAll(resp.Body)
-		var m pyMessage
 		if json.Unmarshal(b, &m) != nil || m.Error == nil || !c.f.v2 {
 			c.t.Fatalf("%s: HTTP %d %s", method, resp.StatusCode, b)
 		}
-		return m
+		return m, true
 	case strings.HasPrefix(ct, "application/json"):
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
 			c.t.Fatalf("%s: %v", method, err)
 		}
-		var m pyMessage
 		if err := json.Unmarshal(b, &m); err != nil {
 			c.t.Fatalf("%s: not one JSON-RPC message: %s", method, b)
 		}
-		return m
+		return m, true
 	case strings.HasPrefix(ct, "text/event-stream"):
-		if m, ok := c.readSSE(resp.Body, id); ok {
-			return m
-		}
-		c.t.Fatalf("%s: the SSE stream ended without a response", method)
-	default:
-		c.t.Fatalf("%s: unexpected content type %q (status %d)", method, ct, resp.StatusCode)
+		return c.readSSE(resp.Body, id)
 	}
-	return pyMessage{}
+	c.t.Fatalf("%s: unexpected content type %q (status %d)", method, ct, resp.StatusCode)
+	return m, false
 }
 
 func (c *pyClient) post(body string, h http.Header) *http.Response {
 	c.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
+	return c.postCtx(context.Background(), body, h)
+}
+
+func (c *pyClient) postCtx(ctx context.Context, body string, h http.Header) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -845,5 +865,165 @@ func pyInputRequired(t *testing.T, c *pyClient) {
 		if str(r["resultType"]) != "complete" || !strings.Contains(string(r["content"]), tc.want) {
 			t.Errorf("%s: second round %v: %s", tc.tool, r["resultType"], r["content"])
 		}
+	}
+}
+
+// TestPythonSDKClientCancel: a request the v2 client gives up on (its read
+// timeout) is cancelled as JSONRPCDispatcher._cancel_outbound and
+// StreamableHTTPTransport._consume_modern_cancellation do it: before
+// 2026-07-28 a POSTed notifications/cancelled with a reason, whose POST gets
+// 202, while the request's own stream ends with no response (the client
+// then settles the request itself); at 2026-07-28 nothing is POSTed and the
+// request's POST is aborted. Either way the tool's context ends. (v1.29
+// sends no cancellation: it only stops waiting.)
+func TestPythonSDKClientCancel(t *testing.T) {
+	for _, f := range pyFlavors[1:] {
+		t.Run(f.version, func(t *testing.T) {
+			started, cancelled := make(chan struct{}), make(chan struct{})
+			s := mcp.NewServer(&mcp.Implementation{Name: "py-cancel", Version: "1"}, nil)
+			if err := mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
+				close(started)
+				<-ctx.Done()
+				close(cancelled)
+				return "", ctx.Err()
+			}); err != nil {
+				t.Fatal(err)
+			}
+			h := mcphttp.NewHandler(s, nil)
+			ts := httptest.NewServer(h)
+			t.Cleanup(func() { ts.Close(); h.Close() })
+			c := newPyClient(t, f, ts.URL+"/mcp", ts.Client())
+			c.connect()
+			if !f.modern() {
+				c.notify("notifications/initialized", "")
+			}
+			if f.modern() {
+				// The answer's headers may wait for the result: the POST is
+				// aborted while it waits, as the transport's cancel scope does.
+				ctx, abort := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() {
+					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(
+						`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block","_meta":{`+
+							`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":`+pyClientInfo+
+							`,"io.modelcontextprotocol/clientCapabilities":`+pyCaps+`}}}`))
+					req.Header = c.headers()
+					req.Header["mcp-method"] = []string{"tools/call"}
+					req.Header["mcp-name"] = []string{"block"}
+					resp, err := c.hc.Do(req)
+					if err == nil {
+						_, err = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					done <- err
+				}()
+				waitPy(t, "the tool to start", started)
+				abort()
+				<-done
+			} else {
+				// The handler sends the stream's headers lazily, so the
+				// answer is read on the side while the cancellation is
+				// POSTed, as the transport's task group does.
+				type answer struct {
+					m  pyMessage
+					ok bool
+				}
+				id := c.nextID + 1
+				got := make(chan answer, 1)
+				go func() {
+					id, resp := c.start(context.Background(), "tools/call", `"name":"block"`, "", "block")
+					defer resp.Body.Close()
+					m, ok := c.finish("tools/call", id, resp)
+					got <- answer{m, ok}
+				}()
+				waitPy(t, "the tool to start", started)
+				c.notify("notifications/cancelled", fmt.Sprintf(`{"requestId":%d,"reason":"timed out after 0.5s"}`, id))
+				if a := <-got; a.ok {
+					t.Errorf("the cancelled request's stream carried a response: %+v", a.m)
+				}
+			}
+			waitPy(t, "the tool's context to end", cancelled)
+			if !f.modern() {
+				c.close()
+			}
+		})
+	}
+}
+
+func waitPy(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// TestPythonSDKClientStandaloneStream: the standalone GET stream as the
+// Python client's handle_get_stream uses it, through httpx-sse (a second
+// Accept, Cache-Control: no-store): server notifications arrive on it as
+// "message" events, and after the stream breaks the client reconnects with
+// the "last-event-id" of the last event it saw and gets what it missed.
+func TestPythonSDKClientStandaloneStream(t *testing.T) {
+	for _, f := range pyFlavors[:2] {
+		t.Run(f.name, func(t *testing.T) {
+			ts, _ := pyEverything(t)
+			c := newPyClient(t, f, ts.URL+"/mcp", ts.Client())
+			c.connect()
+			get := c.openGet("")
+			c.notify("notifications/initialized", "")
+			events := make(chan pyEvent, 16)
+			go func() {
+				defer close(events)
+				readEvents(get.Body, func(ev pyEvent) bool { events <- ev; return true })
+			}()
+			next := func() (lastID string) {
+				t.Helper()
+				c.request("tools/call", `"name":"test_trigger_tool_change"`, "", "")
+				for {
+					select {
+					case ev, ok := <-events:
+						if !ok {
+							t.Fatal("the GET stream ended")
+						}
+						if ev.id != "" {
+							lastID = ev.id
+						}
+						if ev.event != "message" {
+							t.Errorf("event type %q: the Python client drops it", ev.event)
+						}
+						if strings.Contains(ev.data, `"notifications/tools/list_changed"`) {
+							return lastID
+						}
+					case <-time.After(5 * time.Second):
+						t.Fatal("no notifications/tools/list_changed on the GET stream")
+					}
+				}
+			}
+			lastID := next()
+			if lastID == "" {
+				t.Fatal("no event id on the GET stream: the client could not resume it")
+			}
+			get.Body.Close()
+			for range events {
+			}
+			// Missed while the stream was down.
+			c.request("tools/call", `"name":"test_trigger_tool_change"`, "", "")
+			again := c.openGet(lastID)
+			defer again.Body.Close()
+			found := make(chan struct{})
+			go func() {
+				readEvents(again.Body, func(ev pyEvent) bool {
+					if strings.Contains(ev.data, `"notifications/tools/list_changed"`) {
+						close(found)
+						return false
+					}
+					return true
+				})
+			}()
+			waitPy(t, "the missed notifications/tools/list_changed on the resumed stream", found)
+			again.Body.Close()
+			c.close()
+		})
 	}
 }
