@@ -1,0 +1,235 @@
+package transport_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
+)
+
+// pyStdioMsg is a JSON-RPC message as the Python client reads it.
+type pyStdioMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// pyStdio is the Python SDK's stdio client (src/mcp/client/stdio.py, v1.29
+// and v2 main) on the wire: it writes each message as pydantic's
+// model_dump_json (compact, non-ASCII unescaped) followed by "\n", and
+// reads the server's stdout by splitting on "\n" alone, every piece being
+// one JSON-RPC message (an empty or partial line is a parse error it
+// reports; a batch is not a message it knows).
+type pyStdio struct {
+	t      *testing.T
+	w      io.Writer
+	lines  *bufio.Scanner
+	nextID int
+}
+
+func (p *pyStdio) write(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+		p.t.Fatalf("write: %v", err)
+	}
+}
+
+// read returns the next line as a message.
+func (p *pyStdio) read() pyStdioMsg {
+	p.t.Helper()
+	if !p.lines.Scan() {
+		p.t.Fatalf("stdout ended: %v", p.lines.Err())
+	}
+	line := p.lines.Text()
+	var m pyStdioMsg
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "[") || json.Unmarshal([]byte(line), &m) != nil {
+		p.t.Fatalf("stdout line %q is not one JSON-RPC message", line)
+	}
+	return m
+}
+
+// call writes a request and reads up to its response, answering server
+// requests (a sampling callback) and collecting notifications.
+func (p *pyStdio) call(method, params string) (result json.RawMessage, notes []pyStdioMsg) {
+	p.t.Helper()
+	p.nextID++
+	line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, p.nextID, method)
+	if params != "" {
+		line += `,"params":` + params
+	}
+	p.write(line + "}")
+	for {
+		m := p.read()
+		switch {
+		case m.Method == "" && string(m.ID) == fmt.Sprint(p.nextID):
+			if m.Error != nil {
+				p.t.Fatalf("%s: error %s", method, m.Error)
+			}
+			return m.Result, notes
+		case m.Method == "":
+			p.t.Fatalf("%s: a response for id %s", method, m.ID)
+		case m.ID == nil:
+			notes = append(notes, m)
+		case m.Method == "sampling/createMessage":
+			p.write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"py-model","stopReason":"endTurn"}}`)
+		default:
+			p.write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32600,"message":"not supported"}}`)
+		}
+	}
+}
+
+// TestPythonSDKStdioClient drives the everything server over stdio as the
+// Python SDK's client does (src/mcp/client/stdio.py and session.py): v1.29
+// and v2 at 2025-11-25 (initialize, notifications/initialized, ids from 0
+// or 1, v2's params always with _meta), v2 at 2026-07-28 (server/discover,
+// then every request stamped in _meta). Lines in are compact with raw
+// UTF-8; lines out must split on "\n" into single messages, notifications
+// before their result; closing stdin ends the server, which the client
+// waits 2 s for before it kills it.
+func TestPythonSDKStdioClient(t *testing.T) {
+	const caps = `{"sampling":{},"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true}}`
+	const info = `{"name":"mcp","version":"0.1.0"}`
+	for _, tc := range []struct {
+		name    string
+		v2      bool
+		version string
+	}{
+		{"v1.29", false, mcp.Version20251125},
+		{"v2", true, mcp.Version20251125},
+		{"v2", true, mcp.Version20260728},
+	} {
+		t.Run(tc.name+"/"+tc.version, func(t *testing.T) {
+			s, err := everything.NewServer(&everything.Options{Step: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				done <- s.Run(context.Background(), transport.NewLineStream(inR, outW, inR, nil))
+				outW.Close()
+			}()
+			sc := bufio.NewScanner(outR)
+			sc.Buffer(make([]byte, 64<<10), 8<<20)
+			p := &pyStdio{t: t, w: inW, lines: sc, nextID: -1}
+			modern := tc.version == mcp.Version20260728
+			if tc.v2 {
+				p.nextID = 0
+			}
+			stamp := "" // the _meta members v2 stamps on every request at 2026-07-28
+			if modern {
+				stamp = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":` + info +
+					`,"io.modelcontextprotocol/clientCapabilities":` + caps
+			}
+			// params is the params member with fields and the _meta members
+			// extra: v1.29 leaves out what is empty, v2 always sends _meta.
+			params := func(fields, extra string) string {
+				meta := join(stamp, extra)
+				if !tc.v2 && meta == "" {
+					if fields == "" {
+						return ""
+					}
+					return "{" + fields + "}"
+				}
+				return "{" + join(fields, `"_meta":{`+meta+`}`) + "}"
+			}
+			if modern {
+				r, _ := p.call("server/discover", params("", ""))
+				if !strings.Contains(string(r), `"supportedVersions"`) || !strings.Contains(string(r), `"resultType"`) {
+					t.Fatalf("server/discover: %s", r)
+				}
+			} else {
+				r, _ := p.call("initialize", params(`"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":`+info, ""))
+				if !strings.Contains(string(r), `"protocolVersion":"2025-11-25"`) {
+					t.Fatalf("initialize: %s", r)
+				}
+				if tc.v2 {
+					p.write(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+				} else {
+					p.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				}
+				if r, _ := p.call("ping", params("", "")); strings.TrimSpace(string(r)) != "{}" {
+					t.Errorf("ping: %s", r)
+				}
+				p.call("logging/setLevel", params(`"level":"debug"`, ""))
+			}
+
+			r, _ := p.call("tools/list", params("", ""))
+			if !strings.Contains(string(r), `"name":"test_simple_text"`) {
+				t.Errorf("tools/list: %s", r)
+			}
+			r, _ = p.call("tools/call", params(`"name":"json_schema_2020_12_tool","arguments":{"name":"Zoë 😀","email":"z@example.com"}`, ""))
+			if !strings.Contains(string(r), "Zoë 😀") && !strings.Contains(string(r), `Zo\u00eb`) {
+				t.Errorf("non-ASCII arguments: %s", r)
+			}
+			r, notes := p.call("tools/call", params(`"name":"test_tool_with_progress"`, `"progressToken":`+fmt.Sprint(p.nextID+1)))
+			if n := count(notes, "notifications/progress", `"progressToken":`+fmt.Sprint(p.nextID)+`,`); n != 3 || !strings.Contains(string(r), "Progress test completed") {
+				t.Errorf("progress: %d notifications with the int token before %s", n, r)
+			}
+			logLevel := "" // at 2026-07-28 logging is asked for per request
+			if modern {
+				logLevel = `"io.modelcontextprotocol/logLevel":"debug"`
+			}
+			r, notes = p.call("tools/call", params(`"name":"test_tool_with_logging"`, logLevel))
+			if n := count(notes, "notifications/message", ""); n != 3 || !strings.Contains(string(r), "Logging test completed") {
+				t.Errorf("logging: %d log messages before %s", n, r)
+			}
+			if !modern {
+				r, _ = p.call("tools/call", params(`"name":"test_sampling","arguments":{"prompt":"Capital of France?"}`, ""))
+				if !strings.Contains(string(r), "LLM response: Paris") {
+					t.Errorf("sampling: %s", r)
+				}
+			}
+			r, _ = p.call("resources/read", params(`"uri":"test://static-binary"`, ""))
+			if !strings.Contains(string(r), `"blob":"`) {
+				t.Errorf("resources/read: %s", r)
+			}
+			r, _ = p.call("prompts/get", params(`"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b"}`, ""))
+			if !strings.Contains(string(r), "arg1='a'") {
+				t.Errorf("prompts/get: %s", r)
+			}
+			r, _ = p.call("completion/complete", params(`"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"x"}`, ""))
+			if !strings.Contains(string(r), `"values":["x-completed"]`) {
+				t.Errorf("completion/complete: %s", r)
+			}
+
+			// The client closes stdin; the server must end by itself.
+			inW.Close()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				t.Fatal("the server did not end within the 2 s the Python client waits after closing stdin")
+			}
+			for sc.Scan() {
+			}
+		})
+	}
+}
+
+func join(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "," + b
+}
+
+func count(notes []pyStdioMsg, method, contains string) int {
+	n := 0
+	for _, m := range notes {
+		if m.Method == method && strings.Contains(string(m.Params), contains) {
+			n++
+		}
+	}
+	return n
+}
