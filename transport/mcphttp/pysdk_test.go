@@ -1,7 +1,9 @@
 package mcphttp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -284,5 +286,183 @@ func TestPythonSDKServer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// pyModernServer answers as the Python SDK v2's 2026-07-28 entry does
+// (src/mcp/server/_streamable_http_modern.py, runner.py, lowlevel/server.py):
+//   - one POST, one request: the routing headers are checked against the
+//     body (mcp-protocol-version, mcp-method, mcp-name for tools/call,
+//     prompts/get and resources/read; a mismatch is -32020 with 400);
+//   - errors carry the request's id and the status of ERROR_CODE_HTTP_STATUS
+//     (-32601 → 404, the -326xx and -3202x client faults → 400);
+//   - the answer is JSON unless the handler sent a notification first, then
+//     an SSE stream of bare "event: message" frames (CRLF, no ids, no
+//     priming) serialised by json.dumps, which escapes every non-ASCII
+//     character, surrogate pairs included;
+//   - every result has resultType and the serverInfo stamp in _meta; list
+//     results and server/discover also ttlMs 0 and cacheScope "private";
+//   - a notification POST gets 202 with no Content-Type and no body; there
+//     is no ping, logging/setLevel or resources/subscribe at this revision.
+type pyModernServer struct {
+	mu  sync.Mutex
+	log []string
+}
+
+const pyStamp = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"py","version":"2.0.0"}}`
+
+func (p *pyModernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m := jsonrpc.Decode(body)
+	if r.Method != http.MethodPost || m.Invalid != nil || m.Batch != nil {
+		http.Error(w, "unexpected", http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	p.log = append(p.log, m.Method)
+	p.mu.Unlock()
+	if !m.IsRequest() {
+		w.Header()["Content-Type"] = nil // Starlette's Response(status_code=202): no media type
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	var params struct {
+		Name string
+		URI  string
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &params)
+	name := map[string]string{"tools/call": params.Name, "prompts/get": params.Name, "resources/read": params.URI}[m.Method]
+	id := string(m.ID.AppendJSON(nil))
+	fail := func(status, code int, msg string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, code, msg)
+	}
+	switch {
+	case r.Header.Get("Mcp-Protocol-Version") != mcp.Version20260728:
+		fail(400, -32022, "Unsupported protocol version")
+		return
+	case r.Header.Get("Mcp-Method") != m.Method, name != "" && r.Header.Get("Mcp-Name") != name:
+		fail(400, -32020, "Header mismatch")
+		return
+	case string(params.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` || params.Meta["io.modelcontextprotocol/clientCapabilities"] == nil:
+		fail(400, -32602, "Invalid params: missing the per-request _meta")
+		return
+	}
+	const cache = `"ttlMs":0,"cacheScope":"private",`
+	var result string
+	var notes []string
+	switch m.Method {
+	case "server/discover":
+		result = `{"supportedVersions":["2026-07-28"],"capabilities":{"experimental":{},"logging":{},"prompts":{"listChanged":false},` +
+			`"resources":{"subscribe":false,"listChanged":false},"tools":{"listChanged":false}},"instructions":"adds numbers",` + cache + `"resultType":"complete",` + pyStamp + `}`
+	case "tools/list":
+		result = `{"tools":[{"name":"greet","description":"Gr\u00fc\u00dft","inputSchema":{"properties":{"who":{"title":"Who","type":"string"}},` +
+			`"required":["who"],"title":"greetArguments","type":"object"}}],` + cache + `"resultType":"complete",` + pyStamp + `}`
+	case "tools/call":
+		var tok json.RawMessage
+		if t, ok := params.Meta["progressToken"]; ok {
+			tok = t
+		}
+		if tok != nil {
+			notes = append(notes, `{"method":"notifications/progress","params":{"progressToken":`+string(tok)+`,"progress":0.5,"total":1.0},"jsonrpc":"2.0"}`)
+		}
+		if level, ok := params.Meta["io.modelcontextprotocol/logLevel"]; ok && string(level) == `"debug"` {
+			notes = append(notes, `{"method":"notifications/message","params":{"level":"info","logger":"greet","data":"greeting"},"jsonrpc":"2.0"}`)
+		}
+		// json.dumps(ensure_ascii=True): "Zoë 😀" as \u escapes.
+		result = `{"content":[{"type":"text","text":"Hallo Zo\u00eb \ud83d\ude00"}],"isError":false,"resultType":"complete",` + pyStamp + `}`
+	default:
+		fail(404, -32601, "Method not found")
+		return
+	}
+	answer := `{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`
+	if len(notes) == 0 {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, answer)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	for _, n := range append(notes, answer) {
+		_, _ = io.WriteString(w, "event: message\r\ndata: "+n+"\r\n\r\n")
+	}
+}
+
+// TestPythonSDKServerModern: the client at 2026-07-28 against the Python
+// SDK v2's 2026-07-28 entry (see pyModernServer): the discover probe, every
+// request's routing headers and _meta, JSON and SSE answers with ASCII-only
+// escapes, progress and log notifications ahead of the result, a -32601
+// error in a 404 body, and no DELETE at the end.
+func TestPythonSDKServerModern(t *testing.T) {
+	py := &pyModernServer{}
+	ts := httptest.NewServer(py)
+	t.Cleanup(ts.Close)
+	var mu sync.Mutex
+	var logs []string
+	c := mcp.NewClient(&mcp.Implementation{Name: "py-interop", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: mcp.Version20260728,
+		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+			mu.Lock()
+			logs = append(logs, string(p.Data))
+			mu.Unlock()
+		},
+	})
+	cs, err := c.Connect(ctx(t), NewClientStream(ts.URL+"/mcp", &ClientOptions{HTTPClient: ts.Client()}))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if v := cs.ProtocolVersion(); v != mcp.Version20260728 {
+		t.Fatalf("version %q", v)
+	}
+	if got := cs.InitializeResult(); got.Instructions != "adds numbers" || got.ServerInfo == nil || got.ServerInfo.Name != "py" {
+		t.Errorf("discover: %+v", got)
+	}
+	tools, err := cs.ListTools(ctx(t), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Description != "Grüßt" {
+		t.Fatalf("ListTools: %+v, %v", tools, err)
+	}
+	if err := cs.SetLoggingLevel(ctx(t), mcp.LevelDebug); err != nil {
+		t.Fatalf("SetLoggingLevel: %v", err)
+	}
+	var progress []float64
+	pctx := mcp.WithProgress(ctx(t), func(p *mcp.ProgressNotificationParams) { progress = append(progress, p.Progress) })
+	res, err := cs.CallTool(pctx, &mcp.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"who":"Zoë"}`)})
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Hallo Zoë 😀" {
+		t.Fatalf("CallTool: %+v, %v", res, err)
+	}
+	if !slices.Equal(progress, []float64{0.5}) {
+		t.Errorf("progress %v", progress)
+	}
+	// The log line comes before the result on the stream; that handlers
+	// see it before the call returns is issue 20's ordering item, checked
+	// elsewhere: here it must arrive.
+	eventually(t, "the log notification", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Equal(logs, []string{`"greeting"`})
+	})
+	// 2026-07-28 has no ping: the client pings with server/discover.
+	if err := cs.Ping(ctx(t)); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	// A method the server lacks: -32601 in a 404 body is the call's error.
+	_, err = cs.Complete(ctx(t), &mcp.CompleteParams{Ref: mcp.CompleteReference{Type: "ref/prompt", Name: "p"}, Argument: mcp.CompleteArgument{Name: "a", Value: "b"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("Complete: %v, want the server's -32601", err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	py.mu.Lock()
+	defer py.mu.Unlock()
+	if want := []string{"server/discover", "tools/list", "tools/call", "server/discover", "completion/complete"}; !slices.Equal(py.log, want) {
+		t.Errorf("requests %q, want %q", py.log, want)
 	}
 }
