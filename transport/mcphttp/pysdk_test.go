@@ -12,31 +12,50 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
 
 // pyServer answers as the Python SDK's Streamable HTTP server does
-// (mcp.server.streamable_http, v1.29 and v2 main, behind Starlette and
-// sse-starlette), headers included:
+// (src/mcp/server/streamable_http.py and streamable_http_manager.py, v1.29
+// and v2 main, behind Starlette and sse-starlette), headers included:
 //   - a notification or response gets 202 with Content-Type
 //     application/json, the session id and an empty body (Content-Length 0);
 //   - a request gets an SSE stream (Cache-Control "no-cache, no-transform",
-//     CRLF line ends, "event: message" before each message, a priming event
-//     from 2025-11-25 on when it keeps events) or, in JSON mode, an
-//     application/json body; both carry the session id;
+//     CRLF line ends, "event: message" before each message) or, in JSON
+//     mode, an application/json body; both carry the session id;
+//   - with an event store (events), from 2025-11-25 on, each stream starts
+//     with a priming event and every message event has an id; sse-starlette
+//     writes the fields in the order id, event, data, retry, so the priming
+//     event is "id: X", "data: " and "retry: N"; a GET with Last-Event-ID
+//     replays what followed that id, then primes the stream again and keeps
+//     it open (_replay_events);
+//   - the tool "poll" closes its POST stream right after the priming event
+//     and answers later, as a handler calling close_sse_stream does: the
+//     answer waits in the event store for the client's GET;
 //   - GET opens the standalone stream, held until the session ends (this
 //     one sends a keep-alive comment and a ping request on it);
-//   - DELETE gets 200 with Content-Type application/json and an empty body.
+//   - DELETE gets 200 with Content-Type application/json and an empty body;
+//   - errors are JSON-RPC errors with the id "server-error" (v1.29) or null
+//     (v2); a session id the manager does not know (after a restart, say)
+//     gets 404 "Session not found";
+//   - stateless (stateless_http=True): no session id at all, DELETE gets
+//     405, and GET opens a stream on which nothing but pings ever comes.
 type pyServer struct {
-	json bool // is_json_response_enabled
+	json      bool // is_json_response_enabled
+	events    bool // an event store, retry_interval 10 ms
+	stateless bool
+	v1        bool // v1.29's error id, "server-error"
 
 	mu         sync.Mutex
 	sid        string
 	terminated bool
-	ended      chan struct{} // closed by DELETE: the standalone stream ends
-	log        []string      // "METHOD what status", in order
+	ended      chan struct{}       // closed by DELETE: the standalone stream ends
+	log        []string            // "METHOD what status", in order
+	stored     map[string][]string // stream → its events, in order, once events
+	lastEvent  string              // the Last-Event-ID of the last GET that had one
 }
 
 var pyVersions = []string{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326, mcp.Version20241105}
@@ -53,13 +72,20 @@ func (p *pyServer) exchanges() []string {
 	return slices.Clone(p.log)
 }
 
+// restart forgets every session, as a restarted server does.
+func (p *pyServer) restart() {
+	p.mu.Lock()
+	p.sid = "forgotten"
+	p.mu.Unlock()
+}
+
 // plain writes a Starlette Response: Content-Type application/json, the
 // session id once there is one, and body (Content-Length even when empty).
 func (p *pyServer) plain(w http.ResponseWriter, status int, body string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	p.mu.Lock()
-	if p.sid != "" {
+	if p.sid != "" && !p.stateless {
 		h.Set("Mcp-Session-Id", p.sid)
 	}
 	p.mu.Unlock()
@@ -69,28 +95,40 @@ func (p *pyServer) plain(w http.ResponseWriter, status int, body string) {
 }
 
 func (p *pyServer) fail(w http.ResponseWriter, status int, msg string) {
-	p.plain(w, status, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"`+msg+`"}}`)
+	id := "null"
+	if p.v1 {
+		id = `"server-error"`
+	}
+	p.plain(w, status, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32600,"message":"`+msg+`"}}`)
 }
 
-// valid is _validate_request_headers: the session, then the version.
+// valid is the manager's session lookup, then the transport's
+// _validate_request_headers: the session, then the version.
 func (p *pyServer) valid(w http.ResponseWriter, r *http.Request) bool {
 	p.mu.Lock()
 	sid, terminated := p.sid, p.terminated
 	p.mu.Unlock()
 	got := r.Header.Get("Mcp-Session-Id")
 	switch {
-	case terminated:
-		p.fail(w, http.StatusNotFound, "Not Found: Session has been terminated")
+	case p.stateless:
 	case got == "":
 		p.fail(w, http.StatusBadRequest, "Bad Request: Missing session ID")
+		return false
 	case got != sid:
-		p.fail(w, http.StatusNotFound, "Not Found: Invalid or expired session ID")
-	case r.Header.Get("Mcp-Protocol-Version") != "" && !slices.Contains(pyVersions, r.Header.Get("Mcp-Protocol-Version")):
-		p.fail(w, http.StatusBadRequest, "Bad Request: Unsupported protocol version")
-	default:
-		return true
+		// The manager's answer: no session header, always "server-error".
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Session not found"}}`)
+		return false
+	case terminated:
+		p.fail(w, http.StatusNotFound, "Not Found: Session has been terminated")
+		return false
 	}
-	return false
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(pyVersions, v) {
+		p.fail(w, http.StatusBadRequest, "Bad Request: Unsupported protocol version: "+v)
+		return false
+	}
+	return true
 }
 
 func (p *pyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -105,12 +143,17 @@ func (p *pyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !p.valid(w, r) {
 			return
 		}
+		if last := r.Header.Get("Last-Event-Id"); last != "" {
+			p.replay(w, r, last)
+			return
+		}
 		p.note("GET stream 200")
 		p.sseHeaders(w)
-		// A keep-alive comment, and a request of the server's own, whose
-		// answer the client POSTs.
-		_, _ = io.WriteString(w, ": ping - 2026-11-26 10:00:00.000000+00:00\r\n\r\n"+
-			"event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\r\n\r\n")
+		_, _ = io.WriteString(w, ": ping - 2026-11-26 10:00:00.000000+00:00\r\n\r\n")
+		if !p.stateless {
+			// A request of the server's own, whose answer the client POSTs.
+			_, _ = io.WriteString(w, "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\r\n\r\n")
+		}
 		w.(http.Flusher).Flush()
 		p.mu.Lock()
 		ended := p.ended
@@ -120,6 +163,11 @@ func (p *pyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		}
 	case http.MethodDelete:
+		if p.stateless {
+			p.note("DELETE 405")
+			p.fail(w, http.StatusMethodNotAllowed, "Method Not Allowed: Session termination not supported")
+			return
+		}
 		if !p.valid(w, r) {
 			return
 		}
@@ -142,11 +190,50 @@ func (p *pyServer) sseHeaders(w http.ResponseWriter) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	p.mu.Lock()
-	if p.sid != "" {
+	if p.sid != "" && !p.stateless {
 		h.Set("Mcp-Session-Id", p.sid)
 	}
 	p.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
+}
+
+// store keeps an event of stream (data "" for a priming event) and returns
+// its SSE frame.
+func (p *pyServer) store(stream, data string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stored == nil {
+		p.stored = map[string][]string{}
+	}
+	id := fmt.Sprintf("%s-%d", stream, len(p.stored[stream]))
+	var frame string
+	if data == "" {
+		frame = "id: " + id + "\r\ndata: \r\nretry: 10\r\n\r\n"
+	} else {
+		frame = "id: " + id + "\r\nevent: message\r\ndata: " + data + "\r\n\r\n"
+	}
+	p.stored[stream] = append(p.stored[stream], frame)
+	return frame
+}
+
+// replay answers a GET with Last-Event-ID: the stored events after it, a
+// new priming event, then the stream stays open until the client leaves.
+func (p *pyServer) replay(w http.ResponseWriter, r *http.Request, last string) {
+	stream, n, _ := strings.Cut(last, "-")
+	p.mu.Lock()
+	p.lastEvent = last
+	events := slices.Clone(p.stored[stream])
+	p.mu.Unlock()
+	var after int
+	_, _ = fmt.Sscan(n, &after)
+	p.note("GET replay %s 200", last)
+	p.sseHeaders(w)
+	for _, ev := range events[min(after+1, len(events)):] {
+		_, _ = io.WriteString(w, ev)
+	}
+	_, _ = io.WriteString(w, p.store(stream, ""))
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
 }
 
 func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +249,7 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	initialize := m.IsRequest() && m.Method == mcp.MethodInitialize
-	if initialize {
+	if initialize && !p.stateless {
 		p.mu.Lock()
 		p.sid, p.terminated, p.ended = "9f3c0d9a5b2e4c7f8a1d6e0b3c5f7a9d", false, make(chan struct{})
 		p.mu.Unlock()
@@ -178,10 +265,10 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 		p.plain(w, http.StatusAccepted, "")
 		return
 	}
-	answer := p.answer(m)
+	answer := string(p.answer(m).AppendJSON(nil))
 	p.note("POST %s 200", m.Method)
 	if p.json {
-		p.plain(w, http.StatusOK, string(answer.AppendJSON(nil)))
+		p.plain(w, http.StatusOK, answer)
 		return
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
@@ -189,10 +276,19 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 		version = peekVersion(m.Params)
 	}
 	p.sseHeaders(w)
-	if version >= mcp.Version20251125 {
-		_, _ = io.WriteString(w, "id: "+fmt.Sprint(m.ID)+"-0\r\nretry: 100\r\ndata: \r\n\r\n")
+	stream := strings.Trim(string(m.ID.AppendJSON(nil)), `"`)
+	if !p.events || version < mcp.Version20251125 {
+		_, _ = io.WriteString(w, "event: message\r\ndata: "+answer+"\r\n\r\n")
+		return
 	}
-	_, _ = io.WriteString(w, "event: message\r\ndata: "+string(answer.AppendJSON(nil))+"\r\n\r\n")
+	_, _ = io.WriteString(w, p.store(stream, ""))
+	if m.Method == "tools/call" && strings.Contains(string(m.Params), `"poll"`) {
+		// close_sse_stream: the connection ends; the answer is stored for
+		// the client's GET.
+		p.store(stream, answer)
+		return
+	}
+	_, _ = io.WriteString(w, p.store(stream, answer))
 }
 
 func peekVersion(params json.RawMessage) string {
@@ -245,7 +341,7 @@ func TestPythonSDKServer(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20250326} {
 		for _, jsonMode := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/json=%v", version, jsonMode), func(t *testing.T) {
-				py := &pyServer{json: jsonMode}
+				py := &pyServer{json: jsonMode, events: !jsonMode}
 				ts := httptest.NewServer(py)
 				t.Cleanup(ts.Close)
 				stream := NewClientStream(ts.URL+"/mcp", &ClientOptions{HTTPClient: ts.Client()})
@@ -286,6 +382,117 @@ func TestPythonSDKServer(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// pyConnect connects a client at version through a ClientStream to h.
+func pyConnect(t *testing.T, h http.Handler, version string) (*mcp.ClientSession, *ClientStream) {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	stream := NewClientStream(ts.URL+"/mcp", &ClientOptions{HTTPClient: ts.Client()})
+	c := mcp.NewClient(&mcp.Implementation{Name: "py-interop", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
+	cs, err := c.Connect(ctx(t), stream)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	return cs, stream
+}
+
+func pyAdd(t *testing.T, cs *mcp.ClientSession, tool string, a, b int) {
+	t.Helper()
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(fmt.Sprintf(`{"a":%d,"b":%d}`, a, b))})
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != fmt.Sprint(a+b) {
+		t.Fatalf("CallTool %s: %+v, %v", tool, res, err)
+	}
+}
+
+// TestPythonSDKServerPolling: a Python server with an event store whose
+// tool handler calls close_sse_stream (SEP-1699 polling): the POST's
+// stream ends after its priming event ("id", "data: ", "retry" in
+// sse-starlette's order); the client comes back with GET and Last-Event-ID
+// set to the priming event's id, and takes the answer from the replay,
+// which Python keeps open after it (and primes again).
+func TestPythonSDKServerPolling(t *testing.T) {
+	py := &pyServer{events: true}
+	cs, _ := pyConnect(t, py, mcp.Version20251125)
+	pyAdd(t, cs, "poll", 2, 3)
+	py.mu.Lock()
+	last := py.lastEvent
+	py.mu.Unlock()
+	if !strings.HasSuffix(last, "-0") {
+		t.Errorf("Last-Event-ID %q, want the priming event's (<request id>-0)", last)
+	}
+	pyAdd(t, cs, "add", 1, 1) // the session goes on
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if got := py.exchanges(); !slices.ContainsFunc(got, func(e string) bool { return strings.HasPrefix(e, "GET replay ") }) {
+		t.Errorf("no resumption: %q", got)
+	}
+}
+
+// TestPythonSDKServerRestart: a restarted Python server knows no session;
+// the session manager answers 404 with the JSON-RPC error "Session not
+// found" under the id "server-error" and no session header. The client
+// opens a new session and the call succeeds, with v1.29's and v2's error
+// spellings alike.
+func TestPythonSDKServerRestart(t *testing.T) {
+	for _, v1 := range []bool{true, false} {
+		t.Run(fmt.Sprintf("v1=%v", v1), func(t *testing.T) {
+			py := &pyServer{v1: v1}
+			cs, _ := pyConnect(t, py, mcp.Version20251125)
+			pyAdd(t, cs, "add", 1, 2)
+			py.restart()
+			pyAdd(t, cs, "add", 3, 4)
+			if err := cs.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			inits := 0
+			for _, e := range py.exchanges() {
+				if e == "POST initialize 200" {
+					inits++
+				}
+			}
+			if inits != 2 {
+				t.Errorf("%d initializations, want 2: %q", inits, py.exchanges())
+			}
+		})
+	}
+}
+
+// TestPythonSDKServerStateless: FastMCP(stateless_http=True,
+// json_response=True), the usual serverless deployment: no session id, a
+// standalone GET stream on which only pings come, 405 for DELETE. The
+// client works and closes without waiting on the idle stream.
+func TestPythonSDKServerStateless(t *testing.T) {
+	for _, jsonMode := range []bool{true, false} {
+		t.Run(fmt.Sprintf("json=%v", jsonMode), func(t *testing.T) {
+			py := &pyServer{stateless: true, json: jsonMode}
+			cs, stream := pyConnect(t, py, mcp.Version20251125)
+			if stream.SessionID() != "" {
+				t.Errorf("session %q", stream.SessionID())
+			}
+			pyAdd(t, cs, "add", 1, 2)
+			if err := cs.Ping(ctx(t)); err != nil {
+				t.Fatalf("Ping: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cs.Close() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("Close: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close hangs")
+			}
+			for _, e := range py.exchanges() {
+				if strings.HasPrefix(e, "DELETE") {
+					t.Errorf("DELETE without a session: %q", e)
+				}
+			}
+		})
 	}
 }
 
