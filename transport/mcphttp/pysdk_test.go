@@ -52,10 +52,11 @@ type pyServer struct {
 	mu         sync.Mutex
 	sid        string
 	terminated bool
-	ended      chan struct{}       // closed by DELETE: the standalone stream ends
-	log        []string            // "METHOD what status", in order
-	stored     map[string][]string // stream → its events, in order, once events
-	lastEvent  string              // the Last-Event-ID of the last GET that had one
+	ended      chan struct{}          // closed by DELETE: the standalone stream ends
+	log        []string               // "METHOD what status", in order
+	stored     map[string][]string    // stream → its events, in order, once events
+	lastEvent  string                 // the Last-Event-ID of the last GET that had one
+	hold       func(*jsonrpc.Message) // runs before a POSTed message is looked at
 }
 
 var pyVersions = []string{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326, mcp.Version20241105}
@@ -247,6 +248,9 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 	if m.Invalid != nil || m.Batch != nil {
 		p.fail(w, http.StatusBadRequest, "Parse error")
 		return
+	}
+	if p.hold != nil {
+		p.hold(m)
 	}
 	initialize := m.IsRequest() && m.Method == mcp.MethodInitialize
 	if initialize && !p.stateless {
@@ -458,6 +462,77 @@ func TestPythonSDKServerRestart(t *testing.T) {
 				t.Errorf("%d initializations, want 2: %q", inits, py.exchanges())
 			}
 		})
+	}
+}
+
+// TestPythonSDKServerLateAnswer: a message the client wrote just before
+// it closed (its answer to a ping the server sent on the GET stream, say)
+// reaches the Python server after the DELETE that ended the session, and
+// gets 404 "Session has been terminated". The client must not take that
+// for a lost session and open a new one, which nobody would ever close.
+func TestPythonSDKServerLateAnswer(t *testing.T) {
+	py := &pyServer{}
+	cs, stream := pyConnect(t, py, mcp.Version20251125)
+	pyAdd(t, cs, "add", 1, 2)
+	py.mu.Lock()
+	ended := py.ended
+	py.mu.Unlock()
+	arrived := make(chan struct{})
+	var once sync.Once
+	late := jsonrpc.Int64ID(7)
+	py.hold = func(m *jsonrpc.Message) {
+		if m.IsResponse() && m.ID == late {
+			once.Do(func() { close(arrived) })
+			<-ended // delivered after the session's end
+		}
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- stream.Write(ctx(t), jsonrpc.NewResponse(late, json.RawMessage(`{}`))) }()
+	<-arrived
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := <-wrote; err == nil {
+		t.Error("the late write succeeded")
+	}
+	inits := 0
+	for _, e := range py.exchanges() {
+		if e == "POST initialize 200" {
+			inits++
+		}
+	}
+	if inits != 1 {
+		t.Errorf("a new session was opened while closing: %q", py.exchanges())
+	}
+}
+
+// TestPythonSDKServerCloseDuringReinit: the client is opening a new
+// session (the server was restarted) when it is closed: the session it
+// opens is ended with DELETE at once instead of left on the server.
+func TestPythonSDKServerCloseDuringReinit(t *testing.T) {
+	py := &pyServer{}
+	cs, stream := pyConnect(t, py, mcp.Version20251125)
+	pyAdd(t, cs, "add", 1, 2)
+	py.restart()
+	reinit, release := make(chan struct{}), make(chan struct{})
+	py.hold = func(m *jsonrpc.Message) {
+		if m.IsRequest() && m.Method == mcp.MethodInitialize {
+			close(reinit)
+			<-release
+		}
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- stream.Write(ctx(t), jsonrpc.NewResponse(jsonrpc.Int64ID(8), json.RawMessage(`{}`))) }()
+	<-reinit
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	close(release)
+	if err := <-wrote; err == nil {
+		t.Error("the write went through a session opened while closing")
+	}
+	if got := py.exchanges(); got[len(got)-1] != "DELETE 200" {
+		t.Errorf("the new session was not ended: %q", got)
 	}
 }
 
