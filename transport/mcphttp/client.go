@@ -440,7 +440,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // the legacy HTTP+SSE transport. The answer to a notification or response
 // is taken as carrying no content, whatever its headers say (the Python SDK
 // sends 202 with Content-Type application/json and an empty body). Close
-// ends the session with DELETE.
+// ends the session with DELETE; once Close has begun, a 404 no longer opens
+// a new session (a write racing Close meets the session Close ended), and a
+// new session opened meanwhile is ended too.
 type ClientStream struct {
 	*clientCore
 	url            string
