@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
 )
@@ -232,4 +234,139 @@ func count(notes []pyStdioMsg, method, contains string) int {
 		}
 	}
 	return n
+}
+
+// pyStdioServer answers as a Python SDK server on stdio does
+// (src/mcp/server/stdio.py, v1.29 and v2 main): every message it writes is
+// pydantic's model_dump_json (compact, raw UTF-8, members in model order:
+// jsonrpc, id, then method/params or result/error) followed by a newline,
+// which Python's text stdout writes as eol ("\r\n" on Windows). Each line
+// it reads must be one JSON-RPC message object. Its tool "ask" asks the
+// client's model (a sampling/createMessage request of the server's own,
+// numbered from 0), logs, reports progress when asked to, and answers with
+// what the model said.
+func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	write := func(s string) { _, _ = io.WriteString(out, s+eol) }
+	var pending *pyStdioMsg // the tools/call waiting for the model
+	for sc.Scan() {
+		line := sc.Text()
+		var m pyStdioMsg
+		if strings.HasPrefix(strings.TrimSpace(line), "[") || json.Unmarshal([]byte(line), &m) != nil {
+			t.Errorf("the client wrote %q, which is not one JSON-RPC message", line)
+			continue
+		}
+		id := string(m.ID)
+		switch m.Method {
+		case "":
+			if pending == nil || id != "0" {
+				t.Errorf("unexpected response %s", line)
+				continue
+			}
+			var r struct{ Content struct{ Text string } }
+			_ = json.Unmarshal(m.Result, &r)
+			write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"ask","data":"asked the model"}}`)
+			var p struct {
+				Meta struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
+			}
+			_ = json.Unmarshal(pending.Params, &p)
+			if p.Meta.ProgressToken != nil {
+				write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(p.Meta.ProgressToken) + `,"progress":1.0,"total":1.0}}`)
+			}
+			write(`{"jsonrpc":"2.0","id":` + string(pending.ID) + `,"result":{"content":[{"type":"text","text":"` + r.Content.Text + `"}],"isError":false}}`)
+			pending = nil
+		case "initialize":
+			write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":"2025-11-25","capabilities":{"experimental":{},"logging":{},` +
+				`"prompts":{"listChanged":false},"resources":{"subscribe":false,"listChanged":false},"tools":{"listChanged":false}},` +
+				`"serverInfo":{"name":"pý","version":"1.29.0"},"instructions":"Frägt das Modell"}}`)
+		case "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed":
+		case "ping", "logging/setLevel":
+			write(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`)
+		case "tools/list":
+			write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[{"name":"ask","description":"Fragt 🤖","inputSchema":{"properties":{"q":{"title":"Q","type":"string"}},"required":["q"],"title":"askArguments","type":"object"}}]}}`)
+		case "tools/call":
+			mc := m
+			pending = &mc
+			write(`{"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Hauptstadt?"}}],"maxTokens":100}}`)
+		default:
+			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"Method not found"}}`)
+		}
+	}
+}
+
+// TestPythonSDKStdioServer: the client over stdio against a Python SDK
+// server (see pyStdioServer), with Unix and Windows line ends: the
+// handshake, a tool that makes a sampling request of its own and logs and
+// reports progress before its result, non-ASCII text both ways, ping, and
+// a -32601 for a method the server lacks.
+func TestPythonSDKStdioServer(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n"} {
+		t.Run(fmt.Sprintf("eol=%q", eol), func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			served := make(chan struct{})
+			go func() {
+				defer close(served)
+				pyStdioServer(t, inR, outW, eol)
+				outW.Close()
+			}()
+			logs := make(chan string, 4)
+			c := mcp.NewClient(&mcp.Implementation{Name: "py-interop", Version: "1"}, &mcp.ClientOptions{
+				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent("Zoë 😀")}, Model: "m"}, nil
+				},
+				LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+					logs <- string(p.Data)
+				},
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cs, err := c.Connect(ctx, transport.NewLineStream(outR, inW, inW, nil))
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			if init := cs.InitializeResult(); init.ServerInfo.Name != "pý" || init.Instructions != "Frägt das Modell" {
+				t.Errorf("initialize: %+v", init)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Description != "Fragt 🤖" {
+				t.Fatalf("ListTools: %+v, %v", tools, err)
+			}
+			var progress []float64
+			pctx := mcp.WithProgress(ctx, func(p *mcp.ProgressNotificationParams) { progress = append(progress, p.Progress) })
+			res, err := cs.CallTool(pctx, &mcp.CallToolParams{Name: "ask", Arguments: json.RawMessage(`{"q":"Hauptstadt?"}`)})
+			if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "Zoë 😀" {
+				t.Fatalf("CallTool: %+v, %v", res, err)
+			}
+			if len(progress) != 1 {
+				t.Errorf("progress %v", progress)
+			}
+			if err := cs.Ping(ctx); err != nil {
+				t.Errorf("Ping: %v", err)
+			}
+			_, err = cs.ListPrompts(ctx, nil)
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+				t.Errorf("ListPrompts: %v, want -32601", err)
+			}
+			// The log line precedes the result on the wire; that the
+			// handler sees it before the call returns is issue 20's
+			// ordering item, tested elsewhere: here it must arrive.
+			select {
+			case l := <-logs:
+				if l != `"asked the model"` {
+					t.Errorf("log %s", l)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("no log message")
+			}
+			if err := cs.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			<-served
+		})
+	}
 }
