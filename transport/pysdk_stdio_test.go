@@ -244,8 +244,14 @@ func count(notes []pyStdioMsg, method, contains string) int {
 // it reads must be one JSON-RPC message object. Its tool "ask" asks the
 // client's model (a sampling/createMessage request of the server's own,
 // numbered from 0), logs, reports progress when asked to, and answers with
-// what the model said.
-func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string) {
+// what the model said. v1.29 knows no server/discover: a method outside
+// its ClientRequest union fails validation and gets -32602 "Invalid request
+// parameters" (shared/session.py), one it knows but has no handler for
+// -32601. v2 (modern) answers server/discover with 2026-07-28 and then
+// wants every request stamped; its 2026 results carry resultType, the
+// serverInfo stamp and, for lists, ttlMs and cacheScope; it has no ping
+// (nor server requests: its tool logs, reports progress and answers).
+func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern bool) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
 	write := func(s string) { _, _ = io.WriteString(out, s+eol) }
@@ -258,7 +264,13 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string) {
 			continue
 		}
 		id := string(m.ID)
+		if modern {
+			pyStdioModern(t, m, write)
+			continue
+		}
 		switch m.Method {
+		case "server/discover":
+			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"Invalid request parameters","data":""}}`)
 		case "":
 			if pending == nil || id != "0" {
 				t.Errorf("unexpected response %s", line)
@@ -297,20 +309,59 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string) {
 	}
 }
 
+// pyStdioModern is pyStdioServer for the Python SDK v2 at 2026-07-28.
+func pyStdioModern(t *testing.T, m pyStdioMsg, write func(string)) {
+	const stamp = `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"pý","version":"2.0.0"}}`
+	id := string(m.ID)
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if m.ID != nil && string(p.Meta["io.modelcontextprotocol/protocolVersion"]) != `"2026-07-28"` {
+		write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"Invalid request parameters"}}`)
+		return
+	}
+	switch m.Method {
+	case "server/discover":
+		write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"logging":{},"tools":{"listChanged":false}},` +
+			`"instructions":"Frägt das Modell","ttlMs":0,"cacheScope":"private",` + stamp + `}}`)
+	case "tools/list":
+		write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[{"name":"ask","description":"Fragt 🤖","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"private",` + stamp + `}}`)
+	case "tools/call":
+		if string(p.Meta["io.modelcontextprotocol/logLevel"]) != "" {
+			write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"ask","data":"asked the model"}}`)
+		}
+		if tok := p.Meta["progressToken"]; tok != nil {
+			write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(tok) + `,"progress":1.0,"total":1.0}}`)
+		}
+		write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"Zoë 😀"}],"isError":false,` + stamp + `}}`)
+	case "":
+		t.Errorf("a response at 2026-07-28: %s", m.ID)
+	default:
+		if m.ID != nil {
+			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"Method not found"}}`)
+		}
+	}
+}
+
 // TestPythonSDKStdioServer: the client over stdio against a Python SDK
 // server (see pyStdioServer), with Unix and Windows line ends: the
 // handshake, a tool that makes a sampling request of its own and logs and
 // reports progress before its result, non-ASCII text both ways, ping, and
 // a -32601 for a method the server lacks.
 func TestPythonSDKStdioServer(t *testing.T) {
-	for _, eol := range []string{"\n", "\r\n"} {
-		t.Run(fmt.Sprintf("eol=%q", eol), func(t *testing.T) {
+	for _, tc := range []struct {
+		name, eol string
+		modern    bool
+	}{{"v1.29/LF", "\n", false}, {"v1.29/CRLF", "\r\n", false}, {"v2/2026-07-28", "\n", true}} {
+		eol := tc.eol
+		t.Run(tc.name, func(t *testing.T) {
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			served := make(chan struct{})
 			go func() {
 				defer close(served)
-				pyStdioServer(t, inR, outW, eol)
+				pyStdioServer(t, inR, outW, eol, tc.modern)
 				outW.Close()
 			}()
 			logs := make(chan string, 4)
@@ -330,6 +381,16 @@ func TestPythonSDKStdioServer(t *testing.T) {
 			}
 			if init := cs.InitializeResult(); init.ServerInfo.Name != "pý" || init.Instructions != "Frägt das Modell" {
 				t.Errorf("initialize: %+v", init)
+			}
+			want := mcp.Version20251125
+			if tc.modern {
+				want = mcp.Version20260728
+			}
+			if v := cs.ProtocolVersion(); v != want {
+				t.Errorf("version %s, want %s", v, want)
+			}
+			if err := cs.SetLoggingLevel(ctx, mcp.LevelInfo); err != nil {
+				t.Fatalf("SetLoggingLevel: %v", err)
 			}
 			tools, err := cs.ListTools(ctx, nil)
 			if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Description != "Fragt 🤖" {
