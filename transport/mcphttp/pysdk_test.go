@@ -113,6 +113,9 @@ func (p *pyServer) valid(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case p.stateless:
 	case got == "":
+		// The manager made a session for the request (it has no id), and
+		// the transport refuses it: the answer names that new session.
+		w.Header().Set("Mcp-Session-Id", "0e5a1c9d7b3f4a2e8c6d1f0b9a7e5c3d")
 		p.fail(w, http.StatusBadRequest, "Bad Request: Missing session ID")
 		return false
 	case got != sid:
@@ -408,6 +411,27 @@ func pyAdd(t *testing.T, cs *mcp.ClientSession, tool string, a, b int) {
 	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(fmt.Sprintf(`{"a":%d,"b":%d}`, a, b))})
 	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != fmt.Sprint(a+b) {
 		t.Fatalf("CallTool %s: %+v, %v", tool, res, err)
+	}
+}
+
+// TestPythonSDKServerProbe: the client at its default revision first
+// probes server/discover, which a Python SDK v1.29 server does not know:
+// its session manager opens a session for the id-less POST and the
+// transport refuses it with 400 "Missing session ID" (id "server-error",
+// the new session's id in the header). The client takes that for a
+// stateful server and initializes at 2025-11-25.
+func TestPythonSDKServerProbe(t *testing.T) {
+	py := &pyServer{v1: true}
+	cs, stream := pyConnect(t, py, "")
+	if v := cs.ProtocolVersion(); v != mcp.Version20251125 {
+		t.Fatalf("version %q", v)
+	}
+	if stream.SessionID() != "9f3c0d9a5b2e4c7f8a1d6e0b3c5f7a9d" {
+		t.Errorf("session %q: not the one initialize made", stream.SessionID())
+	}
+	pyAdd(t, cs, "add", 2, 2)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
 	}
 }
 
