@@ -95,6 +95,9 @@ type pyClient struct {
 	// "result" or "error" member, JSON.
 	answer func(m pyMessage) string
 
+	// next holds headers for the next request only (Mcp-Param-*).
+	next http.Header
+
 	mu            sync.Mutex
 	sid, version  string // mcp-session-id and the negotiated mcp-protocol-version
 	notifications []pyMessage
@@ -206,6 +209,10 @@ func (c *pyClient) start(ctx context.Context, method, fields, meta, name string)
 			h["mcp-name"] = []string{name}
 		}
 	}
+	for k, v := range c.next {
+		h[k] = v
+	}
+	c.next = nil
 	resp := c.postCtx(ctx, body, h)
 	if method == "initialize" {
 		c.mu.Lock()
@@ -701,6 +708,26 @@ func pyOperations(t *testing.T, c *pyClient) {
 		t.Errorf("json_schema_2020_12_tool: %s", r["content"])
 	}
 
+	// Arguments escaped as json.dumps(ensure_ascii=True) writes them,
+	// surrogate pairs included, must decode to the same text.
+	pg := c.request("prompts/get", `"name":"test_prompt_with_arguments","arguments":{"arg1":"Zo\u00eb \ud83d\ude00","arg2":"b"}`, "", "test_prompt_with_arguments")
+	var msgs []struct{ Content struct{ Text string } }
+	if _ = json.Unmarshal(pg["messages"], &msgs); len(msgs) != 1 || !strings.Contains(msgs[0].Content.Text, "arg1='Zoë 😀'") {
+		t.Errorf("escaped prompt arguments: %s", pg["messages"])
+	}
+	if modern {
+		// x-mcp-header arguments mirrored into Mcp-Param-* headers
+		// (mcp_param_headers): plain tokens as they are, anything else
+		// base64-wrapped by encode_header_value.
+		for region, header := range map[string]string{"us-west": "us-west", "Zürich": "=?base64?WsO8cmljaA==?="} {
+			c.next = http.Header{"Mcp-Param-Region": {header}}
+			r := callTool("test_custom_header_param", `{"region":"`+region+`","query":"q"}`, "")
+			if !strings.Contains(string(r["content"]), "Region: "+region) {
+				t.Errorf("test_custom_header_param %s: %s", region, r["content"])
+			}
+		}
+	}
+
 	// Progress: the request id is the token, an int; the callback is found
 	// by that int, so the server must echo it as one.
 	c.takeNotifications()
@@ -766,6 +793,24 @@ func pyOperations(t *testing.T, c *pyClient) {
 		if !slices.Equal(c.answered, []string{"sampling/createMessage", "elicitation/create"}) {
 			t.Errorf("answered %v", c.answered)
 		}
+		// A declined elicitation (ElicitResult(action="decline"): no
+		// content), and the default callback's error for sampling.
+		c.answer = func(m pyMessage) string {
+			if m.Method == "elicitation/create" {
+				return `"result":{"action":"decline"}`
+			}
+			return `"error":{"code":-32600,"message":"Sampling not supported"}`
+		}
+		r = callTool("test_elicitation", `{"message":"Who are you?"}`, "")
+		if !strings.Contains(string(r["content"]), "action: decline") {
+			t.Errorf("declined test_elicitation: %s", r["content"])
+		}
+		m := c.call("tools/call", `"name":"test_sampling","arguments":{"prompt":"?"}`, "", "test_sampling")
+		if m.Error == nil && !strings.Contains(string(m.Result), `"isError":true`) {
+			t.Errorf("test_sampling with sampling refused: %s", m.Result)
+		}
+		c.answer = pyCallbacks
+		c.notify("notifications/roots/list_changed", "")
 	}
 
 	// Resources.
