@@ -772,3 +772,97 @@ func TestPythonSDKServerModern(t *testing.T) {
 		t.Errorf("requests %q, want %q", py.log, want)
 	}
 }
+
+// pyLegacyServer is a Python SDK server on the HTTP+SSE transport
+// (src/mcp/server/sse.py, as FastMCP mounts it): GET /sse is a
+// sse-starlette stream ("text/event-stream; charset=utf-8", CRLF) that
+// starts with an "endpoint" event naming "/messages/?session_id=<hex>";
+// POSTs there get 202 with the text body "Accepted"; answers come on the
+// GET stream as "message" events. The /sse route takes GET only, so a
+// Streamable HTTP POST to it gets Starlette's 405.
+type pyLegacyServer struct {
+	py  pyServer // for its answers
+	out chan string
+}
+
+func (p *pyLegacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/sse" && r.Method == http.MethodGet:
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Connection", "keep-alive")
+		h.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "event: endpoint\r\ndata: /messages/?session_id=6d0c5f3a9e8b4c1d2a7f0e9b8c6d5a4f\r\n\r\n: ping - 2026-11-26 10:00:00.000000+00:00\r\n\r\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case m := <-p.out:
+				_, _ = io.WriteString(w, "event: message\r\ndata: "+m+"\r\n\r\n")
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	case r.URL.Path == "/sse":
+		w.Header().Set("Allow", "GET")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = io.WriteString(w, "Method Not Allowed")
+	case r.URL.Path == "/messages/" && r.Method == http.MethodPost:
+		if r.URL.Query().Get("session_id") != "6d0c5f3a9e8b4c1d2a7f0e9b8c6d5a4f" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, "Could not find session")
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		m := jsonrpc.Decode(body)
+		if m.Invalid != nil || m.Batch != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, "Could not parse message")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, "Accepted")
+		if m.IsRequest() {
+			p.out <- string(p.py.answer(m).AppendJSON(nil))
+		}
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestPythonSDKLegacyServer: the client pointed at a Python SDK server's
+// /sse endpoint (HTTP+SSE, 2024-11-05): the 405 to its Streamable HTTP
+// POST sends it to the legacy transport, which follows the endpoint event
+// (a path with a query), takes the 202 "Accepted" text answers, and reads
+// the answers from the stream.
+func TestPythonSDKLegacyServer(t *testing.T) {
+	// The default client probes server/discover first (405 too), then
+	// initializes at 2025-11-25 over the legacy transport, which the
+	// Python server accepts.
+	for ask, want := range map[string]string{mcp.Version20241105: mcp.Version20241105, "": mcp.Version20251125} {
+		t.Run(want, func(t *testing.T) {
+			py := &pyLegacyServer{out: make(chan string, 8)}
+			ts := httptest.NewServer(py)
+			t.Cleanup(ts.Close)
+			c := mcp.NewClient(&mcp.Implementation{Name: "py-interop", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: ask})
+			cs, err := c.Connect(ctx(t), NewClientStream(ts.URL+"/sse", &ClientOptions{HTTPClient: ts.Client()}))
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			if v := cs.ProtocolVersion(); v != want {
+				t.Errorf("version %q", v)
+			}
+			pyAdd(t, cs, "add", 20, 22)
+			if err := cs.Ping(ctx(t)); err != nil {
+				t.Fatalf("Ping: %v", err)
+			}
+			if err := cs.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		})
+	}
+}
