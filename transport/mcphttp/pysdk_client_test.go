@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -1070,5 +1071,117 @@ func TestPythonSDKClientStandaloneStream(t *testing.T) {
 			again.Body.Close()
 			c.close()
 		})
+	}
+}
+
+// TestPythonSDKLegacyClient: the Python SDK's HTTP+SSE client
+// (src/mcp/client/sse.py, v1.29) against our SSEHandler: it GETs the
+// stream through httpx-sse (Accept: text/event-stream, Cache-Control:
+// no-store), resolves the "endpoint" event's data against the stream's URL
+// with urljoin and refuses another origin, then POSTs every message there
+// (httpx's json=: compact, Content-Type application/json), wanting any 2xx,
+// and reads every answer, and the server's own requests, from "message"
+// events on the stream.
+func TestPythonSDKLegacyClient(t *testing.T) {
+	s, err := everything.NewServer(&everything.Options{Step: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mcphttp.NewSSEHandler(s, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	base, _ := url.Parse(ts.URL + "/sse")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base.String(), nil)
+	req.Header["Accept"] = []string{"text/event-stream"}
+	req.Header["Cache-Control"] = []string{"no-store"}
+	resp, err := ts.Client().Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+	events := make(chan pyEvent, 16)
+	go func() {
+		defer close(events)
+		readEvents(resp.Body, func(ev pyEvent) bool { events <- ev; return true })
+	}()
+	next := func() pyEvent {
+		t.Helper()
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			return ev
+		case <-time.After(5 * time.Second):
+			t.Fatal("no event")
+		}
+		return pyEvent{}
+	}
+	ev := next()
+	if ev.event != "endpoint" {
+		t.Fatalf("first event %+v, want endpoint", ev)
+	}
+	ref, err := url.Parse(ev.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := base.ResolveReference(ref)
+	if endpoint.Scheme != base.Scheme || endpoint.Host != base.Host {
+		t.Fatalf("endpoint %s: another origin, which the client refuses", endpoint)
+	}
+	post := func(body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, endpoint.String(), strings.NewReader(body))
+		req.Header["Content-Type"] = []string{"application/json"}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("POST %s: HTTP %d (raise_for_status)", body, resp.StatusCode)
+		}
+	}
+	// call POSTs a request and reads events up to its response, answering
+	// the server's requests as the sampling callback does.
+	call := func(id int, method, params string) pyMessage {
+		t.Helper()
+		post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+		for {
+			ev := next()
+			if ev.event != "message" {
+				t.Errorf("event %q: the client logs it as unknown", ev.event)
+				continue
+			}
+			var m pyMessage
+			if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
+				t.Fatalf("message %q: %v", ev.data, err)
+			}
+			switch {
+			case m.Method == "" && string(m.ID) == fmt.Sprint(id):
+				if m.Error != nil {
+					t.Fatalf("%s: %d %s", method, m.Error.Code, m.Error.Message)
+				}
+				return m
+			case m.Method != "" && m.ID != nil:
+				post(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,` + pyCallbacks(m) + `}`)
+			}
+		}
+	}
+	m := call(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":`+pyCaps+`,"clientInfo":`+pyClientInfo+`}`)
+	if !strings.Contains(string(m.Result), `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %s", m.Result)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if m := call(1, "tools/list", `{}`); !strings.Contains(string(m.Result), `"test_sampling"`) {
+		t.Errorf("tools/list: %s", m.Result)
+	}
+	if m := call(2, "tools/call", `{"name":"test_sampling","arguments":{"prompt":"Capital?"}}`); !strings.Contains(string(m.Result), "LLM response: Paris") {
+		t.Errorf("test_sampling: %s", m.Result)
+	}
+	if m := call(3, "ping", `{}`); string(m.Result) != "{}" {
+		t.Errorf("ping: %s", m.Result)
 	}
 }
