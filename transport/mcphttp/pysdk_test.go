@@ -57,6 +57,7 @@ type pyServer struct {
 	stored     map[string][]string    // stream → its events, in order, once events
 	lastEvent  string                 // the Last-Event-ID of the last GET that had one
 	hold       func(*jsonrpc.Message) // runs before a POSTed message is looked at
+	cancelled  chan struct{}          // closed by notifications/cancelled (the tool "block" waits for it)
 }
 
 var pyVersions = []string{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326, mcp.Version20241105}
@@ -263,6 +264,9 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 	} else if !p.valid(w, r) {
 		return
 	}
+	if m.Method == mcp.NotificationCancelled && p.cancelled != nil {
+		close(p.cancelled)
+	}
 	if !m.IsRequest() {
 		what := m.Method
 		if what == "" {
@@ -289,6 +293,17 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = io.WriteString(w, p.store(stream, ""))
+	if m.Method == "tools/call" && strings.Contains(string(m.Params), `"block"`) {
+		// The v2 server ends a cancelled request's stream with
+		// REQUEST_CANCELLED (_terminate_unanswered_request).
+		w.(http.Flusher).Flush()
+		select {
+		case <-p.cancelled:
+		case <-r.Context().Done():
+		}
+		_, _ = io.WriteString(w, p.store(stream, `{"jsonrpc":"2.0","id":`+string(m.ID.AppendJSON(nil))+`,"error":{"code":-32800,"message":"Request cancelled"}}`))
+		return
+	}
 	if m.Method == "tools/call" && strings.Contains(string(m.Params), `"poll"`) {
 		// close_sse_stream: the connection ends; the answer is stored for
 		// the client's GET.
@@ -457,6 +472,31 @@ func TestPythonSDKServerPolling(t *testing.T) {
 	}
 	if got := py.exchanges(); !slices.ContainsFunc(got, func(e string) bool { return strings.HasPrefix(e, "GET replay ") }) {
 		t.Errorf("no resumption: %q", got)
+	}
+}
+
+// TestPythonSDKServerCancelled: the client gives up on a call; the Python
+// SDK v2 server, told so by notifications/cancelled, ends the request's
+// stream with a -32800 "Request cancelled" error, which the client drops;
+// the session goes on.
+func TestPythonSDKServerCancelled(t *testing.T) {
+	py := &pyServer{events: true, cancelled: make(chan struct{})}
+	cs, _ := pyConnect(t, py, mcp.Version20251125)
+	cctx, cancel := context.WithCancel(ctx(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
+		done <- err
+	}()
+	eventually(t, "the call to reach the server", func() bool { return slices.Contains(py.exchanges(), "POST tools/call 200") })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("CallTool: %v, want context.Canceled", err)
+	}
+	eventually(t, "notifications/cancelled", func() bool { return slices.Contains(py.exchanges(), "POST notifications/cancelled 202") })
+	pyAdd(t, cs, "add", 5, 6)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
 	}
 }
 
