@@ -253,8 +253,11 @@ func (p *pyServer) post(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, http.StatusBadRequest, "Parse error")
 		return
 	}
-	if p.hold != nil {
-		p.hold(m)
+	p.mu.Lock()
+	hold := p.hold
+	p.mu.Unlock()
+	if hold != nil {
+		hold(m)
 	}
 	initialize := m.IsRequest() && m.Method == mcp.MethodInitialize
 	if initialize && !p.stateless {
@@ -544,12 +547,14 @@ func TestPythonSDKServerLateAnswer(t *testing.T) {
 	arrived := make(chan struct{})
 	var once sync.Once
 	late := jsonrpc.Int64ID(7)
+	py.mu.Lock()
 	py.hold = func(m *jsonrpc.Message) {
 		if m.IsResponse() && m.ID == late {
 			once.Do(func() { close(arrived) })
 			<-ended // delivered after the session's end
 		}
 	}
+	py.mu.Unlock()
 	wrote := make(chan error, 1)
 	go func() { wrote <- stream.Write(ctx(t), jsonrpc.NewResponse(late, json.RawMessage(`{}`))) }()
 	<-arrived
@@ -579,12 +584,14 @@ func TestPythonSDKServerCloseDuringReinit(t *testing.T) {
 	pyAdd(t, cs, "add", 1, 2)
 	py.restart()
 	reinit, release := make(chan struct{}), make(chan struct{})
+	py.mu.Lock()
 	py.hold = func(m *jsonrpc.Message) {
 		if m.IsRequest() && m.Method == mcp.MethodInitialize {
 			close(reinit)
 			<-release
 		}
 	}
+	py.mu.Unlock()
 	wrote := make(chan error, 1)
 	go func() { wrote <- stream.Write(ctx(t), jsonrpc.NewResponse(jsonrpc.Int64ID(8), json.RawMessage(`{}`))) }()
 	<-reinit
