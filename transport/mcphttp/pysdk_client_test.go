@@ -516,6 +516,13 @@ func pyEverything(t *testing.T) (*httptest.Server, *mcphttp.Handler) {
 		}); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.AddTool(&mcp.Tool{Name: "py_count", InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+		`"n":{"type":"integer","x-mcp-header":"N"},"flag":{"type":"boolean","x-mcp-header":"Flag"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(req.Params.Arguments))}}, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
 	h := mcphttp.NewHandler(s, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); h.Close() })
@@ -726,6 +733,16 @@ func pyOperations(t *testing.T, c *pyClient) {
 			if !strings.Contains(string(r["content"]), "Region: "+region) {
 				t.Errorf("test_custom_header_param %s: %s", region, r["content"])
 			}
+		}
+		// Scalars as _render_header_scalar writes them: str() of the
+		// number (so 42.0 for a float), true/false for a bool.
+		for args, hdr := range map[string]http.Header{
+			`{"n":42,"flag":true}`:  {"Mcp-Param-N": {"42"}, "Mcp-Param-Flag": {"true"}},
+			`{"n":42.0}`:            {"Mcp-Param-N": {"42.0"}},
+			`{"n":-7,"flag":false}`: {"Mcp-Param-N": {"-7"}, "Mcp-Param-Flag": {"false"}},
+		} {
+			c.next = hdr
+			callTool("py_count", args, "")
 		}
 	}
 
