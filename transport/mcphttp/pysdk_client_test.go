@@ -1202,3 +1202,68 @@ func TestPythonSDKLegacyClient(t *testing.T) {
 		t.Errorf("ping: %s", m.Result)
 	}
 }
+
+// TestPythonSDKClientListen: the Python SDK v2's listen() at 2026-07-28
+// (src/mcp/client/subscriptions.py): subscriptions/listen under an id it
+// mints as a string ("listen-1", unlike its int ids elsewhere), routed by
+// the "io.modelcontextprotocol/subscriptionId" _meta of what comes back,
+// which must therefore carry that same string: first the acknowledgment
+// with the honored filter, then the changes. Leaving listen() aborts the
+// POST.
+func TestPythonSDKClientListen(t *testing.T) {
+	ts, _ := pyEverything(t)
+	c := newPyClient(t, pyFlavors[2], ts.URL+"/mcp", ts.Client())
+	c.connect()
+	ctx, abort := context.WithCancel(context.Background())
+	defer abort()
+	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen"` +
+		c.params("subscriptions/listen", `"notifications":{"toolsListChanged":true}`, "") + `}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
+	req.Header = c.headers()
+	req.Header["mcp-method"] = []string{"subscriptions/listen"}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("listen: HTTP %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	msgs := make(chan pyMessage, 8)
+	go func() {
+		defer close(msgs)
+		readEvents(resp.Body, func(ev pyEvent) bool {
+			var m pyMessage
+			if ev.data != "" && json.Unmarshal([]byte(ev.data), &m) == nil {
+				msgs <- m
+			}
+			return true
+		})
+	}()
+	next := func(method string) map[string]json.RawMessage {
+		t.Helper()
+		select {
+		case m := <-msgs:
+			var p map[string]json.RawMessage
+			_ = json.Unmarshal(m.Params, &p)
+			var meta map[string]json.RawMessage
+			_ = json.Unmarshal(p["_meta"], &meta)
+			if m.Method != method || string(meta["io.modelcontextprotocol/subscriptionId"]) != `"listen-1"` {
+				t.Fatalf("got %s %s, want %s for subscription \"listen-1\"", m.Method, m.Params, method)
+			}
+			return p
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no %s", method)
+		}
+		return nil
+	}
+	ack := next("notifications/subscriptions/acknowledged")
+	if !strings.Contains(string(ack["notifications"]), `"toolsListChanged":true`) {
+		t.Errorf("honored %s", ack["notifications"])
+	}
+	c.request("tools/call", `"name":"test_trigger_tool_change"`, "", "test_trigger_tool_change")
+	next("notifications/tools/list_changed")
+	abort()
+	for range msgs {
+	}
+}
