@@ -799,6 +799,17 @@ func pyOperations(t *testing.T, c *pyClient) {
 	// stream before 2026-07-28; input_required rounds at 2026-07-28.
 	if modern {
 		pyInputRequired(t, c)
+		// A notification the v2 client still POSTs at 2026-07-28
+		// (send_roots_list_changed), stamped like a request: the
+		// transport ignores the answer's status; 202, as the Python
+		// server's 2026 entry answers.
+		h := c.headers()
+		h["mcp-method"] = []string{"notifications/roots/list_changed"}
+		resp := c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"`+c.params("notifications/roots/list_changed", "", "")+`}`, h)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Errorf("notification at 2026-07-28: HTTP %d", resp.StatusCode)
+		}
 	} else {
 		r := callTool("test_sampling", `{"prompt":"Capital of France?"}`, "")
 		if !strings.Contains(string(r["content"]), "LLM response: Paris") {
@@ -829,6 +840,8 @@ func pyOperations(t *testing.T, c *pyClient) {
 		}
 		c.answer = pyCallbacks
 		c.notify("notifications/roots/list_changed", "")
+		// send_progress_notification: client-to-server progress.
+		c.notify("notifications/progress", `{"progressToken":"upload-1","progress":0.5,"total":1.0,"message":"half"}`)
 	}
 
 	// Resources.
