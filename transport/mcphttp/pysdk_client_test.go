@@ -942,6 +942,19 @@ func pyInputRequired(t *testing.T, c *pyClient) {
 			t.Errorf("%s: second round %v: %s", tc.tool, r["resultType"], r["content"])
 		}
 	}
+	// get_prompt(..., input_responses=...): the same rounds for a prompt.
+	first := c.request("prompts/get", `"name":"test_input_required_result_prompt"`, "", "test_input_required_result_prompt")
+	if str(first["resultType"]) != "input_required" || !strings.Contains(string(first["inputRequests"]), `"user_context"`) {
+		t.Fatalf("prompt: %v %s", first["resultType"], first["inputRequests"])
+	}
+	fields := `"name":"test_input_required_result_prompt","inputResponses":{"user_context":{"action":"accept","content":{"context":"Zoë"}}}`
+	if s, ok := first["requestState"]; ok {
+		fields += `,"requestState":` + string(s)
+	}
+	r := c.request("prompts/get", fields, "", "test_input_required_result_prompt")
+	if !strings.Contains(string(r["messages"]), "Use this context: Zoë") {
+		t.Errorf("prompt, second round: %s", r["messages"])
+	}
 }
 
 // TestPythonSDKClientCancel: a request the v2 client gives up on (its read
