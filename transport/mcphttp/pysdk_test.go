@@ -541,6 +541,7 @@ func TestPythonSDKServerLateAnswer(t *testing.T) {
 	py := &pyServer{}
 	cs, stream := pyConnect(t, py, mcp.Version20251125)
 	pyAdd(t, cs, "add", 1, 2)
+	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), "POST response 0 202") })
 	py.mu.Lock()
 	ended := py.ended
 	py.mu.Unlock()
@@ -582,6 +583,9 @@ func TestPythonSDKServerCloseDuringReinit(t *testing.T) {
 	py := &pyServer{}
 	cs, stream := pyConnect(t, py, mcp.Version20251125)
 	pyAdd(t, cs, "add", 1, 2)
+	// The client's answer to the ping on the GET stream must not race
+	// the restart.
+	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), "POST response 0 202") })
 	py.restart()
 	reinit, release := make(chan struct{}), make(chan struct{})
 	py.mu.Lock()
