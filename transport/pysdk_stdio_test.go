@@ -36,6 +36,7 @@ type pyStdio struct {
 	t      *testing.T
 	w      io.Writer
 	lines  *bufio.Scanner
+	v2     bool
 	nextID int
 }
 
@@ -65,11 +66,16 @@ func (p *pyStdio) read() pyStdioMsg {
 func (p *pyStdio) call(method, params string) (result json.RawMessage, notes []pyStdioMsg) {
 	p.t.Helper()
 	p.nextID++
-	line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, p.nextID, method)
+	line := fmt.Sprintf(`"method":%q`, method)
 	if params != "" {
 		line += `,"params":` + params
 	}
-	p.write(line + "}")
+	if p.v2 {
+		p.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s}`, p.nextID, line))
+	} else {
+		// v1.29's pydantic models put Request's members first.
+		p.write(fmt.Sprintf(`{%s,"jsonrpc":"2.0","id":%d}`, line, p.nextID))
+	}
 	for {
 		m := p.read()
 		switch {
@@ -124,7 +130,7 @@ func TestPythonSDKStdioClient(t *testing.T) {
 			}()
 			sc := bufio.NewScanner(outR)
 			sc.Buffer(make([]byte, 64<<10), 8<<20)
-			p := &pyStdio{t: t, w: inW, lines: sc, nextID: -1}
+			p := &pyStdio{t: t, w: inW, lines: sc, v2: tc.v2, nextID: -1}
 			modern := tc.version == mcp.Version20260728
 			if tc.v2 {
 				p.nextID = 0
@@ -159,7 +165,7 @@ func TestPythonSDKStdioClient(t *testing.T) {
 				if tc.v2 {
 					p.write(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
 				} else {
-					p.write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+					p.write(`{"method":"notifications/initialized","jsonrpc":"2.0"}`)
 				}
 				if r, _ := p.call("ping", params("", "")); strings.TrimSpace(string(r)) != "{}" {
 					t.Errorf("ping: %s", r)
@@ -239,7 +245,8 @@ func count(notes []pyStdioMsg, method, contains string) int {
 // pyStdioServer answers as a Python SDK server on stdio does
 // (src/mcp/server/stdio.py, v1.29 and v2 main): every message it writes is
 // pydantic's model_dump_json (compact, raw UTF-8, members in model order:
-// jsonrpc, id, then method/params or result/error) followed by a newline,
+// v1.29 writes requests and notifications as method, params, jsonrpc, id,
+// responses as jsonrpc, id, result or error) followed by a newline,
 // which Python's text stdout writes as eol ("\r\n" on Windows). Each line
 // it reads must be one JSON-RPC message object. Its tool "ask" asks the
 // client's model (a sampling/createMessage request of the server's own,
@@ -278,7 +285,7 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern
 			}
 			var r struct{ Content struct{ Text string } }
 			_ = json.Unmarshal(m.Result, &r)
-			write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"ask","data":"asked the model"}}`)
+			write(`{"method":"notifications/message","params":{"level":"info","logger":"ask","data":"asked the model"},"jsonrpc":"2.0"}`)
 			var p struct {
 				Meta struct {
 					ProgressToken json.RawMessage `json:"progressToken"`
@@ -286,7 +293,7 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern
 			}
 			_ = json.Unmarshal(pending.Params, &p)
 			if p.Meta.ProgressToken != nil {
-				write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(p.Meta.ProgressToken) + `,"progress":1.0,"total":1.0}}`)
+				write(`{"method":"notifications/progress","params":{"progressToken":` + string(p.Meta.ProgressToken) + `,"progress":1.0,"total":1.0},"jsonrpc":"2.0"}`)
 			}
 			write(`{"jsonrpc":"2.0","id":` + string(pending.ID) + `,"result":{"content":[{"type":"text","text":"` + r.Content.Text + `"}],"isError":false}}`)
 			pending = nil
@@ -302,7 +309,7 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern
 		case "tools/call":
 			mc := m
 			pending = &mc
-			write(`{"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Hauptstadt?"}}],"maxTokens":100}}`)
+			write(`{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Hauptstadt?"}}],"maxTokens":100},"jsonrpc":"2.0","id":0}`)
 		default:
 			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"Method not found"}}`)
 		}

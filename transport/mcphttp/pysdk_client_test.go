@@ -32,7 +32,10 @@ import (
 //     "mcp-protocol-version" once negotiated (v1.29: from the initialize
 //     result, on every later POST, GET and DELETE; v2: stamped per message,
 //     never on initialize; at 2026-07-28 also "mcp-method" and "mcp-name");
-//   - bodies are compact JSON (httpx: no spaces, non-ASCII unescaped);
+//   - bodies are compact JSON (httpx: no spaces, non-ASCII unescaped), in
+//     pydantic's member order: v1.29 writes a request as method, params,
+//     jsonrpc, id (a notification as method, params, jsonrpc), v2 jsonrpc
+//     first;
 //   - v1.29 numbers requests from 0 and leaves out params that are None;
 //     v2 numbers from 1 and always sends params with a "_meta" object;
 //     a progress callback makes the request id the progressToken (an int);
@@ -199,6 +202,10 @@ func (c *pyClient) start(ctx context.Context, method, fields, meta, name string)
 	c.nextID++
 	id := c.nextID
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q%s}`, id, method, c.params(method, fields, meta))
+	if !c.f.v2 {
+		// v1.29's pydantic models put Request's members first.
+		body = fmt.Sprintf(`{"method":%q%s,"jsonrpc":"2.0","id":%d}`, method, c.params(method, fields, meta), id)
+	}
 	h := c.headers()
 	if method == "initialize" {
 		delete(h, "mcp-protocol-version") // v2 clears it for the handshake
@@ -277,11 +284,16 @@ func (c *pyClient) postCtx(ctx context.Context, body string, h http.Header) *htt
 // Content-Type the client ignores).
 func (c *pyClient) notify(method, params string) {
 	c.t.Helper()
-	body := `{"jsonrpc":"2.0","method":"` + method + `"`
+	body := `"method":"` + method + `"`
 	if params != "" {
 		body += `,"params":` + params
 	}
-	resp := c.post(body+"}", c.headers())
+	if c.f.v2 {
+		body = `{"jsonrpc":"2.0",` + body + `}`
+	} else {
+		body = `{` + body + `,"jsonrpc":"2.0"}`
+	}
+	resp := c.post(body, c.headers())
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusAccepted {

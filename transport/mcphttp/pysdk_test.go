@@ -74,6 +74,24 @@ func (p *pyServer) exchanges() []string {
 	return slices.Clone(p.log)
 }
 
+// ping is the server's own ping request as each version writes it: v1.29
+// numbers from 0 and puts Request's members first; v2's dispatcher numbers
+// from 1 and always sends params with _meta.
+func (p *pyServer) ping() string {
+	if p.v1 {
+		return `{"method":"ping","jsonrpc":"2.0","id":0}`
+	}
+	return `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{}}}`
+}
+
+// pinged is the exchange of the client's answer to ping.
+func (p *pyServer) pinged() string {
+	if p.v1 {
+		return "POST response 0 202"
+	}
+	return "POST response 1 202"
+}
+
 // restart forgets every session, as a restarted server does.
 func (p *pyServer) restart() {
 	p.mu.Lock()
@@ -157,7 +175,7 @@ func (p *pyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, ": ping - 2026-11-26 10:00:00.000000+00:00\r\n\r\n")
 		if !p.stateless {
 			// A request of the server's own, whose answer the client POSTs.
-			_, _ = io.WriteString(w, "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\r\n\r\n")
+			_, _ = io.WriteString(w, "event: message\r\ndata: "+p.ping()+"\r\n\r\n")
 		}
 		w.(http.Flusher).Flush()
 		p.mu.Lock()
@@ -361,12 +379,13 @@ func (p *pyServer) answer(m *jsonrpc.Message) *jsonrpc.Message {
 // and at both ends of the 2025 revisions: the 202 with Content-Type
 // application/json and no body that answers notifications/initialized
 // (which the client once parsed, and failed on) and the empty 200 that
-// answers DELETE are taken for what they are.
+// answers DELETE are taken for what they are. JSON mode runs as v1.29
+// writes its messages, SSE mode (with an event store) as v2 does.
 func TestPythonSDKServer(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20250326} {
 		for _, jsonMode := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/json=%v", version, jsonMode), func(t *testing.T) {
-				py := &pyServer{json: jsonMode, events: !jsonMode}
+				py := &pyServer{json: jsonMode, events: !jsonMode, v1: jsonMode}
 				ts := httptest.NewServer(py)
 				t.Cleanup(ts.Close)
 				stream := NewClientStream(ts.URL+"/mcp", &ClientOptions{HTTPClient: ts.Client()})
@@ -382,7 +401,7 @@ func TestPythonSDKServer(t *testing.T) {
 					t.Errorf("instructions %q", got)
 				}
 				eventually(t, "the answer to the server's ping", func() bool {
-					return slices.Contains(py.exchanges(), "POST response 0 202")
+					return slices.Contains(py.exchanges(), py.pinged())
 				})
 				tools, err := cs.ListTools(ctx(t), nil)
 				if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "add" {
@@ -399,7 +418,7 @@ func TestPythonSDKServer(t *testing.T) {
 					t.Fatalf("Close: %v", err)
 				}
 				want := []string{
-					"POST initialize 200", "POST notifications/initialized 202", "GET stream 200", "POST response 0 202",
+					"POST initialize 200", "POST notifications/initialized 202", "GET stream 200", py.pinged(),
 					"POST tools/list 200", "POST tools/call 200", "POST ping 200", "DELETE 200",
 				}
 				if got := py.exchanges(); !slices.Equal(got, want) {
@@ -541,7 +560,7 @@ func TestPythonSDKServerLateAnswer(t *testing.T) {
 	py := &pyServer{}
 	cs, stream := pyConnect(t, py, mcp.Version20251125)
 	pyAdd(t, cs, "add", 1, 2)
-	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), "POST response 0 202") })
+	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), py.pinged()) })
 	py.mu.Lock()
 	ended := py.ended
 	py.mu.Unlock()
@@ -585,7 +604,7 @@ func TestPythonSDKServerCloseDuringReinit(t *testing.T) {
 	pyAdd(t, cs, "add", 1, 2)
 	// The client's answer to the ping on the GET stream must not race
 	// the restart.
-	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), "POST response 0 202") })
+	eventually(t, "the answer to the server's ping", func() bool { return slices.Contains(py.exchanges(), py.pinged()) })
 	py.restart()
 	reinit, release := make(chan struct{}), make(chan struct{})
 	py.mu.Lock()
