@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -279,6 +281,12 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern
 		case "server/discover":
 			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"Invalid request parameters","data":""}}`)
 		case "":
+			if pending != nil && id == "1" {
+				// The elicitation's answer.
+				write(`{"jsonrpc":"2.0","id":` + string(pending.ID) + `,"result":{"content":[{"type":"text","text":` + strconv.Quote(string(m.Result)) + `}],"isError":false}}`)
+				pending = nil
+				continue
+			}
 			if pending == nil || id != "0" {
 				t.Errorf("unexpected response %s", line)
 				continue
@@ -309,12 +317,29 @@ func pyStdioServer(t *testing.T, in io.Reader, out io.Writer, eol string, modern
 		case "tools/call":
 			mc := m
 			pending = &mc
+			if strings.Contains(string(m.Params), `"book"`) {
+				// ctx.elicit(schema=BookingPreferences): FastMCP sends the
+				// pydantic model's model_json_schema() as it is: titles,
+				// defaults, an enum, and anyOf with null for an Optional
+				// field, which the spec's restricted schema does not have.
+				write(`{"method":"elicitation/create","params":{"mode":"form","message":"No tables on that date. Another one?","requestedSchema":` + pyBookingSchema + `},"jsonrpc":"2.0","id":1}`)
+				continue
+			}
 			write(`{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Hauptstadt?"}}],"maxTokens":100},"jsonrpc":"2.0","id":0}`)
 		default:
 			write(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"Method not found"}}`)
 		}
 	}
 }
+
+// pyBookingSchema is what pydantic's model_json_schema() makes of a
+// FastMCP elicitation model with a required bool, a defaulted string, an
+// Optional string, a defaulted int and a Literal.
+const pyBookingSchema = `{"properties":{"checkAlternative":{"description":"Would you like to check another date?","title":"Checkalternative","type":"boolean"},` +
+	`"alternativeDate":{"default":"2024-12-26","description":"Alternative date (YYYY-MM-DD)","title":"Alternativedate","type":"string"},` +
+	`"note":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"description":"Anything else?","title":"Note"},` +
+	`"seats":{"default":2,"title":"Seats","type":"integer"},"tier":{"default":"economy","enum":["economy","business"],"title":"Tier","type":"string"}},` +
+	`"required":["checkAlternative"],"title":"BookingPreferences","type":"object"}`
 
 // pyStdioModern is pyStdioServer for the Python SDK v2 at 2026-07-28.
 func pyStdioModern(t *testing.T, m pyStdioMsg, write func(string)) {
@@ -379,6 +404,18 @@ func TestPythonSDKStdioServer(t *testing.T) {
 				LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 					logs <- string(p.Data)
 				},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					var names []string
+					if rs := req.Params.RequestedSchema; rs != nil {
+						for _, p := range rs.Properties {
+							names = append(names, p.Name)
+						}
+					}
+					if want := []string{"checkAlternative", "alternativeDate", "note", "seats", "tier"}; !slices.Equal(names, want) {
+						t.Errorf("requested schema properties %v, want %v", names, want)
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"checkAlternative": true, "seats": 3}}, nil
+				},
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -411,6 +448,12 @@ func TestPythonSDKStdioServer(t *testing.T) {
 			}
 			if len(progress) != 1 {
 				t.Errorf("progress %v", progress)
+			}
+			if !tc.modern {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "book", Arguments: json.RawMessage(`{}`)})
+				if err != nil || len(res.Content) != 1 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"action":"accept"`) {
+					t.Errorf("CallTool book: %+v, %v", res, err)
+				}
 			}
 			if err := cs.Ping(ctx); err != nil {
 				t.Errorf("Ping: %v", err)
