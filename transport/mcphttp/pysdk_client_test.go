@@ -103,6 +103,8 @@ type pyClient struct {
 	next http.Header
 
 	mu            sync.Mutex
+	lastID        string // the last SSE event id seen on a POST's stream
+	retry         int    // the retry field with it, in ms
 	sid, version  string // mcp-session-id and the negotiated mcp-protocol-version
 	notifications []pyMessage
 	answered      []string // the methods of the server requests answered
@@ -356,6 +358,11 @@ func (c *pyClient) readSSE(r io.Reader, id int) (pyMessage, bool) {
 	var resp pyMessage
 	done := false
 	readEvents(r, func(ev pyEvent) bool {
+		if ev.id != "" {
+			c.mu.Lock()
+			c.lastID, c.retry = ev.id, ev.retry
+			c.mu.Unlock()
+		}
 		if ev.event != "message" {
 			c.t.Errorf("SSE event of type %q: the Python client ignores it", ev.event)
 			return true
@@ -854,6 +861,29 @@ func pyOperations(t *testing.T, c *pyClient) {
 		c.notify("notifications/roots/list_changed", "")
 		// send_progress_notification: client-to-server progress.
 		c.notify("notifications/progress", `{"progressToken":"upload-1","progress":0.5,"total":1.0,"message":"half"}`)
+	}
+
+	if !modern {
+		// A stream the server ends before its answer (test_reconnection
+		// calls CloseSSEStream): _handle_reconnection waits the retry
+		// delay, then GETs with last-event-id and takes the answer there.
+		id, resp := c.start(context.Background(), "tools/call", `"name":"test_reconnection"`, "", "")
+		m, ok := c.finish("tools/call", id, resp)
+		resp.Body.Close()
+		c.mu.Lock()
+		last := c.lastID
+		c.mu.Unlock()
+		if !ok {
+			if last == "" {
+				t.Fatal("test_reconnection: the stream ended with no event id to resume from")
+			}
+			get := c.openGet(last)
+			m, ok = c.readSSE(get.Body, id)
+			get.Body.Close()
+		}
+		if !ok || m.Error != nil || !strings.Contains(string(m.Result), "properly reconnected") {
+			t.Errorf("test_reconnection: %+v", m)
+		}
 	}
 
 	// Resources.
