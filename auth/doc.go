@@ -14,11 +14,13 @@
 // resource metadata and the scopes, 403 insufficient_scope naming every
 // scope the request needs, 400 for malformed requests.
 //
-// The verified token reaches handlers through the request context
-// (TokenInfoFromContext; in MCP handlers, through
-// mcphttp.RequestInfoFromContext(ctx).Context()), with the caller's
-// principal (TokenInfo.Principal, recorded by mcphttp.WithPrincipal): an
-// mcphttp.Handler or SSEHandler behind the middleware binds each session
+// A handler reads the verified token with TokenInfoFromContext(ctx), the
+// one way to do it: in plain HTTP handlers behind the middleware and in MCP
+// feature handlers (tools, prompts, resources) alike, at every protocol
+// revision, stateful or stateless. It returns nil for a request that did
+// not pass through the middleware, so check before using it. The token's
+// principal (TokenInfo.Principal, recorded by mcphttp.WithPrincipal) binds
+// each session of an mcphttp.Handler or SSEHandler behind the middleware
 // to the caller that created it, unless its options say UnboundSessions.
 //
 // Package auth/authtest is a small authorization server for tests.

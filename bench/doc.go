@@ -1,9 +1,10 @@
 // Package bench measures MCP servers as separate processes: a driver
 // (cmd/mcpbench) starts each peer server (servers/: gomcp, the official
-// go-sdk, mcp-go, the TypeScript SDK, and a hand-written floor with no
-// framework), writes requests to it over stdio or Streamable HTTP,
-// validates every answer, and reads the server's CPU time and memory from
-// /proc. run.sh builds everything and prints the table.
+// go-sdk, mcp-go, the TypeScript SDK 1 and 2, and a hand-written floor with
+// no framework), writes requests to it over stdio or Streamable HTTP (the
+// stateful revisions, and the stateless 2026-07-28 for every peer that
+// serves it), validates every answer, and reads the server's CPU time and
+// memory from /proc. run.sh builds everything and prints the table.
 //
 // It is a module of its own so that the SDK does not depend on its peers.
 package bench

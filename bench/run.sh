@@ -5,9 +5,11 @@
 #
 #   bench/run.sh [mcpbench flags...]     e.g. bench/run.sh -rounds 5 -d 3s
 #
-# Needs Go, and for the TypeScript SDK server Node 22 with
-# @modelcontextprotocol/sdk (scripts/tools.sh installs both into
-# ~/.cache/gomcp-test). Without them the TypeScript column is left out.
+# Needs Go, and for the TypeScript SDK servers Node 22 with
+# @modelcontextprotocol/sdk (SDK 1) and @modelcontextprotocol/server and
+# node (SDK 2) (scripts/tools.sh installs them into ~/.cache/gomcp-test).
+# Without them the TypeScript columns are left out. SDK 1 serves no
+# stateless revision: the 2026-07-28 figure leaves it out (-legacy).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(mktemp -d)
@@ -20,9 +22,10 @@ if [[ -z ${NODE22:-} || -z ${MCP_TS_SDK_DIR:-} ]] && [[ -f $here/../scripts/tool
 fi
 if [[ -n ${NODE22:-} && -n ${MCP_TS_SDK_DIR:-} ]]; then
 	export MCP_TS_SDK_DIR
-	servers+=(-server "TS SDK=$NODE22 $here/servers/ts/server.mjs")
+	servers+=(-server "TS SDK 1=$NODE22 $here/servers/ts/server.mjs" -legacy "TS SDK 1")
+	servers+=(-server "TS SDK 2=$NODE22 $here/servers/tsv2/server.mjs")
 else
-	echo "run.sh: no Node 22 or TypeScript SDK: leaving the TS SDK out" >&2
+	echo "run.sh: no Node 22 or TypeScript SDK: leaving the TS SDKs out" >&2
 fi
 servers+=(-server "gomcp=$bin/gomcp")
 "$bin/mcpbench" "${servers[@]}" "$@"

@@ -323,7 +323,8 @@ func stdioScenario(t *testing.T, ctx context.Context, cs *gosdk.ClientSession, e
 		if init.Instructions != "The gomcp conformance fixture server." {
 			t.Errorf("instructions %q", init.Instructions)
 		}
-		want := `{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`
+		// Extensions are negotiated in initialize at every revision.
+		want := `{"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`
 		if !stdioSameJSON(t, init.Capabilities, want) {
 			t.Errorf("capabilities %s, want %s", stdioJSON(t, init.Capabilities), want)
 		}

@@ -926,7 +926,10 @@ func walkServerEverything(t *testing.T, es *everythingSession) {
 			}
 		}
 
-		for _, tc := range []struct{ action, want string }{
+		for _, tc := range []struct {
+			action mcp.ElicitAction
+			want   string
+		}{
 			{mcp.ElicitActionDecline, "❌ User declined to provide the requested information."},
 			{mcp.ElicitActionCancel, "⚠️ User cancelled the elicitation dialog."},
 		} {

@@ -26,6 +26,14 @@ import (
 // error of type *Error is sent as it is; any other error is sent as
 // CodeInternalError. A panic is recovered and answered with
 // CodeInternalError; the connection lives on.
+//
+// Every notification read before a response has returned from Handle
+// before that response reaches its Call: what a peer sends before an
+// answer (log messages, progress) is seen before the answer. A notification
+// handler that calls the peer must therefore make the call with the
+// context it was given, or one derived from it: such a call's response
+// does not wait for the lane, which is busy with the handler itself (with
+// an unrelated context the call waits until that context ends).
 type Handler interface {
 	Handle(ctx context.Context, m *Message) (result any, err error)
 }
@@ -59,7 +67,9 @@ type ConnOptions struct {
 	// Warn once per burst (the first drop, then the count when the lane has
 	// drained), counted in Stats and reported to OnReject. Barrier
 	// notifications are handled on the reader, never queued, so never
-	// dropped. Default 1024.
+	// dropped. It also bounds the work left when the connection closes:
+	// notifications already queued are still handled then (with a context
+	// that is done), so that none that was read is lost. Default 1024.
 	MaxQueuedNotifications int
 
 	// CallTimeout, if positive, bounds every outgoing Call that has no
@@ -88,9 +98,10 @@ type ConnOptions struct {
 	// Barrier, if set, marks messages that are handled on the reader
 	// goroutine, before any later message is dispatched: requests such as
 	// MCP's initialize (a client may pipeline requests behind it), and
-	// notifications such as progress, which must reach their callback
-	// before the response that follows them reaches its caller. Such
-	// handlers must be quick and must not call the peer.
+	// notifications that must never wait behind the lane nor be dropped,
+	// such as MCP's cancellation. Such handlers must be quick and must not
+	// call the peer. (Ordering notifications before the responses that
+	// follow them needs no Barrier: the lane does that for all.)
 	Barrier func(method string) bool
 
 	// Logger receives diagnostics (handler panics, undeliverable responses,
@@ -201,17 +212,21 @@ type Conn struct {
 	nextID atomic.Int64
 
 	mu        sync.Mutex
-	pending   map[int64]chan *Message        // outgoing calls awaiting a response
+	pending   map[int64]chan answer          // outgoing calls awaiting a response
 	inflight  map[ID]context.CancelCauseFunc // incoming requests queued or running
 	queue     []work                         // requests waiting for a worker
 	active    int                            // running request workers
-	lane      []laneItem                     // notifications, in arrival order
+	lane      []*Message                     // notifications, in arrival order
 	laneDrops uint64                         // notifications dropped since the lane last drained
-	laneNotes int32                          // notifications in lane (the rest are AfterNotifications functions)
 	laneBusy  bool                           // the lane goroutine is running
+	laneRead  uint64                         // notifications ever queued on the lane
+	laneWake  chan struct{}                  // closed when laneDone reaches laneAt; nil: no one waits
+	laneAt    uint64                         // the least laneDone a Call waits for (see awaitLane)
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
 	err       error
+
+	laneDone atomic.Uint64 // notifications the lane has handled; written under mu
 
 	pushes sync.WaitGroup // Push calls in progress (PushStream only)
 
@@ -310,7 +325,6 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if opts.MaxQueuedNotifications <= 0 {
 		opts.MaxQueuedNotifications = 1024
 	}
-	opts.MaxQueuedNotifications = min(opts.MaxQueuedNotifications, math.MaxInt32) // the lane counts in int32
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -521,9 +535,10 @@ func (c *Conn) Err() error {
 }
 
 // Close ends the connection: it cancels every running handler's context,
-// fails pending calls with ErrClosed and closes the stream. It returns once
-// the reader has stopped, without waiting for handlers (so a handler may call
-// it); use Wait for that.
+// fails pending calls with ErrClosed and closes the stream. Notifications
+// already read are still handled, in order, with a context that is done. It
+// returns once the reader has stopped, without waiting for handlers (so a
+// handler may call it); use Wait for that.
 func (c *Conn) Close() error {
 	c.shutdown(nil)
 	err := c.stream.Close()
@@ -768,7 +783,7 @@ func (c *Conn) reject(m *Message, err *Error) {
 // any goroutine.
 func (c *Conn) Stats() ConnStats {
 	c.mu.Lock()
-	queued := int(c.laneNotes)
+	queued := len(c.lane)
 	c.mu.Unlock()
 	return ConnStats{
 		DroppedNotifications: c.dropped.Load(),
@@ -1019,135 +1034,6 @@ func (c *Conn) flushHeld() {
 	}
 }
 
-// laneItem is a notification to handle, or a function queued by
-// AfterNotifications.
-type laneItem struct {
-	m  *Message
-	fn func()
-}
-
-// AfterNotifications runs fn on the notification lane once every
-// notification read so far has been handled. A caller whose response has
-// arrived uses it to act after the notifications the peer sent before that
-// response (MCP: to stop listening for a request's progress only after its
-// last progress notification). When the connection is closing fn runs at
-// once. Functions do not count against MaxQueuedNotifications: there is one
-// per call this side made, not per message the peer sent.
-func (c *Conn) AfterNotifications(fn func()) {
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
-		fn()
-		return
-	}
-	start := c.appendLane(laneItem{fn: fn})
-	c.mu.Unlock()
-	if start {
-		go c.runLane()
-	}
-}
-
-// enqueueLane appends a notification to the ordered lane, or drops it when
-// MaxQueuedNotifications are waiting already. It never blocks.
-func (c *Conn) enqueueLane(m *Message) {
-	c.mu.Lock()
-	if c.closing {
-		c.mu.Unlock()
-		return
-	}
-	if int(c.laneNotes) >= c.opts.MaxQueuedNotifications {
-		c.laneDrops++
-		first := c.laneDrops == 1
-		c.mu.Unlock()
-		c.dropped.Add(1)
-		if first {
-			c.log.Warn("jsonrpc: notification lane full, dropping notifications until it drains",
-				"method", m.Method, "limit", c.opts.MaxQueuedNotifications)
-		}
-		c.reject(m, ErrNotificationDropped)
-		return
-	}
-	c.laneNotes++
-	start := c.appendLane(laneItem{m: m})
-	c.mu.Unlock()
-	if start {
-		go c.runLane()
-	}
-}
-
-// appendLane appends it to the lane. It reports whether the caller must
-// start the lane goroutine (already counted in workers), after unlocking
-// c.mu, which it must hold.
-func (c *Conn) appendLane(it laneItem) (start bool) {
-	c.lane = append(c.lane, it)
-	if c.laneBusy {
-		return false
-	}
-	c.laneBusy = true
-	c.workers.Add(1)
-	return true
-}
-
-// deliver hands a response to the call waiting for it. Responses never wait
-// behind handlers (a notification handler may itself be waiting for one), so
-// a notification sent before a response may still be being handled when the
-// caller sees the result.
-func (c *Conn) deliver(m *Message) { c.resolve(m) }
-
-func (c *Conn) resolve(m *Message) {
-	id, ok := m.ID.Int64()
-	var ch chan *Message
-	if ok {
-		c.mu.Lock()
-		ch = c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}
-	if ch == nil {
-		// Late (cancelled), unknown, or id-less error responses are dropped.
-		if m.Error != nil {
-			c.log.Debug("jsonrpc: error response for no pending call", "id", m.ID, "code", m.Error.Code, "message", m.Error.Message)
-		}
-		c.reject(m, ErrUnknownResponse)
-		return
-	}
-	ch <- m
-}
-
-func (c *Conn) runLane() {
-	defer c.workers.Done()
-	for {
-		c.mu.Lock()
-		if len(c.lane) == 0 || c.closing {
-			c.laneBusy = false
-			c.lane = nil
-			c.laneNotes = 0
-			drops := c.laneDrops // the burst, if any, is over
-			c.laneDrops = 0
-			c.mu.Unlock()
-			if drops > 0 {
-				c.log.Warn("jsonrpc: notification lane drained", "dropped", drops)
-			}
-			return
-		}
-		it := c.lane[0]
-		c.lane[0] = laneItem{}
-		c.lane = c.lane[1:]
-		if it.m != nil {
-			c.laneNotes--
-		}
-		c.mu.Unlock()
-		if it.fn != nil {
-			it.fn()
-			continue
-		}
-		m := it.m
-		if _, err := c.call(withInfo(c.ctx, m.Info), m); err != nil {
-			c.log.Debug("jsonrpc: notification handler failed", "method", m.Method, "err", err)
-		}
-	}
-}
-
 // CancelIncoming cancels the context of the incoming request id, queued or
 // running, and suppresses its response. It reports whether such a request was
 // in flight. MCP calls it on notifications/cancelled.
@@ -1184,7 +1070,7 @@ func peerCancelled(ctx context.Context) bool {
 	return context.Cause(ctx) == errPeerCancelled
 }
 
-var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
+var chanPool = sync.Pool{New: func() any { return make(chan answer, 1) }}
 
 // Call sends a request and waits for its response, decoding the result into
 // result (which may be nil to discard it; a *json.RawMessage receives it
@@ -1192,7 +1078,9 @@ var chanPool = sync.Pool{New: func() any { return make(chan *Message, 1) }}
 // JSON object or array. An error response is returned as *Error.
 //
 // When ctx ends first, Call returns ctx's error and OnCancel is invoked; a
-// response that arrives later is dropped.
+// response that arrives later is dropped. The response is returned only once
+// every notification the peer sent before it has been handled (see
+// Handler); if ctx ends meanwhile, Call returns ctx's error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -1235,7 +1123,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		return ID{}, nil, context.Canceled // see Notify
 	}
 	n := c.nextID.Add(1)
-	ch := chanPool.Get().(chan *Message)
+	ch := chanPool.Get().(chan answer)
 	c.mu.Lock()
 	if c.closing || c.readEnded {
 		c.mu.Unlock()
@@ -1243,7 +1131,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		return ID{}, nil, ErrClosed
 	}
 	if c.pending == nil {
-		c.pending = make(map[int64]chan *Message)
+		c.pending = make(map[int64]chan answer)
 	}
 	c.pending[n] = ch
 	readDone := c.readDone.wait()
@@ -1253,7 +1141,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		c.forget(n, ch)
 		return ID{}, nil, err
 	}
-	var resp *Message
+	var resp answer
 	select {
 	case resp = <-ch:
 	case <-ctx.Done():
@@ -1263,7 +1151,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 			}
 			return Int64ID(n), nil, ctx.Err()
 		}
-		resp = <-ch // the response won the race; resolve is handing it over
+		resp = <-ch // the response won the race; deliver is handing it over
 	case <-readDone:
 		if c.forget(n, ch) {
 			return Int64ID(n), nil, ErrClosed
@@ -1271,16 +1159,22 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		resp = <-ch // it arrived just before the stream ended
 	}
 	chanPool.Put(ch)
-	if resp.Error != nil {
-		return Int64ID(n), nil, resp.Error
+	if resp.after > c.laneDone.Load() {
+		// Notifications read before the response are still being handled.
+		if err := c.awaitLane(ctx, resp.after); err != nil {
+			return Int64ID(n), nil, err
+		}
 	}
-	return Int64ID(n), resp.Result, nil
+	if resp.m.Error != nil {
+		return Int64ID(n), nil, resp.m.Error
+	}
+	return Int64ID(n), resp.m.Result, nil
 }
 
 // forget removes a pending call. It reports whether the call was still
-// pending (and returns ch to the pool if so). If not, resolve took the call
+// pending (and returns ch to the pool if so). If not, deliver took the call
 // and is sending its response on ch, which the caller must receive.
-func (c *Conn) forget(n int64, ch chan *Message) bool {
+func (c *Conn) forget(n int64, ch chan answer) bool {
 	c.mu.Lock()
 	_, ok := c.pending[n]
 	delete(c.pending, n)

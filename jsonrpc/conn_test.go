@@ -301,7 +301,8 @@ func TestNotificationOrder(t *testing.T) {
 }
 
 // TestNotificationHandlerCalls checks that a notification handler can call
-// the peer and wait for the answer: responses do not queue behind the lane.
+// the peer with its context and wait for the answer: that response does not
+// wait for the lane (busy with the handler, the other kicks queued behind).
 func TestNotificationHandlerCalls(t *testing.T) {
 	var server *Conn
 	results := make(chan string, 3)

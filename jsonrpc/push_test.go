@@ -117,9 +117,7 @@ func TestPushStreamConcurrent(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	handled := make(chan struct{})
-	c.AfterNotifications(func() { close(handled) })
-	<-handled
+	awaitLaneIdle(t, c)
 	closeConn(t, c)
 	for i, n := range notes {
 		if n != i {

@@ -173,9 +173,7 @@ func TestNotificationFlood(t *testing.T) {
 	}
 
 	close(release)
-	drained := make(chan struct{})
-	c.AfterNotifications(func() { close(drained) })
-	<-drained
+	awaitLaneIdle(t, c)
 	if got := notes.Load(); got != bound {
 		t.Errorf("%d notifications handled, want the %d queued", got, bound)
 	}
@@ -430,9 +428,7 @@ func TestBatchesOption(t *testing.T) {
 	})
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2]},{"jsonrpc":"2.0","method":"update","params":[1]}]`
 	assertJSON(t, peer.roundTrip(batch), `[{"jsonrpc":"2.0","id":1,"result":3}]`)
-	drained := make(chan struct{})
-	c.AfterNotifications(func() { close(drained) }) // "update" has been handled
-	<-drained
+	awaitLaneIdle(t, c) // "update" has been handled
 
 	refuse.Store(true)
 	calls.Store(0)

@@ -1,22 +1,17 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
-	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
-	"github.com/gomcp/sdk/jsonschema"
 )
 
 // ClientOptions configures a Client. The zero value is usable: such a client
@@ -75,6 +70,15 @@ type ClientOptions struct {
 	// matter.
 	ResourceUpdatedHandler func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedNotificationParams)
 	// LoggingMessageHandler receives notifications/message.
+	//
+	// The notification handlers above run one at a time, in the order the
+	// server sent the notifications, and each has returned before any
+	// response the server sent after its notification reaches its caller
+	// (so a tool's log lines are all handled when CallTool returns). A
+	// handler that calls the session (ListTools on a list change, say) must
+	// pass the ctx it was given: a call made with another context waits for
+	// the handler to return, so waiting for it would last until that
+	// context ends.
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageNotificationParams)
 
 	// RequestTimeout bounds every request that has no deadline of its own.
@@ -201,10 +205,10 @@ type ClientSession struct {
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
-	outSchemas   map[string]*jsonschema.Validator // tool name -> output validator
-	paramHeaders map[string][]ParamHeader         // stateless: tool name -> x-mcp-header params
-	cache        resultCache                      // stateless: results reused per their caching hints
-	listenAcked  chan struct{}                    // stateless: closed when the session's own listen stream is acknowledged
+	outputs      toolOutputs              // the tools' output schemas (client_tools.go)
+	paramHeaders map[string][]ParamHeader // stateless: tool name -> x-mcp-header params
+	cache        resultCache              // stateless: results reused per their caching hints
+	listenAcked  chan struct{}            // stateless: closed when the session's own listen stream is acknowledged
 
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
@@ -239,7 +243,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
-		Barrier:        isProgress,
+		Barrier:        isCancel,
 		Logger:         c.log,
 	})
 	ask := c.opts.ProtocolVersion
@@ -384,19 +388,19 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 
 type progressKey struct{}
 
-// isProgress marks the messages a client handles on its reader: progress,
-// which must reach its callback before the response it precedes, and
-// cancellation, which must never wait behind other notifications.
-func isProgress(method string) bool {
-	return method == NotificationProgress || method == NotificationCancelled
-}
+// isCancel marks the messages a client handles on its reader:
+// cancellation, which must never wait behind other notifications. (The
+// other notifications, progress included, are handled on the connection's
+// notification lane, each before any response read after it is returned.)
+func isCancel(method string) bool { return method == NotificationCancelled }
 
 // WithProgress returns a context that asks for progress on the request made
 // with it: the client attaches a fresh progress token and calls fn for each
 // notifications/progress the server sends for it, until the call returns.
-// fn runs on the connection's reader, in order and before the result is
-// delivered, so every progress the server sent before its answer is seen;
-// it must be quick and must not call the session.
+// fn runs on the session's notification lane, in order with the server's
+// other notifications, and every progress the server sent before its
+// answer has been handed to fn when the call returns. fn must not wait for
+// a call on the session: that call's answer would wait for fn.
 func WithProgress(ctx context.Context, fn func(*ProgressNotificationParams)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
@@ -419,14 +423,12 @@ func (cs *ClientSession) withProgressToken(ctx context.Context, meta *Meta) (*Me
 	cs.mu.Lock()
 	cs.progress[tok] = fn
 	cs.mu.Unlock()
-	// Progress the server sent before its response may still be queued
-	// on the notification lane when the call returns: unregister after it.
+	// The progress the server sent before its answer has been handled when
+	// the call returns (see jsonrpc.Handler).
 	return m, func() {
-		cs.conn.AfterNotifications(func() {
-			cs.mu.Lock()
-			delete(cs.progress, tok)
-			cs.mu.Unlock()
-		})
+		cs.mu.Lock()
+		delete(cs.progress, tok)
+		cs.mu.Unlock()
 	}
 }
 
@@ -451,7 +453,7 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Li
 	if cs.stateless {
 		res.Tools = cs.keepValidTools(res.Tools)
 	}
-	cs.rememberOutputSchemas(res.Tools)
+	cs.outputs.remember(res.Tools, p.Cursor == "" && res.NextCursor == "")
 	return &res, nil
 }
 
@@ -494,26 +496,17 @@ func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor stri
 	}
 }
 
-func (cs *ClientSession) rememberOutputSchemas(tools []*Tool) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if cs.outSchemas == nil {
-		cs.outSchemas = make(map[string]*jsonschema.Validator)
-	}
-	for _, t := range tools {
-		delete(cs.outSchemas, t.Name)
-		if t.OutputSchema == nil {
-			continue
-		}
-		if v, err := jsonschema.Compile(t.OutputSchema); err == nil {
-			cs.outSchemas[t.Name] = v
-		}
-	}
-}
-
-// CallTool calls a tool. If the tool was seen in a tools/list result of this
-// session and declares an output schema, the structured content of a
-// successful result is validated against it; a mismatch is an error.
+// CallTool calls a tool. When the tool declares an output schema, the
+// structured content of a successful result is validated against it, and a
+// mismatch is an error returned with the result. The schemas are those of
+// this session's tools/list results: when a result carries structured
+// content of a tool the session has not listed, CallTool lists the
+// server's tools once to learn them (and once more after each
+// notifications/tools/list_changed). If that listing fails, the result is
+// returned unchecked, and the next such call tries again unless the server
+// answered the listing with an error. A successful result without
+// structured content is an error only if the session already knows that
+// the tool declares a schema.
 //
 // Use WithProgress on ctx to receive progress notifications.
 func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
@@ -526,109 +519,9 @@ func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*Call
 		return nil, err
 	}
 	if !res.IsError {
-		cs.mu.Lock()
-		v := cs.outSchemas[p.Name]
-		cs.mu.Unlock()
-		if v != nil {
-			if res.StructuredContent == nil {
-				return &res, fmt.Errorf("mcp: tool %q declares an output schema but returned no structured content", p.Name)
-			}
-			if err := v.Validate(res.StructuredContent); err != nil {
-				return &res, fmt.Errorf("mcp: tool %q structured content does not match its output schema: %w", p.Name, err)
-			}
-		}
+		return &res, cs.checkOutput(ctx, p.Name, &res)
 	}
 	return &res, nil
-}
-
-// ErrToolError is wrapped by the error CallToolFor returns when the tool
-// answered with an error result (isError): the tool ran and failed, as
-// opposed to a protocol or transport error.
-var ErrToolError = errors.New("mcp: tool error result")
-
-// CallToolFor calls the tool name with args and decodes its structured
-// content into Out, so that calling a tool takes Go values both ways.
-//
-// args is marshalled once with encoding/json and must encode a JSON object;
-// a json.RawMessage or []byte is sent as it is (after checking that it is
-// one), and nil (or JSON null) sends {}.
-//
-// Out is decoded from the result's structuredContent with encoding/json;
-// a json.RawMessage Out is the structured content itself, uncopied. A
-// result without structured content is an error, except for a string Out,
-// which then receives the text of the result's text blocks (what a typed
-// tool returning string sends).
-//
-// The result is returned whenever the server sent one. An error result
-// (isError) gives an error wrapping ErrToolError, with the result's text.
-func CallToolFor[Out any](ctx context.Context, cs *ClientSession, name string, args any) (Out, *CallToolResult, error) {
-	var out Out
-	raw, err := toolArguments(args)
-	if err != nil {
-		return out, nil, fmt.Errorf("mcp: tool %q: arguments: %w", name, err)
-	}
-	res, err := cs.CallTool(ctx, &CallToolParams{Name: name, Arguments: raw})
-	if err != nil {
-		return out, res, err
-	}
-	if res.IsError {
-		return out, res, fmt.Errorf("%w from %q: %s", ErrToolError, name, resultText(res))
-	}
-	if len(res.StructuredContent) == 0 {
-		if p, ok := any(&out).(*string); ok {
-			*p = resultText(res)
-			return out, res, nil
-		}
-		return out, res, fmt.Errorf("mcp: tool %q returned no structured content", name)
-	}
-	if p, ok := any(&out).(*json.RawMessage); ok {
-		*p = res.StructuredContent
-		return out, res, nil
-	}
-	if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
-		return out, res, fmt.Errorf("mcp: tool %q: decoding structured content into %s: %w", name, reflect.TypeFor[Out](), err)
-	}
-	return out, res, nil
-}
-
-// toolArguments encodes a tool's arguments as a JSON object. Bytes from
-// the caller are checked to be JSON; what json.Marshal made is JSON.
-func toolArguments(args any) (json.RawMessage, error) {
-	var raw []byte
-	given := true
-	switch a := args.(type) {
-	case nil:
-		return json.RawMessage("{}"), nil
-	case json.RawMessage:
-		raw = a
-	case []byte:
-		raw = a
-	default:
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, err
-		}
-		raw, given = b, false
-	}
-	trimmed := bytes.TrimSpace(raw)
-	switch {
-	case len(trimmed) == 0 || string(trimmed) == "null":
-		return json.RawMessage("{}"), nil
-	case trimmed[0] != '{' || given && !json.Valid(trimmed):
-		return nil, fmt.Errorf("not a JSON object: %.40q", raw)
-	}
-	return raw, nil
-}
-
-// resultText joins the text of a result's text blocks with newlines.
-func resultText(res *CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*TextContent); ok && t != nil {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // ListResources returns one page of resources.
@@ -858,6 +751,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		}
 	case NotificationToolListChanged:
 		cs.cache.invalidate(r.Method, "")
+		cs.outputs.forget()
 		if h := c.opts.ToolListChangedHandler; h != nil {
 			h(ctx, cs)
 		}
@@ -899,14 +793,14 @@ func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	if p.Mode == "url" && !c.opts.ElicitationURL {
+	if p.Mode == ElicitModeURL && !c.opts.ElicitationURL {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
 	}
 	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: &p})
 	if err != nil {
 		return nil, err
 	}
-	if res.Action == "accept" && p.Mode != "url" && p.RequestedSchema != nil {
+	if res.Action == ElicitActionAccept && p.Mode != ElicitModeURL && p.RequestedSchema != nil {
 		res.Content = applyElicitDefaults(p.RequestedSchema, res.Content)
 	}
 	return res, nil

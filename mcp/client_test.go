@@ -48,7 +48,7 @@ func TestSampling(t *testing.T) {
 			t.Fatalf("client did not declare sampling: %+v", caps)
 		}
 		temp := 0.0
-		res, err := e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+		res, err := mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{
 			Messages:         userText("hello"),
 			SystemPrompt:     "be brief",
 			MaxTokens:        50,
@@ -69,7 +69,7 @@ func TestSampling(t *testing.T) {
 			t.Errorf("client saw params %+v", p)
 		}
 
-		_, err = e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: userText("x"), SystemPrompt: "fail", MaxTokens: 1})
+		_, err = mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{Messages: userText("x"), SystemPrompt: "fail", MaxTokens: 1})
 		wantCode(t, err, -1)
 		recv(t, seen, "the sampling request")
 
@@ -80,7 +80,7 @@ func TestSampling(t *testing.T) {
 			Tools:      []*mcp.Tool{{Name: "add", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`)}},
 			ToolChoice: &mcp.ToolChoice{Mode: mcp.ToolChoiceAuto},
 		}
-		res, err = e.ss.CreateMessage(ctx, withTools)
+		res, err = mcp.SessionCreateMessage(e.ss, ctx, withTools)
 		if !atLeast(rev, mcp.Version20251125) {
 			if !errors.Is(err, mcp.ErrCapability) {
 				t.Errorf("sampling with tools at %s: %v, want ErrCapability", rev, err)
@@ -99,7 +99,7 @@ func TestSampling(t *testing.T) {
 			t.Errorf("tool use result %+v", res.Content[0])
 		}
 		// The conversation goes on with the tool's result.
-		_, err = e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+		_, err = mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{
 			Messages: []*mcp.SamplingMessage{
 				{Role: mcp.RoleUser, Content: []mcp.Content{mcp.NewTextContent("add 2")}},
 				{Role: mcp.RoleAssistant, Content: []mcp.Content{use}},
@@ -122,7 +122,7 @@ func TestSamplingCapabilityMissing(t *testing.T) {
 	forEachRev(t, func(t *testing.T, rev string) {
 		e := connect(t, rev, nil, nil)
 		ctx := testCtx(t)
-		_, err := e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1})
+		_, err := mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1})
 		if !errors.Is(err, mcp.ErrCapability) {
 			t.Errorf("CreateMessage = %v, want ErrCapability", err)
 		}
@@ -133,11 +133,11 @@ func TestSamplingCapabilityMissing(t *testing.T) {
 				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent("ok")}, Model: "m"}, nil
 			},
 		})
-		_, err = e2.ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1, Tools: []*mcp.Tool{{Name: "t"}}})
+		_, err = mcp.SessionCreateMessage(e2.ss, ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1, Tools: []*mcp.Tool{{Name: "t"}}})
 		if !errors.Is(err, mcp.ErrCapability) {
 			t.Errorf("CreateMessage with tools = %v, want ErrCapability", err)
 		}
-		if _, err := e2.ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1}); err != nil {
+		if _, err := mcp.SessionCreateMessage(e2.ss, ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1}); err != nil {
 			t.Errorf("CreateMessage without tools: %v", err)
 		}
 		e.close(t)
@@ -149,7 +149,7 @@ func TestSamplingCapabilityMissing(t *testing.T) {
 		}
 		// A client that lacks the handler refuses the request itself.
 		e3 := connect(t, rev, nil, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}})
-		_, err = e3.ss.CreateMessage(ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1})
+		_, err = mcp.SessionCreateMessage(e3.ss, ctx, &mcp.CreateMessageParams{Messages: userText("x"), MaxTokens: 1})
 		wantCode(t, err, jsonrpc.CodeMethodNotFound)
 	})
 }
@@ -207,7 +207,7 @@ func TestElicitation(t *testing.T) {
 		})
 		ctx := testCtx(t)
 		form := elicitForm(rev)
-		res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: "Who are you?", RequestedSchema: form})
+		res, err := mcp.SessionElicit(e.ss, ctx, &mcp.ElicitParams{Message: "Who are you?", RequestedSchema: form})
 		if !atLeast(rev, mcp.Version20250618) {
 			// Elicitation does not exist before 2025-06-18.
 			if !errors.Is(err, mcp.ErrCapability) {
@@ -244,15 +244,15 @@ func TestElicitation(t *testing.T) {
 		if res.Action != mcp.ElicitActionAccept || !reflect.DeepEqual(res.Content, want) {
 			t.Errorf("got %s %v\nwant %v", res.Action, res.Content, want)
 		}
-		for _, action := range []string{mcp.ElicitActionDecline, mcp.ElicitActionCancel} {
-			res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: action, RequestedSchema: form})
+		for _, action := range []mcp.ElicitAction{mcp.ElicitActionDecline, mcp.ElicitActionCancel} {
+			res, err := mcp.SessionElicit(e.ss, ctx, &mcp.ElicitParams{Message: string(action), RequestedSchema: form})
 			recv(t, seen, "the elicitation request")
 			if err != nil || res.Action != action || res.Content != nil {
 				t.Errorf("%s: %v %+v", action, err, res)
 			}
 		}
 		// This client did not declare URL mode.
-		_, err = e.ss.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+		_, err = mcp.SessionElicit(e.ss, ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
 		if !errors.Is(err, mcp.ErrCapability) {
 			t.Errorf("URL elicitation to a form-only client: %v, want ErrCapability", err)
 		}
@@ -270,7 +270,7 @@ func TestElicitationURL(t *testing.T) {
 			},
 		})
 		ctx := testCtx(t)
-		res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+		res, err := mcp.SessionElicit(e.ss, ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
 		if !atLeast(rev, mcp.Version20251125) {
 			// URL mode does not exist before 2025-11-25.
 			if !errors.Is(err, mcp.ErrCapability) {
@@ -314,7 +314,7 @@ func TestRoots(t *testing.T) {
 		if caps := e.ss.ClientCapabilities().Roots; caps == nil || !caps.ListChanged {
 			t.Errorf("roots capability %+v", caps)
 		}
-		res, err := e.ss.ListRoots(ctx, nil)
+		res, err := mcp.SessionListRoots(e.ss, ctx, nil)
 		if err != nil || len(res.Roots) != 1 || res.Roots[0].URI != "file:///home/ada/project" || res.Roots[0].Name != "project" {
 			t.Fatalf("ListRoots: %v %+v", err, res)
 		}
@@ -328,7 +328,7 @@ func TestRoots(t *testing.T) {
 		}
 		e.client.SetRoots()
 		recv(t, changed, "roots/list_changed")
-		res, err = e.ss.ListRoots(ctx, nil)
+		res, err = mcp.SessionListRoots(e.ss, ctx, nil)
 		if err != nil || res.Roots == nil || len(res.Roots) != 0 {
 			t.Errorf("ListRoots after SetRoots(): %v %+v", err, res)
 		}
@@ -342,7 +342,7 @@ func TestRootsCapabilityMissing(t *testing.T) {
 		})
 		e := connect(t, rev, s, nil)
 		ctx := testCtx(t)
-		if _, err := e.ss.ListRoots(ctx, nil); !errors.Is(err, mcp.ErrCapability) {
+		if _, err := mcp.SessionListRoots(e.ss, ctx, nil); !errors.Is(err, mcp.ErrCapability) {
 			t.Errorf("ListRoots = %v, want ErrCapability", err)
 		}
 		// A client without the roots capability does not announce changes.
@@ -356,14 +356,14 @@ func TestRootsCapabilityMissing(t *testing.T) {
 		}
 		// A client that declares roots but has none answers with an empty list.
 		e2 := connect(t, rev, nil, &mcp.ClientOptions{Roots: []*mcp.Root{}})
-		res, err := e2.ss.ListRoots(ctx, nil)
+		res, err := mcp.SessionListRoots(e2.ss, ctx, nil)
 		if err != nil || res.Roots == nil || len(res.Roots) != 0 {
 			t.Errorf("ListRoots from a client with no roots: %v %+v", err, res)
 		}
 		// A client that declares the capability without having roots
 		// configured refuses roots/list.
 		e3 := connect(t, rev, nil, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Roots: &mcp.RootCapabilities{}}})
-		_, err = e3.ss.ListRoots(ctx, nil)
+		_, err = mcp.SessionListRoots(e3.ss, ctx, nil)
 		wantCode(t, err, jsonrpc.CodeMethodNotFound)
 	})
 }

@@ -42,9 +42,16 @@
 // or sends stateless requests (2026-07-28), each carrying its client's
 // version, capabilities and identity in _meta; Server.HandleStateless serves
 // such a request with no connection at all. A handler sees one API either
-// way, ServerRequest: ProtocolVersion, ClientInfo, ClientCapabilities,
-// LogLevel, NotifyProgress, Log, Input (Elicit, CreateMessage, ListRoots),
-// and Session, which is nil for a stateless request.
+// way, ServerRequest, the handle for everything it does about its request:
+// ProtocolVersion, ClientInfo, ClientCapabilities, Principal (the caller,
+// as the transport authenticated it), LogLevel, Log, Logger
+// (an *slog.Logger), NotifyProgress, Input (Elicit, ElicitFor,
+// CreateMessage, ListRoots). They work the same at every revision; what a
+// revision or client lacks fails with an error wrapping ErrCapability.
+// Session returns the stateful session with true, and false for a
+// stateless request. A ServerSession is a connection's lifetime and state
+// (ID, ProtocolVersion, Close, Done, Stats), not a way to reach the client
+// about a request.
 //
 // A stateful session is data: SessionState, kept in a SessionStore, from
 // which another process rebuilds it (SessionOptions.State). Resource

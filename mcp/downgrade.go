@@ -1013,7 +1013,7 @@ func downgradeElicitSchema(f versionFeatures, s *ElicitSchema) *ElicitSchema {
 	var dropped []string
 	for i, p := range s.Properties {
 		ps := p.Schema
-		drop := !f.enumSchemas && ps != nil && ps.Type == "array"
+		drop := !f.enumSchemas && ps != nil && ps.Type == SchemaArray
 		if !drop {
 			ps = downgradePrimitiveSchema(f, ps)
 		}
@@ -1056,7 +1056,7 @@ func downgradePrimitiveSchema(f versionFeatures, ps *PrimitiveSchema) *Primitive
 		return nil
 	}
 	w := cow[PrimitiveSchema]{orig: ps}
-	if !f.elicitationDefaults && ps.Default != nil && ps.Type != "boolean" {
+	if !f.elicitationDefaults && ps.Default != nil && ps.Type != SchemaBoolean {
 		w.edit().Default = nil
 	}
 	if !f.enumSchemas && ps.OneOf != nil {

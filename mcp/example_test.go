@@ -26,10 +26,13 @@ func connectInMemory(s *mcp.Server, c *mcp.Client) *mcp.ClientSession {
 // starts a local MCP server.
 func ExampleServer_Run() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "hello", Description: "say hello"},
+	err := s.AddTool(&mcp.Tool{Name: "hello", Description: "say hello"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("hello")}}, nil
 		})
+	if err != nil {
+		log.Fatal(err)
+	}
 	if err := s.Run(context.Background(), transport.Stdio()); err != nil {
 		log.Fatal(err)
 	}
@@ -47,10 +50,13 @@ func ExampleAddTool() {
 		Sum int `json:"sum"`
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "adder", Version: "1.0.0"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two integers"},
+	err := mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two integers"},
 		func(ctx context.Context, req *mcp.CallToolRequest, args in) (out, error) {
 			return out{Sum: args.A + args.B}, nil
 		})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	cs := connectInMemory(s, mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, nil))
 	defer cs.Close()
@@ -66,10 +72,13 @@ func ExampleAddTool() {
 // lists the server's tools page by page, and calls one.
 func ExampleClient_Connect() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "hello", Description: "say hello"},
+	err := s.AddTool(&mcp.Tool{Name: "hello", Description: "say hello"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("hello, " + req.ClientInfo().Name)}}, nil
 		})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "1.0.0"}, nil)
 	cs := connectInMemory(s, c)
@@ -96,13 +105,16 @@ func ExampleClient_Connect() {
 // A prompt with an argument.
 func ExampleServer_AddPrompt() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "prompts", Version: "1.0.0"}, nil)
-	s.AddPrompt(&mcp.Prompt{Name: "review", Arguments: []*mcp.PromptArgument{{Name: "code", Required: true}}},
+	err := s.AddPrompt(&mcp.Prompt{Name: "review", Arguments: []*mcp.PromptArgument{{Name: "code", Required: true}}},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{
 				Role:    mcp.RoleUser,
 				Content: mcp.NewTextContent("Please review:\n" + req.Params.Arguments["code"]),
 			}}}, nil
 		})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	cs := connectInMemory(s, mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, nil))
 	defer cs.Close()
@@ -121,7 +133,9 @@ func ExampleServer_AddPrompt() {
 // the server sends elicitation/create and waits for the answer.
 func ExampleServerRequest_Elicit() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "greet"}, greetTool)
+	if err := s.AddTool(&mcp.Tool{Name: "greet"}, greetTool); err != nil {
+		log.Fatal(err)
+	}
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProtocolVersion: mcp.Version20251125,
@@ -147,7 +161,7 @@ func greetTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResu
 	ans, err := req.Elicit(ctx, &mcp.ElicitParams{
 		Message: "What is your name?",
 		RequestedSchema: &mcp.ElicitSchema{
-			Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string"}}},
+			Properties: []mcp.ElicitProperty{{Name: "name", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString}}},
 			Required:   []string{"name"},
 		},
 	})
@@ -165,7 +179,9 @@ func greetTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResu
 // same as on a stateful session.
 func ExampleErrInputRequired() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "greet"}, greetTool)
+	if err := s.AddTool(&mcp.Tool{Name: "greet"}, greetTool); err != nil {
+		log.Fatal(err)
+	}
 
 	rounds := 0
 	c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, &mcp.ClientOptions{

@@ -308,45 +308,65 @@ func TestRawSchemaPreserved(t *testing.T) {
 	})
 }
 
+// sumTool registers a tool that returns, as structured content, the "out"
+// argument it is given, whatever it is: a server that may break its own
+// output schema.
+func sumTool(t *testing.T, s *mcp.Server) {
+	t.Helper()
+	err := s.AddTool(&mcp.Tool{
+		Name:         "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
+		OutputSchema: json.RawMessage(rawOutputSchema),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Out     json.RawMessage `json:"out"`
+			IsError bool            `json:"isError"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(args.Out))}, StructuredContent: args.Out, IsError: args.IsError}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outputCases are results of sumTool, and the complaint each deserves.
+var outputCases = []struct {
+	args    string
+	wantErr string
+}{
+	{`{"out":{"sum":3}}`, ""},
+	{`{"out":{"sum":"three"}}`, "does not match its output schema"},
+	{`{"out":{"sum":3,"extra":true}}`, "does not match its output schema"},
+	{`{}`, "returned no structured content"},
+	// Error results are not checked.
+	{`{"isError":true}`, ""},
+}
+
 // TestStructuredOutputValidation checks that the client validates
-// structured content against the output schema of tools it has listed.
+// structured content against the output schema of the tool it calls,
+// listing the tools itself (once) when it has not, from a server that does
+// not check its own output.
 func TestStructuredOutputValidation(t *testing.T) {
 	forEachRev(t, func(t *testing.T, rev string) {
-		s := mcp.NewServer(serverImpl, nil)
-		s.AddTool(&mcp.Tool{
-			Name:         "sum",
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
-			OutputSchema: json.RawMessage(rawOutputSchema),
-		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct {
-				Out     json.RawMessage `json:"out"`
-				IsError bool            `json:"isError"`
-			}
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(args.Out))}, StructuredContent: args.Out, IsError: args.IsError}, nil
+		var lists atomic.Int32
+		s := mcp.NewServer(serverImpl, &mcp.ServerOptions{
+			SkipOutputValidation: true,
+			Receiving: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, r *mcp.Request) (any, error) {
+					if r.Method == mcp.MethodToolsList {
+						lists.Add(1)
+					}
+					return next(ctx, r)
+				}
+			}},
 		})
+		sumTool(t, s)
 		e := connect(t, rev, s, nil)
 		ctx := testCtx(t)
-
-		// A tool the client has not listed is not checked.
-		if _, err := e.callTool(ctx, "sum", `{"out":{"sum":"one"}}`); err != nil {
-			t.Errorf("unlisted tool: %v", err)
-		}
-		findTool(t, e, "sum")
-		tests := []struct {
-			args    string
-			wantErr string
-		}{
-			{`{"out":{"sum":3}}`, ""},
-			{`{"out":{"sum":"three"}}`, "does not match its output schema"},
-			{`{"out":{"sum":3,"extra":true}}`, "does not match its output schema"},
-			{`{}`, "returned no structured content"},
-			// Error results are not checked.
-			{`{"isError":true}`, ""},
-		}
-		for _, tt := range tests {
+		for _, tt := range outputCases {
 			res, err := e.callTool(ctx, "sum", tt.args)
 			if !since(rev, mcp.Version20250618) {
 				// No output schemas before 2025-06-18: nothing to check.
@@ -359,6 +379,42 @@ func TestStructuredOutputValidation(t *testing.T) {
 				t.Errorf("%s: error %v, want one containing %q", tt.args, err, tt.wantErr)
 			case res == nil:
 				t.Errorf("%s: no result returned", tt.args)
+			}
+		}
+		// Structured content, hence a listing, exists from 2025-06-18 on.
+		want := int32(0)
+		if since(rev, mcp.Version20250618) {
+			want = 1
+		}
+		if n := lists.Load(); n != want {
+			t.Errorf("the client listed the tools %d times, want %d", n, want)
+		}
+	})
+}
+
+// TestServerOutputValidation checks that the server does not send
+// structured content that contradicts the tool's output schema: such a
+// result becomes an error result, unless SkipOutputValidation is set.
+func TestServerOutputValidation(t *testing.T) {
+	forEachRev(t, func(t *testing.T, rev string) {
+		s := mcp.NewServer(serverImpl, nil)
+		sumTool(t, s)
+		e := connect(t, rev, s, nil)
+		ctx := testCtx(t)
+		for _, tt := range outputCases {
+			res, err := e.callTool(ctx, "sum", tt.args)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.args, err)
+			}
+			if tt.wantErr == "" {
+				if res.IsError != strings.Contains(tt.args, "isError") {
+					t.Errorf("%s: isError %v (%+v)", tt.args, res.IsError, contentTexts(res))
+				}
+				continue
+			}
+			if got := contentTexts(res); !res.IsError || res.StructuredContent != nil || len(got) != 1 || !strings.Contains(got[0], tt.wantErr) {
+				t.Errorf("%s: got isError %v, structured %s, content %q; want an error result saying %q",
+					tt.args, res.IsError, res.StructuredContent, got, tt.wantErr)
 			}
 		}
 	})
@@ -673,6 +729,24 @@ func TestLogging(t *testing.T) {
 		mcp.AddTool(s, &mcp.Tool{Name: "noisy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
 			return "done", req.Log(ctx, mcp.LevelError, "noisy", map[string]any{"step": 1})
 		})
+		mcp.AddTool(s, &mcp.Tool{Name: "slog"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+			logger := slog.New(req.LogHandler(&mcp.LoggingHandlerOptions{Logger: "app"}))
+			if logger.Enabled(ctx, slog.LevelInfo) {
+				return "", errors.New("info enabled, but the client asked for warning and above")
+			}
+			logger.Info("filtered out")
+			logger.WithGroup("unused").Warn("no attributes") // an empty group is left out
+			logger.With("component", "disk").WithGroup("g").With("dev", "sda").WithGroup("empty").
+				Warn("disk low", "free", 5, "err", errors.New("nearly full"), slog.Group("detail", "path", "/"), slog.Group("", "inline", true))
+			for _, l := range []slog.Level{slog.LevelError, slog.LevelError + 4, slog.LevelError + 8, slog.LevelError + 12} {
+				logger.Log(ctx, l, "x")
+			}
+			// A handler with its own minimum level.
+			if req.LogHandler(&mcp.LoggingHandlerOptions{Level: slog.LevelError}).Enabled(ctx, slog.LevelWarn) {
+				return "", errors.New("handler with Level error enabled for warnings")
+			}
+			return "logged", nil
+		})
 		e := connect(t, rev, s, &mcp.ClientOptions{
 			LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) { logs <- p },
 		})
@@ -702,15 +776,13 @@ func TestLogging(t *testing.T) {
 			t.Errorf("got level %v, want warning", p.Level)
 		}
 
-		// The slog handler.
-		logger := slog.New(mcp.NewLoggingHandler(e.ss, &mcp.LoggingHandlerOptions{Logger: "app"}))
-		logger.Info("filtered out")
-		logger.WithGroup("unused").Warn("no attributes") // an empty group is left out
+		// The slog handler of a request.
+		if res, err := e.callTool(ctx, "slog", `{}`); err != nil || text(t, res) != "logged" {
+			t.Fatalf("slog: %v %+v", err, res)
+		}
 		if p := next(); !jsonEqual(t, p.Data, []byte(`{"msg":"no attributes"}`)) {
 			t.Errorf("slog data %s", p.Data)
 		}
-		logger.With("component", "disk").WithGroup("g").With("dev", "sda").WithGroup("empty").
-			Warn("disk low", "free", 5, "err", errors.New("nearly full"), slog.Group("detail", "path", "/"), slog.Group("", "inline", true))
 		p := next()
 		if p.Level != mcp.LevelWarning || p.Logger != "app" {
 			t.Errorf("slog record: level %v logger %q", p.Level, p.Logger)
@@ -719,24 +791,10 @@ func TestLogging(t *testing.T) {
 		if !jsonEqual(t, p.Data, []byte(want)) {
 			t.Errorf("slog data %s, want %s", p.Data, want)
 		}
-		for _, tt := range []struct {
-			level slog.Level
-			want  mcp.LoggingLevel
-		}{
-			{slog.LevelError, mcp.LevelError},
-			{slog.LevelError + 4, mcp.LevelCritical},
-			{slog.LevelError + 8, mcp.LevelAlert},
-			{slog.LevelError + 12, mcp.LevelEmergency},
-		} {
-			logger.Log(ctx, tt.level, "x")
-			if p := next(); p.Level != tt.want {
-				t.Errorf("slog level %v sent as %v, want %v", tt.level, p.Level, tt.want)
+		for _, want := range []mcp.LoggingLevel{mcp.LevelError, mcp.LevelCritical, mcp.LevelAlert, mcp.LevelEmergency} {
+			if p := next(); p.Level != want {
+				t.Errorf("slog level sent as %v, want %v", p.Level, want)
 			}
-		}
-		// A handler with its own minimum level.
-		quiet := slog.New(mcp.NewLoggingHandler(e.ss, &mcp.LoggingHandlerOptions{Level: slog.LevelError}))
-		if quiet.Enabled(ctx, slog.LevelWarn) {
-			t.Error("handler with Level error enabled for warnings")
 		}
 
 		// Logs related to a request.
@@ -1003,4 +1061,64 @@ func TestListChanged(t *testing.T) {
 // order in SupportedVersions (newest first).
 func since(rev, first string) bool {
 	return slices.Index(mcp.SupportedVersions(), rev) <= slices.Index(mcp.SupportedVersions(), first)
+}
+
+// TestOutputSchemaRelistedAfterChange checks that the client forgets the
+// output schemas it learnt when the tool list changes, and lists the tools
+// again to check the next structured content.
+func TestOutputSchemaRelistedAfterChange(t *testing.T) {
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{SkipOutputValidation: true})
+	sumTool(t, s)
+	changed := make(chan struct{}, 1)
+	e := connect(t, mcp.Version20251125, s, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	})
+	ctx := testCtx(t)
+	if _, err := e.callTool(ctx, "sum", `{"out":{"sum":3}}`); err != nil {
+		t.Fatal(err)
+	}
+	// The same tool, now promising a string sum.
+	err := s.AddTool(&mcp.Tool{
+		Name:         "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"out":{}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"string"}}}`),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(`{"sum":3}`)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, changed, "tools/list_changed")
+	if _, err := e.callTool(ctx, "sum", `{}`); err == nil || !strings.Contains(err.Error(), "does not match its output schema") {
+		t.Errorf("after the change: error %v, want the new schema's mismatch", err)
+	}
+}
+
+// TestOutputSchemaListingRefused checks that a client whose server refuses
+// tools/list returns results unchecked, and asks only once.
+func TestOutputSchemaListingRefused(t *testing.T) {
+	var lists atomic.Int32
+	s := mcp.NewServer(serverImpl, &mcp.ServerOptions{
+		SkipOutputValidation: true,
+		Receiving: []mcp.Middleware{func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, r *mcp.Request) (any, error) {
+				if r.Method == mcp.MethodToolsList {
+					lists.Add(1)
+					return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "no list today")
+				}
+				return next(ctx, r)
+			}
+		}},
+	})
+	sumTool(t, s)
+	e := connect(t, mcp.Version20251125, s, nil)
+	ctx := testCtx(t)
+	for range 3 {
+		if _, err := e.callTool(ctx, "sum", `{"out":{"sum":"three"}}`); err != nil {
+			t.Fatalf("unchecked result: %v", err)
+		}
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the client asked for the tools %d times, want once", n)
+	}
 }

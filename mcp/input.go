@@ -42,17 +42,17 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 
 // Input asks the client the questions in reqs, keyed by names unique within
 // the request, and returns the answers under the same keys. A question the
-// client did not declare the capability for fails: with
-// MissingCapabilityError (-32021) on a 2026-07-28 request, with
-// ErrCapability on a stateful session.
+// client did not declare the capability for (or that the session's
+// revision lacks) fails with an error wrapping ErrCapability at every
+// revision; on a 2026-07-28 request that error also unwraps to
+// MissingCapabilityError (-32021), which the client receives when the
+// handler returns it. On a 2026-07-28 request, questions not answered yet
+// fail with ErrInputRequired (see above).
 func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if f := inputFuncFrom(ctx); f != nil {
 		return f(ctx, reqs)
 	}
-	if r.rc == nil {
-		return r.ss.inputStateful(ctx, reqs)
-	}
-	return r.rc.input(reqs)
+	return r.life.input(ctx, reqs)
 }
 
 // inputStateful sends each question as a request, in key order.
@@ -64,9 +64,9 @@ func (ss *ServerSession) inputStateful(ctx context.Context, reqs map[string]*Inp
 		var err error
 		switch {
 		case q.Elicit != nil:
-			a.Elicit, err = ss.Elicit(ctx, q.Elicit)
+			a.Elicit, err = ss.elicit(ctx, q.Elicit)
 		case q.CreateMessage != nil:
-			a.CreateMessage, err = ss.CreateMessage(ctx, q.CreateMessage)
+			a.CreateMessage, err = ss.createMessage(ctx, q.CreateMessage)
 		case q.ListRoots != nil:
 			a.ListRoots, err = ss.ListRoots(ctx, q.ListRoots)
 		default:
@@ -105,7 +105,7 @@ func missingCapability(q *InputRequest, caps *ClientCapabilities) *ClientCapabil
 	return nil
 }
 
-func (rc *requestContext) input(reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
+func (rc *requestContext) ask(reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	if rc.method != MethodToolsCall && rc.method != MethodPromptsGet && rc.method != MethodResourcesRead {
 		return nil, fmt.Errorf("mcp: %s cannot ask the client for input", rc.method)
 	}
@@ -116,7 +116,7 @@ func (rc *requestContext) input(reqs map[string]*InputRequest) (map[string]*Inpu
 			return nil, errInputRequestFields
 		}
 		if need := missingCapability(q, rc.caps); need != nil {
-			return nil, MissingCapabilityError(need)
+			return nil, &capabilityError{method: q.Method(), rpc: MissingCapabilityError(need)}
 		}
 		if a := rc.responses[k]; a != nil && a.answers(q) {
 			out[k] = a
@@ -139,6 +139,17 @@ func (rc *requestContext) input(reqs map[string]*InputRequest) (map[string]*Inpu
 	return out, nil
 }
 
+// capabilityError is a 2026-07-28 question the client cannot answer: the
+// handler tests it with errors.Is(err, ErrCapability) as at every other
+// revision, and the client receives the -32021 error it unwraps to.
+type capabilityError struct {
+	method string // what was asked: elicitation/create, say
+	rpc    *jsonrpc.Error
+}
+
+func (e *capabilityError) Error() string   { return ErrCapability.Error() + ": " + e.method }
+func (e *capabilityError) Unwrap() []error { return []error{ErrCapability, e.rpc} }
+
 // answers reports whether a is an answer of the kind q asks for.
 func (a *InputResponse) answers(q *InputRequest) bool {
 	switch {
@@ -155,57 +166,42 @@ func (a *InputResponse) answers(q *InputRequest) bool {
 // Elicit asks the user for input while handling this request (key
 // "elicitation" for a 2026-07-28 client).
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.Elicit(ctx, p)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"elicitation": {Elicit: p}})
 	if err != nil {
 		return nil, err
 	}
-	return a["elicitation"].Elicit, nil
+	return answer(a, "elicitation", func(a *InputResponse) *ElicitResult { return a.Elicit })
 }
 
 // CreateMessage asks the client's model for a completion while handling
 // this request (key "sampling" for a 2026-07-28 client).
 func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.CreateMessage(ctx, p)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"sampling": {CreateMessage: p}})
 	if err != nil {
 		return nil, err
 	}
-	return a["sampling"].CreateMessage, nil
+	return answer(a, "sampling", func(a *InputResponse) *CreateMessageResult { return a.CreateMessage })
 }
 
 // ListRoots asks the client for its roots while handling this request (key
 // "roots" for a 2026-07-28 client).
 func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
-	if r.rc == nil && inputFuncFrom(ctx) == nil {
-		return r.ss.ListRoots(ctx, nil)
-	}
 	a, err := r.Input(ctx, map[string]*InputRequest{"roots": {ListRoots: &ListRootsParams{}}})
 	if err != nil {
 		return nil, err
 	}
-	return a["roots"].ListRoots, nil
+	return answer(a, "roots", func(a *InputResponse) *ListRootsResult { return a.ListRoots })
 }
 
-// ClientCapabilities returns the capabilities of the client behind this
-// request: per request in 2026-07-28, per session before.
-func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities {
-	if r.rc != nil {
-		return r.rc.caps
+// answer returns the answer under key, or an error when there is none (an
+// InputFunc that left it out): never a nil to dereference.
+func answer[T any](a map[string]*InputResponse, key string, get func(*InputResponse) *T) (*T, error) {
+	if r := a[key]; r != nil {
+		if v := get(r); v != nil {
+			return v, nil
+		}
 	}
-	return r.ss.ClientCapabilities()
-}
-
-// ProtocolVersion returns the revision this request was made in.
-func (r *ServerRequest[P]) ProtocolVersion() string {
-	if r.rc != nil {
-		return r.rc.version
-	}
-	return r.ss.ProtocolVersion()
+	return nil, fmt.Errorf("mcp: no answer for %q", key)
 }
 
 // The request state of a multi-round request: the answers so far, bound to

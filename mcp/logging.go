@@ -7,22 +7,26 @@ import (
 	"slices"
 )
 
-// LoggingHandlerOptions configures NewLoggingHandler.
+// LoggingHandlerOptions configures ServerRequest.LogHandler.
 type LoggingHandlerOptions struct {
 	// Logger names the logger in each message ("logger" field).
 	Logger string
 	// Level is the minimum slog level forwarded. Default slog.LevelDebug;
-	// the client's own logging/setLevel filters further.
+	// the level the client asked for filters further.
 	Level slog.Leveler
 }
 
-// NewLoggingHandler returns a slog.Handler that sends each record to the
-// session's client as notifications/message. slog levels map to MCP levels:
-// Debug→debug, Info→info, Warn→warning, Error→error, and Error+4 and above
-// → critical, alert, emergency. The message and attributes become the data
-// object {"msg": ..., attr: value, ...}.
-func NewLoggingHandler(ss *ServerSession, opts *LoggingHandlerOptions) slog.Handler {
-	h := &loggingHandler{ss: ss}
+// LogHandler returns a slog.Handler that sends each record to the client
+// as notifications/message about this request, at every revision, and only
+// at the levels the client asked for (see LogLevel): per session before
+// 2026-07-28, per request in 2026-07-28, where a client that asked for none
+// gets none. slog levels map to MCP levels: Debug→debug, Info→info,
+// Warn→warning, Error→error, and Error+4 and above → critical, alert,
+// emergency. The message and attributes become the data object
+// {"msg": ..., attr: value, ...}. Wrap it to add attributes of your own
+// (trace ids, say), or use Logger.
+func (r *ServerRequest[P]) LogHandler(opts *LoggingHandlerOptions) slog.Handler {
+	h := &loggingHandler{life: r.life}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -32,8 +36,14 @@ func NewLoggingHandler(ss *ServerSession, opts *LoggingHandlerOptions) slog.Hand
 	return h
 }
 
+// Logger returns a logger whose records go to the client as
+// notifications/message about this request: slog.New(r.LogHandler(nil)).
+// It works the same at every revision; what the client did not ask for is
+// dropped before it is formatted.
+func (r *ServerRequest[P]) Logger() *slog.Logger { return slog.New(r.LogHandler(nil)) }
+
 type loggingHandler struct {
-	ss     *ServerSession
+	life   lifecycle
 	opts   LoggingHandlerOptions
 	attrs  []groupedAttr // from WithAttrs
 	groups []string
@@ -46,8 +56,10 @@ type groupedAttr struct {
 	attr  slog.Attr
 }
 
-func (h *loggingHandler) Enabled(_ context.Context, l slog.Level) bool {
-	return l >= h.opts.Level.Level()
+// Enabled asks the client's level too, so that a record nobody will read
+// is not even built.
+func (h *loggingHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.opts.Level.Level() && h.life.logs(ctx, mcpLevel(l))
 }
 
 func mcpLevel(l slog.Level) LoggingLevel {
@@ -69,6 +81,10 @@ func mcpLevel(l slog.Level) LoggingLevel {
 }
 
 func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
+	level := mcpLevel(r.Level)
+	if !h.life.logs(ctx, level) {
+		return nil // a wrapping handler may not have asked Enabled
+	}
 	data := map[string]any{"msg": r.Message}
 	// group returns the object of the first depth open groups, creating
 	// them on first use so that a group left empty is omitted.
@@ -98,7 +114,7 @@ func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if err != nil {
 		return err
 	}
-	return h.ss.Log(ctx, &LoggingMessageNotificationParams{Level: mcpLevel(r.Level), Logger: h.opts.Logger, Data: raw})
+	return h.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: h.opts.Logger, Data: raw})
 }
 
 // addAttr stores a in m as slog's JSON handler would: a group becomes an

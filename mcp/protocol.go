@@ -120,9 +120,19 @@ type Icon struct {
 	MIMEType string `json:"mimeType,omitempty"`
 	// Sizes lists sizes such as "48x48", or "any" for scalable images.
 	Sizes []string `json:"sizes,omitempty"`
-	// Theme is "light" or "dark": the background the icon is designed for.
-	Theme string `json:"theme,omitempty"`
+	// Theme is "", IconThemeLight or IconThemeDark: the background the
+	// icon is designed for.
+	Theme IconTheme `json:"theme,omitempty"`
 }
+
+// IconTheme is the background an icon is designed for.
+type IconTheme string
+
+// Icon themes.
+const (
+	IconThemeLight IconTheme = "light" // for a light background
+	IconThemeDark  IconTheme = "dark"  // for a dark background
+)
 
 // Annotations tell the client how to use or display an object.
 type Annotations struct {

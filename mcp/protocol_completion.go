@@ -8,10 +8,14 @@ import (
 // MaxCompletionValues is the most values one completion result may hold.
 const MaxCompletionValues = 100
 
+// RefType is what a completion reference names: a prompt or a resource
+// template.
+type RefType string
+
 // Completion reference types.
 const (
-	RefTypePrompt   = "ref/prompt"
-	RefTypeResource = "ref/resource" // a resource template
+	RefTypePrompt   RefType = "ref/prompt"
+	RefTypeResource RefType = "ref/resource" // a resource template
 )
 
 // CompleteParams are the params of completion/complete.
@@ -28,7 +32,7 @@ type CompleteParams struct {
 // CompleteReference names a prompt (Type RefTypePrompt, Name) or a resource
 // template (Type RefTypeResource, URI).
 type CompleteReference struct {
-	Type string `json:"type"`
+	Type RefType `json:"type"`
 	// Name is the prompt name (ref/prompt).
 	Name string `json:"name,omitempty"`
 	// Title is the prompt's display name (ref/prompt, 2025-06-18+).

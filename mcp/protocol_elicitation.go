@@ -9,10 +9,14 @@ import (
 	"fmt"
 )
 
-// Elicitation modes. A missing mode means ElicitModeForm.
+// ElicitMode is how an elicitation asks the user: through a form or by
+// sending them to a URL. The empty mode means ElicitModeForm.
+type ElicitMode string
+
+// Elicitation modes.
 const (
-	ElicitModeForm = "form"
-	ElicitModeURL  = "url" // 2025-11-25+
+	ElicitModeForm ElicitMode = "form"
+	ElicitModeURL  ElicitMode = "url" // 2025-11-25+
 )
 
 // ElicitParams are the params of elicitation/create: the server asks the
@@ -21,7 +25,7 @@ const (
 type ElicitParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 	// Mode is "", ElicitModeForm or ElicitModeURL.
-	Mode string `json:"mode,omitempty"`
+	Mode ElicitMode `json:"mode,omitempty"`
 	// Message explains to the user what is asked and why.
 	Message string `json:"message"`
 	// RequestedSchema is the form (form mode).
@@ -142,21 +146,45 @@ func (s *ElicitSchema) Property(name string) *PrimitiveSchema {
 	return nil
 }
 
+// SchemaType is the JSON Schema "type" of a form field.
+type SchemaType string
+
+// The types a form field may have.
+const (
+	SchemaString  SchemaType = "string"
+	SchemaNumber  SchemaType = "number"
+	SchemaInteger SchemaType = "integer"
+	SchemaBoolean SchemaType = "boolean"
+	SchemaArray   SchemaType = "array" // multi-select enums (2025-11-25+)
+)
+
+// StringFormat is the format a string form field must have.
+type StringFormat string
+
+// The formats a string form field may have.
+const (
+	FormatEmail    StringFormat = "email"
+	FormatURI      StringFormat = "uri"
+	FormatDate     StringFormat = "date"
+	FormatDateTime StringFormat = "date-time"
+)
+
 // PrimitiveSchema is the schema of one form field: a string, number,
 // integer or boolean, or an enum (SEP-1330, 2025-11-25+: untitled enum,
 // titled oneOf, multi-select array; the legacy enumNames form is still
 // read and written).
 type PrimitiveSchema struct {
-	// Type is "string", "number", "integer", "boolean" or "array"
-	// (multi-select enums).
-	Type        string `json:"type"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
+	// Type is SchemaString, SchemaNumber, SchemaInteger, SchemaBoolean or
+	// SchemaArray (multi-select enums).
+	Type        SchemaType `json:"type"`
+	Title       string     `json:"title,omitempty"`
+	Description string     `json:"description,omitempty"`
 
-	// String constraints. Format is "email", "uri", "date" or "date-time".
-	Format    string `json:"format,omitempty"`
-	MinLength *int   `json:"minLength,omitempty"`
-	MaxLength *int   `json:"maxLength,omitempty"`
+	// String constraints. Format is "" or one of the StringFormat
+	// constants.
+	Format    StringFormat `json:"format,omitempty"`
+	MinLength *int         `json:"minLength,omitempty"`
+	MaxLength *int         `json:"maxLength,omitempty"`
 
 	// Number and integer bounds.
 	Minimum *float64 `json:"minimum,omitempty"`
@@ -185,25 +213,28 @@ type EnumOption struct {
 }
 
 // EnumItems is the item schema of a multi-select enum: untitled (Type
-// "string" and Enum) or titled (AnyOf).
+// SchemaString and Enum) or titled (AnyOf).
 type EnumItems struct {
-	Type  string       `json:"type,omitempty"`
+	Type  SchemaType   `json:"type,omitempty"`
 	Enum  []string     `json:"enum,omitempty"`
 	AnyOf []EnumOption `json:"anyOf,omitempty"`
 }
 
+// ElicitAction is how the user answered an elicitation.
+type ElicitAction string
+
 // Elicitation actions.
 const (
-	ElicitActionAccept  = "accept"  // the user submitted the form or consented
-	ElicitActionDecline = "decline" // the user explicitly declined
-	ElicitActionCancel  = "cancel"  // the user dismissed the request
+	ElicitActionAccept  ElicitAction = "accept"  // the user submitted the form or consented
+	ElicitActionDecline ElicitAction = "decline" // the user explicitly declined
+	ElicitActionCancel  ElicitAction = "cancel"  // the user dismissed the request
 )
 
 // ElicitResult is the result of elicitation/create.
 type ElicitResult struct {
 	Meta *Meta `json:"_meta,omitempty"`
 	// Action is one of the ElicitAction constants.
-	Action string `json:"action"`
+	Action ElicitAction `json:"action"`
 	// Content is the submitted form (form mode, Action "accept"): values are
 	// strings, numbers, booleans or (2025-11-25+) []string.
 	Content map[string]any `json:"content,omitempty"`

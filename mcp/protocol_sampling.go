@@ -4,21 +4,29 @@ import (
 	"encoding/json"
 )
 
+// IncludeContext says which MCP servers' context a sampling request asks
+// the client to include in the prompt.
+type IncludeContext string
+
 // IncludeContext values for CreateMessageParams. "thisServer" and
 // "allServers" are soft-deprecated from 2025-11-25 and need the client's
 // sampling.context capability.
 const (
-	IncludeContextNone       = "none"
-	IncludeContextThisServer = "thisServer"
-	IncludeContextAllServers = "allServers"
+	IncludeContextNone       IncludeContext = "none"
+	IncludeContextThisServer IncludeContext = "thisServer"
+	IncludeContextAllServers IncludeContext = "allServers"
 )
 
-// Stop reasons in CreateMessageResult. Clients may report others.
+// StopReason is why a sampled completion ended. The set is open: clients
+// may report reasons of their own.
+type StopReason string
+
+// Stop reasons in CreateMessageResult.
 const (
-	StopReasonEndTurn      = "endTurn"
-	StopReasonStopSequence = "stopSequence"
-	StopReasonMaxTokens    = "maxTokens"
-	StopReasonToolUse      = "toolUse" // 2025-11-25+
+	StopReasonEndTurn      StopReason = "endTurn"
+	StopReasonStopSequence StopReason = "stopSequence"
+	StopReasonMaxTokens    StopReason = "maxTokens"
+	StopReasonToolUse      StopReason = "toolUse" // 2025-11-25+
 )
 
 // CreateMessageParams are the params of sampling/createMessage: the server
@@ -29,8 +37,8 @@ type CreateMessageParams struct {
 	Messages         []*SamplingMessage `json:"messages"`
 	ModelPreferences *ModelPreferences  `json:"modelPreferences,omitempty"`
 	SystemPrompt     string             `json:"systemPrompt,omitempty"`
-	// IncludeContext is one of the IncludeContext constants.
-	IncludeContext string `json:"includeContext,omitempty"`
+	// IncludeContext is "" or one of the IncludeContext constants.
+	IncludeContext IncludeContext `json:"includeContext,omitempty"`
 	// Temperature is a pointer because 0 is a meaningful temperature.
 	Temperature *float64 `json:"temperature,omitempty"`
 	// MaxTokens is required.
@@ -102,17 +110,21 @@ type ModelHint struct {
 	Name string `json:"name,omitempty"`
 }
 
+// ToolChoiceMode says whether the model may, must or must not call tools.
+type ToolChoiceMode string
+
 // ToolChoice modes (2025-11-25+).
 const (
-	ToolChoiceAuto     = "auto"
-	ToolChoiceRequired = "required"
-	ToolChoiceNone     = "none"
+	ToolChoiceAuto     ToolChoiceMode = "auto"
+	ToolChoiceRequired ToolChoiceMode = "required"
+	ToolChoiceNone     ToolChoiceMode = "none"
 )
 
 // ToolChoice says whether the model may, must or must not call tools
 // (2025-11-25+).
 type ToolChoice struct {
-	Mode string `json:"mode,omitempty"`
+	// Mode is "" (the client decides) or one of the ToolChoice constants.
+	Mode ToolChoiceMode `json:"mode,omitempty"`
 }
 
 // CreateMessageResult is the result of sampling/createMessage.
@@ -125,7 +137,7 @@ type CreateMessageResult struct {
 	// Model names the model that answered.
 	Model string `json:"model"`
 	// StopReason is one of the StopReason constants, or another string.
-	StopReason string `json:"stopReason,omitempty"`
+	StopReason StopReason `json:"stopReason,omitempty"`
 }
 
 // MarshalJSON writes one content block bare and others as an array.

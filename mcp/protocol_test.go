@@ -604,10 +604,10 @@ func (x fixtures) samples() []sample {
 		res("roots/list empty", MethodRootsList, &ListRootsResult{Roots: []*Root{}})
 		if f.elicitation {
 			for _, p := range x.elicitParams() {
-				req("elicitation/create "+p.Mode, MethodElicitationCreate, p)
+				req("elicitation/create "+string(p.Mode), MethodElicitationCreate, p)
 			}
 			for _, r := range x.elicitResults() {
-				res("elicitation/create "+r.Action, MethodElicitationCreate, r)
+				res("elicitation/create "+string(r.Action), MethodElicitationCreate, r)
 			}
 		}
 	} else {
@@ -617,10 +617,10 @@ func (x fixtures) samples() []sample {
 		}
 		def("ListRootsResult", "ListRootsResult", x.roots())
 		for _, r := range x.elicitResults() {
-			def("ElicitResult "+r.Action, "ElicitResult", r)
+			def("ElicitResult "+string(r.Action), "ElicitResult", r)
 		}
 		for _, p := range x.elicitParams() {
-			def("ElicitRequestParams "+p.Mode, "ElicitRequestParams", p)
+			def("ElicitRequestParams "+string(p.Mode), "ElicitRequestParams", p)
 		}
 	}
 	if f.rootsListChanged {

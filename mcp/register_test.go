@@ -109,10 +109,9 @@ func TestRegistrationErrors(t *testing.T) {
 		{"output schema that does not compile", rawTool("out", "", `{"type":"object","minProperties":-1}`), "tool", "out", "output schema"},
 		{"input type not an object", typedTool[int, objOut]("typed"), "tool", "typed", "input type"},
 		{"input type without a schema", typedTool[chan int, objOut]("typed"), "tool", "typed", "input type"},
-		{"output type not an object", typedTool[objIn, []string]("typed"), "tool", "typed", "output type"},
+		{"recursive output type not an object", typedTool[objIn, treeList]("typed"), "tool", "typed", "recursive"},
 		{"output type without a schema", typedTool[objIn, func()]("typed"), "tool", "typed", "output type"},
 		{"ToolResult by value", typedTool[objIn, mcp.ToolResult[objOut]]("typed"), "tool", "typed", "use a pointer"},
-		{"ToolResult of a non-object", typedTool[objIn, *mcp.ToolResult[string]]("typed"), "tool", "typed", "output type"},
 
 		{"empty resource URI", resource(""), "resource", "", "empty URI"},
 		{"resource URI without a scheme", resource("readme.md"), "resource", "readme.md", "no scheme"},
@@ -120,6 +119,9 @@ func TestRegistrationErrors(t *testing.T) {
 		{"resource URI with a newline", resource("test://a\n"), "resource", "test://a\n", `'\n'`},
 		{"resource URI that does not parse", resource("://x"), "resource", "://x", "missing protocol scheme"},
 		{"nil resource", func(s *mcp.Server) error { return s.AddResource(nil, noResource) }, "resource", "", "nil definition"},
+		{"resource without a name", func(s *mcp.Server) error {
+			return s.AddResource(&mcp.Resource{URI: "test://nameless"}, noResource)
+		}, "resource", "test://nameless", "empty name"},
 		{"nil resource handler", func(s *mcp.Server) error {
 			return s.AddResource(&mcp.Resource{URI: "test://h", Name: "h"}, nil)
 		}, "resource", "test://h", "nil handler"},
@@ -128,6 +130,9 @@ func TestRegistrationErrors(t *testing.T) {
 		{"unclosed URI template", template("test://{"), "resource template", "test://{", ""},
 		{"URI template with a bad operator", template("test://{!x}"), "resource template", "test://{!x}", ""},
 		{"nil resource template", func(s *mcp.Server) error { return s.AddResourceTemplate(nil, noTemplate) }, "resource template", "", "nil definition"},
+		{"resource template without a name", func(s *mcp.Server) error {
+			return s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://nameless/{x}"}, noTemplate)
+		}, "resource template", "test://nameless/{x}", "empty name"},
 		{"nil resource template handler", func(s *mcp.Server) error {
 			return s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://h/{x}", Name: "h"}, nil)
 		}, "resource template", "test://h/{x}", "nil handler"},
@@ -215,24 +220,47 @@ func TestRegistrationErrors(t *testing.T) {
 	}
 }
 
-// TestRegistrationLeavesToolAlone checks that a refused typed tool does not
-// get the schemas it would have had.
+// treeList is a recursive type whose schema is not an object.
+type treeList []treeList
+
+// celsius is a named non-struct output type.
+type celsius float64
+
+// TestRegistrationLeavesToolAlone checks that the server keeps a copy of a
+// tool: registering never changes the caller's Tool, refused or not, and
+// changing it (or the copy Server.Tool returns) afterwards changes nothing
+// the server lists.
 func TestRegistrationLeavesToolAlone(t *testing.T) {
 	s := mcp.NewServer(serverImpl, nil)
-	tool := &mcp.Tool{Name: "bad name"}
-	err := mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, objIn) (objOut, error) { return objOut{}, nil })
-	if err == nil {
+	readOnly := true
+	tool := &mcp.Tool{Name: "bad name", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: &readOnly}, Icons: []mcp.Icon{{Src: "data:,"}}}
+	handler := func(context.Context, *mcp.CallToolRequest, objIn) (objOut, error) { return objOut{}, nil }
+	if err := mcp.AddTool(s, tool, handler); err == nil {
 		t.Fatal("a bad name was accepted")
 	}
 	if tool.InputSchema != nil || tool.OutputSchema != nil {
 		t.Errorf("refused tool was given schemas: %s %s", tool.InputSchema, tool.OutputSchema)
 	}
 	tool.Name = "good"
-	if err := mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, objIn) (objOut, error) { return objOut{}, nil }); err != nil {
+	if err := mcp.AddTool(s, tool, handler); err != nil {
 		t.Fatal(err)
 	}
-	if tool.InputSchema == nil || tool.OutputSchema == nil {
-		t.Errorf("registered tool has no inferred schemas: %s %s", tool.InputSchema, tool.OutputSchema)
+	if tool.InputSchema != nil || tool.OutputSchema != nil {
+		t.Errorf("registered tool was given schemas: %s %s", tool.InputSchema, tool.OutputSchema)
+	}
+	tool.Description = "changed"
+	readOnly = false
+	tool.Icons[0].Src = "data:,changed"
+	got, ok := s.Tool("good")
+	if !ok || got.InputSchema == nil || got.OutputSchema == nil {
+		t.Fatalf("registered tool has no inferred schemas: %+v", got)
+	}
+	if got.Description != "" || !*got.Annotations.ReadOnlyHint || got.Icons[0].Src != "data:," {
+		t.Errorf("changing the caller's tool changed the registered one: %+v", got)
+	}
+	got.Name = "changed"
+	if again, _ := s.Tool("good"); again.Name != "good" {
+		t.Errorf("changing the tool Server.Tool returned changed the registered one")
 	}
 }
 
@@ -256,6 +284,9 @@ func TestRegistrationAccepts(t *testing.T) {
 		{"typed tool of any", typedTool[any, any]("any")},
 		{"typed tool of raw JSON", typedTool[json.RawMessage, json.RawMessage]("rawjson")},
 		{"typed tool of pointers", typedTool[*objIn, *objOut]("pointers")},
+		{"typed tool returning a slice", typedTool[objIn, []string]("slice")},
+		{"typed tool returning a named string", typedTool[objIn, celsius]("named")},
+		{"typed tool returning a ToolResult of a non-object", typedTool[objIn, *mcp.ToolResult[int]]("wrappedint")},
 		{"resource", resource("test://r")},
 		{"file resource", resource("file:///a/b.txt")},
 		{"URN resource", resource("urn:isbn:0451450523")},

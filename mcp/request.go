@@ -26,35 +26,47 @@ type Request struct {
 	// belongs to no session.
 	Session Session
 
-	outgoingRequest bool            // an outgoing request (ID is assigned later)
-	stateless       bool            // an incoming request of the stateless revision
-	rejected        bool            // refused before reaching a handler
-	rc              *requestContext // the client context of a 2026-07-28 request
-	meta            *Meta           // params._meta, when it has been decoded
+	outgoingRequest bool  // an outgoing request (ID is assigned later)
+	rejected        bool  // refused before reaching a handler
+	meta            *Meta // params._meta, when it has been decoded
 
-	out outbound // where messages about an incoming request go: its connection, or a stateless request's stream
+	// Where an incoming message came from, decided once when it arrives:
+	// Session for a stateful session's, rc for one of the stateless
+	// revision (its client context, filled in once _meta has been checked,
+	// and where messages about it go).
+	rc *requestContext
 }
 
 // session returns the stateful session of an incoming message, or nil for
 // a stateless request.
 func (r *Request) session() *ServerSession {
-	if r.stateless {
-		return nil
-	}
 	ss, _ := r.Session.(*ServerSession)
 	return ss
+}
+
+// lifecycle returns the lifecycle an incoming request arrived in: its
+// client context for a stateless request (checked by routeStateless before
+// any handler runs), its session otherwise.
+func (r *Request) lifecycle() lifecycle {
+	if r.rc != nil {
+		return r.rc
+	}
+	return sessionBound{r.session()}
 }
 
 // connection returns the connection an incoming message came on, or nil
 // for Server.HandleStateless.
 func (r *Request) connection() *ServerSession {
-	ss, _ := r.out.(*ServerSession)
-	return ss
+	if r.rc != nil {
+		ss, _ := r.rc.out.(*ServerSession)
+		return ss
+	}
+	return r.session()
 }
 
 // Stateless reports whether r is an incoming request of the stateless
 // revision (2026-07-28).
-func (r *Request) Stateless() bool { return r.stateless }
+func (r *Request) Stateless() bool { return r.rc != nil }
 
 // Rejected reports whether the connection refused the message before any
 // handler could see it: invalid JSON-RPC (Method may then be empty), a full
@@ -66,7 +78,7 @@ func (r *Request) Rejected() bool { return r.rejected }
 // protocolVersion is the revision an incoming request is served in.
 func (r *Request) protocolVersion() string {
 	if r.rc != nil {
-		return r.rc.version
+		return r.rc.ver
 	}
 	if ss := r.session(); ss != nil {
 		return ss.ProtocolVersion()
@@ -80,9 +92,6 @@ func (r *Request) protocolVersion() string {
 // initialize (none yet before it). It is nil on a client.
 func (r *Request) ClientCapabilities() *ClientCapabilities {
 	if r.rc != nil {
-		return r.rc.caps
-	}
-	if r.stateless {
 		if m, err := r.Meta(); err == nil && m != nil {
 			return m.ClientCapabilities
 		}

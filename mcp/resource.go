@@ -32,7 +32,8 @@ type serverTemplate struct {
 
 // AddResource adds or replaces the resource r.URI. It registers nothing
 // and returns a *RegistrationError (wrapping ErrInvalidFeature) when the URI
-// is not an absolute URI (empty, no scheme, white space) or r or h is nil.
+// is not an absolute URI (empty, no scheme, white space), when r has no
+// Name (which the spec requires), or r or h is nil.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if r == nil {
 		return &RegistrationError{Kind: featureResource, Err: errNilFeature}
@@ -44,6 +45,9 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if err := checkResourceURI(r.URI); err != nil {
 		return fail(err)
 	}
+	if r.Name == "" {
+		return fail(errors.New("empty name"))
+	}
 	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
@@ -54,7 +58,8 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 // templates in the order they were added; the first that matches reads it,
 // with the variables it matched. It registers nothing and returns a
 // *RegistrationError (wrapping ErrInvalidFeature) when the template is
-// empty or not valid RFC 6570, or t or h is nil.
+// empty or not valid RFC 6570, when t has no Name (which the spec
+// requires), or t or h is nil.
 func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHandler) error {
 	if t == nil {
 		return &RegistrationError{Kind: featureTemplate, Err: errNilFeature}
@@ -69,6 +74,9 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHand
 	parsed, err := uritemplate.New(t.URITemplate)
 	if err != nil {
 		return fail(err)
+	}
+	if t.Name == "" {
+		return fail(errors.New("empty name"))
 	}
 	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
 	s.notifyListChanged(NotificationResourceListChanged)

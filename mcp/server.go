@@ -31,6 +31,10 @@ type ServerOptions struct {
 	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
 
 	// InitializedHandler runs when a client has finished the handshake.
+	// Like RootsListChangedHandler and ProgressHandler, it runs on the
+	// session's notification lane: a call it makes to the client (ListRoots,
+	// say) must use the ctx it was given, or the answer waits for the
+	// handler to return (see jsonrpc.Handler).
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
 	// RootsListChangedHandler runs on notifications/roots/list_changed.
 	RootsListChangedHandler func(ctx context.Context, ss *ServerSession)
@@ -81,6 +85,13 @@ type ServerOptions struct {
 	// clients connected to any other. Default: NewMemoryNotifier, for this
 	// Server alone.
 	Notifier Notifier
+
+	// SkipOutputValidation turns off the check that the structured content
+	// of a tool's result matches the tool's output schema before it is
+	// sent (see Server.AddTool). Leave it off unless a benchmark says the
+	// check matters: a client that validates (as the spec says it should)
+	// rejects such a result anyway, with less to go on.
+	SkipOutputValidation bool
 
 	// Logger receives the server's own diagnostics. Default: discard.
 	Logger *slog.Logger
@@ -418,7 +429,7 @@ func (s *Server) hear(n *Notice) {
 
 // route dispatches one incoming request to its method handler.
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
-	if r.stateless {
+	if r.rc != nil {
 		return s.routeStateless(ctx, r)
 	}
 	ss := r.session()

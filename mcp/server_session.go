@@ -17,9 +17,15 @@ import (
 // own client context in _meta. A session rebuilt from a SessionState starts
 // already initialized.
 //
-// Requests of the stateless revision belong to no session: their handlers
-// see ServerRequest.Session() == nil, and take the client's version,
-// capabilities and identity from the request itself.
+// A ServerSession is the connection's lifetime (Close, Wait, Done) and its
+// state (ID, ProtocolVersion, ClientInfo, ClientCapabilities, LogLevel,
+// State, Stats); Call, Notify and Ping reach its client outside any
+// request. What a handler does about its request (logs, progress,
+// questions to the client) goes through the request (ServerRequest), which
+// works at every revision. Requests of the stateless revision belong to no
+// session: their handlers get false from ServerRequest.Session, and the
+// request itself answers for the client's version, capabilities and
+// identity.
 type ServerSession struct {
 	server    *Server
 	conn      *jsonrpc.Conn
@@ -86,11 +92,11 @@ const levelUnset LoggingLevel = 0
 // belongs to, then runs the Receiving middleware and the method table.
 func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	ctx = withTransportValues(ctx)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, out: ss}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params}
 	if !ss.initializeDone() {
 		if meta := peekMeta(m.Params, ss); isStateless(r, meta) {
 			r.meta = meta
-			r.stateless = true
+			r.rc = &requestContext{out: ss, caller: callerOf(ctx)}
 			return ss.server.receive(ctx, r)
 		}
 	}
@@ -120,7 +126,7 @@ func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
 		return
 	}
 	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, out: ss, rejected: true}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, rejected: true}
 	_, _ = h(context.Background(), r)
 }
 
@@ -493,11 +499,13 @@ func (ss *ServerSession) Ping(ctx context.Context) error {
 	return ss.call(ctx, MethodPing, &emptyParams{}, nil)
 }
 
-// CreateMessage asks the client's model for a completion
+// createMessage asks the client's model for a completion
 // (sampling/createMessage). It fails with ErrCapability if the client did not
 // declare sampling (or sampling.tools when tools are given, which also needs
-// a revision that has tools in sampling: 2025-11-25 or later).
-func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+// a revision that has tools in sampling: 2025-11-25 or later). Handlers ask
+// through their request (ServerRequest.CreateMessage), which works at every
+// revision.
+func (ss *ServerSession) createMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	caps := ss.ClientCapabilities()
 	if caps.Sampling == nil || (len(p.Tools) > 0 && (caps.Sampling.Tools == nil || !features(ss.ProtocolVersion()).samplingTools)) {
 		return nil, fmt.Errorf("%w: sampling", ErrCapability)
@@ -509,17 +517,17 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 	return &res, nil
 }
 
-// Elicit asks the user for input through the client (elicitation/create).
+// elicit asks the user for input through the client (elicitation/create).
 // It fails with ErrCapability if the client did not declare elicitation, or
 // the mode requested, or if the negotiated revision lacks them (elicitation
 // is 2025-06-18+, URL mode 2025-11-25+).
-func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+func (ss *ServerSession) elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	caps := ss.ClientCapabilities()
 	f := features(ss.ProtocolVersion())
 	if caps.Elicitation == nil || !f.elicitation {
 		return nil, fmt.Errorf("%w: elicitation", ErrCapability)
 	}
-	if p.Mode == "url" && (caps.Elicitation.URL == nil || !f.elicitationURLMode) {
+	if p.Mode == ElicitModeURL && (caps.Elicitation.URL == nil || !f.elicitationURLMode) {
 		return nil, fmt.Errorf("%w: elicitation.url", ErrCapability)
 	}
 	var res ElicitResult
@@ -529,7 +537,11 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 	return &res, nil
 }
 
-// ListRoots asks the client for its roots (roots/list).
+// ListRoots asks the client of this connection for its roots
+// (roots/list), outside any request: in a RootsListChangedHandler, which
+// runs only on a session of an initialize-era revision. A handler asks
+// through its request instead (ServerRequest.ListRoots), which works at
+// every revision.
 func (ss *ServerSession) ListRoots(ctx context.Context, p *ListRootsParams) (*ListRootsResult, error) {
 	if ss.ClientCapabilities().Roots == nil {
 		return nil, fmt.Errorf("%w: roots", ErrCapability)
@@ -544,13 +556,11 @@ func (ss *ServerSession) ListRoots(ctx context.Context, p *ListRootsParams) (*Li
 	return &res, nil
 }
 
-// NotifyProgress sends notifications/progress.
-func (ss *ServerSession) NotifyProgress(ctx context.Context, p *ProgressNotificationParams) error {
-	return ss.notify(ctx, NotificationProgress, p)
-}
-
-// Log sends notifications/message if p.Level is at or above the level the
-// client set (every level, if it never set one).
+// Log sends notifications/message about the connection, not about any
+// request, if p.Level is at or above the level the client set (every level,
+// if it never set one). A handler logs about its request with
+// ServerRequest.Log or ServerRequest.Logger instead, which work at every
+// revision.
 func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationParams) error {
 	if min := ss.LogLevel(); min != levelUnset && p.Level < min {
 		return nil
@@ -619,117 +629,6 @@ func sendNotify(ctx context.Context, write func(context.Context, string, any) er
 	}, mws)
 	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s})
 	return err
-}
-
-// ServerRequest is what a feature handler receives: the request's decoded
-// params, and one API for everything about the request whatever its
-// lifecycle. Its methods answer from the session for a request of a stateful
-// session, and from the request's own _meta for a request of the stateless
-// revision (2026-07-28); they reach back to the client on behalf of this
-// request (progress, logs, sampling, elicitation, roots), so that a
-// transport can route what they send with the request.
-//
-// The handler's ctx carries what the transport knows: for HTTP, the
-// request's values (what authentication middleware stored there) and
-// mcphttp.RequestInfoFromContext.
-type ServerRequest[P any] struct {
-	Params P
-
-	ss   *ServerSession // the stateful session; nil for a stateless request
-	id   jsonrpc.ID
-	meta *Meta
-	rc   *requestContext // set for 2026-07-28 requests
-}
-
-func newServerRequest[P any](r *Request, p P, meta *Meta) *ServerRequest[P] {
-	return &ServerRequest[P]{ss: r.session(), Params: p, id: r.ID, meta: meta, rc: r.rc}
-}
-
-// Request types handed to feature handlers.
-type (
-	CallToolRequest     = ServerRequest[*CallToolParams]
-	ReadResourceRequest = ServerRequest[*ReadResourceParams]
-	GetPromptRequest    = ServerRequest[*GetPromptParams]
-	CompleteRequest     = ServerRequest[*CompleteParams]
-)
-
-// Session returns the stateful session the request belongs to, or nil for
-// a request of the stateless revision, which belongs to none.
-func (r *ServerRequest[P]) Session() *ServerSession { return r.ss }
-
-// Stateless reports whether the request is of the stateless revision
-// (2026-07-28): it carries its client context in _meta, belongs to no
-// session, and asks the client for input with input-required results.
-func (r *ServerRequest[P]) Stateless() bool { return r.rc != nil }
-
-// ID returns the JSON-RPC id of the request.
-func (r *ServerRequest[P]) ID() jsonrpc.ID { return r.id }
-
-// Meta returns the request's params._meta, or nil.
-func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
-
-// ClientInfo returns what the client said about itself: in initialize, or
-// in this request's _meta. It may be nil.
-func (r *ServerRequest[P]) ClientInfo() *Implementation {
-	if r.rc != nil {
-		return r.rc.clientInfo
-	}
-	return r.ss.ClientInfo()
-}
-
-// LogLevel returns the least severe level of log messages the client wants
-// for this request: set per session with logging/setLevel, or per request
-// in _meta. Zero means: every level for a session, none for a stateless
-// request.
-func (r *ServerRequest[P]) LogLevel() LoggingLevel {
-	if r.rc != nil {
-		return r.rc.logLevel
-	}
-	return r.ss.LogLevel()
-}
-
-// ProgressToken returns the token the client attached to ask for progress.
-func (r *ServerRequest[P]) ProgressToken() (ProgressToken, bool) {
-	if r.meta == nil || r.meta.ProgressToken.IsZero() {
-		return ProgressToken{}, false
-	}
-	return r.meta.ProgressToken, true
-}
-
-// NotifyProgress reports progress on this request. It does nothing when the
-// client did not ask for progress. total and message may be zero.
-func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
-	tok, ok := r.ProgressToken()
-	if !ok || (r.rc != nil && detached(ctx)) {
-		return nil
-	}
-	return r.outbound().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
-}
-
-// Log sends a log message to the client, related to this request, if the
-// client asked for that level (see LogLevel).
-func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	if r.rc != nil && (r.rc.logLevel == levelUnset || level < r.rc.logLevel || detached(ctx)) {
-		return nil
-	}
-	if r.rc == nil {
-		if min := r.ss.LogLevel(); min != levelUnset && level < min {
-			return nil
-		}
-	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	return r.outbound().notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
-}
-
-// outbound returns where the messages about this request go.
-func (r *ServerRequest[P]) outbound() outbound {
-	if r.rc != nil {
-		return r.rc.out
-	}
-	return r.ss
 }
 
 // outbound is where the messages a request's handler sends go: the

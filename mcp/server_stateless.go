@@ -18,13 +18,16 @@ import (
 // stdio process) speaks every revision.
 
 // requestContext is what a 2026-07-28 request tells the server about its
-// client; requests of stateful sessions have none (the session holds it instead).
+// client; requests of stateful sessions have none (the session holds it
+// instead). It is made when the message arrives, with out, and
+// routeStateless fills in the client's context once it has checked _meta.
 type requestContext struct {
-	version    string
-	caps       *ClientCapabilities
-	clientInfo *Implementation
-	logLevel   LoggingLevel
-	out        outbound // where messages about the request go
+	out    outbound // where messages about the request go: its connection, or its HTTP response
+	caller string   // the principal its transport named (callerOf)
+	ver    string
+	caps   *ClientCapabilities
+	info   *Implementation
+	level  LoggingLevel
 
 	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
 	// resources/read.
@@ -129,14 +132,9 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	if m.capability != nil && !m.capability(caps) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (capability not offered)", r.Method)
 	}
-	r.rc = &requestContext{
-		version:    meta.ProtocolVersion,
-		caps:       meta.ClientCapabilities,
-		clientInfo: meta.ClientInfo,
-		logLevel:   meta.LogLevel,
-		method:     r.Method,
-		out:        r.out,
-	}
+	rc := r.rc
+	rc.ver, rc.caps, rc.info, rc.level = meta.ProtocolVersion, meta.ClientCapabilities, meta.ClientInfo, meta.LogLevel
+	rc.method = r.Method
 	res, err := m.handle(s, ctx, r)
 	if err != nil || res == nil {
 		return res, err
@@ -300,7 +298,8 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 			return nil, err
 		}
 	}
-	l := &listener{out: r.out, ctx: ctx, id: r.ID, filter: ack}
+	out := r.rc.out
+	l := &listener{out: out, ctx: ctx, id: r.ID, filter: ack}
 	// Register before acknowledging, so that a client acting on the
 	// acknowledgement misses no change that follows it, and hold sendMu
 	// until the acknowledgement is written, so that it stays the first
@@ -317,14 +316,14 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
-	err := r.out.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedNotificationParams{Meta: l.meta(), Notifications: ack})
+	err := out.notify(ctx, NotificationSubscriptionsAcknowledged, &SubscriptionsAcknowledgedNotificationParams{Meta: l.meta(), Notifications: ack})
 	l.sendMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case <-ctx.Done():
-	case <-r.out.gone():
+	case <-out.gone():
 	}
 	// The client cancelled (no response goes out), went away, or the
 	// session is ending: say goodbye with the listen result.

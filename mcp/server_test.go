@@ -638,7 +638,7 @@ func TestCancelServerToClient(t *testing.T) {
 		ctx, cancel := context.WithCancel(testCtx(t))
 		errc := make(chan error, 1)
 		go func() {
-			_, err := e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+			_, err := mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{
 				Messages:  []*mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{mcp.NewTextContent("hi")}}},
 				MaxTokens: 5,
 			})
@@ -687,7 +687,7 @@ func TestRequestTimeout(t *testing.T) {
 			t.Errorf("client call: %v, want DeadlineExceeded", err)
 		}
 		recv(t, handlerDone, "the tool to be cancelled")
-		_, err := e.ss.CreateMessage(context.Background(), &mcp.CreateMessageParams{MaxTokens: 1})
+		_, err := mcp.SessionCreateMessage(e.ss, context.Background(), &mcp.CreateMessageParams{MaxTokens: 1})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("server call: %v, want DeadlineExceeded", err)
 		}
@@ -772,7 +772,7 @@ func TestClosedSession(t *testing.T) {
 	if err := e.ss.Ping(ctx); !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("server Ping after Close = %v, want ErrClosed", err)
 	}
-	if _, err := e.ss.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 1}); !errors.Is(err, jsonrpc.ErrClosed) {
+	if _, err := mcp.SessionCreateMessage(e.ss, ctx, &mcp.CreateMessageParams{MaxTokens: 1}); !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("CreateMessage after Close = %v, want ErrClosed", err)
 	}
 }

@@ -21,13 +21,23 @@ import (
 // with CodeInternalError.
 func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, send func(context.Context, *jsonrpc.Message) error) (reply *jsonrpc.Message) {
 	ctx = jsonrpc.WithMessage(ctx, m)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, stateless: true, out: &streamOut{s: s, send: send}}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, rc: &requestContext{out: &streamOut{s: s, send: send}, caller: callerOf(ctx)}}
 	r.meta = peekMeta(m.Params, s)
 	res, err := s.receiveSafely(ctx, r)
 	if r.IsNotification() || ctx.Err() != nil {
 		return nil
 	}
 	return jsonrpc.NewReply(m.ID, res, err)
+}
+
+// callerOf returns the principal the transport named for the message of
+// ctx, when its message info offers one through a Principal method (the
+// Streamable HTTP transport's does).
+func callerOf(ctx context.Context) string {
+	if p, ok := jsonrpc.MessageInfo(ctx).(interface{ Principal() string }); ok {
+		return p.Principal()
+	}
+	return ""
 }
 
 // cache returns the cache of client context decoded from the _meta of

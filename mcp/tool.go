@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,15 +24,29 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 // A ToolHandlerFor is a typed tool handler: it receives the arguments decoded
 // into In and returns Out, which becomes the tool's structured output.
 //
-// Out decides the result's shape:
+// Out decides the result's shape. The rule is that a tool sends structured
+// content exactly when it advertises an output schema, and the content
+// matches the schema:
 //   - *CallToolResult is sent as it is;
 //   - string becomes one text content block, with no output schema;
 //   - *ToolResult[T] sends T as structuredContent, with the output schema
 //     inferred from T, and lets the handler set isError, the content and
 //     _meta too;
+//   - an interface type (any) or json.RawMessage has no schema to infer:
+//     unless the Tool sets OutputSchema, the tool advertises none, and the
+//     value is sent by its dynamic type (a *CallToolResult as it is, a
+//     string as text, anything else as one text block holding its JSON),
+//     never as structured content;
 //   - any other type is sent as structuredContent, with its JSON also as a
 //     text block for clients that predate structured output, and its
 //     output schema inferred from Out.
+//
+// Structured content must be a JSON object before 2026-07-28. A type whose
+// schema is not an object (a number, a slice, a named type such as
+// type Celsius float64 or type Mood string) is therefore wrapped, so that
+// one tool list serves every revision: the output schema is
+// {"type":"object","properties":{"result":S},"required":["result"]} and the
+// structured content {"result":value}.
 type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest, in In) (Out, error)
 
 // A ToolResult is the Out of a typed tool (ToolHandlerFor) that returns
@@ -40,8 +55,9 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest,
 // *ToolResult[T]; the output schema is inferred from T. A nil
 // *ToolResult[T] is the same as a zero one.
 type ToolResult[T any] struct {
-	// Structured is sent as structuredContent (clients check it against
-	// the output schema unless IsError is set).
+	// Structured is sent as structuredContent, as {"result": Structured}
+	// when T is not a JSON object (see ToolHandlerFor). The server and
+	// clients check it against the output schema unless IsError is set.
 	Structured T
 	// IsError marks the result as a tool failure the model should see.
 	IsError bool
@@ -60,17 +76,18 @@ type toolResult interface {
 	// structuredType is T, whose schema is the output schema. It is called
 	// on a nil pointer.
 	structuredType() reflect.Type
-	// callToolResult builds the wire result.
-	callToolResult() (*CallToolResult, error)
+	// callToolResult builds the wire result; wrap puts the structured
+	// value under "result" (see ToolHandlerFor).
+	callToolResult(wrap bool) (*CallToolResult, error)
 }
 
 func (*ToolResult[T]) structuredType() reflect.Type { return reflect.TypeFor[T]() }
 
-func (r *ToolResult[T]) callToolResult() (*CallToolResult, error) {
+func (r *ToolResult[T]) callToolResult(wrap bool) (*CallToolResult, error) {
 	if r == nil {
 		r = &ToolResult[T]{}
 	}
-	res, err := structuredResult(r.Structured)
+	res, err := structuredResult(r.Structured, wrap)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +100,11 @@ func (r *ToolResult[T]) callToolResult() (*CallToolResult, error) {
 }
 
 // structuredResult encodes out once, as structuredContent and as the JSON
-// text block that mirrors it.
-func structuredResult(out any) (*CallToolResult, error) {
+// text block that mirrors it. wrap sends {"result": out} instead.
+func structuredResult(out any, wrap bool) (*CallToolResult, error) {
+	if wrap {
+		out = wrappedOutput{out}
+	}
 	raw, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding tool output: %w", err)
@@ -92,10 +112,17 @@ func structuredResult(out any) (*CallToolResult, error) {
 	return &CallToolResult{Content: []Content{&TextContent{Text: string(raw)}}, StructuredContent: raw}, nil
 }
 
+// wrappedOutput is the structured content of a tool whose output type is
+// not a JSON object.
+type wrappedOutput struct {
+	Result any `json:"result"`
+}
+
 type serverTool struct {
 	tool      *Tool
 	handler   ToolHandler
 	validator *jsonschema.Validator // the compiled input schema
+	output    *jsonschema.Validator // the compiled output schema, nil when not checked
 	headers   []ParamHeader         // x-mcp-header arguments (SEP-2243)
 }
 
@@ -103,7 +130,14 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 // AddTool adds or replaces a tool whose handler builds its own results.
 // t.InputSchema is kept byte for byte as given (a nil schema means any
-// object); arguments are validated against it before h runs.
+// object); arguments are validated against it before h runs. The server
+// keeps a copy of t: changing t afterwards changes nothing.
+//
+// When t has an OutputSchema, every result that is not an error result
+// must carry structured content matching it (unless
+// ServerOptions.SkipOutputValidation is set); one that does not is
+// replaced by an error result saying so, so that no client receives output
+// that contradicts the schema it was given.
 //
 // A tool clients could not use is refused: AddTool registers nothing and
 // returns a *RegistrationError (wrapping ErrInvalidFeature) when the name is
@@ -122,8 +156,8 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	return s.addTool(t, in, t.OutputSchema, h)
 }
 
-// addTool checks a tool whose schemas are in and out, and registers it with
-// them only if all is well, so that a refused tool leaves t as it was.
+// addTool checks a tool whose schemas are in and out, and registers a copy
+// of t with them only if all is well. t itself is never changed.
 func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error {
 	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
 	if h == nil {
@@ -143,26 +177,50 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error 
 	if err != nil {
 		return fail(fmt.Errorf("input schema: %w", err))
 	}
+	var outV *jsonschema.Validator
 	if out != nil {
 		if err := checkObjectSchema(out); err != nil {
 			return fail(fmt.Errorf("output schema: %w", err))
 		}
-		if _, err := jsonschema.Compile(out); err != nil {
+		if outV, err = jsonschema.Compile(out); err != nil {
 			return fail(fmt.Errorf("output schema: %w", err))
 		}
+		if s.opts.SkipOutputValidation {
+			outV = nil
+		}
 	}
-	t.InputSchema, t.OutputSchema = in, out
-	s.tools.put([]string{t.Name}, []*serverTool{{tool: t, handler: h, validator: v, headers: hdrs}})
+	tool, err := cloneTool(t, in, out)
+	if err != nil {
+		return fail(err)
+	}
+	s.tools.put([]string{t.Name}, []*serverTool{{tool: tool, handler: h, validator: v, output: outV, headers: hdrs}})
 	s.notifyListChanged(NotificationToolListChanged)
 	return nil
 }
 
+// cloneTool returns a deep copy of t with the schemas in and out, so that
+// the server shares no memory with the caller's Tool.
+func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	c := new(Tool)
+	if err := json.Unmarshal(raw, c); err != nil {
+		return nil, err
+	}
+	// Kept byte for byte, which a JSON round trip would not do.
+	c.InputSchema, c.OutputSchema = bytes.Clone(in), bytes.Clone(out)
+	return c, nil
+}
+
 // AddTool adds or replaces a typed tool. Unless t sets them, the input
 // schema is inferred from In and the output schema from Out (see
-// ToolHandlerFor). Besides what Server.AddTool refuses, it refuses, with a
-// *RegistrationError and registering nothing, an In or Out whose schema
-// cannot be inferred or does not describe a JSON object, and an Out of
-// ToolResult[T] instead of *ToolResult[T].
+// ToolHandlerFor, which says what each Out sends). The server keeps a copy
+// of t. Besides what Server.AddTool refuses, it refuses, with a
+// *RegistrationError and registering nothing, an In whose schema cannot be
+// inferred or does not describe a JSON object, an Out whose schema cannot
+// be inferred, and an Out of ToolResult[T] instead of *ToolResult[T].
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil {
 		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
@@ -178,16 +236,14 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 			return fail(fmt.Errorf("input type: %w", err))
 		}
 	}
-	structured, err := structuredType[Out]()
-	if err != nil {
-		return fail(err)
-	}
-	out := t.OutputSchema
-	if out == nil && structured != nil {
-		if out, err = inferObjectSchema(structured); err != nil {
+	out, wrap := t.OutputSchema, false
+	if out == nil {
+		var err error
+		if out, wrap, err = inferOutputSchema[Out](); err != nil {
 			return fail(fmt.Errorf("output type: %w", err))
 		}
 	}
+	structured := out != nil
 	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 {
@@ -199,33 +255,93 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 		if err != nil {
 			return nil, err
 		}
-		switch o := any(out).(type) {
-		case *CallToolResult:
-			return o, nil
-		case string:
-			return &CallToolResult{Content: []Content{&TextContent{Text: o}}}, nil
-		case toolResult:
-			return o.callToolResult()
-		}
-		return structuredResult(out)
+		return toolOutput(out, structured, wrap)
 	})
 }
 
-// structuredType returns the type whose schema is a typed tool's output
-// schema: nil when Out is not sent as structured content, T for
-// *ToolResult[T], Out itself otherwise.
-func structuredType[Out any]() (reflect.Type, error) {
+// toolOutput builds the result of a typed tool from what its handler
+// returned: structured content only when the tool has an output schema
+// (structured), wrapped under "result" when wrap is set.
+func toolOutput(out any, structured, wrap bool) (*CallToolResult, error) {
+	switch o := out.(type) {
+	case nil:
+		return &CallToolResult{}, nil
+	case *CallToolResult:
+		return o, nil
+	case string:
+		return &CallToolResult{Content: []Content{&TextContent{Text: o}}}, nil
+	case toolResult:
+		res, err := o.callToolResult(wrap)
+		if err == nil && !structured {
+			res.StructuredContent = nil
+		}
+		return res, err
+	}
+	res, err := structuredResult(out, wrap)
+	if err == nil && !structured {
+		res.StructuredContent = nil
+	}
+	return res, err
+}
+
+// inferOutputSchema returns a typed tool's output schema: nil when Out is
+// not sent as structured content (*CallToolResult, string, an interface,
+// json.RawMessage), the schema of T for *ToolResult[T], of Out otherwise.
+// A schema that does not describe an object is wrapped as {"result": …},
+// and wrap is set.
+func inferOutputSchema[Out any]() (schema json.RawMessage, wrap bool, err error) {
 	var zero Out
+	t := reflect.TypeFor[Out]()
 	switch o := any(zero).(type) {
 	case *CallToolResult, string:
-		return nil, nil
+		return nil, false, nil
 	case toolResult:
-		return o.structuredType(), nil
+		t = o.structuredType()
+	default:
+		if _, ok := any(&zero).(toolResult); ok {
+			return nil, false, fmt.Errorf("%s: use a pointer, *%[1]s", t)
+		}
 	}
-	if _, ok := any(&zero).(toolResult); ok {
-		return nil, fmt.Errorf("output type %s: use a pointer, *%[1]s", reflect.TypeFor[Out]())
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return reflect.TypeFor[Out](), nil
+	if t.Kind() == reflect.Interface || t == reflect.TypeFor[json.RawMessage]() {
+		return nil, false, nil // any JSON at all: nothing to promise
+	}
+	if schema, err = jsonschema.ForType(t); err != nil {
+		return nil, false, err
+	}
+	if checkObjectSchema(schema) == nil {
+		return schema, false, nil
+	}
+	if schema, err = wrapSchema(schema); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", t, err)
+	}
+	return schema, true, nil
+}
+
+// wrapSchema returns the schema of {"result": v} for v of schema s, its
+// $defs moved to the new root so that their references still resolve.
+func wrapSchema(s json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(s, &m); err != nil {
+		return nil, err
+	}
+	if bytes.Contains(s, []byte(`"$ref":"#"`)) {
+		return nil, errors.New("a recursive type that is not a JSON object cannot be wrapped; return a struct holding it")
+	}
+	defs := m["$defs"]
+	delete(m, "$defs")
+	inner, err := marshalJSONNoEscape(m)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"type":"object","properties":{"result":`), inner...)
+	b = append(b, `},"required":["result"]`...)
+	if defs != nil {
+		b = append(append(b, `,"$defs":`...), defs...)
+	}
+	return append(b, '}'), nil
 }
 
 // inferObjectSchema infers the schema of t, which must describe a JSON
@@ -248,13 +364,17 @@ func inferObjectSchema(t reflect.Type) (json.RawMessage, error) {
 	return schema, nil
 }
 
-// Tool returns the tool registered under name.
+// Tool returns a copy of the tool registered under name.
 func (s *Server) Tool(name string) (*Tool, bool) {
 	st, ok := s.tools.get(name)
 	if !ok {
 		return nil, false
 	}
-	return st.tool, true
+	c, err := cloneTool(st.tool, st.tool.InputSchema, st.tool.OutputSchema)
+	if err != nil {
+		return nil, false // it was copied once already: cannot happen
+	}
+	return c, true
 }
 
 // RemoveTools removes tools by name; connected clients are told.
@@ -347,7 +467,7 @@ func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolR
 		if errors.As(err, &je) {
 			return nil, je
 		}
-		if errors.Is(err, ErrInputRequired) && req.rc != nil {
+		if errors.Is(err, ErrInputRequired) && req.Stateless() {
 			return nil, err
 		}
 		return errorResult(err), nil
@@ -358,7 +478,24 @@ func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolR
 	if res.Content == nil {
 		res.Content = []Content{}
 	}
+	if st.output != nil && !res.IsError {
+		if err := st.checkOutput(res); err != nil {
+			return errorResult(err), nil
+		}
+	}
 	return res, nil
+}
+
+// checkOutput checks a result against the tool's output schema: the spec
+// has a server that declares one send conforming structured content.
+func (st *serverTool) checkOutput(res *CallToolResult) error {
+	if res.StructuredContent == nil {
+		return fmt.Errorf("tool %q declares an output schema but returned no structured content", st.tool.Name)
+	}
+	if err := st.output.Validate(res.StructuredContent); err != nil {
+		return fmt.Errorf("tool %q returned structured content that does not match its output schema: %v", st.tool.Name, err)
+	}
+	return nil
 }
 
 // decodeCallToolParams reads tools/call params in one pass over their

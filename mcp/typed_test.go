@@ -152,6 +152,89 @@ func TestTypedToolResults(t *testing.T) {
 			},
 			wantContent: []string{parisJSON}, wantStructured: parisJSON, wantSchema: weatherSchemaProps,
 		},
+		{
+			name: "any holding a string",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (any, error) {
+					return "sunny", nil
+				})
+			},
+			wantContent: []string{"sunny"},
+		},
+		{
+			name: "any holding a struct",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (any, error) {
+					return paris, nil
+				})
+			},
+			wantContent: []string{parisJSON},
+		},
+		{
+			name: "any with an output schema of its own",
+			add: func(s *mcp.Server, name string) error {
+				tool := &mcp.Tool{Name: name, OutputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"temp":{"type":"integer"}}}`)}
+				return mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, struct{}) (any, error) {
+					return paris, nil
+				})
+			},
+			wantContent: []string{parisJSON}, wantStructured: parisJSON, wantSchema: weatherSchemaProps,
+		},
+		{
+			name: "raw JSON",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (json.RawMessage, error) {
+					return json.RawMessage(`[1,2]`), nil
+				})
+			},
+			wantContent: []string{`[1,2]`},
+		},
+		{
+			name: "slice, wrapped",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) ([]string, error) {
+					return []string{"rain", "sun"}, nil
+				})
+			},
+			wantContent: []string{`{"result":["rain","sun"]}`}, wantStructured: `{"result":["rain","sun"]}`, wantSchema: "result",
+		},
+		{
+			name: "named number, wrapped",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (celsius, error) {
+					return 21.5, nil
+				})
+			},
+			wantContent: []string{`{"result":21.5}`}, wantStructured: `{"result":21.5}`, wantSchema: "result",
+		},
+		{
+			name: "named string, wrapped",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (mood, error) {
+					return "sunny", nil
+				})
+			},
+			wantContent: []string{`{"result":"sunny"}`}, wantStructured: `{"result":"sunny"}`, wantSchema: "result",
+		},
+		{
+			name: "slice of a recursive struct, wrapped with its $defs",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) ([]treeNode, error) {
+					return []treeNode{{Name: "a", Kids: []treeNode{{Name: "b"}}}}, nil
+				})
+			},
+			wantContent:    []string{`{"result":[{"name":"a","kids":[{"name":"b"}]}]}`},
+			wantStructured: `{"result":[{"name":"a","kids":[{"name":"b"}]}]}`, wantSchema: "result",
+		},
+		{
+			name: "ToolResult of a number, wrapped",
+			add: func(s *mcp.Server, name string) error {
+				return mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.ToolResult[int], error) {
+					return &mcp.ToolResult[int]{Structured: 3}, nil
+				})
+			},
+			wantContent: []string{`{"result":3}`}, wantStructured: `{"result":3}`, wantSchema: "result",
+		},
 	}
 	forEachRev(t, func(t *testing.T, rev string) {
 		s := mcp.NewServer(serverImpl, nil)
@@ -199,6 +282,15 @@ func TestTypedToolResults(t *testing.T) {
 		}
 	})
 }
+
+// treeNode is recursive: its schema has $defs.
+type treeNode struct {
+	Name string     `json:"name"`
+	Kids []treeNode `json:"kids,omitempty"`
+}
+
+// mood is a named string type: unlike string, a structured output.
+type mood string
 
 func toolName(i int) string { return "tool" + string(rune('a'+i)) }
 

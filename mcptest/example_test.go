@@ -21,12 +21,15 @@ type AddOut struct {
 }
 
 // newAdder returns the server under test: one tool, add.
-func newAdder() *mcp.Server {
+func newAdder(t *testing.T) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "adder", Version: "1.0.0"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two integers"},
+	err := mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two integers"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in AddIn) (AddOut, error) {
 			return AddOut{Sum: in.A + in.B}, nil
 		})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -36,7 +39,7 @@ func newAdder() *mcp.Server {
 func testAdd(t *testing.T) {
 	// A client connected to the server in memory, at the revision the
 	// client negotiates by default; closed when the test ends.
-	cs := mcptest.Connect(t, newAdder(), nil)
+	cs := mcptest.Connect(t, newAdder(t), nil)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +49,11 @@ func testAdd(t *testing.T) {
 	}
 
 	// The same at 2025-06-18, with every message on the wire recorded and
-	// compared with testdata/add-2025-06-18.golden (go test -update
-	// rewrites it).
+	// compared with testdata/add-2025-06-18.golden (MCPTEST_UPDATE=1 go
+	// test rewrites it). The client lists the tools after the call, to
+	// check the structured content against the tool's output schema.
 	var tr mcptest.Transcript
-	cs = mcptest.Connect(t, newAdder(), &mcptest.Options{ProtocolVersion: mcp.Version20250618, Transcript: &tr})
+	cs = mcptest.Connect(t, newAdder(t), &mcptest.Options{ProtocolVersion: mcp.Version20250618, Transcript: &tr})
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,39 +1,32 @@
 package mcptest
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// updateFlag is the name of the flag that makes Golden rewrite its files.
-const updateFlag = "update"
+// UpdateEnv is the environment variable that makes Golden rewrite its
+// files: run MCPTEST_UPDATE=1 go test -run TestX. It is a variable, not a
+// flag, so that importing mcptest adds nothing to the test binary's flags.
+const UpdateEnv = "MCPTEST_UPDATE"
 
-func init() {
-	// Another package may have defined the same flag first; Golden reads
-	// whichever is there.
-	if flag.Lookup(updateFlag) == nil {
-		flag.Bool(updateFlag, false, "rewrite the golden files of mcptest.Golden with what the tests produce")
-	}
-}
-
-// updating reports whether the test binary runs with -update.
+// updating reports whether UpdateEnv asks for golden files to be
+// rewritten: it holds a true value of strconv.ParseBool ("1", "true").
 func updating() bool {
-	f := flag.Lookup(updateFlag)
-	return f != nil && f.Value.String() == "true"
+	on, _ := strconv.ParseBool(os.Getenv(UpdateEnv))
+	return on
 }
 
 // Golden compares got with the contents of the file at path (conventionally
 // under testdata) and fails the test, showing the first line that differs,
 // if they are not the same. Line endings in the file may be \r\n.
 //
-// When the test binary runs with the -update flag (go test -run TestX
-// -update), Golden writes got to path instead, creating its directory if
-// need be. Importing mcptest defines that flag, so a test package that
-// imports mcptest must not define its own -update; Golden also honours an
-// -update flag defined before it (by a package initialized earlier).
+// When the environment variable MCPTEST_UPDATE (UpdateEnv) is 1
+// (MCPTEST_UPDATE=1 go test -run TestX), Golden writes got to path
+// instead, creating its directory if need be.
 func Golden(t testing.TB, path, got string) {
 	t.Helper()
 	if updating() {
@@ -48,7 +41,7 @@ func Golden(t testing.TB, path, got string) {
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("mcptest: %v (run the test with -update to create it)", err)
+		t.Fatalf("mcptest: %v (run the test with "+UpdateEnv+"=1 to create it)", err)
 	}
 	want := strings.ReplaceAll(string(raw), "\r\n", "\n")
 	if got == want {
@@ -60,7 +53,7 @@ func Golden(t testing.TB, path, got string) {
 	for i < len(gotLines) && i < len(wantLines) && gotLines[i] == wantLines[i] {
 		i++
 	}
-	t.Errorf("mcptest: the output differs from %s at line %d (run the test with -update to rewrite the file):\n got: %s\nwant: %s",
+	t.Errorf("mcptest: the output differs from %s at line %d (run the test with "+UpdateEnv+"=1 to rewrite the file):\n got: %s\nwant: %s",
 		path, i+1, line(gotLines, i), line(wantLines, i))
 }
 

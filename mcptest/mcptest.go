@@ -9,7 +9,7 @@
 //	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)})
 //
 // To pin down what crosses the wire, record a transcript and compare it
-// with a golden file; go test -update rewrites the file:
+// with a golden file; MCPTEST_UPDATE=1 go test rewrites the file:
 //
 //	var tr mcptest.Transcript
 //	cs := mcptest.Connect(t, newServer(), &mcptest.Options{Transcript: &tr})

@@ -28,9 +28,9 @@ func TestExample(t *testing.T) { testAdd(t) }
 
 // newServer returns a server with a tool that reports progress and one that
 // asks the user for confirmation.
-func newServer() *mcp.Server {
-	s := newAdder()
-	s.AddTool(&mcp.Tool{Name: "count", Description: "count to three, reporting progress"},
+func newServer(t *testing.T) *mcp.Server {
+	s := newAdder(t)
+	must(t, s.AddTool(&mcp.Tool{Name: "count", Description: "count to three, reporting progress"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			for i := range 3 {
 				if err := req.NotifyProgress(ctx, float64(i+1), 3, fmt.Sprintf("step %d", i+1)); err != nil {
@@ -38,22 +38,30 @@ func newServer() *mcp.Server {
 				}
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "1 2 3"}}}, nil
-		})
-	s.AddTool(&mcp.Tool{Name: "confirm", Description: "ask the user to confirm"},
+		}))
+	must(t, s.AddTool(&mcp.Tool{Name: "confirm", Description: "ask the user to confirm"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: "Proceed?",
 				RequestedSchema: &mcp.ElicitSchema{
-					Properties: []mcp.ElicitProperty{{Name: "ok", Schema: &mcp.PrimitiveSchema{Type: "boolean"}}},
+					Properties: []mcp.ElicitProperty{{Name: "ok", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaBoolean}}},
 					Required:   []string{"ok"},
 				},
 			})
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil
-		})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res.Action)}}}, nil
+		}))
 	return s
+}
+
+// must fails the test if err is not nil.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // accept is a client's elicitation handler that accepts every form.
@@ -73,7 +81,7 @@ func TestTranscriptGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var tr mcptest.Transcript
-			cs := mcptest.Connect(t, newServer(), &mcptest.Options{
+			cs := mcptest.Connect(t, newServer(t), &mcptest.Options{
 				ProtocolVersion: tc.version,
 				Client:          &mcp.ClientOptions{ElicitationHandler: accept},
 				Transcript:      &tr,
@@ -96,7 +104,7 @@ func TestTranscriptGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Content[0].(*mcp.TextContent).Text; got != mcp.ElicitActionAccept {
+			if got := res.Content[0].(*mcp.TextContent).Text; got != string(mcp.ElicitActionAccept) {
 				t.Errorf("confirm = %q, want accept", got)
 			}
 			mcptest.Golden(t, filepath.Join("testdata", tc.name+".golden"), tr.String())
@@ -107,7 +115,7 @@ func TestTranscriptGolden(t *testing.T) {
 // TestConnectVersions connects at every revision and at the default.
 func TestConnectVersions(t *testing.T) {
 	for _, v := range append(mcp.SupportedVersions(), "") {
-		cs := mcptest.Connect(t, newAdder(), &mcptest.Options{ProtocolVersion: v})
+		cs := mcptest.Connect(t, newAdder(t), &mcptest.Options{ProtocolVersion: v})
 		want := v
 		if v == "" {
 			want = mcp.LatestVersion
@@ -117,7 +125,7 @@ func TestConnectVersions(t *testing.T) {
 		}
 	}
 	// Options.ProtocolVersion overrides the client's own.
-	cs := mcptest.Connect(t, newAdder(), &mcptest.Options{
+	cs := mcptest.Connect(t, newAdder(t), &mcptest.Options{
 		ProtocolVersion: mcp.Version20250326,
 		Client:          &mcp.ClientOptions{ProtocolVersion: mcp.Version20250618},
 	})
@@ -129,7 +137,7 @@ func TestConnectVersions(t *testing.T) {
 // TestConnectCloses checks that the session Connect returns is closed, on
 // both sides, when the test ends.
 func TestConnectCloses(t *testing.T) {
-	s := newAdder()
+	s := newAdder(t)
 	var (
 		cs *mcp.ClientSession
 		ss []*mcp.ServerSession
@@ -244,16 +252,16 @@ func TestGolden(t *testing.T) {
 		return ft.run(func(t testing.TB) { mcptest.Golden(t, path, got) })
 	}
 	setUpdate(t, false) // whatever go test was run with
-	if got := golden("a\n"); !strings.Contains(got, "-update") {
-		t.Errorf("missing file: failures %q, want a hint to run with -update", got)
+	if got := golden("a\n"); !strings.Contains(got, "MCPTEST_UPDATE=1") {
+		t.Errorf("missing file: failures %q, want a hint to run with MCPTEST_UPDATE=1", got)
 	}
 
 	setUpdate(t, true)
 	if got := golden("a\nb\n"); got != "" {
-		t.Fatalf("with -update: failures %q", got)
+		t.Fatalf("with MCPTEST_UPDATE=1: failures %q", got)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "a\nb\n" {
-		t.Fatalf("with -update the file holds %q, %v; want %q", b, err, "a\nb\n")
+		t.Fatalf("with MCPTEST_UPDATE=1 the file holds %q, %v; want %q", b, err, "a\nb\n")
 	}
 	setUpdate(t, false)
 
@@ -266,8 +274,8 @@ func TestGolden(t *testing.T) {
 		{"a\n", "(end of text)"},
 		{"a\nb", "no newline at end"},
 	} {
-		if got := golden(tc.got); !strings.Contains(got, tc.want) || !strings.Contains(got, "-update") {
-			t.Errorf("Golden(%q) failures %q, want them to mention %q and -update", tc.got, got, tc.want)
+		if got := golden(tc.got); !strings.Contains(got, tc.want) || !strings.Contains(got, "MCPTEST_UPDATE=1") {
+			t.Errorf("Golden(%q) failures %q, want them to mention %q and MCPTEST_UPDATE=1", tc.got, got, tc.want)
 		}
 	}
 	if err := os.WriteFile(path, []byte("a\r\nb\r\n"), 0o644); err != nil {
@@ -278,19 +286,24 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// setUpdate sets the -update flag that mcptest defines, until the test
-// ends.
+// setUpdate sets MCPTEST_UPDATE until the test ends.
 func setUpdate(t *testing.T, on bool) {
 	t.Helper()
-	f := flag.Lookup("update")
-	if f == nil {
-		t.Fatal("mcptest defines no -update flag")
+	v := "0"
+	if on {
+		v = "1"
 	}
-	old := f.Value.String()
-	if err := f.Value.Set(fmt.Sprint(on)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Value.Set(old) })
+	t.Setenv(mcptest.UpdateEnv, v)
+}
+
+// TestNoFlags checks that importing mcptest defines no flag in the test
+// binary of its user, where it could clash with the user's own.
+func TestNoFlags(t *testing.T) {
+	flag.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Name, "test.") {
+			t.Errorf("the test binary has a flag -%s", f.Name)
+		}
+	})
 }
 
 // TestTranscriptNormalizes checks the placeholders on hand-made traffic

@@ -488,13 +488,18 @@ func (c *Client) discover(ctx context.Context, ch Challenge) (*target, error) {
 	return tg, nil
 }
 
+// legacyRevision is the MCP revision whose discovery rules discoverLegacy
+// applies: mcp.Version20250326, spelled out because oauth imports nothing of
+// mcp (the layer table in ARCHITECTURE.md).
+const legacyRevision = "2025-03-26"
+
 // discoverLegacy applies the 2025-03-26 rules: the authorization server is
 // at the server's origin, its metadata there or else the default endpoints.
 func (c *Client) discoverLegacy(ctx context.Context) (*target, error) {
 	origin := c.server.Scheme + "://" + c.server.Host
 	tg := &target{issuer: origin, resource: canonical(c.server), legacy: true}
 	var m ServerMetadata
-	err := c.getJSON(ctx, origin+"/.well-known/oauth-authorization-server", http.Header{"Mcp-Protocol-Version": {"2025-03-26"}}, &m)
+	err := c.getJSON(ctx, origin+"/.well-known/oauth-authorization-server", http.Header{"Mcp-Protocol-Version": {legacyRevision}}, &m)
 	switch {
 	case errors.Is(err, errNotFound):
 		tg.defaults = true

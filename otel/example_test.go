@@ -69,8 +69,8 @@ func Example() {
 
 // A logger whose records carry the trace and span ids of the context they
 // are logged with: in a tool handler of an instrumented server, the
-// tools/call span's. Wrap mcp.NewLoggingHandler(req.Session(), nil)
-// instead to send the records, ids included, to the client.
+// tools/call span's. Wrap the request's req.LogHandler(nil) instead to
+// send the records, ids included, to the client.
 func ExampleNewLogHandler() {
 	noTime := func(groups []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.TimeKey {

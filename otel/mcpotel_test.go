@@ -452,7 +452,7 @@ func TestServerToClient(t *testing.T) {
 	var gotBaggage string
 	must(t, mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		gotBaggage = baggage.FromContext(ctx).Member("tenant").Value()
-		if _, err := req.Session().ListRoots(ctx, nil); err != nil {
+		if _, err := req.ListRoots(ctx); err != nil {
 			return nil, err
 		}
 		return &mcp.CallToolResult{}, nil

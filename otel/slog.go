@@ -19,9 +19,9 @@ const (
 // carries the span's trace_id and span_id, at the top level of the record
 // whatever groups are open. Records logged without such a context pass
 // through unchanged. next may be any handler: a JSON handler writing to
-// stderr, or mcp.NewLoggingHandler, which forwards records to the client
-// as notifications/message, so the client sees which trace a server's log
-// message belongs to.
+// stderr, or a request's LogHandler (mcp.ServerRequest.LogHandler), which
+// forwards records to the client as notifications/message, so the client
+// sees which trace a server's log message belongs to.
 //
 //	logger := slog.New(mcpotel.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil)))
 //	logger.InfoContext(ctx, "tool called") // {"msg":"tool called","trace_id":"...","span_id":"..."}

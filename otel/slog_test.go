@@ -57,26 +57,37 @@ func TestLogHandler(t *testing.T) {
 	}
 }
 
-// TestLogHandlerToClient logs from a tool through mcp.NewLoggingHandler:
-// the client's notifications/message carries the trace of the tool call.
+// TestLogHandlerToClient logs from a tool through the request's LogHandler,
+// as the README's recipe does, at the newest stateful revision and at the
+// default one (2026-07-28, where a request has no session): the client's
+// notifications/message carries the trace of the tool call.
 func TestLogHandlerToClient(t *testing.T) {
+	for _, rev := range []string{mcp.LatestStatefulVersion, mcp.LatestVersion} {
+		t.Run(rev, func(t *testing.T) { testLogHandlerToClient(t, rev) })
+	}
+}
+
+func testLogHandlerToClient(t *testing.T, rev string) {
 	tel := newTelemetry()
 	so := mcp.ServerOptions{}
 	mcpotel.InstrumentServer(&so, tel.opts)
 	s := mcp.NewServer(&mcp.Implementation{Name: "otel-test", Version: "1"}, &so)
 	must(t, mcp.AddTool(s, &mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
-		logger := slog.New(mcpotel.NewLogHandler(mcp.NewLoggingHandler(req.Session(), nil)))
+		logger := slog.New(mcpotel.NewLogHandler(req.LogHandler(nil)))
 		logger.InfoContext(ctx, "working")
 		return &mcp.CallToolResult{}, nil
 	}))
 	got := make(chan json.RawMessage, 1)
 	co := mcp.ClientOptions{
-		ProtocolVersion: mcp.LatestStatefulVersion,
+		ProtocolVersion: rev,
 		LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 			got <- p.Data
 		},
 	}
 	cs := connectPipe(t, s, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &co))
+	// A 2026-07-28 client asks for logs per request; this sets the level
+	// for its next requests (a session's, before).
+	must(t, cs.SetLoggingLevel(t.Context(), mcp.LevelDebug))
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "log"}); err != nil {
 		t.Fatal(err)
 	}

@@ -273,11 +273,12 @@ otel() {
 
 # bench is the process-level benchmark, a module of its own (it depends on
 # the peer SDKs); CI checks that it builds and its driver's tests pass, and
-# runs one short round of the stdio figures so a driver or server that
-# breaks is caught (bench/run.sh with its defaults is for measuring).
+# runs one short round of the stdio1, http1 and 2026-07-28 stateless figures
+# (the last adds about 10 s) so a driver or server that breaks is caught
+# (bench/run.sh with its defaults is for measuring).
 bench() {
 	(cd bench && go vet ./... && "$STATICCHECK" ./... && go test -race -count=1 ./...) &&
-		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1 >/dev/null
+		bench/run.sh -rounds 1 -d 300ms -warmup 100ms -figures stdio1,http1,stateless >/dev/null
 }
 
 # browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of

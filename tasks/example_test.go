@@ -34,7 +34,7 @@ func Example() {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("report " + ok.Action)}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("report " + string(ok.Action))}}, nil
 		}, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -85,15 +85,15 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 		m.log = slog.New(slog.DiscardHandler)
 	}
 	if err := srv.AddExtension(&mcp.Extension{ID: mcp.ExtensionTasks, Methods: []mcp.Method{
-		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{"2025-11-25", "2026-07-28"}},
-		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{"2025-11-25", "2026-07-28"}},
+		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
+		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
 		{Name: mcp.MethodTasksUpdate, Handler: m.handleUpdate, Lifecycle: mcp.StatelessOnly},
 	}, Revisions: []string{mcp.Version20260728}}); err != nil {
 		return nil, err
 	}
 	for _, meth := range []mcp.Method{
-		{Name: mcp.MethodTasksResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{"2025-11-25"}},
-		{Name: mcp.MethodTasksList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{"2025-11-25"}},
+		{Name: mcp.MethodTasksResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
+		{Name: mcp.MethodTasksList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
 	} {
 		if err := srv.AddMethod(meth); err != nil {
 			return nil, err
@@ -251,12 +251,13 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 	deferred := m.deferred[tool.Name] && !legacy
 	m.mu.Unlock()
 
-	r := &run{m: m, legacy: legacy, ss: req.Session(), started: make(chan struct{})}
+	ss, _ := req.Session() // nil for a 2026-07-28 request
+	r := &run{m: m, legacy: legacy, ss: ss, started: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
-	rec := &Record{ID: newID(), Owner: m.owner(ctx, req.Session()), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
+	rec := &Record{ID: newID(), Owner: m.owner(ctx, ss), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
 	if legacy {
-		rec.Session = req.Session().ID()
+		rec.Session = ss.ID()
 	}
 	r.id = rec.ID
 	if !deferred {

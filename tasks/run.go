@@ -285,39 +285,44 @@ func (r *run) inputStore(ctx context.Context, reqs map[string]*mcp.InputRequest)
 // input_required while the client answers real requests tagged with the
 // task, sent on a tasks/result call of the task when one is open.
 func (r *run) inputSession(ctx context.Context, req *mcp.CallToolRequest, reqs map[string]*mcp.InputRequest) (map[string]*mcp.InputResponse, error) {
+	if req == nil {
+		return nil, errors.New("tasks: no request to ask through")
+	}
 	if _, err := r.update(ctx, func(rec *Record) error {
 		rec.Status = mcp.TaskStatusInputRequired
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	send := r.m.resultContext(r.id, ctx)
+	// The questions go out as real requests on the session, through the
+	// request's handle: WithInputFunc(nil) so that they do not come back
+	// here, on an open tasks/result call's context when there is one.
+	send := mcp.WithInputFunc(r.m.resultContext(r.id, ctx), nil)
 	related := &mcp.RelatedTaskMetadata{TaskID: r.id}
-	out := make(map[string]*mcp.InputResponse, len(reqs))
-	for _, k := range sortedKeys(reqs) {
-		q := reqs[k]
-		var a mcp.InputResponse
-		var err error
+	tagged := make(map[string]*mcp.InputRequest, len(reqs))
+	for k, q := range reqs {
+		c := *q
 		switch {
 		case q.Elicit != nil:
 			p := *q.Elicit
 			p.Meta = withRelated(p.Meta, related)
-			a.Elicit, err = r.ss.Elicit(send, &p)
+			c.Elicit = &p
 		case q.CreateMessage != nil:
 			p := *q.CreateMessage
 			p.Meta = withRelated(p.Meta, related)
-			a.CreateMessage, err = r.ss.CreateMessage(send, &p)
+			c.CreateMessage = &p
 		case q.ListRoots != nil:
 			p := *q.ListRoots
 			p.Meta = withRelated(p.Meta, related)
-			a.ListRoots, err = r.ss.ListRoots(send, &p)
+			c.ListRoots = &p
 		default:
-			err = errors.New("tasks: an input request needs exactly one question")
+			return nil, errors.New("tasks: an input request needs exactly one question")
 		}
-		if err != nil {
-			return nil, err
-		}
-		out[k] = &a
+		tagged[k] = &c
+	}
+	out, err := req.Input(send, tagged)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := r.update(ctx, func(rec *Record) error {
 		rec.Status = mcp.TaskStatusWorking

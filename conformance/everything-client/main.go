@@ -50,7 +50,7 @@ func newClient(version string) *mcp.Client {
 			content := map[string]any{}
 			if s := req.Params.RequestedSchema; s != nil {
 				for _, p := range s.Properties {
-					if p.Schema != nil && p.Schema.Type == "boolean" && p.Schema.Default == nil {
+					if p.Schema != nil && p.Schema.Type == mcp.SchemaBoolean && p.Schema.Default == nil {
 						content[p.Name] = true
 					}
 				}

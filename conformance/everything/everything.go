@@ -196,8 +196,8 @@ func addTools(s *mcp.Server, step time.Duration, add func(error)) {
 				Message: in.Message,
 				RequestedSchema: &mcp.ElicitSchema{
 					Properties: []mcp.ElicitProperty{
-						{Name: "username", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User's response"}},
-						{Name: "email", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User's email address"}},
+						{Name: "username", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Description: "User's response"}},
+						{Name: "email", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Description: "User's email address"}},
 					},
 					Required: []string{"username", "email"},
 				},
@@ -212,11 +212,11 @@ func addTools(s *mcp.Server, step time.Duration, add func(error)) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: "Please review your profile",
 				RequestedSchema: &mcp.ElicitSchema{Properties: []mcp.ElicitProperty{
-					{Name: "name", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User name", Default: "John Doe"}},
-					{Name: "age", Schema: &mcp.PrimitiveSchema{Type: "integer", Description: "User age", Default: 30}},
-					{Name: "score", Schema: &mcp.PrimitiveSchema{Type: "number", Description: "User score", Default: 95.5}},
-					{Name: "status", Schema: &mcp.PrimitiveSchema{Type: "string", Description: "User status", Enum: []string{"active", "inactive", "pending"}, Default: "active"}},
-					{Name: "verified", Schema: &mcp.PrimitiveSchema{Type: "boolean", Description: "Verified", Default: true}},
+					{Name: "name", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Description: "User name", Default: "John Doe"}},
+					{Name: "age", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaInteger, Description: "User age", Default: 30}},
+					{Name: "score", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaNumber, Description: "User score", Default: 95.5}},
+					{Name: "status", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Description: "User status", Enum: []string{"active", "inactive", "pending"}, Default: "active"}},
+					{Name: "verified", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaBoolean, Description: "Verified", Default: true}},
 				}},
 			})
 			if err != nil {
@@ -229,14 +229,14 @@ func addTools(s *mcp.Server, step time.Duration, add func(error)) {
 			res, err := req.Elicit(ctx, &mcp.ElicitParams{
 				Message: "Please choose your options",
 				RequestedSchema: &mcp.ElicitSchema{Properties: []mcp.ElicitProperty{
-					{Name: "untitledSingle", Schema: &mcp.PrimitiveSchema{Type: "string", Enum: []string{"option1", "option2", "option3"}}},
-					{Name: "titledSingle", Schema: &mcp.PrimitiveSchema{Type: "string", OneOf: []mcp.EnumOption{
+					{Name: "untitledSingle", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Enum: []string{"option1", "option2", "option3"}}},
+					{Name: "titledSingle", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, OneOf: []mcp.EnumOption{
 						{Const: "value1", Title: "First Option"}, {Const: "value2", Title: "Second Option"}, {Const: "value3", Title: "Third Option"},
 					}}},
-					{Name: "legacyEnum", Schema: &mcp.PrimitiveSchema{Type: "string", Enum: []string{"opt1", "opt2", "opt3"},
+					{Name: "legacyEnum", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaString, Enum: []string{"opt1", "opt2", "opt3"},
 						EnumNames: []string{"Option One", "Option Two", "Option Three"}}},
-					{Name: "untitledMulti", Schema: &mcp.PrimitiveSchema{Type: "array", Items: &mcp.EnumItems{Type: "string", Enum: []string{"option1", "option2", "option3"}}}},
-					{Name: "titledMulti", Schema: &mcp.PrimitiveSchema{Type: "array", Items: &mcp.EnumItems{AnyOf: []mcp.EnumOption{
+					{Name: "untitledMulti", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaArray, Items: &mcp.EnumItems{Type: mcp.SchemaString, Enum: []string{"option1", "option2", "option3"}}}},
+					{Name: "titledMulti", Schema: &mcp.PrimitiveSchema{Type: mcp.SchemaArray, Items: &mcp.EnumItems{AnyOf: []mcp.EnumOption{
 						{Const: "value1", Title: "First Choice"}, {Const: "value2", Title: "Second Choice"}, {Const: "value3", Title: "Third Choice"},
 					}}}},
 				}},

@@ -14,7 +14,7 @@ import (
 // the same handler code asks for input with real requests on a stateful
 // session and with input-required results on a stateless request.
 
-func elicitText(message, field, typ string) *mcp.InputRequest {
+func elicitText(message, field string, typ mcp.SchemaType) *mcp.InputRequest {
 	return &mcp.InputRequest{Elicit: &mcp.ElicitParams{
 		Message: message,
 		RequestedSchema: &mcp.ElicitSchema{
@@ -81,7 +81,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 		}))
 	add(mcp.AddTool(s, &mcp.Tool{Name: "test_streaming_elicitation", Description: "Asks the user a question"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, error) {
-			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", "string")})
+			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", mcp.SchemaString)})
 			if err != nil {
 				return nil, err
 			}
@@ -128,7 +128,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 			}))
 	}
 	inputTool("test_input_required_result_elicitation", "Asks the user's name", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
-		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", "string")})
+		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_name": elicitText("What is your name?", "name", mcp.SchemaString)})
 		if err != nil {
 			return "", err
 		}
@@ -149,7 +149,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 		return "Roots: " + describe(a["client_roots"]), nil
 	})
 	confirm := func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
-		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"confirm": elicitText("Please confirm", "ok", "boolean")})
+		a, err := req.Input(ctx, map[string]*mcp.InputRequest{"confirm": elicitText("Please confirm", "ok", mcp.SchemaBoolean)})
 		if err != nil {
 			return "", err
 		}
@@ -159,7 +159,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 	inputTool("test_input_required_result_tampered_state", "Like the request state tool; a tampered state is refused", confirm)
 	inputTool("test_input_required_result_multiple_inputs", "Asks three questions at once", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
 		a, err := req.Input(ctx, map[string]*mcp.InputRequest{
-			"user_name":    elicitText("What is your name?", "name", "string"),
+			"user_name":    elicitText("What is your name?", "name", mcp.SchemaString),
 			"greeting":     sample("Generate a greeting", 50),
 			"client_roots": roots(),
 		})
@@ -169,11 +169,11 @@ func addModernTools(s *mcp.Server, add func(error)) {
 		return fmt.Sprintf("name=%v greeting=%s roots=%s", field(a["user_name"], "name"), describe(a["greeting"]), describe(a["client_roots"])), nil
 	})
 	inputTool("test_input_required_result_multi_round", "Asks two questions, one round each", func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
-		a1, err := req.Input(ctx, map[string]*mcp.InputRequest{"step1": elicitText("Step 1: What is your name?", "name", "string")})
+		a1, err := req.Input(ctx, map[string]*mcp.InputRequest{"step1": elicitText("Step 1: What is your name?", "name", mcp.SchemaString)})
 		if err != nil {
 			return "", err
 		}
-		a2, err := req.Input(ctx, map[string]*mcp.InputRequest{"step2": elicitText("Step 2: What is your favorite color?", "color", "string")})
+		a2, err := req.Input(ctx, map[string]*mcp.InputRequest{"step2": elicitText("Step 2: What is your favorite color?", "color", mcp.SchemaString)})
 		if err != nil {
 			return "", err
 		}
@@ -183,7 +183,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 		caps := req.ClientCapabilities()
 		q := map[string]*mcp.InputRequest{}
 		if caps.Elicitation != nil {
-			q["user_name"] = elicitText("What is your name?", "name", "string")
+			q["user_name"] = elicitText("What is your name?", "name", mcp.SchemaString)
 		}
 		if caps.Sampling != nil {
 			q["greeting"] = sample("Generate a greeting", 50)
@@ -203,7 +203,7 @@ func addModernTools(s *mcp.Server, add func(error)) {
 
 	add(s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for context first"},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_context": elicitText("What context should the prompt use?", "context", "string")})
+			a, err := req.Input(ctx, map[string]*mcp.InputRequest{"user_context": elicitText("What context should the prompt use?", "context", mcp.SchemaString)})
 			if err != nil {
 				return nil, err
 			}

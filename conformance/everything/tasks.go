@@ -67,7 +67,7 @@ func addTasks(s *mcp.Server, store tasks.TaskStore, add func(error)) {
 			var in struct{ Filename string }
 			_ = json.Unmarshal(req.Params.Arguments, &in)
 			a, err := req.Input(ctx, map[string]*mcp.InputRequest{
-				"confirm": elicitText("Delete "+in.Filename+"?", "confirm", "boolean"),
+				"confirm": elicitText("Delete "+in.Filename+"?", "confirm", mcp.SchemaBoolean),
 			})
 			if err != nil {
 				return nil, err
@@ -78,8 +78,8 @@ func addTasks(s *mcp.Server, store tasks.TaskStore, add func(error)) {
 		mcp.TaskSupportOptional,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			a, err := req.Input(ctx, map[string]*mcp.InputRequest{
-				"first":  elicitText("First answer?", "name", "string"),
-				"second": elicitText("Second answer?", "name", "string"),
+				"first":  elicitText("First answer?", "name", mcp.SchemaString),
+				"second": elicitText("Second answer?", "name", mcp.SchemaString),
 			})
 			if err != nil {
 				return nil, err
@@ -90,7 +90,7 @@ func addTasks(s *mcp.Server, store tasks.TaskStore, add func(error)) {
 		mcp.TaskSupportRequired,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			a, err := req.Input(ctx, map[string]*mcp.InputRequest{
-				"user_name": elicitText("What is your name?", "name", "string"),
+				"user_name": elicitText("What is your name?", "name", mcp.SchemaString),
 			})
 			if err != nil {
 				return nil, err

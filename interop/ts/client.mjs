@@ -354,6 +354,10 @@ await check('initialize: capabilities', () => {
 		tools: { listChanged: true },
 		// 2025-11-25 core tasks (package tasks): tools/call as a task.
 		tasks: { cancel: {}, list: {}, requests: { tools: { call: {} } } },
+		// Extensions are negotiated in initialize at every revision, as the
+		// TypeScript SDK 2 and MCP Apps hosts do (the 2026 tasks extension
+		// is not offered here, beside the revision's core tasks).
+		extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
 	});
 });
 

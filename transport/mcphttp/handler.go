@@ -1002,6 +1002,7 @@ func setInfo(msg *jsonrpc.Message, info *RequestInfo) {
 // session id, or ends the session when it is an error.
 func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *session, msg *jsonrpc.Message, version string, okJSON, okSSE, init bool) {
 	info := newRequestInfo(r, s.id)
+	info.principal = s.principal
 	if init {
 		info.SessionID = ""
 	}

@@ -34,9 +34,18 @@ type RequestInfo struct {
 	// of the stateless revision or an initialize.
 	SessionID string
 
-	stream *stream         // the SSE stream answering the request, for CloseSSEStream
-	ctx    context.Context // the request's context, for its values (Context)
+	stream    *stream         // the SSE stream answering the request, for CloseSSEStream
+	ctx       context.Context // the request's context, for its values (Context)
+	principal string          // the caller, as the Handler names it (Principal)
 }
+
+// Principal returns the caller of the request as the handler names it for
+// binding sessions (HandlerOptions.Principal, or by default what
+// authentication middleware recorded with WithPrincipal): for a session's
+// request, the principal the session is bound to; "" for none. It lets the
+// mcp package report the caller of a 2026-07-28 request, which has no
+// session, through mcp.ServerRequest.Principal.
+func (i *RequestInfo) Principal() string { return i.principal }
 
 // Context returns the HTTP request's context, for its values only: what
 // middleware in front of the Handler stored there (an authenticated user, a

@@ -386,7 +386,9 @@ func (h *SSEHandler) servePost(w http.ResponseWriter, r *http.Request) {
 	if msg == nil {
 		return
 	}
-	setInfo(msg, newRequestInfo(r, sid))
+	info := newRequestInfo(r, sid)
+	info.principal = s.principal
+	setInfo(msg, info)
 	select {
 	case s.in <- msg:
 	case <-s.done:

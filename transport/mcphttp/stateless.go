@@ -188,7 +188,9 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		putBuf(dp, data)
 		return err
 	}
-	msg.Info = newRequestInfo(r, "")
+	info := newRequestInfo(r, "")
+	info.principal = h.principal(r)
+	msg.Info = info
 	// The handler runs here, on this goroutine, with the request's context:
 	// the client closing the response cancels it.
 	final := h.server.HandleStateless(r.Context(), msg, send)

@@ -15,6 +15,11 @@
 //   - big: 1 MiB of text echoed over stdio, MB/s and server CPU ms per call
 //   - http1: one Streamable HTTP session in a closed loop, calls/s
 //   - http16: 16 sessions, calls/s, server CPU µs per call, peak RSS
+//   - stateless: 16 clients of the stateless revision (2026-07-28) over
+//     Streamable HTTP, each POST a complete request with its _meta and
+//     SEP-2243 headers; calls/s, server CPU µs per call, peak RSS, and how
+//     many of the revision's checks the server passed (stateless.go).
+//     Servers named by -legacy are left out.
 //   - idle: memory per idle Streamable HTTP session (RSS growth / sessions)
 //   - startup: spawn to initialize answered over stdio, ms
 //
@@ -24,14 +29,11 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"sort"
@@ -69,12 +71,16 @@ var (
 	warm     = flag.Duration("warmup", 300*time.Millisecond, "warm-up before each throughput figure")
 	idleN    = flag.Int("idle", 2000, "sessions opened for the idle-session figure")
 	startups = flag.Int("startups", 5, "spawns per round for the startup figure (median)")
-	only     = flag.String("figures", "stdio1,stdio32,big,http1,http16,idle,startup", "figures to run")
+	only     = flag.String("figures", "stdio1,stdio32,big,http1,http16,stateless,idle,startup", "figures to run")
 	jsonOut  = flag.String("json", "", "also write every sample to this file")
+	// legacyOnly names the servers that serve no stateless revision: the
+	// stateless figure leaves them out ("–" in the table).
+	legacyOnly = nameSet{}
 )
 
 func main() {
 	flag.Var(&servers, "server", "NAME=COMMAND (repeatable; the first is the floor)")
+	flag.Var(legacyOnly, "legacy", "NAME of a server that serves no stateless revision (repeatable)")
 	flag.Parse()
 	if len(servers) == 0 {
 		fmt.Fprintln(os.Stderr, "mcpbench: no -server")
@@ -93,6 +99,9 @@ func main() {
 			// Rotate the order each round, so no server always runs first.
 			for i := range servers {
 				s := servers[(i+r)%len(servers)]
+				if fig == "stateless" && legacyOnly[s.name] {
+					continue
+				}
 				m, err := run(fig, s)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "mcpbench: %s %s: %v\n", fig, s.name, err)
@@ -139,6 +148,8 @@ func run(fig string, s server) (map[string]float64, error) {
 		return httpThroughput(s, 1, "http1")
 	case "http16":
 		return httpThroughput(s, 16, "http16")
+	case "stateless":
+		return statelessThroughput(s)
 	case "idle":
 		return idleSessions(s)
 	case "startup":
@@ -410,6 +421,7 @@ func stdioThroughput(s server, inFlight, size int, fig string) (map[string]float
 		}
 	}()
 	readErr := make(chan error, 1)
+	first := make(chan struct{}) // closed at the first answer
 	go func() {
 		for {
 			line, err := c.next()
@@ -426,7 +438,9 @@ func stdioThroughput(s server, inFlight, size int, fig string) (map[string]float
 				readErr <- err
 				return
 			}
-			answered.Add(1)
+			if answered.Add(1) == 1 {
+				close(first)
+			}
 			slots <- struct{}{}
 		}
 	}()
@@ -437,6 +451,12 @@ func stdioThroughput(s server, inFlight, size int, fig string) (map[string]float
 		case <-time.After(d):
 			return nil
 		}
+	}
+	select { // the warm-up starts at the first answer
+	case <-first:
+	case err := <-readErr:
+		return nil, err
+	case <-time.After(firstAnswerTimeout):
 	}
 	if err := wait(*warm); err != nil {
 		return nil, err
@@ -489,240 +509,6 @@ func startup(s server) (map[string]float64, error) {
 	return map[string]float64{"startup.ms": median(ds)}, nil
 }
 
-// --- Streamable HTTP ---
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func startHTTP(s server) (*proc, string, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := start(s, addr)
-	if err != nil {
-		return nil, "", err
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return p, "http://" + addr + "/mcp", nil
-		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return nil, "", fmt.Errorf("not listening on %s: %v (stderr: %.500s)", addr, err, p.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
-
-type httpSession struct {
-	url, sid string
-}
-
-func (s *httpSession) post(ctx context.Context, body []byte, wantID int64) (*answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header["Content-Type"] = []string{"application/json"}
-	req.Header["Accept"] = []string{"application/json, text/event-stream"}
-	if s.sid != "" {
-		req.Header["Mcp-Session-Id"] = []string{s.sid}
-		req.Header["Mcp-Protocol-Version"] = []string{protocolVersion}
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if wantID < 0 { // a notification
-		if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("notification: HTTP %d %.200s", resp.StatusCode, data)
-		}
-		return nil, nil
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d %.200s", resp.StatusCode, data)
-	}
-	if s.sid == "" {
-		s.sid = resp.Header.Get("Mcp-Session-Id")
-	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var a answer
-		if err := json.Unmarshal(data, &a); err != nil {
-			return nil, fmt.Errorf("%v: %.200s", err, data)
-		}
-		a.Result = append(json.RawMessage(nil), a.Result...)
-		return &a, nil
-	}
-	// An event stream: find the answer among the events.
-	for _, ev := range bytes.Split(data, []byte("\n\n")) {
-		var payload []byte
-		for _, line := range bytes.Split(ev, []byte("\n")) {
-			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				payload = append(payload, bytes.TrimPrefix(d, []byte(" "))...)
-			}
-		}
-		if len(payload) == 0 {
-			continue
-		}
-		var a answer
-		if err := json.Unmarshal(payload, &a); err != nil {
-			return nil, fmt.Errorf("%v: %.200s", err, payload)
-		}
-		if a.ID != nil && *a.ID == wantID && a.Method == "" {
-			return &a, nil
-		}
-	}
-	return nil, fmt.Errorf("no answer to %d in the event stream: %.300s", wantID, data)
-}
-
-func openSession(ctx context.Context, url string) (*httpSession, error) {
-	s := &httpSession{url: url}
-	a, err := s.post(ctx, initializeBody(0), 0)
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %v", err)
-	}
-	b, _ := json.Marshal(a)
-	if err := checkInit(b); err != nil {
-		return nil, err
-	}
-	if s.sid == "" {
-		return nil, errors.New("initialize: no Mcp-Session-Id")
-	}
-	_, err = s.post(ctx, initializedBody, -1)
-	return s, err
-}
-
-func httpThroughput(srv server, sessions int, fig string) (map[string]float64, error) {
-	p, url, err := startHTTP(srv)
-	if err != nil {
-		return nil, err
-	}
-	defer p.stop()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var (
-		answered atomic.Int64
-		stop     atomic.Bool
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		stop.Store(true)
-	}
-	want := func(id int64) string { return "m" + strconv.FormatInt(id, 10) }
-	for range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := openSession(ctx, url)
-			if err != nil {
-				fail(err)
-				return
-			}
-			var b []byte
-			for id := int64(1); !stop.Load(); id++ {
-				b = echoBody(b[:0], id, want(id))
-				a, err := s.post(ctx, b, id)
-				if err == nil {
-					err = checkEcho(a, id, want)
-				}
-				if err != nil {
-					if !stop.Load() {
-						fail(err)
-					}
-					return
-				}
-				answered.Add(1)
-			}
-		}()
-	}
-	time.Sleep(*warm)
-	pid := p.cmd.Process.Pid
-	cpu0, n0, t0 := cpuTime(pid), answered.Load(), time.Now()
-	time.Sleep(*dur)
-	cpu1, n1, t1 := cpuTime(pid), answered.Load(), time.Now()
-	stop.Store(true)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, fmt.Errorf("%v (stderr: %.500s)", firstErr, p.stderr.String())
-	}
-	calls := float64(n1 - n0)
-	if calls == 0 {
-		return nil, errors.New("no answer in the measuring window")
-	}
-	m := map[string]float64{
-		fig + ".calls":  calls / t1.Sub(t0).Seconds(),
-		fig + ".cpu_us": float64(cpu1-cpu0) / calls / 1e3,
-	}
-	if sessions > 1 {
-		m[fig+".peak_rss_mib"] = memKiB(pid, "VmHWM") / 1024
-	}
-	return m, nil
-}
-
-func idleSessions(srv server) (map[string]float64, error) {
-	p, url, err := startHTTP(srv)
-	if err != nil {
-		return nil, err
-	}
-	defer p.stop()
-	ctx := context.Background()
-	// A few sessions first, so that what is made once is not counted.
-	for range 20 {
-		if _, err := openSession(ctx, url); err != nil {
-			return nil, err
-		}
-	}
-	time.Sleep(300 * time.Millisecond)
-	pid := p.cmd.Process.Pid
-	before := memKiB(pid, "VmRSS")
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		errc = make(chan error, 8)
-	)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(*idleN) {
-				if _, err := openSession(ctx, url); err != nil {
-					errc <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	select {
-	case err := <-errc:
-		return nil, err
-	default:
-	}
-	time.Sleep(time.Second)
-	after := memKiB(pid, "VmRSS")
-	return map[string]float64{"idle.kib": (after - before) / float64(*idleN)}, nil
-}
-
 // --- the table ---
 
 func median(v []float64) float64 {
@@ -760,6 +546,11 @@ var rows = []row{
 	{"HTTP, 16 sessions: calls/s", "http16.calls", false, "%.0f"},
 	{"HTTP, 16 sessions: server CPU µs/call", "http16.cpu_us", false, "%.1f"},
 	{"HTTP, 16 sessions: server peak RSS MiB", "http16.peak_rss_mib", false, "%.1f"},
+	{"2026-07-28 stateless HTTP, 16 clients: calls/s ratio", "stateless.calls", true, ""},
+	{"2026-07-28 stateless HTTP, 16 clients: calls/s", "stateless.calls", false, "%.0f"},
+	{"2026-07-28 stateless HTTP: server CPU µs/call", "stateless.cpu_us", false, "%.1f"},
+	{"2026-07-28 stateless HTTP: server peak RSS MiB", "stateless.peak_rss_mib", false, "%.1f"},
+	{"2026-07-28 stateless HTTP: revision checks passed (of " + strconv.Itoa(len(statelessProbes)) + ")", "stateless.probes", false, "%.0f"},
 	{"idle HTTP session, KiB each", "idle.kib", false, "%.1f"},
 	{"startup, spawn → initialize answered, ms", "startup.ms", false, "%.1f"},
 }
@@ -785,6 +576,8 @@ func printTable(samples map[string]map[string][]float64) {
 		for _, s := range servers {
 			v := median(m[s.name])
 			switch {
+			case len(m[s.name]) == 0:
+				fmt.Print(" – |")
 			case r.ratio && base > 0:
 				fmt.Printf(" %.2f |", v/base)
 			case r.ratio:

@@ -1,7 +1,8 @@
 // Command floor is the benchmark's practical floor: an MCP server written by
 // hand with no framework (bufio, encoding/json and a switch), serving the
 // echo and add tools over stdio, or over Streamable HTTP with -http ADDR,
-// always answering JSON. It checks only what it must to answer: no schema
+// always answering JSON; over HTTP it also serves the stateless revision
+// (2026-07-28, stateless.go). It checks only what it must to answer: no schema
 // validation, no protocol version negotiation beyond echoing a fixed one,
 // no cancellation, no resumption. An SDK can approach it but not beat it
 // while doing the work the protocol asks for.
@@ -54,6 +55,28 @@ var initResult = json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities"
 
 var toolsResult = json.RawMessage(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}}]}`)
 
+// toolCall is the params of tools/call.
+type toolCall struct {
+	Name      string `json:"name"`
+	Arguments struct {
+		Text string `json:"text"`
+		A    int    `json:"a"`
+		B    int    `json:"b"`
+	} `json:"arguments"`
+}
+
+// call runs the named tool.
+func (p *toolCall) call() (toolResult, *rpcError) {
+	switch p.Name {
+	case "echo":
+		return toolResult{Content: []content{{"text", p.Arguments.Text}}}, nil
+	case "add":
+		sum := p.Arguments.A + p.Arguments.B
+		return toolResult{Content: []content{{"text", `{"sum":` + strconv.Itoa(sum) + `}`}}, StructuredContent: map[string]int{"sum": sum}}, nil
+	}
+	return toolResult{}, &rpcError{-32602, "unknown tool"}
+}
+
 // handle answers one request; nil for a notification.
 func handle(line []byte) *response {
 	var req request
@@ -72,27 +95,17 @@ func handle(line []byte) *response {
 	case "tools/list":
 		resp.Result = toolsResult
 	case "tools/call":
-		var p struct {
-			Name      string `json:"name"`
-			Arguments struct {
-				Text string `json:"text"`
-				A    int    `json:"a"`
-				B    int    `json:"b"`
-			} `json:"arguments"`
-		}
+		var p toolCall
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			resp.Error = &rpcError{-32602, err.Error()}
 			break
 		}
-		switch p.Name {
-		case "echo":
-			resp.Result = toolResult{Content: []content{{"text", p.Arguments.Text}}}
-		case "add":
-			sum := p.Arguments.A + p.Arguments.B
-			resp.Result = toolResult{Content: []content{{"text", `{"sum":` + strconv.Itoa(sum) + `}`}}, StructuredContent: map[string]int{"sum": sum}}
-		default:
-			resp.Error = &rpcError{-32602, "unknown tool"}
+		res, rerr := p.call()
+		if rerr != nil {
+			resp.Error = rerr
+			break
 		}
+		resp.Result = res
 	default:
 		resp.Error = &rpcError{-32601, "method not found"}
 	}
@@ -140,6 +153,10 @@ func serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.Header.Get("Mcp-Protocol-Version") == statelessVersion {
+		serveStateless(w, r, body)
 		return
 	}
 	var peek struct {

@@ -43,6 +43,18 @@ func main() {
 		}
 		return
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	// go-sdk serves the stateless revision (2026-07-28) only from a handler
+	// with Stateless set, which refuses sessions; the stateful revisions
+	// keep the default handler. The header every 2026-07-28 request
+	// carries picks one.
+	getServer := func(*http.Request) *mcp.Server { return s }
+	stateful := mcp.NewStreamableHTTPHandler(getServer, nil)
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+	log.Fatal(http.ListenAndServe(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") == "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})))
 }

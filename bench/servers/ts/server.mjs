@@ -1,5 +1,5 @@
 // bench/servers/ts/server.mjs: the benchmark's server built on the official
-// TypeScript SDK (@modelcontextprotocol/sdk) with its defaults: the echo and
+// TypeScript SDK 1 (@modelcontextprotocol/sdk 1.32.2) with its defaults: the echo and
 // add tools over stdio, or over Streamable HTTP with --http HOST:PORT (one
 // McpServer and StreamableHTTPServerTransport per session, as the SDK's
 // examples do).

@@ -132,13 +132,13 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 			labels[i] = o.label()
 		}
 		hints = append(hints, "one of "+strings.Join(labels, ", "))
-		if s.Type == "array" {
+		if s.Type == mcp.SchemaArray {
 			hints[0] = "comma-separated, from " + strings.Join(labels, ", ")
 		}
-	} else if s.Type != "string" {
-		hints = append(hints, s.Type)
+	} else if s.Type != mcp.SchemaString {
+		hints = append(hints, string(s.Type))
 	} else if s.Format != "" {
-		hints = append(hints, s.Format)
+		hints = append(hints, string(s.Format))
 	}
 	if s.Default != nil {
 		hints = append(hints, fmt.Sprintf("default %v", s.Default))
@@ -171,19 +171,19 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 // parseField converts an answer to the field's type.
 func parseField(s *mcp.PrimitiveSchema, opts []option, answer string) (any, error) {
 	switch s.Type {
-	case "integer":
+	case mcp.SchemaInteger:
 		n, err := strconv.ParseInt(answer, 10, 64)
 		if err != nil {
 			return nil, errors.New("want an integer")
 		}
 		return n, nil
-	case "number":
+	case mcp.SchemaNumber:
 		f, err := strconv.ParseFloat(answer, 64)
 		if err != nil {
 			return nil, errors.New("want a number")
 		}
 		return f, nil
-	case "boolean":
+	case mcp.SchemaBoolean:
 		switch strings.ToLower(answer) {
 		case "y", "yes", "true":
 			return true, nil
@@ -191,7 +191,7 @@ func parseField(s *mcp.PrimitiveSchema, opts []option, answer string) (any, erro
 			return false, nil
 		}
 		return nil, errors.New("want yes or no")
-	case "array":
+	case mcp.SchemaArray:
 		vals := []string{}
 		for v := range strings.SplitSeq(answer, ",") {
 			if v = strings.TrimSpace(v); v == "" {

@@ -142,21 +142,21 @@ func validate(raw json.RawMessage, v any) error {
 }
 
 // checkFormat checks the string formats an elicitation field may have.
-func checkFormat(format, s string) error {
+func checkFormat(format mcp.StringFormat, s string) error {
 	switch format {
-	case "email":
+	case mcp.FormatEmail:
 		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
 			return errors.New("want an email address, such as name@example.com")
 		}
-	case "uri":
+	case mcp.FormatURI:
 		if u, err := url.Parse(s); err != nil || u.Scheme == "" {
 			return errors.New("want an absolute URI, such as https://example.com/")
 		}
-	case "date":
+	case mcp.FormatDate:
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
 			return errors.New("want a date, YYYY-MM-DD")
 		}
-	case "date-time":
+	case mcp.FormatDateTime:
 		if _, err := time.Parse(time.RFC3339, s); err != nil {
 			return errors.New("want a date and time, such as 2024-05-01T12:00:00Z")
 		}

@@ -66,8 +66,9 @@ func TestElicitationChecked(t *testing.T) {
 
 func TestCheckFormat(t *testing.T) {
 	for _, c := range []struct {
-		format, s string
-		ok        bool
+		format mcp.StringFormat
+		s      string
+		ok     bool
 	}{
 		{"email", "a@example.com", true}, {"email", "not-an-email", false}, {"email", "Ada <a@example.com>", false},
 		{"uri", "https://example.com/x", true}, {"uri", "example.com", false},
