@@ -213,6 +213,29 @@ func TestPythonSDKStdioClient(t *testing.T) {
 			if !strings.Contains(string(r), `"values":["x-completed"]`) {
 				t.Errorf("completion/complete: %s", r)
 			}
+			if modern {
+				// listen() on stdio: the id is the string it mints, and
+				// everything for the subscription names it in _meta.
+				p.write(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":` +
+					params(`"notifications":{"toolsListChanged":true}`, "") + `}`)
+				if ack := p.read(); ack.Method != "notifications/subscriptions/acknowledged" ||
+					!strings.Contains(string(ack.Params), `"io.modelcontextprotocol/subscriptionId":"listen-1"`) {
+					t.Errorf("listen: first message %s %s", ack.Method, ack.Params)
+				}
+				_, notes := p.call("tools/call", params(`"name":"test_trigger_tool_change"`, ""))
+				// The server may tell the change after the call's result:
+				// read on until it comes (a stuck read is cut after 5 s).
+				watchdog := time.AfterFunc(5*time.Second, func() { outR.Close() })
+				for count(notes, "notifications/tools/list_changed", "") == 0 {
+					notes = append(notes, p.read())
+				}
+				watchdog.Stop()
+				if count(notes, "notifications/tools/list_changed", `"io.modelcontextprotocol/subscriptionId":"listen-1"`) != 1 {
+					t.Errorf("listen: notifications %+v", notes)
+				}
+				// Leaving listen(): the dispatcher's courtesy cancel.
+				p.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen-1","reason":"subscription closed"}}`)
+			}
 
 			// The client closes stdin; the server must end by itself.
 			inW.Close()
