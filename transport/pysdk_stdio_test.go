@@ -102,7 +102,8 @@ func (p *pyStdio) call(method, params string) (result json.RawMessage, notes []p
 // Python SDK's client does (src/mcp/client/stdio.py and session.py): v1.29
 // and v2 at 2025-11-25 (initialize, notifications/initialized, ids from 0
 // or 1, v2's params always with _meta), v2 at 2026-07-28 (server/discover,
-// then every request stamped in _meta). Lines in are compact with raw
+// then every request stamped in _meta, and listen() under a string id).
+// Lines in are compact with raw
 // UTF-8; lines out must split on "\n" into single messages, notifications
 // before their result; closing stdin ends the server, which the client
 // waits 2 s for before it kills it.
