@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -439,7 +440,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // the legacy HTTP+SSE transport. The answer to a notification or response
 // is taken as carrying no content, whatever its headers say (the Python SDK
 // sends 202 with Content-Type application/json and an empty body). Close
-// ends the session with DELETE.
+// ends the session with DELETE; once Close has begun, a 404 no longer opens
+// a new session (a write racing Close meets the session Close ended), and a
+// new session opened meanwhile is ended too.
 type ClientStream struct {
 	*clientCore
 	url            string
@@ -508,21 +511,29 @@ func (c *ClientStream) Close() error {
 		return nil
 	}
 	if legacy == nil && sid != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if req, err := c.newRequest(ctx, http.MethodDelete, c.url, nil); err == nil {
-			c.sessionHeaders(req, sid, ver)
-			// The session's end needs the credentials, but is no reason
-			// to log in again.
-			if c.auth == nil || c.auth.Authorize(req) == nil {
-				if resp, err := c.hc.Do(req); err == nil {
-					drain(resp)
-				}
-			}
-		}
-		cancel()
+		c.deleteSession(sid, ver)
 	}
 	c.shutdown()
 	return nil
+}
+
+// deleteSession ends session sid on the server: DELETE, errors ignored, at
+// most 5 seconds.
+func (c *ClientStream) deleteSession(sid, ver string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := c.newRequest(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return
+	}
+	c.sessionHeaders(req, sid, ver)
+	// The session's end needs the credentials, but is no reason to log in
+	// again.
+	if c.auth == nil || c.auth.Authorize(req) == nil {
+		if resp, err := c.hc.Do(req); err == nil {
+			drain(resp)
+		}
+	}
 }
 
 func (c *ClientStream) sessionHeaders(req *http.Request, sid, ver string) {
@@ -973,7 +984,13 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	c.reinitMu.Lock()
 	defer c.reinitMu.Unlock()
 	c.mu.Lock()
-	if c.gen != failedGen {
+	switch {
+	case c.closing:
+		// A write racing Close (a late answer to a server request, say)
+		// found the session ended by Close's own DELETE: no new session.
+		c.mu.Unlock()
+		return jsonrpc.ErrClosed
+	case c.gen != failedGen:
 		c.mu.Unlock()
 		return nil // someone else already did it
 	}
@@ -1034,6 +1051,16 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	}
 	v := resultVersion(r.Result)
 	c.mu.Lock()
+	if c.closing {
+		// Close began meanwhile, and ended the session it knew: end the
+		// new one too, or the server keeps it until it times out.
+		ver := cmp.Or(v, c.version)
+		c.mu.Unlock()
+		if sid != "" {
+			c.deleteSession(sid, ver)
+		}
+		return jsonrpc.ErrClosed
+	}
 	c.sessionID = sid
 	if v != "" {
 		c.version = v
