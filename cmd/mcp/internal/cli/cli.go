@@ -130,6 +130,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, Usage)
 		return ExitUsage
 	}
+	args = hoistCommand(args)
 	name, args := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
@@ -163,6 +164,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case name == "inspect":
 		err = inv.inspect(ctx)
 	case name == "shell":
+		inv.liveRoots = true
 		err = inv.run(ctx, func(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 			return inv.shell(ctx, cs, stdin)
 		})
@@ -267,6 +269,7 @@ var commands = map[string]command{
 	"proxy":     {0, nil}, // see invocation.proxy
 	"inspect":   {0, nil}, // see invocation.inspect
 	"shell":     {0, nil}, // see invocation.shell
+	"tasks":     {0, runTasks},
 }
 
 // invocation is one parsed command line.
@@ -277,27 +280,32 @@ type invocation struct {
 	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
 	midLine bool       // a progress line is open on stderr
 
-	json     bool
-	verbose  bool
-	timeout  time.Duration
-	version  string
-	argsJSON string
-	outDir   string
-	addr     string   // inspect --addr
-	httpAddr string   // proxy --http
-	remote   bool     // proxy --allow-remote: --http may listen off loopback
-	hosts    listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
-	inShell  bool     // a line of mcp shell: no target
-	tf       targetFlags
-	pos      []string          // the positional arguments
-	kv       map[string]string // KEY=VALUE pairs
-	kvOrder  []string          // their keys, in the order given
-	target   []string
+	json      bool
+	verbose   bool
+	timeout   time.Duration
+	version   string
+	argsJSON  string
+	outDir    string
+	task      bool     // call --task: let the server run the call as a task
+	noWait    bool     // call --no-wait: print the task instead of following it
+	rootDirs  listFlag // --root: the directories offered as roots
+	roots     *rootSet // the roots offered, once connected
+	liveRoots bool     // the shell: roots may change, so they are declared even when none
+	addr      string   // inspect --addr
+	httpAddr  string   // proxy --http
+	remote    bool     // proxy --allow-remote: --http may listen off loopback
+	hosts     listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
+	inShell   bool     // a line of mcp shell: no target
+	tf        targetFlags
+	pos       []string          // the positional arguments
+	kv        map[string]string // KEY=VALUE pairs
+	kvOrder   []string          // their keys, in the order given
+	target    []string
 }
 
-// parse reads flags wherever they appear before the target, then npos
-// positional arguments, KEY=VALUE pairs, and the target.
-func (inv *invocation) parse(name string, npos int, args []string, noInput *bool) error {
+// flagSet declares the flags of the command name; "" declares those of
+// every command, for hoistCommand.
+func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&inv.json, "json", false, "")
@@ -309,21 +317,58 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	fs.StringVar(&inv.tf.cwd, "cwd", "", "")
 	fs.StringVar(&inv.tf.config, "config", "", "")
 	fs.BoolVar(noInput, "no-input", *noInput, "")
-	if name == "call" || name == "get" {
+	fs.Var(&inv.rootDirs, "root", "")
+	all := name == ""
+	if all || name == "call" || name == "get" {
 		fs.StringVar(&inv.argsJSON, "args", "", "")
 	}
-	if name == "call" {
+	if all || name == "call" {
 		fs.StringVar(&inv.outDir, "out", "", "")
+		fs.BoolVar(&inv.task, "task", false, "")
+		fs.BoolVar(&inv.noWait, "no-wait", false, "")
 	}
-	if name == "proxy" {
+	if all || name == "proxy" {
 		fs.StringVar(&inv.httpAddr, "http", "", "")
 		fs.BoolVar(&inv.remote, "allow-remote", false, "")
 		fs.Var(&inv.hosts, "allow-host", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
-	if name == "inspect" {
+	if all || name == "inspect" {
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
+	return fs
+}
+
+// hoistCommand moves the command to the front when flags come before it
+// (mcp --root . call ...), so that Run finds it in args[0].
+func hoistCommand(args []string) []string {
+	noInput := false
+	fs := new(invocation).flagSet("", &noInput)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			if a == "--" || i == 0 {
+				return args
+			}
+			return append(append([]string{a}, args[:i]...), args[i+1:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return args // an unknown flag: parse says so
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // its value
+		}
+	}
+	return args
+}
+
+// parse reads flags wherever they appear before the target, then npos
+// positional arguments, KEY=VALUE pairs, and the target. mcp tasks takes
+// as many positional arguments as its verb needs, if one is given.
+func (inv *invocation) parse(name string, npos int, args []string, noInput *bool) error {
+	fs := inv.flagSet(name, noInput)
 	rest := args
 	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
@@ -338,6 +383,9 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 				break
 			}
 			continue
+		}
+		if n, ok := tasksVerbs[rest[0]]; ok && name == "tasks" && len(inv.pos) == 0 {
+			npos = n
 		}
 		if len(inv.pos) < npos {
 			inv.pos = append(inv.pos, rest[0])
@@ -425,7 +473,16 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	if inv.verbose {
 		opts.LoggingMessageHandler = inv.printLog
 	}
+	// Roots are declared when there are some, and in the shell, where
+	// roots add may offer them later.
+	if inv.roots, err = newRootSet(inv.rootDirs); err != nil {
+		return usageError{err}
+	}
+	if len(inv.rootDirs) > 0 || inv.liveRoots {
+		opts.Roots = inv.roots.list()
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
+	inv.roots.attach(client)
 	cs, err := client.Connect(ctx, stream)
 	if err != nil {
 		var je *jsonrpc.Error

@@ -24,6 +24,10 @@ const shellHelp = `commands (flags such as --json work as on the command line):
   info | tools | resources | templates | prompts | ping
   call TOOL [KEY=VALUE...]      read URI
   get PROMPT [KEY=VALUE...]     complete REF ARG[=VALUE] [KEY=VALUE...]
+  tasks [list | get ID | result ID | cancel ID]
+  roots [list] | roots add DIR... | roots remove DIR...
+                                change the roots offered to the server (it is
+                                sent notifications/roots/list_changed)
   help                          exit (or Ctrl-D)
 Tab completes commands, tool, prompt and argument names, and resource URIs.
 `
@@ -150,6 +154,9 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		switch words[0] {
 		case "exit", "quit":
 			return nil
+		case "roots":
+			inv.shellRoots(words, inv.stdout, inv.stderr)
+			continue
 		case "help", "?":
 			if len(words) > 1 {
 				help(inv.stdout, inv.stderr, words[1:2])
@@ -239,7 +246,7 @@ func (sh *shellState) load() {
 }
 
 // shellFlags are the flags a line may use.
-var shellFlags = []string{"--json", "--args", "--out", "--timeout", "--no-input", "-v"}
+var shellFlags = []string{"--json", "--args", "--out", "--task", "--no-wait", "--timeout", "--no-input", "-v"}
 
 // complete returns the completions of the last word of line.
 func (sh *shellState) complete(line string) (int, []string) {
@@ -254,7 +261,7 @@ func (sh *shellState) complete(line string) (int, []string) {
 				cands = append(cands, name)
 			}
 		}
-		cands = append(cands, "help", "exit")
+		cands = append(cands, "help", "exit", "roots")
 	case strings.HasPrefix(word, "-"):
 		cands = shellFlags
 	case prior[0] == "help" && len(prior) == 1:
