@@ -57,7 +57,8 @@ commands:
                                  call a tool; values are typed from the tool's
                                  input schema (numbers, booleans, JSON arrays and
                                  objects), strings otherwise; --args JSON gives
-                                 the whole object; --out DIR saves images/audio
+                                 the whole object; --out DIR saves images/audio;
+                                 --task runs it as a task, followed to its end
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
                                  render a prompt (--args JSON also accepted)
@@ -66,6 +67,9 @@ commands:
                                  a resource template URI, KEY=VALUE are the
                                  arguments already chosen
   ping TARGET                    check that the server answers
+  tasks [list | get ID | result ID | cancel ID] TARGET
+                                 follow tasks (mcp call --task starts one;
+                                 a tool that requires a task gets one)
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
@@ -73,7 +77,8 @@ commands:
   shell TARGET                   an interactive session: the commands above
                                  without TARGET, with history and tab
                                  completion of commands, tools, prompts,
-                                 resources and argument names
+                                 resources and argument names; roots add|remove
+                                 changes the roots offered
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -89,7 +94,8 @@ commands:
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
 
-flags (anywhere before TARGET, or after a URL or @NAME):
+flags (anywhere before TARGET, even before the command, or after a URL or
+@NAME):
 ` + flagTable + `
 --json output (field names as in the MCP schema):
   info       {"protocolVersion","stateless","serverInfo":{"name","version",...},
@@ -103,6 +109,7 @@ flags (anywhere before TARGET, or after a URL or @NAME):
   get        GetPromptResult: {"description","messages":[{"role","content"}...]}
   complete   {"completion":{"values":[...],"total","hasMore"}}
   ping       {"ok":true,"milliseconds":N}
+  tasks      {"tasks":[Task...]}; get: the task; result: CallToolResult
 
 exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect
 or --timeout passed, 4 authorization refused (HTTP 401/403), 5 error from the
@@ -481,6 +488,12 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	if len(inv.rootDirs) > 0 || inv.liveRoots {
 		opts.Roots = inv.roots.list()
 	}
+	var rootsAsked <-chan struct{}
+	if len(inv.rootDirs) > 0 {
+		var mw mcp.Middleware
+		mw, rootsAsked = watchRootsList()
+		opts.Receiving = append(opts.Receiving, mw)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
 	inv.roots.attach(client)
 	cs, err := client.Connect(ctx, stream)
@@ -495,6 +508,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		return connectError{err}
 	}
 	defer cs.Close()
+	if rootsAsked != nil && !cs.Stateless() {
+		awaitRootsList(ctx, rootsAsked)
+	}
 	if inv.verbose && cs.ServerCapabilities().Logging != nil {
 		if err := cs.SetLoggingLevel(ctx, mcp.LevelDebug); err != nil {
 			fmt.Fprintln(inv.stderr, "mcp: logging/setLevel:", err)

@@ -22,6 +22,10 @@ const flagTable = `  --json                 one JSON document on stdout
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
+  --root DIR             offer DIR (or a file:// URI) to the server as a root
+                         (repeatable; default none: no roots capability);
+                         a stateful server is given a moment to ask for them
+                         before the command's request
   --no-input             decline the server's requests for user input
                          (elicitation) and for a model reply (sampling)
                          instead of asking on the terminal; the default
@@ -71,7 +75,7 @@ Lists every prompt and its arguments (optional ones marked ?).
 --json: {"prompts": [{"name", "title"?, "description"?,
          "arguments"?: [{"name", "description"?, "required"?}]}]}
 `,
-	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [KEY=VALUE...] TARGET...
+	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [--task [--no-wait]] [KEY=VALUE...] TARGET...
 
 Calls a tool. --args gives the arguments object as JSON; each KEY=VALUE
 sets one argument, typed from the tool's input schema: a property that
@@ -84,6 +88,16 @@ embedded resources are printed; structured output follows, as indented
 JSON.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
+
+Tasks: a tool whose execution.taskSupport is "required" (2025-11-25) is
+called as a task without asking; --task asks for one for a tool where it
+is optional; a 2026-07-28 server is always told that mcp takes tasks, and
+decides. The call then follows the task to its end, printing each new
+status on stderr ("task ID: working - message") as it does progress,
+and prints its result as above. The task's questions are asked as
+elicitation is. Ctrl-C (or --timeout) cancels the task (tasks/cancel).
+--no-wait prints the task (its id, status and times; --json: the task
+object) instead of waiting: see mcp tasks.
 
 --json: the CallToolResult: {"content": [{"type": "text", "text"} |
          {"type": "image"|"audio", "data", "mimeType"} |
@@ -193,6 +207,28 @@ directory, 0600) and Tab completion of commands, flags, tool and prompt names, r
 argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
 the shell. A failing command prints its error and the shell goes on.
+
+roots [list] [--json], roots add DIR..., roots remove DIR|URI... change
+the roots the shell offers (it declares the roots capability even with
+none, and starts with those of --root); each change sends
+notifications/roots/list_changed.
+`,
+	"tasks": `usage: mcp tasks [flags] [list | get ID | result ID | cancel ID] TARGET...
+
+Follows tasks: list (the default) lists them, every page (2025-11-25; the
+2026-07-28 extension has no list); get shows one's status; result waits
+for its end and prints its result as mcp call does (exit 1 for a tool
+error); cancel asks the server to cancel it. A 2025-11-25 server keeps
+tasks per session, so across commands they are found in mcp shell (or
+from another command only on a server that shares them); a 2026-07-28
+server finds them by id. Start one with mcp call --task --no-wait.
+
+--json: list {"tasks": [{"taskId", "status", "statusMessage"?,
+         "createdAt", "lastUpdatedAt", "ttl", "pollInterval"?}]};
+        get {"taskId", "status", "statusMessage"?, "createdAt",
+         "lastUpdatedAt", "ttlMs", "pollIntervalMs"?, "inputRequests"?,
+         "result"?, "error"?}; result the CallToolResult;
+        cancel {"taskId", "cancelRequested": true}
 `,
 	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--dpop] [--timeout D] URL
 

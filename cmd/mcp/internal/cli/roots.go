@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gomcp/sdk/mcp"
 )
@@ -51,6 +53,52 @@ func fileURI(abs string) string {
 		p = "/" + p
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// How long a command given --root waits for a stateful server to ask for
+// the roots after the handshake, and then for it to take them in.
+const (
+	rootsAskWait   = 300 * time.Millisecond
+	rootsApplyWait = 100 * time.Millisecond
+)
+
+// watchRootsList returns a middleware that closes the channel once the
+// server's first roots/list has been answered.
+func watchRootsList() (mcp.Middleware, <-chan struct{}) {
+	asked := make(chan struct{})
+	var once sync.Once
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			res, err := next(ctx, r)
+			if r.Method == mcp.MethodRootsList {
+				once.Do(func() { close(asked) })
+			}
+			return res, err
+		}
+	}, asked
+}
+
+// awaitRootsList gives a stateful server that asks for the roots when the
+// session starts (as @modelcontextprotocol/server-filesystem does, to
+// decide what it may touch) time to ask and to apply the answer before the
+// command's request, which it would otherwise answer as if there were
+// none. A server that does not ask costs rootsAskWait, and only with
+// --root.
+func awaitRootsList(ctx context.Context, asked <-chan struct{}) {
+	t := time.NewTimer(rootsAskWait)
+	defer t.Stop()
+	select {
+	case <-asked:
+	case <-t.C:
+		return
+	case <-ctx.Done():
+		return
+	}
+	t.Reset(rootsApplyWait)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // rootSet holds the roots offered to the server, which mcp shell and the
