@@ -39,26 +39,40 @@ func (inv *invocation) callTask(ctx context.Context, cs *mcp.ClientSession, p *m
 	if inv.noWait {
 		return nil, inv.printTask(tc.Task)
 	}
-	inv.taskStatus(tc.Task)
-	res, err := inv.followTask(ctx, cs, tc)
+	res, err := followTask(ctx, cs, tc, inv.taskStatus)
+	if errors.Is(err, errTaskCancelSent) {
+		inv.status(fmt.Sprintf("task %s: cancel requested", tc.Task.TaskID))
+		err = ctx.Err()
+	}
+	return res, err
+}
+
+// errTaskCancelSent wraps ctx's error when followTask cancelled the task.
+var errTaskCancelSent = errors.New("cancel sent")
+
+// followTask waits for the result of the task tc is, reporting its first
+// status and each new one. A 2026-07-28 task is polled with tasks/get, its
+// questions answered as they appear. A 2025-11-25 task's result is awaited
+// with tasks/result, which is also where such a server sends its questions
+// (they reach the elicitation and sampling handlers), while tasks/get is
+// polled beside it for the status. When ctx ends first (Ctrl-C,
+// --timeout, a page gone) the task is cancelled, as it would run on
+// unseen, and the error wraps errTaskCancelSent.
+func followTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, report func(*mcp.TaskInfo)) (*mcp.CallToolResult, error) {
+	report(tc.Task)
+	res, err := waitTask(ctx, cs, tc, report)
 	if err != nil && ctx.Err() != nil {
-		// Interrupted, or --timeout: the task would run on unseen.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelTimeout)
 		defer cancel()
 		if cerr := tc.Cancel(cctx); cerr == nil {
-			inv.status(fmt.Sprintf("task %s: cancel requested", tc.Task.TaskID))
+			err = fmt.Errorf("%w: %w", errTaskCancelSent, err)
 		}
 	}
 	return res, err
 }
 
-// followTask waits for the task's result, printing each new status. A
-// 2026-07-28 task is polled with tasks/get, its questions answered as they
-// appear. A 2025-11-25 task's result is awaited with tasks/result, which
-// is also where such a server sends its questions (they reach the
-// elicitation and sampling handlers), while tasks/get is polled beside it
-// for the status.
-func (inv *invocation) followTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall) (*mcp.CallToolResult, error) {
+// waitTask is followTask without the cancellation.
+func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, report func(*mcp.TaskInfo)) (*mcp.CallToolResult, error) {
 	if cs.Stateless() {
 		last := *tc.Task
 		for d, err := range tc.Updates(ctx) {
@@ -66,7 +80,7 @@ func (inv *invocation) followTask(ctx context.Context, cs *mcp.ClientSession, tc
 				return nil, err
 			}
 			if d.Status != last.Status || d.StatusMessage != last.StatusMessage {
-				inv.taskStatus(&d.TaskInfo)
+				report(&d.TaskInfo)
 				last = d.TaskInfo
 			}
 			switch d.Status {
@@ -91,7 +105,7 @@ func (inv *invocation) followTask(ctx context.Context, cs *mcp.ClientSession, tc
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		last = inv.pollStatus(pollCtx, cs, tc.Task)
+		last = pollStatus(pollCtx, cs, tc.Task, report)
 	}()
 	res, err := tc.Wait(ctx)
 	stop()
@@ -99,15 +113,15 @@ func (inv *invocation) followTask(ctx context.Context, cs *mcp.ClientSession, tc
 	if !last.Status.Terminal() && ctx.Err() == nil {
 		// The final status, which the poll did not see.
 		if d, gerr := cs.GetTask(ctx, tc.Task.TaskID); gerr == nil && d.Status != last.Status {
-			inv.taskStatus(&d.TaskInfo)
+			report(&d.TaskInfo)
 		}
 	}
 	return res, err
 }
 
-// pollStatus prints the task's status each time it changes, until ctx
-// ends or the task does, and returns the last status it printed.
-func (inv *invocation) pollStatus(ctx context.Context, cs *mcp.ClientSession, t *mcp.TaskInfo) (last mcp.TaskInfo) {
+// pollStatus reports the task's status each time it changes, until ctx
+// ends or the task does, and returns the last status it reported.
+func pollStatus(ctx context.Context, cs *mcp.ClientSession, t *mcp.TaskInfo, report func(*mcp.TaskInfo)) (last mcp.TaskInfo) {
 	last = *t
 	for !last.Status.Terminal() {
 		timer := time.NewTimer(pollInterval(last.PollIntervalMs))
@@ -122,7 +136,7 @@ func (inv *invocation) pollStatus(ctx context.Context, cs *mcp.ClientSession, t 
 			return last
 		}
 		if d.Status != last.Status || d.StatusMessage != last.StatusMessage {
-			inv.taskStatus(&d.TaskInfo)
+			report(&d.TaskInfo)
 			last = d.TaskInfo
 		}
 	}
