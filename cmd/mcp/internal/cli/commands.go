@@ -277,12 +277,10 @@ func isTerminal(f any) bool {
 
 func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 	name := inv.pos[0]
-	// A 2026-07-28 server decides alone whether a call becomes a task, so
-	// every call declares the tasks extension; a 2025-11-25 tool says in
-	// its execution whether it must be called as one.
-	asTask := inv.task || cs.Stateless()
+	// A 2025-11-25 tool says in its execution whether it must be called
+	// as a task; a 2026-07-28 server says so by refusing the call.
 	var tool *mcp.Tool
-	if len(inv.kv) > 0 || !asTask && cs.ServerCapabilities().Tasks != nil {
+	if len(inv.kv) > 0 || !inv.task && cs.ServerCapabilities().Tasks != nil {
 		// A server that cannot list its tools may still take a call
 		// that has no KEY=VALUE to type.
 		var err error
@@ -297,10 +295,10 @@ func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error 
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	ctx, done := inv.withProgress(ctx)
 	var res *mcp.CallToolResult
-	if asTask || requiresTask(tool) {
+	if inv.task || requiresTask(tool) {
 		res, err = inv.callTask(ctx, cs, p)
-	} else {
-		res, err = cs.CallTool(ctx, p)
+	} else if res, err = cs.CallTool(ctx, p); needsTasks(err) {
+		res, err = inv.callTask(ctx, cs, p)
 	}
 	done()
 	if err != nil || res == nil { // res is nil for call --task --no-wait

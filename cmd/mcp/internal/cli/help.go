@@ -90,9 +90,9 @@ Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
 
 Tasks: a tool whose execution.taskSupport is "required" (2025-11-25) is
-called as a task without asking; --task asks for one for a tool where it
-is optional; a 2026-07-28 server is always told that mcp takes tasks, and
-decides. The call then follows the task to its end, printing each new
+called as a task without asking, and so is a call a 2026-07-28 server
+refuses for want of the tasks extension (-32021); --task asks for a task
+where it is optional (a 2026-07-28 server decides). The call then follows the task to its end, printing each new
 status on stderr ("task ID: working - message") as it does progress,
 and prints its result as above. The task's questions are asked as
 elicitation is. Ctrl-C (or --timeout) cancels the task (tasks/cancel).

@@ -115,15 +115,21 @@ func newRootSet(dirs []string) (*rootSet, error) {
 	return rs, rs.add(dirs...)
 }
 
-// list returns the roots, never nil.
+// list returns the roots, never nil. A nil set has none.
 func (rs *rootSet) list() []*mcp.Root {
+	if rs == nil {
+		return []*mcp.Root{}
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return slices.Clone(rs.roots)
 }
 
-// attach makes client the one told of changes.
+// attach makes client the one told of changes (none for a nil set).
 func (rs *rootSet) attach(client *mcp.Client) {
+	if rs == nil {
+		return
+	}
 	rs.mu.Lock()
 	rs.client = client
 	rs.mu.Unlock()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -23,6 +24,28 @@ const taskCancelTimeout = 5 * time.Second
 // requiresTask reports whether tool must be called as a task.
 func requiresTask(tool *mcp.Tool) bool {
 	return tool != nil && tool.Execution != nil && tool.Execution.TaskSupport == mcp.TaskSupportRequired
+}
+
+// needsTasks reports whether err is a 2026-07-28 server's refusal of a
+// call that did not declare the tasks extension, for a tool that runs only
+// as a task (-32021 naming the extension). The tool did not run, so the
+// call may be made again as a task; an ordinary call is not made a task
+// up front because it would lose its progress notifications.
+func needsTasks(err error) bool {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeMissingRequiredClientCapability {
+		return false
+	}
+	var d struct {
+		Required struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(je.Data, &d) != nil {
+		return false
+	}
+	_, ok := d.Required.Extensions[mcp.ExtensionTasks]
+	return ok
 }
 
 // callTask calls a tool letting the server make it a task, and follows the
