@@ -74,7 +74,7 @@ commands:
                                  to give a stdio-only client an HTTP server
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
-  shell TARGET                   an interactive session: the commands above
+  shell [--exit-on-error] TARGET an interactive session: the commands above
                                  without TARGET, with history and tab
                                  completion of commands, tools, prompts,
                                  resources and argument names; roots add|remove
@@ -110,6 +110,8 @@ flags (anywhere before TARGET, even before the command, or after a URL or
   complete   {"completion":{"values":[...],"total","hasMore"}}
   ping       {"ok":true,"milliseconds":N}
   tasks      {"tasks":[Task...]}; get: the task; result: CallToolResult
+  a failure  {"error":{"message","exitCode","code"?,"data"?}} (code and data:
+             the server's JSON-RPC error); a tool error is its CallToolResult
 
 exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect
 or --timeout passed, 4 authorization refused (HTTP 401/403), 5 error from the
@@ -182,7 +184,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
 		}
 	}
-	return report(ctx, stderr, err)
+	return inv.report(ctx, err)
 }
 
 // help prints the help of the command named in args, or the overview.
@@ -205,21 +207,34 @@ func help(stdout, stderr io.Writer, args []string) int {
 
 // report prints err in one line and maps it to an exit status.
 func report(ctx context.Context, stderr io.Writer, err error) int {
+	code, msg, _ := classify(ctx, err)
+	if msg != "" {
+		fmt.Fprintln(stderr, "mcp:", msg)
+	}
+	return code
+}
+
+// classify maps err to an exit status and a one-line message, empty when
+// nothing is left to say (success, a tool error whose result is printed,
+// a shell already stopped), and returns the JSON-RPC error err holds, if
+// any.
+func classify(ctx context.Context, err error) (code int, msg string, je *jsonrpc.Error) {
 	if err == nil {
-		return ExitOK
+		return ExitOK, "", nil
 	}
 	var (
-		ue  usageError
-		he  *mcphttp.HTTPError
-		je  *jsonrpc.Error
-		ce  connectError
-		te  toolError
-		msg = err.Error()
+		ue usageError
+		he *mcphttp.HTTPError
+		ce connectError
+		te toolError
+		se shellExit
 	)
-	code := ExitProtocol
+	msg, code = err.Error(), ExitProtocol
 	switch {
+	case errors.As(err, &se):
+		return int(se), "", nil
 	case errors.As(err, &te):
-		return ExitToolError
+		return ExitToolError, "", nil
 	case errors.As(err, &ue):
 		code = ExitUsage
 	case ctx.Err() != nil:
@@ -234,9 +249,40 @@ func report(ctx context.Context, stderr io.Writer, err error) int {
 	for strings.HasPrefix(msg, "mcp: ") {
 		msg = msg[len("mcp: "):]
 	}
-	fmt.Fprintln(stderr, "mcp:", strings.ReplaceAll(msg, "\n", " "))
+	return code, strings.ReplaceAll(msg, "\n", " "), je
+}
+
+// report reports err as the package's report does, and under --json also
+// writes it on stdout, so that a script reading stdout always gets one
+// document: {"error": {"message", "exitCode", "code"?, "data"?}}, with
+// the JSON-RPC error's code and data when the server answered with one.
+func (inv *invocation) report(ctx context.Context, err error) int {
+	code, msg, je := classify(ctx, err)
+	if msg == "" {
+		return code
+	}
+	fmt.Fprintln(inv.stderr, "mcp:", msg)
+	if inv.json {
+		type envelope struct {
+			Message  string          `json:"message"`
+			ExitCode int             `json:"exitCode"`
+			Code     *int64          `json:"code,omitempty"`
+			Data     json.RawMessage `json:"data,omitempty"`
+		}
+		e := envelope{Message: msg, ExitCode: code}
+		if je != nil {
+			e.Code, e.Data = &je.Code, je.Data
+		}
+		_ = inv.printJSON(map[string]any{"error": e})
+	}
 	return code
 }
+
+// shellExit ends mcp shell --exit-on-error with the status of the line
+// that failed, whose error has been reported.
+type shellExit int
+
+func (e shellExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // lockedWriter serialises writes to w. It does not pass on io.ReaderFrom,
 // so that copying a child's stderr into it goes through Write too.
@@ -287,27 +333,28 @@ type invocation struct {
 	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
 	midLine bool       // a progress line is open on stderr
 
-	json      bool
-	verbose   bool
-	timeout   time.Duration
-	version   string
-	argsJSON  string
-	outDir    string
-	task      bool     // call --task: let the server run the call as a task
-	noWait    bool     // call --no-wait: print the task instead of following it
-	rootDirs  listFlag // --root: the directories offered as roots
-	roots     *rootSet // the roots offered, once connected
-	liveRoots bool     // the shell: roots may change, so they are declared even when none
-	addr      string   // inspect --addr
-	httpAddr  string   // proxy --http
-	remote    bool     // proxy --allow-remote: --http may listen off loopback
-	hosts     listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
-	inShell   bool     // a line of mcp shell: no target
-	tf        targetFlags
-	pos       []string          // the positional arguments
-	kv        map[string]string // KEY=VALUE pairs
-	kvOrder   []string          // their keys, in the order given
-	target    []string
+	json        bool
+	verbose     bool
+	timeout     time.Duration
+	version     string
+	argsJSON    string
+	outDir      string
+	task        bool     // call --task: let the server run the call as a task
+	noWait      bool     // call --no-wait: print the task instead of following it
+	rootDirs    listFlag // --root: the directories offered as roots
+	roots       *rootSet // the roots offered, once connected
+	liveRoots   bool     // the shell: roots may change, so they are declared even when none
+	addr        string   // inspect --addr
+	httpAddr    string   // proxy --http
+	remote      bool     // proxy --allow-remote: --http may listen off loopback
+	hosts       listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
+	inShell     bool     // a line of mcp shell: no target
+	exitOnError bool     // shell --exit-on-error: the first failing line ends the shell
+	tf          targetFlags
+	pos         []string          // the positional arguments
+	kv          map[string]string // KEY=VALUE pairs
+	kvOrder     []string          // their keys, in the order given
+	target      []string
 }
 
 // flagSet declares the flags of the command name; "" declares those of
@@ -339,6 +386,9 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 		fs.BoolVar(&inv.remote, "allow-remote", false, "")
 		fs.Var(&inv.hosts, "allow-host", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
+	}
+	if all || name == "shell" {
+		fs.BoolVar(&inv.exitOnError, "exit-on-error", false, "")
 	}
 	if all || name == "inspect" {
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")

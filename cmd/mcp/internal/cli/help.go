@@ -196,7 +196,7 @@ It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
 (Origin) are refused.
 `,
-	"shell": `usage: mcp shell [flags] TARGET...
+	"shell": `usage: mcp shell [flags] [--exit-on-error] TARGET...
 
 Opens one session with TARGET and reads commands a line at a time: info,
 tools, resources, templates, prompts, ping, call, read, get, complete, as
@@ -206,7 +206,10 @@ last 1000 lines, kept in gomcp/shell_history under the user's config
 directory, 0600) and Tab completion of commands, flags, tool and prompt names, resource URIs and
 argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
-the shell. A failing command prints its error and the shell goes on.
+the shell. A failing command prints its error and the shell goes on;
+with --exit-on-error the first failing line (an error, a tool error, a
+line that does not parse) ends the shell with that line's exit status, so
+that a piped script stops there.
 
 roots [list] [--json], roots add DIR..., roots remove DIR|URI... change
 the roots the shell offers (it declares the roots capability even with

@@ -196,23 +196,22 @@ func (rs *rootSet) set(roots []*mcp.Root) {
 
 // shellRoots runs the shell's roots command: roots [list] [--json],
 // roots add DIR..., roots remove DIR|URI....
-func (inv *invocation) shellRoots(words []string, out, errw io.Writer) {
+func (inv *invocation) shellRoots(words []string, out io.Writer) error {
 	args := slices.DeleteFunc(slices.Clone(words[1:]), func(w string) bool { return w == "--json" })
 	asJSON := len(args) != len(words)-1
 	verb := "list"
 	if len(args) > 0 {
 		verb, args = args[0], args[1:]
 	}
-	var err error
 	switch {
 	case inv.roots == nil:
-		err = errors.New("roots: not connected")
+		return errors.New("roots: not connected")
 	case verb == "list" && len(args) == 0:
 		roots := inv.roots.list()
 		if asJSON {
 			b, _ := json.MarshalIndent(map[string]any{"roots": roots}, "", "  ")
 			fmt.Fprintf(out, "%s\n", b)
-			return
+			return nil
 		}
 		if len(roots) == 0 {
 			fmt.Fprintln(out, "no roots (roots add DIR offers one)")
@@ -220,15 +219,11 @@ func (inv *invocation) shellRoots(words []string, out, errw io.Writer) {
 		for _, r := range roots {
 			fmt.Fprintln(out, r.URI)
 		}
-		return
+		return nil
 	case verb == "add" && len(args) > 0:
-		err = inv.roots.add(args...)
+		return inv.roots.add(args...)
 	case verb == "remove" && len(args) > 0:
-		err = inv.roots.remove(args...)
-	default:
-		err = errors.New("usage: roots [list] | roots add DIR... | roots remove DIR...")
+		return inv.roots.remove(args...)
 	}
-	if err != nil {
-		fmt.Fprintln(errw, "mcp:", err)
-	}
+	return errors.New("usage: roots [list] | roots add DIR... | roots remove DIR...")
 }

@@ -146,6 +146,9 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		words, err := splitWords(line)
 		if err != nil {
 			fmt.Fprintln(inv.stderr, "mcp:", err)
+			if inv.exitOnError {
+				return shellExit(ExitUsage)
+			}
 			continue
 		}
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
@@ -155,7 +158,12 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		case "exit", "quit":
 			return nil
 		case "roots":
-			inv.shellRoots(words, inv.stdout, inv.stderr)
+			if err := inv.shellRoots(words, inv.stdout); err != nil {
+				fmt.Fprintln(inv.stderr, "mcp:", err)
+				if inv.exitOnError {
+					return shellExit(ExitUsage)
+				}
+			}
 			continue
 		case "help", "?":
 			if len(words) > 1 {
@@ -170,11 +178,14 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		mu.Lock()
 		cancelLine = cancel
 		mu.Unlock()
-		inv.shellCommand(lineCtx, cs, words)
+		code := inv.shellCommand(lineCtx, cs, words)
 		mu.Lock()
 		cancelLine = nil
 		mu.Unlock()
 		cancel()
+		if code != ExitOK && inv.exitOnError {
+			return shellExit(code)
+		}
 		select {
 		case <-cs.Done():
 			return connectError{errors.New("the server closed the session")}
@@ -183,30 +194,24 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 	}
 }
 
-// shellCommand runs one line of the shell.
-func (inv *invocation) shellCommand(ctx context.Context, cs *mcp.ClientSession, words []string) {
+// shellCommand runs one line of the shell and returns its exit status.
+func (inv *invocation) shellCommand(ctx context.Context, cs *mcp.ClientSession, words []string) int {
 	c, ok := commands[words[0]]
 	if !ok || c.run == nil {
 		fmt.Fprintf(inv.stderr, "mcp: unknown command %q (type help)\n", words[0])
-		return
+		return ExitUsage
 	}
 	sub := &invocation{stdout: inv.stdout, stderr: inv.stderr, ask: inv.ask, inShell: true, timeout: inv.timeout}
 	noInput := inv.ask == nil
 	if err := sub.parse(words[0], c.positional, words[1:], &noInput); err != nil {
-		report(ctx, inv.stderr, err)
-		return
+		return sub.report(ctx, err)
 	}
 	if sub.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sub.timeout)
 		defer cancel()
 	}
-	if err := c.run(ctx, sub, cs); err != nil {
-		var te toolError
-		if !errors.As(err, &te) {
-			report(ctx, inv.stderr, err)
-		}
-	}
+	return sub.report(ctx, c.run(ctx, sub, cs))
 }
 
 // shellState caches what tab completion offers, until the next command.
