@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -67,6 +68,9 @@ commands:
                                  a resource template URI, KEY=VALUE are the
                                  arguments already chosen
   ping TARGET                    check that the server answers
+  schema TOOL TARGET             one tool in full: its schemas, annotations
+  log-level LEVEL TARGET         set the server's log level (in mcp shell:
+                                 and print its log messages from then on)
   tasks [list | get ID | result ID | cancel ID] TARGET
                                  follow tasks (mcp call --task starts one;
                                  a tool that requires a task gets one)
@@ -323,6 +327,8 @@ var commands = map[string]command{
 	"inspect":   {0, nil}, // see invocation.inspect
 	"shell":     {0, nil}, // see invocation.shell
 	"tasks":     {0, runTasks},
+	"schema":    {1, runSchema},
+	"log-level": {1, runLogLevel},
 }
 
 // invocation is one parsed command line.
@@ -339,17 +345,19 @@ type invocation struct {
 	version     string
 	argsJSON    string
 	outDir      string
-	task        bool     // call --task: let the server run the call as a task
-	noWait      bool     // call --no-wait: print the task instead of following it
-	rootDirs    listFlag // --root: the directories offered as roots
-	roots       *rootSet // the roots offered, once connected
-	liveRoots   bool     // the shell: roots may change, so they are declared even when none
-	addr        string   // inspect --addr
-	httpAddr    string   // proxy --http
-	remote      bool     // proxy --allow-remote: --http may listen off loopback
-	hosts       listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
-	inShell     bool     // a line of mcp shell: no target
-	exitOnError bool     // shell --exit-on-error: the first failing line ends the shell
+	task        bool         // call --task: let the server run the call as a task
+	noWait      bool         // call --no-wait: print the task instead of following it
+	rootDirs    listFlag     // --root: the directories offered as roots
+	roots       *rootSet     // the roots offered, once connected
+	liveRoots   bool         // the shell: roots may change, so they are declared even when none
+	addr        string       // inspect --addr
+	httpAddr    string       // proxy --http
+	remote      bool         // proxy --allow-remote: --http may listen off loopback
+	hosts       listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
+	inShell     bool         // a line of mcp shell: no target
+	level       string       // --log-level
+	showLogs    *atomic.Bool // print the server's log messages (shared with the shell's lines)
+	exitOnError bool         // shell --exit-on-error: the first failing line ends the shell
 	tf          targetFlags
 	pos         []string          // the positional arguments
 	kv          map[string]string // KEY=VALUE pairs
@@ -364,6 +372,7 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&inv.json, "json", false, "")
 	fs.BoolVar(&inv.verbose, "v", false, "")
+	fs.StringVar(&inv.level, "log-level", "", "")
 	fs.DurationVar(&inv.timeout, "timeout", 0, "")
 	fs.StringVar(&inv.version, "protocol-version", "", "")
 	fs.Var(&inv.tf.headers, "H", "")
@@ -527,9 +536,12 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		ElicitationHandler:   inv.answerElicitation,
 		CreateMessageHandler: inv.answerSampling,
 	}
-	if inv.verbose {
-		opts.LoggingMessageHandler = inv.printLog
+	// Log messages are printed once a level is asked for: -v, --log-level,
+	// or log-level in the shell.
+	if inv.showLogs == nil {
+		inv.showLogs = new(atomic.Bool)
 	}
+	opts.LoggingMessageHandler = inv.printLog
 	// Roots are declared when there are some, and in the shell, where
 	// roots add may offer them later.
 	if inv.roots, err = newRootSet(inv.rootDirs); err != nil {
@@ -561,8 +573,11 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 	if rootsAsked != nil && !cs.Stateless() {
 		awaitRootsList(ctx, rootsAsked)
 	}
-	if inv.verbose && cs.ServerCapabilities().Logging != nil {
-		if err := cs.SetLoggingLevel(ctx, mcp.LevelDebug); err != nil {
+	if level, err := inv.logLevel(); err != nil {
+		return err
+	} else if level != 0 && cs.ServerCapabilities().Logging != nil {
+		inv.showLogs.Store(true)
+		if err := cs.SetLoggingLevel(ctx, level); err != nil {
 			fmt.Fprintln(inv.stderr, "mcp: logging/setLevel:", err)
 		}
 	}
@@ -575,6 +590,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 
 // printLog prints a server log message on stderr.
 func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+	if !inv.showLogs.Load() {
+		return
+	}
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.endLineLocked()

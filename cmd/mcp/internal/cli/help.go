@@ -22,6 +22,7 @@ const flagTable = `  --json                 one JSON document on stdout
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
+  --log-level LEVEL      the same, from LEVEL up (-v is debug)
   --root DIR             offer DIR (or a file:// URI) to the server as a root
                          (repeatable; default none: no roots capability);
                          a stateful server is given a moment to ask for them
@@ -232,6 +233,26 @@ server finds them by id. Start one with mcp call --task --no-wait.
          "lastUpdatedAt", "ttlMs", "pollIntervalMs"?, "inputRequests"?,
          "result"?, "error"?}; result the CallToolResult;
         cancel {"taskId", "cancelRequested": true}
+`,
+	"schema": `usage: mcp schema [flags] TOOL TARGET...
+
+Shows one tool in full: its name and title, its description, and its
+input schema, output schema, annotations and execution (task support),
+indented.
+
+--json: the Tool: {"name", "title"?, "description"?, "inputSchema",
+         "outputSchema"?, "annotations"?, "execution"?, ...}
+`,
+	"log-level": `usage: mcp log-level [flags] LEVEL TARGET...
+
+Sets the level of the log messages the server sends (logging/setLevel; on
+a 2026-07-28 session, the level the session's later requests carry): one
+of debug, info, notice, warning, error, critical, alert, emergency. From
+then on the messages are printed on stderr, which is what it is for in
+mcp shell. On the command line, --log-level LEVEL does the same for one
+command (-v is --log-level debug).
+
+--json: {"level": "debug"}
 `,
 	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--dpop] [--timeout D] URL
 

@@ -25,6 +25,7 @@ const shellHelp = `commands (flags such as --json work as on the command line):
   call TOOL [KEY=VALUE...]      read URI
   get PROMPT [KEY=VALUE...]     complete REF ARG[=VALUE] [KEY=VALUE...]
   tasks [list | get ID | result ID | cancel ID]
+  schema TOOL                   log-level LEVEL (then prints log messages)
   roots [list] | roots add DIR... | roots remove DIR...
                                 change the roots offered to the server (it is
                                 sent notifications/roots/list_changed)
@@ -201,7 +202,7 @@ func (inv *invocation) shellCommand(ctx context.Context, cs *mcp.ClientSession, 
 		fmt.Fprintf(inv.stderr, "mcp: unknown command %q (type help)\n", words[0])
 		return ExitUsage
 	}
-	sub := &invocation{stdout: inv.stdout, stderr: inv.stderr, ask: inv.ask, inShell: true, timeout: inv.timeout}
+	sub := &invocation{stdout: inv.stdout, stderr: inv.stderr, ask: inv.ask, inShell: true, timeout: inv.timeout, showLogs: inv.showLogs}
 	noInput := inv.ask == nil
 	if err := sub.parse(words[0], c.positional, words[1:], &noInput); err != nil {
 		return sub.report(ctx, err)
@@ -251,7 +252,7 @@ func (sh *shellState) load() {
 }
 
 // shellFlags are the flags a line may use.
-var shellFlags = []string{"--json", "--args", "--out", "--task", "--no-wait", "--timeout", "--no-input", "-v"}
+var shellFlags = []string{"--json", "--args", "--out", "--task", "--no-wait", "--timeout", "--no-input"}
 
 // complete returns the completions of the last word of line.
 func (sh *shellState) complete(line string) (int, []string) {
@@ -303,7 +304,11 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 	}
 	var cands []string
 	switch prior[0] {
-	case "call":
+	case "log-level":
+		if len(pos) == 0 {
+			cands = strings.Split(levelNames, ", ")
+		}
+	case "schema", "call":
 		if len(pos) == 0 {
 			for _, t := range sh.tools {
 				cands = append(cands, t.Name)
