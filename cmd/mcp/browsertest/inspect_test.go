@@ -324,7 +324,8 @@ func TestInspectFailedSwitch(t *testing.T) {
 		chromedp.Click(css("#connect")),
 		waitText("#status", "no-such-server"),
 	)
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav button, #tool-form").length`))
+	// (The roots are the user's, kept across servers.)
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav ul:not(#roots) button, #tool-form").length`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +386,9 @@ func TestInspectTasksAndRoots(t *testing.T) {
 		chromedp.SendKeys(css(`#tool-form input[name="seconds"]`), "60"),
 		chromedp.Click(css("#as-task")),
 		chromedp.Click(css("#run")),
-		chromedp.WaitVisible(css("#tasks li:first-child button.task-cancel")),
+		// (after its last status before the wait: a new status redraws
+		// the entry, button included)
+		waitText("#tasks li:first-child", "computing"),
 		chromedp.Click(css("#tasks li:first-child button.task-cancel")),
 		waitText("#tasks li:first-child", "cancelled"),
 		waitText("#result .error", "cancel"),
