@@ -225,5 +225,5 @@ func (inv *invocation) shellRoots(words []string, out io.Writer) error {
 	case verb == "remove" && len(args) > 0:
 		return inv.roots.remove(args...)
 	}
-	return errors.New("usage: roots [list] | roots add DIR... | roots remove DIR...")
+	return errors.New("usage: roots [list] | roots add DIR | roots remove DIR (one or more)")
 }
