@@ -76,36 +76,54 @@ func TestCallTask(t *testing.T) {
 
 // TestTasksCommands: call --no-wait prints the task, and tasks get, result
 // and cancel follow it by id, from another process (a 2026-07-28 server
-// keeps tasks across requests).
+// keeps tasks across requests), directly over HTTP and through mcp proxy
+// on stdio.
 func TestTasksCommands(t *testing.T) {
 	url := everythingURL(t)
-	v := runJSON(t, "call", "--task", "--no-wait", "--json", "slow_compute", "seconds=0.3", "label=y", url)
-	id, _ := v["taskId"].(string)
-	if id == "" || v["status"] != "working" {
-		t.Fatalf("call --no-wait: %v", v)
-	}
-	wantField(t, runJSON(t, "tasks", "result", id, "--json", url), "computed y after 0.3s", "content", 0, "text")
-	wantField(t, runJSON(t, "tasks", "get", "--json", id, url), "completed", "status")
-	code, out, errs := mcpRun(t, context.Background(), "tasks", "get", id, url)
-	if code != ExitOK || !regexp.MustCompile(`(?m)^task: +`+regexp.QuoteMeta(id)+`\nstatus: +completed\n`).MatchString(out) {
-		t.Errorf("tasks get: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-	code, _, errs = mcpRun(t, context.Background(), "tasks", url)
-	if code != ExitProtocol || !strings.Contains(errs, "does not list tasks") {
-		t.Errorf("tasks list on 2026-07-28: exit %d, stderr %q", code, errs)
-	}
-	code, _, errs = mcpRun(t, context.Background(), "tasks", "get", url)
-	if code != ExitUsage {
-		t.Errorf("tasks get without an id: exit %d, stderr %q", code, errs)
-	}
+	for _, w := range []struct {
+		name   string
+		target []string
+	}{
+		{"http", []string{url}},
+		{"proxy --stdio", []string{"env", "MCP_CLI_TEST_SERVER=mcp", os.Args[0], "proxy", url}},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			run := func(args ...string) map[string]any {
+				t.Helper()
+				return runJSON(t, append(args, w.target...)...)
+			}
+			mcp := func(args ...string) (int, string, string) {
+				t.Helper()
+				return mcpRun(t, context.Background(), append(args, w.target...)...)
+			}
+			v := run("call", "--task", "--no-wait", "--json", "slow_compute", "seconds=0.3", "label=y")
+			id, _ := v["taskId"].(string)
+			if id == "" || v["status"] != "working" {
+				t.Fatalf("call --no-wait: %v", v)
+			}
+			wantField(t, run("tasks", "result", id, "--json"), "computed y after 0.3s", "content", 0, "text")
+			wantField(t, run("tasks", "get", "--json", id), "completed", "status")
+			code, out, errs := mcp("tasks", "get", id)
+			if code != ExitOK || !regexp.MustCompile(`(?m)^task: +`+regexp.QuoteMeta(id)+`\nstatus: +completed\n`).MatchString(out) {
+				t.Errorf("tasks get: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			code, _, errs = mcp("tasks")
+			if code != ExitProtocol || !strings.Contains(errs, "does not list tasks") {
+				t.Errorf("tasks list on 2026-07-28: exit %d, stderr %q", code, errs)
+			}
 
-	// cancel: a long task, cancelled by id.
-	v = runJSON(t, "call", "--task", "--no-wait", "--json", "slow_compute", "seconds=60", url)
-	id = v["taskId"].(string)
-	wantField(t, runJSON(t, "tasks", "cancel", "--json", id, url), true, "cancelRequested")
-	code, _, errs = mcpRun(t, context.Background(), "tasks", "result", id, url)
-	if code != ExitProtocol || !strings.Contains(errs, "task cancelled") {
-		t.Errorf("tasks result of a cancelled task: exit %d, stderr %q", code, errs)
+			// cancel: a long task, cancelled by id.
+			v = run("call", "--task", "--no-wait", "--json", "slow_compute", "seconds=60")
+			id = v["taskId"].(string)
+			wantField(t, run("tasks", "cancel", "--json", id), true, "cancelRequested")
+			code, _, errs = mcp("tasks", "result", id)
+			if code != ExitProtocol || !strings.Contains(errs, "task cancelled") {
+				t.Errorf("tasks result of a cancelled task: exit %d, stderr %q", code, errs)
+			}
+		})
+	}
+	if code, _, errs := mcpRun(t, context.Background(), "tasks", "get", url); code != ExitUsage {
+		t.Errorf("tasks get without an id: exit %d, stderr %q", code, errs)
 	}
 }
 
