@@ -308,6 +308,12 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 		if len(pos) == 0 {
 			cands = strings.Split(levelNames, ", ")
 		}
+	case "tasks":
+		if len(pos) == 0 {
+			for verb := range tasksVerbs {
+				cands = append(cands, verb)
+			}
+		}
 	case "schema", "call":
 		if len(pos) == 0 {
 			for _, t := range sh.tools {
