@@ -324,7 +324,8 @@ func TestInspectFailedSwitch(t *testing.T) {
 		chromedp.Click(css("#connect")),
 		waitText("#status", "no-such-server"),
 	)
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav button, #tool-form").length`))
+	// (The roots are the user's, kept across servers.)
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("nav ul:not(#roots) button, #tool-form").length`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,4 +359,64 @@ func TestInspectEnumTitles(t *testing.T) {
 	if s := text(t, ctx, "#result pre.text"); !strings.Contains(s, `"titledMulti":["value2"]`) {
 		t.Errorf("result %q", s)
 	}
+}
+
+// TestInspectTasksAndRoots: a tool run as a task from the page shows the
+// task's status in the Tasks list and its result when done, and a task can
+// be cancelled there; the Roots panel lists the roots of --root, and those
+// added or removed on the page are what the server gets.
+func TestInspectTasksAndRoots(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	url := startInspector(t, "--root", first, "--protocol-version", "2025-11-25", filepath.Join(bin, "everything-server"))
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	do(t, ctx,
+		waitText("#status", "2025-11-25"),
+		waitText("#roots", "file://"+first),
+		// An optional task, asked for with the box.
+		chromedp.Click(css(`button.tool[data-name="slow_compute"]`)),
+		chromedp.SendKeys(css(`#tool-form input[name="seconds"]`), "0.3"),
+		chromedp.SendKeys(css(`#tool-form input[name="label"]`), "b"),
+		chromedp.Click(css("#as-task")),
+		chromedp.Click(css("#run")),
+		waitText("#result pre.text", "computed b after 0.3s"),
+		waitText("#tasks", "completed"),
+		// A long one, cancelled from the Tasks list.
+		chromedp.Click(css(`button.tool[data-name="slow_compute"]`)),
+		chromedp.SendKeys(css(`#tool-form input[name="seconds"]`), "60"),
+		chromedp.Click(css("#as-task")),
+		chromedp.Click(css("#run")),
+		// (after its last status before the wait: a new status redraws
+		// the entry, button included)
+		waitText("#tasks li:first-child", "computing"),
+		chromedp.Click(css("#tasks li:first-child button.task-cancel")),
+		waitText("#tasks li:first-child", "cancelled"),
+		waitText("#result .error", "cancel"),
+		// A required task needs no box.
+		chromedp.Click(css(`button.tool[data-name="failing_job"]`)),
+		chromedp.Click(css("#run")),
+		waitText("#result", "the job failed"),
+	)
+
+	// Roots: the server asks for them; the page changes them.
+	listRoots := []chromedp.Action[chromedp.Void]{
+		chromedp.Click(css(`button.tool[data-name="test_input_required_result_list_roots"]`)),
+		chromedp.Click(css("#run")),
+	}
+	do(t, ctx, append(listRoots, waitText("#result pre.text", "Roots: file://"+first))...)
+	do(t, ctx,
+		chromedp.SetValue(css("#root-dir"), second),
+		chromedp.Click(css("#root-add")),
+		waitText("#roots", "file://"+second),
+		chromedp.Click(css(`#roots li[data-uri="file://`+first+`"] button.root-remove`)),
+	)
+	do(t, ctx, append(listRoots, waitText("#result pre.text", "Roots: file://"+second))...)
+	if s := text(t, ctx, "#roots"); strings.Contains(s, first) {
+		t.Errorf("removed root still listed: %q", s)
+	}
+	do(t, ctx,
+		chromedp.SetValue(css("#root-dir"), filepath.Join(second, "missing")),
+		chromedp.Click(css("#root-add")),
+		waitText("#root-error", "missing"),
+	)
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -57,7 +58,8 @@ commands:
                                  call a tool; values are typed from the tool's
                                  input schema (numbers, booleans, JSON arrays and
                                  objects), strings otherwise; --args JSON gives
-                                 the whole object; --out DIR saves images/audio
+                                 the whole object; --out DIR saves images/audio;
+                                 --task runs it as a task, followed to its end
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
                                  render a prompt (--args JSON also accepted)
@@ -66,14 +68,21 @@ commands:
                                  a resource template URI, KEY=VALUE are the
                                  arguments already chosen
   ping TARGET                    check that the server answers
+  schema TOOL TARGET             one tool in full: its schemas, annotations
+  log-level LEVEL TARGET         set the server's log level (in mcp shell:
+                                 and print its log messages from then on)
+  tasks [list | get ID | result ID | cancel ID] TARGET
+                                 follow tasks (mcp call --task starts one;
+                                 a tool that requires a task gets one)
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
                                  to give a stdio-only client an HTTP server
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
-  shell TARGET                   an interactive session: the commands above
+  shell [--exit-on-error] TARGET an interactive session: the commands above
                                  without TARGET, with history and tab
                                  completion of commands, tools, prompts,
-                                 resources and argument names
+                                 resources and argument names; roots add|remove
+                                 changes the roots offered
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -89,7 +98,8 @@ commands:
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
 
-flags (anywhere before TARGET, or after a URL or @NAME):
+flags (anywhere before TARGET, even before the command, or after a URL or
+@NAME):
 ` + flagTable + `
 --json output (field names as in the MCP schema):
   info       {"protocolVersion","stateless","serverInfo":{"name","version",...},
@@ -103,6 +113,9 @@ flags (anywhere before TARGET, or after a URL or @NAME):
   get        GetPromptResult: {"description","messages":[{"role","content"}...]}
   complete   {"completion":{"values":[...],"total","hasMore"}}
   ping       {"ok":true,"milliseconds":N}
+  tasks      {"tasks":[Task...]}; get: the task; result: CallToolResult
+  a failure  {"error":{"message","exitCode","code"?,"data"?}} (code and data:
+             the server's JSON-RPC error); a tool error is its CallToolResult
 
 exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect
 or --timeout passed, 4 authorization refused (HTTP 401/403), 5 error from the
@@ -130,6 +143,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, Usage)
 		return ExitUsage
 	}
+	args = hoistCommand(args)
 	name, args := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
@@ -163,6 +177,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case name == "inspect":
 		err = inv.inspect(ctx)
 	case name == "shell":
+		inv.liveRoots = true
 		err = inv.run(ctx, func(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 			return inv.shell(ctx, cs, stdin)
 		})
@@ -173,7 +188,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
 		}
 	}
-	return report(ctx, stderr, err)
+	return inv.report(ctx, err)
 }
 
 // help prints the help of the command named in args, or the overview.
@@ -196,21 +211,34 @@ func help(stdout, stderr io.Writer, args []string) int {
 
 // report prints err in one line and maps it to an exit status.
 func report(ctx context.Context, stderr io.Writer, err error) int {
+	code, msg, _ := classify(ctx, err)
+	if msg != "" {
+		fmt.Fprintln(stderr, "mcp:", msg)
+	}
+	return code
+}
+
+// classify maps err to an exit status and a one-line message, empty when
+// nothing is left to say (success, a tool error whose result is printed,
+// a shell already stopped), and returns the JSON-RPC error err holds, if
+// any.
+func classify(ctx context.Context, err error) (code int, msg string, je *jsonrpc.Error) {
 	if err == nil {
-		return ExitOK
+		return ExitOK, "", nil
 	}
 	var (
-		ue  usageError
-		he  *mcphttp.HTTPError
-		je  *jsonrpc.Error
-		ce  connectError
-		te  toolError
-		msg = err.Error()
+		ue usageError
+		he *mcphttp.HTTPError
+		ce connectError
+		te toolError
+		se shellExit
 	)
-	code := ExitProtocol
+	msg, code = err.Error(), ExitProtocol
 	switch {
+	case errors.As(err, &se):
+		return int(se), "", nil
 	case errors.As(err, &te):
-		return ExitToolError
+		return ExitToolError, "", nil
 	case errors.As(err, &ue):
 		code = ExitUsage
 	case ctx.Err() != nil:
@@ -225,9 +253,40 @@ func report(ctx context.Context, stderr io.Writer, err error) int {
 	for strings.HasPrefix(msg, "mcp: ") {
 		msg = msg[len("mcp: "):]
 	}
-	fmt.Fprintln(stderr, "mcp:", strings.ReplaceAll(msg, "\n", " "))
+	return code, strings.ReplaceAll(msg, "\n", " "), je
+}
+
+// report reports err as the package's report does, and under --json also
+// writes it on stdout, so that a script reading stdout always gets one
+// document: {"error": {"message", "exitCode", "code"?, "data"?}}, with
+// the JSON-RPC error's code and data when the server answered with one.
+func (inv *invocation) report(ctx context.Context, err error) int {
+	code, msg, je := classify(ctx, err)
+	if msg == "" {
+		return code
+	}
+	fmt.Fprintln(inv.stderr, "mcp:", msg)
+	if inv.json {
+		type envelope struct {
+			Message  string          `json:"message"`
+			ExitCode int             `json:"exitCode"`
+			Code     *int64          `json:"code,omitempty"`
+			Data     json.RawMessage `json:"data,omitempty"`
+		}
+		e := envelope{Message: msg, ExitCode: code}
+		if je != nil {
+			e.Code, e.Data = &je.Code, je.Data
+		}
+		_ = inv.printJSON(map[string]any{"error": e})
+	}
 	return code
 }
+
+// shellExit ends mcp shell --exit-on-error with the status of the line
+// that failed, whose error has been reported.
+type shellExit int
+
+func (e shellExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // lockedWriter serialises writes to w. It does not pass on io.ReaderFrom,
 // so that copying a child's stderr into it goes through Write too.
@@ -267,6 +326,9 @@ var commands = map[string]command{
 	"proxy":     {0, nil}, // see invocation.proxy
 	"inspect":   {0, nil}, // see invocation.inspect
 	"shell":     {0, nil}, // see invocation.shell
+	"tasks":     {0, runTasks},
+	"schema":    {1, runSchema},
+	"log-level": {1, runLogLevel},
 }
 
 // invocation is one parsed command line.
@@ -277,31 +339,40 @@ type invocation struct {
 	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
 	midLine bool       // a progress line is open on stderr
 
-	json     bool
-	verbose  bool
-	timeout  time.Duration
-	version  string
-	argsJSON string
-	outDir   string
-	addr     string   // inspect --addr
-	httpAddr string   // proxy --http
-	remote   bool     // proxy --allow-remote: --http may listen off loopback
-	hosts    listFlag // proxy --allow-host: the Host names accepted, instead of the defaults
-	inShell  bool     // a line of mcp shell: no target
-	tf       targetFlags
-	pos      []string          // the positional arguments
-	kv       map[string]string // KEY=VALUE pairs
-	kvOrder  []string          // their keys, in the order given
-	target   []string
+	json        bool
+	verbose     bool
+	timeout     time.Duration
+	version     string
+	argsJSON    string
+	outDir      string
+	task        bool         // call --task: let the server run the call as a task
+	noWait      bool         // call --no-wait: print the task instead of following it
+	rootDirs    listFlag     // --root: the directories offered as roots
+	roots       *rootSet     // the roots offered, once connected
+	liveRoots   bool         // the shell: roots may change, so they are declared even when none
+	addr        string       // inspect --addr
+	httpAddr    string       // proxy --http
+	remote      bool         // proxy --allow-remote: --http may listen off loopback
+	hosts       listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
+	inShell     bool         // a line of mcp shell: no target
+	level       string       // --log-level
+	showLogs    *atomic.Bool // print the server's log messages (shared with the shell's lines)
+	exitOnError bool         // shell --exit-on-error: the first failing line ends the shell
+	tf          targetFlags
+	pos         []string          // the positional arguments
+	kv          map[string]string // KEY=VALUE pairs
+	kvOrder     []string          // their keys, in the order given
+	target      []string
 }
 
-// parse reads flags wherever they appear before the target, then npos
-// positional arguments, KEY=VALUE pairs, and the target.
-func (inv *invocation) parse(name string, npos int, args []string, noInput *bool) error {
+// flagSet declares the flags of the command name; "" declares those of
+// every command, for hoistCommand.
+func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&inv.json, "json", false, "")
 	fs.BoolVar(&inv.verbose, "v", false, "")
+	fs.StringVar(&inv.level, "log-level", "", "")
 	fs.DurationVar(&inv.timeout, "timeout", 0, "")
 	fs.StringVar(&inv.version, "protocol-version", "", "")
 	fs.Var(&inv.tf.headers, "H", "")
@@ -309,21 +380,61 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	fs.StringVar(&inv.tf.cwd, "cwd", "", "")
 	fs.StringVar(&inv.tf.config, "config", "", "")
 	fs.BoolVar(noInput, "no-input", *noInput, "")
-	if name == "call" || name == "get" {
+	fs.Var(&inv.rootDirs, "root", "")
+	all := name == ""
+	if all || name == "call" || name == "get" {
 		fs.StringVar(&inv.argsJSON, "args", "", "")
 	}
-	if name == "call" {
+	if all || name == "call" {
 		fs.StringVar(&inv.outDir, "out", "", "")
+		fs.BoolVar(&inv.task, "task", false, "")
+		fs.BoolVar(&inv.noWait, "no-wait", false, "")
 	}
-	if name == "proxy" {
+	if all || name == "proxy" {
 		fs.StringVar(&inv.httpAddr, "http", "", "")
 		fs.BoolVar(&inv.remote, "allow-remote", false, "")
 		fs.Var(&inv.hosts, "allow-host", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
-	if name == "inspect" {
+	if all || name == "shell" {
+		fs.BoolVar(&inv.exitOnError, "exit-on-error", false, "")
+	}
+	if all || name == "inspect" {
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
 	}
+	return fs
+}
+
+// hoistCommand moves the command to the front when flags come before it
+// (mcp --root . call ...), so that Run finds it in args[0].
+func hoistCommand(args []string) []string {
+	noInput := false
+	fs := new(invocation).flagSet("", &noInput)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			if a == "--" || i == 0 {
+				return args
+			}
+			return append(append([]string{a}, args[:i]...), args[i+1:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return args // an unknown flag: parse says so
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+			i++ // its value
+		}
+	}
+	return args
+}
+
+// parse reads flags wherever they appear before the target, then npos
+// positional arguments, KEY=VALUE pairs, and the target. mcp tasks takes
+// as many positional arguments as its verb needs, if one is given.
+func (inv *invocation) parse(name string, npos int, args []string, noInput *bool) error {
+	fs := inv.flagSet(name, noInput)
 	rest := args
 	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
@@ -338,6 +449,9 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 				break
 			}
 			continue
+		}
+		if n, ok := tasksVerbs[rest[0]]; ok && name == "tasks" && len(inv.pos) == 0 {
+			npos = n
 		}
 		if len(inv.pos) < npos {
 			inv.pos = append(inv.pos, rest[0])
@@ -422,10 +536,28 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		ElicitationHandler:   inv.answerElicitation,
 		CreateMessageHandler: inv.answerSampling,
 	}
-	if inv.verbose {
-		opts.LoggingMessageHandler = inv.printLog
+	// Log messages are printed once a level is asked for: -v, --log-level,
+	// or log-level in the shell.
+	if inv.showLogs == nil {
+		inv.showLogs = new(atomic.Bool)
+	}
+	opts.LoggingMessageHandler = inv.printLog
+	// Roots are declared when there are some, and in the shell, where
+	// roots add may offer them later.
+	if inv.roots, err = newRootSet(inv.rootDirs); err != nil {
+		return usageError{err}
+	}
+	if len(inv.rootDirs) > 0 || inv.liveRoots {
+		opts.Roots = inv.roots.list()
+	}
+	var rootsAsked <-chan struct{}
+	if len(inv.rootDirs) > 0 {
+		var mw mcp.Middleware
+		mw, rootsAsked = watchRootsList()
+		opts.Receiving = append(opts.Receiving, mw)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
+	inv.roots.attach(client)
 	cs, err := client.Connect(ctx, stream)
 	if err != nil {
 		var je *jsonrpc.Error
@@ -438,8 +570,14 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		return connectError{err}
 	}
 	defer cs.Close()
-	if inv.verbose && cs.ServerCapabilities().Logging != nil {
-		if err := cs.SetLoggingLevel(ctx, mcp.LevelDebug); err != nil {
+	if rootsAsked != nil && !cs.Stateless() {
+		awaitRootsList(ctx, rootsAsked)
+	}
+	if level, err := inv.logLevel(); err != nil {
+		return err
+	} else if level != 0 && cs.ServerCapabilities().Logging != nil {
+		inv.showLogs.Store(true)
+		if err := cs.SetLoggingLevel(ctx, level); err != nil {
 			fmt.Fprintln(inv.stderr, "mcp: logging/setLevel:", err)
 		}
 	}
@@ -452,6 +590,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 
 // printLog prints a server log message on stderr.
 func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+	if !inv.showLogs.Load() {
+		return
+	}
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.endLineLocked()

@@ -34,6 +34,15 @@ func (inv *invocation) table(header []string, rows [][]string) error {
 	return tw.Flush()
 }
 
+// pairs writes rows of a label and its value, the values aligned.
+func (inv *invocation) pairs(rows [][]string) error {
+	tw := tabwriter.NewWriter(inv.stdout, 0, 4, 1, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
 // oneLine shortens s to its first line.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
@@ -78,11 +87,7 @@ func runInfo(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error 
 		{"protocol:", out.ProtocolVersion + map[bool]string{true: " (stateless)", false: ""}[out.Stateless]},
 		{"capabilities:", strings.Join(caps, ", ")},
 	}
-	tw := tabwriter.NewWriter(inv.stdout, 0, 4, 1, ' ', 0)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := inv.pairs(rows); err != nil {
 		return err
 	}
 	if out.Instructions != "" {
@@ -213,16 +218,22 @@ func (inv *invocation) withProgress(ctx context.Context) (context.Context, func(
 		if p.Message != "" {
 			line += " " + p.Message
 		}
-		inv.mu.Lock()
-		defer inv.mu.Unlock()
-		if !isTerminal(inv.stderr) {
-			fmt.Fprintln(inv.stderr, line)
-			return
-		}
-		fmt.Fprintf(inv.stderr, "\r\033[K%s", line)
-		inv.midLine = true
+		inv.status(line)
 	})
 	return ctx, inv.endLine
+}
+
+// status prints a line of progress on stderr: on a terminal rewritten in
+// place by the next, otherwise a line of its own.
+func (inv *invocation) status(line string) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if !isTerminal(inv.stderr) {
+		fmt.Fprintln(inv.stderr, line)
+		return
+	}
+	fmt.Fprintf(inv.stderr, "\r\033[K%s", line)
+	inv.midLine = true
 }
 
 // endLine ends a progress line left open on the terminal.
@@ -266,16 +277,40 @@ func isTerminal(f any) bool {
 
 func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error {
 	name := inv.pos[0]
-	args, err := inv.arguments(ctx, cs, name)
+	// A 2025-11-25 tool says in its execution whether it must be called
+	// as a task; a 2026-07-28 server says so by refusing the call.
+	var tool *mcp.Tool
+	if len(inv.kv) > 0 || !inv.task && cs.ServerCapabilities().Tasks != nil {
+		// A server that cannot list its tools may still take a call
+		// that has no KEY=VALUE to type.
+		var err error
+		if tool, err = findTool(ctx, cs, name); err != nil && len(inv.kv) > 0 {
+			return err
+		}
+	}
+	args, err := inv.arguments(tool)
 	if err != nil {
 		return err
 	}
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	ctx, done := inv.withProgress(ctx)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	var res *mcp.CallToolResult
+	if inv.task || requiresTask(tool) {
+		res, err = inv.callTask(ctx, cs, p)
+	} else if res, err = cs.CallTool(ctx, p); needsTasks(err) {
+		res, err = inv.callTask(ctx, cs, p)
+	}
 	done()
-	if err != nil {
+	if err != nil || res == nil { // res is nil for call --task --no-wait
 		return err
 	}
+	return inv.printResult(res, "tool "+name)
+}
+
+// printResult prints a tool's result; what names the tool or task for the
+// error when the result is one.
+func (inv *invocation) printResult(res *mcp.CallToolResult, what string) error {
+	var err error
 	if inv.json {
 		err = inv.printJSON(res)
 	} else {
@@ -285,14 +320,27 @@ func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error 
 		return err
 	}
 	if res.IsError {
-		return toolError{fmt.Errorf("tool %s returned an error", name)}
+		return toolError{fmt.Errorf("%s returned an error", what)}
 	}
 	return nil
 }
 
+// findTool looks a tool up in the server's list; nil if it is not there.
+func findTool(ctx context.Context, cs *mcp.ClientSession, name string) (*mcp.Tool, error) {
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return nil, nil
+}
+
 // arguments builds the arguments object from --args and KEY=VALUE pairs,
-// typing each value from the tool's input schema.
-func (inv *invocation) arguments(ctx context.Context, cs *mcp.ClientSession, tool string) (json.RawMessage, error) {
+// typing each value from tool's input schema (tool may be nil).
+func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	obj := map[string]any{}
 	if inv.argsJSON != "" {
 		if err := json.Unmarshal([]byte(inv.argsJSON), &obj); err != nil {
@@ -301,14 +349,8 @@ func (inv *invocation) arguments(ctx context.Context, cs *mcp.ClientSession, too
 	}
 	if len(inv.kv) > 0 {
 		var schema json.RawMessage
-		for t, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				return nil, err
-			}
-			if t.Name == tool {
-				schema = t.InputSchema
-				break
-			}
+		if tool != nil {
+			schema = tool.InputSchema
 		}
 		types := propertyTypes(schema)
 		for _, k := range inv.kvOrder {

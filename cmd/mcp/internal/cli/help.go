@@ -22,6 +22,11 @@ const flagTable = `  --json                 one JSON document on stdout
   --timeout DURATION     give up after this long (e.g. 30s; default none)
   --protocol-version V   ask for revision V (default: negotiate the newest)
   -v                     print the server's log messages on stderr
+  --log-level LEVEL      the same, from LEVEL up (-v is debug)
+  --root DIR             offer DIR (or a file:// URI) to the server as a root
+                         (repeatable; default none: no roots capability);
+                         a stateful server is given a moment to ask for them
+                         before the command's request
   --no-input             decline the server's requests for user input
                          (elicitation) and for a model reply (sampling)
                          instead of asking on the terminal; the default
@@ -71,7 +76,7 @@ Lists every prompt and its arguments (optional ones marked ?).
 --json: {"prompts": [{"name", "title"?, "description"?,
          "arguments"?: [{"name", "description"?, "required"?}]}]}
 `,
-	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [KEY=VALUE...] TARGET...
+	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [--task [--no-wait]] [KEY=VALUE...] TARGET...
 
 Calls a tool. --args gives the arguments object as JSON; each KEY=VALUE
 sets one argument, typed from the tool's input schema: a property that
@@ -84,6 +89,16 @@ embedded resources are printed; structured output follows, as indented
 JSON.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
+
+Tasks: a tool whose execution.taskSupport is "required" (2025-11-25) is
+called as a task without asking, and so is a call a 2026-07-28 server
+refuses for want of the tasks extension (-32021); --task asks for a task
+where it is optional (a 2026-07-28 server decides). The call then follows the task to its end, printing each new
+status on stderr ("task ID: working - message") as it does progress,
+and prints its result as above. The task's questions are asked as
+elicitation is. Ctrl-C (or --timeout) cancels the task (tasks/cancel).
+--no-wait prints the task (its id, status and times; --json: the task
+object) instead of waiting: see mcp tasks.
 
 --json: the CallToolResult: {"content": [{"type": "text", "text"} |
          {"type": "image"|"audio", "data", "mimeType"} |
@@ -182,7 +197,7 @@ It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
 (Origin) are refused.
 `,
-	"shell": `usage: mcp shell [flags] TARGET...
+	"shell": `usage: mcp shell [flags] [--exit-on-error] TARGET...
 
 Opens one session with TARGET and reads commands a line at a time: info,
 tools, resources, templates, prompts, ping, call, read, get, complete, as
@@ -192,7 +207,52 @@ last 1000 lines, kept in gomcp/shell_history under the user's config
 directory, 0600) and Tab completion of commands, flags, tool and prompt names, resource URIs and
 argument names; otherwise it reads plain lines, so that a script can pipe
 commands in. The server's questions (elicitation, sampling) are asked in
-the shell. A failing command prints its error and the shell goes on.
+the shell. A failing command prints its error and the shell goes on;
+with --exit-on-error the first failing line (an error, a tool error, a
+line that does not parse) ends the shell with that line's exit status, so
+that a piped script stops there.
+
+roots [list] [--json], roots add DIR..., roots remove DIR|URI... change
+the roots the shell offers (it declares the roots capability even with
+none, and starts with those of --root); each change sends
+notifications/roots/list_changed.
+`,
+	"tasks": `usage: mcp tasks [flags] [list | get ID | result ID | cancel ID] TARGET...
+
+Follows tasks: list (the default) lists them, every page (2025-11-25; the
+2026-07-28 extension has no list); get shows one's status; result waits
+for its end and prints its result as mcp call does (exit 1 for a tool
+error); cancel asks the server to cancel it. A 2025-11-25 server keeps
+tasks per session, so across commands they are found in mcp shell (or
+from another command only on a server that shares them); a 2026-07-28
+server finds them by id. Start one with mcp call --task --no-wait.
+
+--json: list {"tasks": [{"taskId", "status", "statusMessage"?,
+         "createdAt", "lastUpdatedAt", "ttl", "pollInterval"?}]};
+        get {"taskId", "status", "statusMessage"?, "createdAt",
+         "lastUpdatedAt", "ttlMs", "pollIntervalMs"?, "inputRequests"?,
+         "result"?, "error"?}; result the CallToolResult;
+        cancel {"taskId", "cancelRequested": true}
+`,
+	"schema": `usage: mcp schema [flags] TOOL TARGET...
+
+Shows one tool in full: its name and title, its description, and its
+input schema, output schema, annotations and execution (task support),
+indented.
+
+--json: the Tool: {"name", "title"?, "description"?, "inputSchema",
+         "outputSchema"?, "annotations"?, "execution"?, ...}
+`,
+	"log-level": `usage: mcp log-level [flags] LEVEL TARGET...
+
+Sets the level of the log messages the server sends (logging/setLevel; on
+a 2026-07-28 session, the level the session's later requests carry): one
+of debug, info, notice, warning, error, critical, alert, emergency. From
+then on the messages are printed on stderr, which is what it is for in
+mcp shell. On the command line, --log-level LEVEL does the same for one
+command (-v is --log-level debug).
+
+--json: {"level": "debug"}
 `,
 	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--dpop] [--timeout D] URL
 

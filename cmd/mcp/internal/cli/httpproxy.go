@@ -130,6 +130,16 @@ func (s *proxySession) lastUsedAt() time.Time {
 	return s.lastUsed
 }
 
+// removePost forgets st as an open POST stream; s.mu is held.
+func (s *proxySession) removePost(st *proxyStream) {
+	for i, x := range s.posts {
+		if x == st {
+			s.posts = append(s.posts[:i], s.posts[i+1:]...)
+			return
+		}
+	}
+}
+
 // proxyStream is one HTTP response carrying messages as server-sent events.
 type proxyStream struct {
 	msgs chan *jsonrpc.Message
@@ -274,12 +284,7 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 		if token != "" && s.progress[token] == st {
 			delete(s.progress, token)
 		}
-		for i, x := range s.posts {
-			if x == st {
-				s.posts = append(s.posts[:i], s.posts[i+1:]...)
-				break
-			}
-		}
+		s.removePost(st)
 		s.mu.Unlock()
 	}()
 	if err := s.up.Write(r.Context(), m); err != nil {
@@ -419,7 +424,11 @@ func (p *httpProxy) pump(s *proxySession) {
 				st = nil
 			}
 			if st != nil {
+				// Ended: what comes next goes to a stream still open,
+				// not to this one, whose handler may have drained it
+				// already and left.
 				st.finish()
+				s.removePost(st)
 			}
 		case m.Method == mcp.NotificationProgress && s.progress[progressToken(m.Params)] != nil:
 			if st = s.progress[progressToken(m.Params)]; !st.send(m) {

@@ -137,6 +137,8 @@ type inspector struct {
 	target  []string
 	lastErr string // why the last connection failed, shown while none is open
 
+	roots *rootSet // offered to every server the page connects to
+
 	askMu  sync.Mutex
 	askSeq int
 	asks   map[int]chan json.RawMessage
@@ -155,7 +157,11 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return err
 	}
-	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}}
+	roots, err := newRootSet(inv.rootDirs)
+	if err != nil {
+		return usageError{err}
+	}
+	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}, roots: roots}
 	// A first connection that fails leaves the page up, showing why, to
 	// pick another server.
 	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
@@ -201,6 +207,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		ProtocolVersion:      in.inv.version,
 		ElicitationHandler:   in.elicit,
 		CreateMessageHandler: in.sample,
+		Roots:                in.roots.list(), // declared even when none: the page may add some
 	})
 	in.hub.publish("connecting", "", map[string]any{"target": target})
 	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub})
@@ -212,6 +219,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		}
 		return connectError{err}
 	}
+	in.roots.attach(client)
 	in.mu.Lock()
 	old := in.cs
 	in.cs, in.target, in.lastErr = cs, target, ""
@@ -470,6 +478,9 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		Arguments json.RawMessage `json:"arguments"`
 		ID        int             `json:"id"`
 		Result    json.RawMessage `json:"result"`
+		Task      bool            `json:"task"`   // call: as a task
+		TaskID    string          `json:"taskId"` // task-cancel
+		Dir       string          `json:"dir"`    // roots-add, roots-remove
 	}
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &a); err != nil {
@@ -502,6 +513,17 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		c <- a.Result
 		in.hub.publish("answered", "", map[string]any{"id": a.ID})
 		return map[string]any{}, nil
+	case "roots":
+		return in.roots.list(), nil
+	case "roots-add", "roots-remove":
+		change := in.roots.add
+		if op == "roots-remove" {
+			change = in.roots.remove
+		}
+		if err := change(a.Dir); err != nil {
+			return nil, err
+		}
+		return in.roots.list(), nil
 	}
 	in.mu.Lock()
 	cs, lastErr := in.cs, in.lastErr
@@ -544,7 +566,17 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
 			a.Arguments = nil
 		}
-		return cs.CallTool(ctx, &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments})
+		p := &mcp.CallToolParams{Name: a.Name, Arguments: a.Arguments}
+		if a.Task {
+			return in.callTask(ctx, cs, p)
+		}
+		res, err := cs.CallTool(ctx, p)
+		if needsTasks(err) { // a 2026-07-28 tool that runs only as a task
+			return in.callTask(ctx, cs, p)
+		}
+		return res, err
+	case "task-cancel":
+		return map[string]any{}, cs.CancelTask(ctx, a.TaskID)
 	case "read":
 		return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: a.URI})
 	case "get":
@@ -605,4 +637,21 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// callTask calls a tool letting the server make it a task, and follows
+// the task to its result, publishing each status as a task event for the
+// page, which offers to cancel it meanwhile. A page that leaves before the
+// end cancels the task.
+func (in *inspector) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	tc, err := cs.CallToolTask(ctx, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	if tc.Task == nil {
+		return tc.Result, nil
+	}
+	return followTask(ctx, cs, tc, func(t *mcp.TaskInfo) {
+		in.hub.publish("task", "", map[string]any{"tool": p.Name, "task": t})
+	})
 }

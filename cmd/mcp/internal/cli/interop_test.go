@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,21 @@ func TestTypeScriptServer(t *testing.T) {
 	wantField(t, run("get", "--json", "args-prompt", "city=Austin", "state=TX"), "What's weather in Austin, TX?", "messages", 0, "content", "text")
 	wantField(t, run("get", "--json", "simple-prompt"), "user", "messages", 0, "role")
 
+	// A tool that must run as a task (2025-11-25 tasks): its status
+	// messages are the progress, and its question (ambiguous=true) is
+	// asked through tasks/result and answered from stdin.
+	code, out, errs = mcpRun(t, context.Background(), append([]string{"call", "simulate-research-query", "topic=gophers"}, target...)...)
+	if code != ExitOK || !strings.HasPrefix(out, "# Research Report: gophers\n") ||
+		!regexp.MustCompile(`(?m)^task \S+: working - Gathering sources\.\.\.\n(.*\n)*task \S+: completed`).MatchString(errs) {
+		t.Errorf("call simulate-research-query: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = mcpRunInput(t, context.Background(), "Historical perspective\ny\n",
+		append([]string{"call", "--no-input=false", "simulate-research-query", "topic=gophers", "ambiguous=true"}, target...)...)
+	if code != ExitOK || !strings.HasPrefix(out, "# Research Report: gophers (historical)\n") ||
+		!strings.Contains(errs, "Which interpretation of the topic do you mean?") {
+		t.Errorf("call simulate-research-query ambiguous=true: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
 	// complete with a target of two words, the value given or not.
 	wantField(t, run("complete", "completable-prompt", "department=Eng", "--json"), "Engineering", "completion", "values", 0)
 	if vals := field(t, run("complete", "--json", "completable-prompt", "department"), "completion", "values").([]any); len(vals) < 2 {
@@ -123,7 +139,7 @@ func TestTypeScriptServer(t *testing.T) {
 // TestFilesystemServer runs the commands against the reference file
 // server, @modelcontextprotocol/server-filesystem (stdio only), allowed one
 // temporary directory: mcp declares no roots, so the server keeps its
-// command-line directory.
+// command-line directory; then given only roots (--root).
 func TestFilesystemServer(t *testing.T) {
 	t.Parallel()
 	server := requireEnv(t, "SERVER_FILESYSTEM")
@@ -161,6 +177,15 @@ func TestFilesystemServer(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, "hello, filesystem\nstructuredContent:\n") {
 		t.Errorf("call read_text_file: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// Roots instead of directories on the command line: the server waits
+	// for them, and mcp gives it the time to ask.
+	rootsDir := t.TempDir()
+	rootsDir, err = filepath.EvalSymlinks(rootsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantField(t, runJSON(t, "--root", rootsDir, "call", "--json", "list_allowed_directories", server),
+		"Allowed directories:\n"+rootsDir, "content", 0, "text")
 	// A path outside the allowed directory: the tool's error result.
 	code, out, errs = mcpRun(t, context.Background(), append([]string{"call", "read_text_file", "path=/etc/hostname"}, target...)...)
 	if code == ExitOK || !strings.Contains(out+errs, "Access denied") {

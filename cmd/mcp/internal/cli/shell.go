@@ -24,6 +24,11 @@ const shellHelp = `commands (flags such as --json work as on the command line):
   info | tools | resources | templates | prompts | ping
   call TOOL [KEY=VALUE...]      read URI
   get PROMPT [KEY=VALUE...]     complete REF ARG[=VALUE] [KEY=VALUE...]
+  tasks [list | get ID | result ID | cancel ID]
+  schema TOOL                   log-level LEVEL (then prints log messages)
+  roots [list] | roots add DIR... | roots remove DIR...
+                                change the roots offered to the server (it is
+                                sent notifications/roots/list_changed)
   help                          exit (or Ctrl-D)
 Tab completes commands, tool, prompt and argument names, and resource URIs.
 `
@@ -142,6 +147,9 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		words, err := splitWords(line)
 		if err != nil {
 			fmt.Fprintln(inv.stderr, "mcp:", err)
+			if inv.exitOnError {
+				return shellExit(ExitUsage)
+			}
 			continue
 		}
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
@@ -150,6 +158,14 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		switch words[0] {
 		case "exit", "quit":
 			return nil
+		case "roots":
+			if err := inv.shellRoots(words, inv.stdout); err != nil {
+				fmt.Fprintln(inv.stderr, "mcp:", err)
+				if inv.exitOnError {
+					return shellExit(ExitUsage)
+				}
+			}
+			continue
 		case "help", "?":
 			if len(words) > 1 {
 				help(inv.stdout, inv.stderr, words[1:2])
@@ -163,11 +179,14 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		mu.Lock()
 		cancelLine = cancel
 		mu.Unlock()
-		inv.shellCommand(lineCtx, cs, words)
+		code := inv.shellCommand(lineCtx, cs, words)
 		mu.Lock()
 		cancelLine = nil
 		mu.Unlock()
 		cancel()
+		if code != ExitOK && inv.exitOnError {
+			return shellExit(code)
+		}
 		select {
 		case <-cs.Done():
 			return connectError{errors.New("the server closed the session")}
@@ -176,30 +195,24 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 	}
 }
 
-// shellCommand runs one line of the shell.
-func (inv *invocation) shellCommand(ctx context.Context, cs *mcp.ClientSession, words []string) {
+// shellCommand runs one line of the shell and returns its exit status.
+func (inv *invocation) shellCommand(ctx context.Context, cs *mcp.ClientSession, words []string) int {
 	c, ok := commands[words[0]]
 	if !ok || c.run == nil {
 		fmt.Fprintf(inv.stderr, "mcp: unknown command %q (type help)\n", words[0])
-		return
+		return ExitUsage
 	}
-	sub := &invocation{stdout: inv.stdout, stderr: inv.stderr, ask: inv.ask, inShell: true, timeout: inv.timeout}
+	sub := &invocation{stdout: inv.stdout, stderr: inv.stderr, ask: inv.ask, inShell: true, timeout: inv.timeout, showLogs: inv.showLogs}
 	noInput := inv.ask == nil
 	if err := sub.parse(words[0], c.positional, words[1:], &noInput); err != nil {
-		report(ctx, inv.stderr, err)
-		return
+		return sub.report(ctx, err)
 	}
 	if sub.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sub.timeout)
 		defer cancel()
 	}
-	if err := c.run(ctx, sub, cs); err != nil {
-		var te toolError
-		if !errors.As(err, &te) {
-			report(ctx, inv.stderr, err)
-		}
-	}
+	return sub.report(ctx, c.run(ctx, sub, cs))
 }
 
 // shellState caches what tab completion offers, until the next command.
@@ -239,7 +252,7 @@ func (sh *shellState) load() {
 }
 
 // shellFlags are the flags a line may use.
-var shellFlags = []string{"--json", "--args", "--out", "--timeout", "--no-input", "-v"}
+var shellFlags = []string{"--json", "--args", "--out", "--task", "--no-wait", "--timeout", "--no-input"}
 
 // complete returns the completions of the last word of line.
 func (sh *shellState) complete(line string) (int, []string) {
@@ -254,7 +267,7 @@ func (sh *shellState) complete(line string) (int, []string) {
 				cands = append(cands, name)
 			}
 		}
-		cands = append(cands, "help", "exit")
+		cands = append(cands, "help", "exit", "roots")
 	case strings.HasPrefix(word, "-"):
 		cands = shellFlags
 	case prior[0] == "help" && len(prior) == 1:
@@ -291,7 +304,17 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 	}
 	var cands []string
 	switch prior[0] {
-	case "call":
+	case "log-level":
+		if len(pos) == 0 {
+			cands = strings.Split(levelNames, ", ")
+		}
+	case "tasks":
+		if len(pos) == 0 {
+			for verb := range tasksVerbs {
+				cands = append(cands, verb)
+			}
+		}
+	case "schema", "call":
 		if len(pos) == 0 {
 			for _, t := range sh.tools {
 				cands = append(cands, t.Name)

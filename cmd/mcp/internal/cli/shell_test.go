@@ -164,6 +164,11 @@ func TestShellCompletion(t *testing.T) {
 		{"read test://static-", 5, []string{"test://static-binary", "test://static-text"}},
 		{"call --js", 5, []string{"--json"}},
 		{"help ca", 5, []string{"call"}},
+		{"ro", 0, []string{"roots"}},
+		{"tasks ", 6, []string{"cancel", "get", "list", "result"}},
+		{"log-level w", 10, []string{"warning"}},
+		{"schema test_simple_t", 7, []string{"test_simple_text"}},
+		{"call --ta", 5, []string{"--task"}},
 	} {
 		start, got := sh.complete(tc.line)
 		if start != tc.start || !reflect.DeepEqual(got, tc.want) {

@@ -77,7 +77,9 @@ function onEvent(e) {
   case "connected":
     logLine("event", e.time + " connected");
     showState(d);
+    $("#tasks").replaceChildren(); // tasks belong to a session
     refresh();
+    loadRoots();
     break;
   case "disconnected":
     logLine("event error", e.time + " " + (d.error || "disconnected"));
@@ -93,6 +95,9 @@ function onEvent(e) {
     break;
   case "sample":
     if (!answered.has(d.id)) showSample(d.id, d.params);
+    break;
+  case "task":
+    showTask(d.tool, d.task);
     break;
   case "answered":
     answered.add(d.id);
@@ -120,7 +125,7 @@ function setStatus(s) { $("#status").textContent = s; }
 // connected to, so that nothing of it can be called by mistake.
 function clearLists() {
   generation++; // a refresh still under way shows nothing
-  for (const kind of ["tools", "resources", "templates", "prompts"]) $("#" + kind).replaceChildren();
+  for (const kind of ["tools", "resources", "templates", "prompts", "tasks"]) $("#" + kind).replaceChildren();
   $("#detail").replaceChildren(el("p", {class: "hint", text: "Not connected: connect to a server above."}));
 }
 
@@ -131,12 +136,14 @@ function showState(s) {
     if (!$("#target").value && s.target) $("#target").value = s.target;
     return;
   }
+  stateless = !!s.stateless;
   const info = s.serverInfo || {};
   setStatus((info.title || info.name || "server") + " " + (info.version || "") + " · " + s.protocolVersion + (s.stateless ? " (stateless)" : ""));
   if (!$("#target").value) $("#target").value = s.target;
 }
 
 let generation = 0;
+let stateless = false; // the session is 2026-07-28's
 
 // refresh fetches the four lists; only the latest of overlapping calls
 // shows its answer.
@@ -258,12 +265,17 @@ async function run(action, args, render) {
 
 function showTool(tool) {
   const form = objectForm(tool.inputSchema);
-  const f = el("form", {id: "tool-form"}, ...form.nodes, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
+  // A 2025-11-25 tool says whether it may or must run as a task; a
+  // 2026-07-28 server decides by itself, for any tool.
+  const support = (tool.execution && tool.execution.taskSupport) || (stateless ? "optional" : "forbidden");
+  const taskBox = el("input", {type: "checkbox", id: "as-task", checked: support === "required", disabled: support === "required"});
+  const taskField = support === "forbidden" ? null : el("label", {}, taskBox, support === "required" ? " runs as a task" : " run as a task");
+  const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
     let args;
     try { args = form.read(); } catch (err) { showError(err); return; }
-    run("call", {name: tool.name, arguments: args}, (res) => renderCall(res, tool));
+    run("call", {name: tool.name, arguments: args, task: taskBox.checked}, (res) => renderCall(res, tool));
   });
   detail(tool.title || tool.name, tool.description, f, el("details", {}, el("summary", {text: "input schema"}), el("pre", {text: pretty(tool.inputSchema)})));
 }
@@ -353,6 +365,44 @@ function renderPrompt(res) {
   return out;
 }
 
+// ---- tasks and roots ----
+
+const terminal = (status) => status === "completed" || status === "failed" || status === "cancelled";
+
+// showTask shows a task's latest status in the Tasks list and under the
+// call, with a button to cancel it while it runs.
+function showTask(tool, t) {
+  const line = tool + " · " + t.status + (t.statusMessage ? " - " + t.statusMessage : "");
+  let li = [...$("#tasks").children].find((x) => x.dataset.taskId === t.taskId);
+  if (!li) {
+    li = el("li", {"data-task-id": t.taskId});
+    $("#tasks").prepend(li);
+  }
+  const cancel = terminal(t.status) ? null : el("button", {type: "button", class: "task-cancel", text: "Cancel", onclick: async (ev) => {
+    ev.target.disabled = true;
+    try { await api("task-cancel", {taskId: t.taskId}); } catch (err) { li.append(el("span", {class: "error", text: " " + err.message})); }
+  }});
+  li.replaceChildren(el("span", {class: "status", text: t.status}), " " + tool + " ", el("code", {text: t.taskId}), t.statusMessage ? " - " + t.statusMessage : "", " ", cancel);
+  $("#progress").hidden = false;
+  $("#progress-bar").removeAttribute("value");
+  if (terminal(t.status)) $("#progress-bar").value = $("#progress-bar").max;
+  $("#progress-text").textContent = "task " + line;
+}
+
+function showRoots(roots) {
+  $("#roots").replaceChildren(...roots.map((r) => el("li", {"data-uri": r.uri}, el("code", {text: r.uri}), " ",
+    el("button", {type: "button", class: "root-remove", text: "Remove", onclick: () => changeRoots("roots-remove", r.uri)}))));
+}
+
+async function loadRoots() {
+  try { showRoots(await api("roots")); } catch (err) { $("#root-error").textContent = err.message; }
+}
+
+async function changeRoots(op, dir) {
+  $("#root-error").textContent = "";
+  try { showRoots(await api(op, {dir})); } catch (err) { $("#root-error").textContent = err.message; }
+}
+
 // ---- the server's questions ----
 
 async function answer(id, result, card) {
@@ -428,4 +478,8 @@ $("#connect-form").addEventListener("submit", async (ev) => {
   }
 });
 $("#clear-log").addEventListener("click", () => $("#log").replaceChildren());
+$("#root-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  changeRoots("roots-add", $("#root-dir").value).then(() => { if (!$("#root-error").textContent) $("#root-dir").value = ""; });
+});
 openFeed();
