@@ -75,7 +75,7 @@ func TestShellRoots(t *testing.T) {
 		RootsListChangedHandler: func(context.Context, *mcp.ServerSession) { changed <- struct{}{} },
 	})
 	err := mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
-		res, err := req.Session().ListRoots(ctx, nil)
+		res, err := req.ListRoots(ctx)
 		if err != nil {
 			return "", err
 		}
