@@ -1,0 +1,241 @@
+package sdk_test
+
+import (
+	"bufio"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layerRow is one row of ARCHITECTURE.md's layer table.
+type layerRow struct {
+	line     int             // line number in ARCHITECTURE.md
+	packages []string        // the package column, relative to the module
+	imports  map[string]bool // module packages named in the imports column
+	anyAbove bool            // the imports column says "everything above"
+	text     string          // the imports column as written
+}
+
+// modulePackage is what the non-test files of one package import.
+type modulePackage struct {
+	internal   map[string]bool // packages of this module, relative to it
+	thirdParty map[string]bool // required modules, by module path
+}
+
+// TestArchitectureLayers keeps ARCHITECTURE.md's layer table true: every
+// package of the root module has a row; a row's imports column names exactly
+// the module packages its non-test files import (in backquotes, or
+// "everything above"), plus each third-party module by name; and a package
+// imports only packages in rows above its own.
+func TestArchitectureLayers(t *testing.T) {
+	module, required := readGoMod(t)
+	pkgs := modulePackages(t, module, required)
+	rows := readLayerTable(t)
+
+	rowOf := map[string]int{}
+	for i, r := range rows {
+		for _, p := range r.packages {
+			if _, dup := rowOf[p]; dup {
+				t.Errorf("ARCHITECTURE.md:%d: `%s` has two rows in the layer table; keep one", r.line, p)
+			}
+			rowOf[p] = i
+			if _, ok := pkgs[p]; !ok {
+				t.Errorf("ARCHITECTURE.md:%d: `%s` is not a package of the root module; remove it from the layer table or fix its name", r.line, p)
+			}
+		}
+		for p := range r.imports {
+			if _, ok := pkgs[p]; !ok {
+				t.Errorf("ARCHITECTURE.md:%d: the imports column names `%s`, which is not a package of the root module; backquote only module packages", r.line, p)
+			}
+		}
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(pkgs)) {
+		i, ok := rowOf[name]
+		if !ok {
+			t.Errorf("package %s has no row in ARCHITECTURE.md's layer table; add one (layer | `%s` | job | imports), below every package it imports", name, name)
+			continue
+		}
+		r, pkg := rows[i], pkgs[name]
+		for _, imp := range slices.Sorted(maps.Keys(pkg.internal)) {
+			if j, ok := rowOf[imp]; ok && j >= i {
+				t.Errorf("ARCHITECTURE.md:%d: %s imports %s, which is not in a row above it (line %d); imports flow down the table: move the row, or remove the import if it is a layering bug", r.line, name, imp, rows[j].line)
+			}
+			if !r.anyAbove && !r.imports[imp] {
+				t.Errorf("ARCHITECTURE.md:%d: %s imports %s; add `%s` to its imports column", r.line, name, imp, imp)
+			}
+		}
+		if !r.anyAbove {
+			for _, imp := range slices.Sorted(maps.Keys(r.imports)) {
+				if !pkg.internal[imp] {
+					t.Errorf("ARCHITECTURE.md:%d: the imports column of %s names `%s`, which it does not import; remove it", r.line, name, imp)
+				}
+			}
+		}
+		for _, mod := range slices.Sorted(maps.Keys(pkg.thirdParty)) {
+			if short := moduleName(mod); !strings.Contains(r.text, short) {
+				t.Errorf("ARCHITECTURE.md:%d: %s imports the third-party module %s; name it (%s) in its imports column", r.line, name, mod, short)
+			}
+		}
+	}
+}
+
+// readGoMod returns the root module's path and the modules it requires.
+func readGoMod(t *testing.T) (module string, required []string) {
+	t.Helper()
+	data, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inBlock := false
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "module":
+			module = f[1]
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			inBlock = true
+		case len(f) >= 1 && f[0] == ")":
+			inBlock = false
+		case len(f) >= 3 && f[0] == "require":
+			required = append(required, f[1])
+		case inBlock && len(f) >= 2:
+			required = append(required, f[0])
+		}
+	}
+	if module == "" {
+		t.Fatal("go.mod has no module line")
+	}
+	return module, required
+}
+
+// modulePackages returns every package of the root module (a directory with
+// non-test Go files, outside nested modules and testdata) with what its
+// non-test files import, whatever their build constraints.
+func modulePackages(t *testing.T, module string, required []string) map[string]*modulePackage {
+	t.Helper()
+	pkgs := map[string]*modulePackage{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			base := d.Name()
+			if p != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != "." && err == nil {
+				return filepath.SkipDir // a module of its own
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(filepath.Dir(p))
+		pkg := pkgs[name]
+		if pkg == nil {
+			pkg = &modulePackage{internal: map[string]bool{}, thirdParty: map[string]bool{}}
+			pkgs[name] = pkg
+		}
+		for _, spec := range f.Imports {
+			imp, _ := strconv.Unquote(spec.Path.Value)
+			switch {
+			case imp == module || strings.HasPrefix(imp, module+"/"):
+				pkg.internal[strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")] = true
+			case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+				pkg.thirdParty[moduleOf(imp, required)] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// moduleOf returns the required module that provides the package imp.
+func moduleOf(imp string, required []string) string {
+	best := imp
+	for _, m := range required {
+		if (imp == m || strings.HasPrefix(imp, m+"/")) && (best == imp || len(m) > len(best)) {
+			best = m
+		}
+	}
+	return best
+}
+
+// moduleName is how the table names a third-party module: the last element
+// of its path, leaving out a major-version suffix (go-jose, go-redis).
+func moduleName(mod string) string {
+	if regexp.MustCompile(`/v[0-9]+$`).MatchString(mod) {
+		mod = path.Dir(mod)
+	}
+	return path.Base(mod)
+}
+
+// readLayerTable parses the first table of ARCHITECTURE.md, whose header is
+// "| layer | package | job | imports |".
+func readLayerTable(t *testing.T) []layerRow {
+	t.Helper()
+	f, err := os.Open("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	backquoted := regexp.MustCompile("`([^`]+)`")
+	var rows []layerRow
+	inTable := false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if !inTable {
+			inTable = line == "| layer | package | job | imports |"
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		if strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) != 4 {
+			t.Fatalf("ARCHITECTURE.md:%d: a layer table row has %d cells, want 4 (layer | package | job | imports); a cell cannot hold a |", n, len(cells))
+		}
+		r := layerRow{line: n, imports: map[string]bool{}, text: cells[3]}
+		for _, m := range backquoted.FindAllStringSubmatch(cells[1], -1) {
+			r.packages = append(r.packages, m[1])
+		}
+		if len(r.packages) == 0 {
+			t.Errorf("ARCHITECTURE.md:%d: the package column names no package; write each in backquotes", n)
+		}
+		for _, m := range backquoted.FindAllStringSubmatch(cells[3], -1) {
+			r.imports[m[1]] = true
+		}
+		r.anyAbove = strings.Contains(cells[3], "everything above")
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal(`ARCHITECTURE.md has no layer table (header "| layer | package | job | imports |")`)
+	}
+	return rows
+}
