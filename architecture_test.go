@@ -181,8 +181,12 @@ func moduleOf(imp string, required []string) string {
 }
 
 // moduleName is how the table names a third-party module: the last element
-// of its path, leaving out a major-version suffix (go-jose, go-redis).
+// of its path, leaving out a major-version suffix (go-jose, go-redis), or
+// the whole path of a golang.org/x module (golang.org/x/term).
 func moduleName(mod string) string {
+	if strings.HasPrefix(mod, "golang.org/x/") {
+		return mod
+	}
 	if regexp.MustCompile(`/v[0-9]+$`).MatchString(mod) {
 		mod = path.Dir(mod)
 	}
