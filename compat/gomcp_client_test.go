@@ -397,10 +397,14 @@ func (o *ourClientScenario) progress(t *testing.T, ctx context.Context) {
 		t.Errorf("log: %+v (data %s)", l, l.Data)
 	}
 	want := []string{"one", "two", "three"}
-	if late && len(got) < 3 {
+	if late {
 		// The progress notifications written after the response name a
-		// request that is over, and the client drops them, as it must.
-		t.Logf("the server wrote %d of its 3 progress notifications after the response", 3-len(got))
+		// request that is over, and the client drops them, as it must;
+		// those the server put on the GET stream have no order relative
+		// to the others (fixture_mcpgo_test.go, notifiesLate).
+		if len(got) < 3 {
+			t.Logf("the server wrote %d of its 3 progress notifications after the response", 3-len(got))
+		}
 		for _, p := range got {
 			if p.Progress < 1 || p.Progress > 3 || p.Total != 3 || p.Message != want[int(p.Progress)-1] {
 				t.Errorf("progress %+v", p)
