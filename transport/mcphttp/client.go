@@ -563,7 +563,7 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	c.mu.Lock()
 	sid, ver, gen := c.sessionID, c.version, c.gen
 	c.mu.Unlock()
-	resp, err := c.post(ctx, m, sid, ver)
+	resp, err := c.postBusy(ctx, m, sid, ver)
 	if err != nil {
 		if ctx.Err() != nil && m.IsRequest() && !isInitialize(m) {
 			// The server may have the request already; since the call
@@ -592,6 +592,35 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 		return nil
 	default:
 		return c.refused(m, resp)
+	}
+}
+
+// Bounds on sending a POST again after 503 with Retry-After.
+const (
+	maxBusyRetries = 3
+	maxBusyWait    = 5 * time.Second
+)
+
+// postBusy is post, sending m again (at most maxBusyRetries times) when the
+// server answers 503 with a Retry-After of seconds, after that delay (at
+// most maxBusyWait): a server answers so before it handles the message (a
+// replica that drains, a store that is down, a full server), and behind a
+// load balancer the next attempt may reach another replica.
+func (c *ClientStream) postBusy(ctx context.Context, m *jsonrpc.Message, sid, ver string) (*http.Response, error) {
+	for try := 0; ; try++ {
+		resp, err := c.post(ctx, m, sid, ver)
+		if err != nil || resp.StatusCode != http.StatusServiceUnavailable || try == maxBusyRetries {
+			return resp, err
+		}
+		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if err != nil || secs < 0 {
+			return resp, nil
+		}
+		drain(resp)
+		c.log.Debug("mcphttp: server busy; sending again", "after", secs)
+		if !sleep(ctx, min(time.Duration(secs)*time.Second, maxBusyWait)) {
+			return nil, ctx.Err()
+		}
 	}
 }
 

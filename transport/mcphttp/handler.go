@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -316,8 +317,10 @@ const (
 // WriteTimeout unset, as they would cut long SSE streams (the Handler sets
 // per-request deadlines of its own instead).
 //
-// A Handler is safe for concurrent use. Close ends every session copy it
-// holds (not their stored state).
+// A Handler is safe for concurrent use. Shutdown drains it for a rolling
+// restart (every request in flight answered, every standalone stream handed
+// to another Handler); Close ends every session copy it holds at once. Neither
+// touches the sessions' stored state.
 type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
@@ -336,6 +339,13 @@ type Handler struct {
 	streamPrefix string // the prefix of the names of the POST streams it opens
 	unsubscribe  func()
 
+	// Draining (Shutdown): from the moment draining is set, HTTP requests
+	// are refused; inflight counts those that came in before; drainCh is
+	// closed with draining set, for the connections held open.
+	draining atomic.Bool
+	inflight atomic.Int64
+	drainCh  chan struct{}
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	reserved int            // sessions being created, counted against MaxSessions
@@ -347,7 +357,7 @@ type Handler struct {
 
 // NewHandler returns a Handler serving s. opts may be nil.
 func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
-	h := &Handler{server: s, sessions: make(map[string]*session)}
+	h := &Handler{server: s, sessions: make(map[string]*session), drainCh: make(chan struct{})}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -388,16 +398,17 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	return h
 }
 
-// Close ends every session copy this Handler holds and refuses new
-// sessions (503). It waits for the sessions' handlers to return. The
-// sessions' stored state stays, for other Handlers to serve.
+// Close ends every session copy this Handler holds at once and refuses
+// every request from now on (503 with Retry-After): requests in flight for
+// those sessions are answered 404, and their clients start new sessions.
+// It waits for the sessions' handlers to return. The sessions' stored
+// state stays, for other Handlers to serve. Close is Shutdown with no time
+// to drain; a process that stops while other replicas serve its sessions
+// calls Shutdown.
 func (h *Handler) Close() error {
+	h.beginDrain()
 	h.unsubscribe()
 	h.mu.Lock()
-	h.closed = true
-	if h.sweeper != nil {
-		h.sweeper.Stop()
-	}
 	sessions := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
@@ -758,6 +769,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}
+	if !h.enter() {
+		refuseDraining(w)
+		return
+	}
+	defer h.leave()
 	if r.Method != http.MethodPost { // a POST is checked once its id is known
 		if e := checkMCPHeaders(r.Header); e != "" {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, e)
@@ -1234,10 +1250,19 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 		defer t.Stop()
 		tick = t.C
 	}
+	var drain <-chan struct{}
+	if st.id == 0 {
+		// A drain ends the standalone stream here, for another Handler;
+		// a POST stream runs to its answer.
+		drain = h.drainCh
+	}
 	defer c.kill()
 	for {
 		select {
 		case <-c.done:
+			return
+		case <-drain:
+			st.handOff(c)
 			return
 		case <-r.Context().Done():
 			st.detach(c)
@@ -1379,6 +1404,11 @@ func (h *Handler) follow(ctx context.Context, s *session, stream, after string, 
 			return nil
 		case <-c.done:
 			t.Stop()
+			return nil
+		case <-h.drainCh:
+			// The client resumes on another Handler.
+			t.Stop()
+			_ = c.write(appendRetry(nil, h.opts.RetryInterval))
 			return nil
 		case <-t.C:
 		}

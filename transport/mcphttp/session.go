@@ -473,6 +473,10 @@ type stream struct {
 	// messages. held and last change with both order and mu held.
 	held bool
 	last string // the store id of the stream's newest event this Handler knows
+	// handoff: a drain (Handler.Shutdown) ended the live connection of the
+	// held stream, whose client resumes it on another Handler. Guarded by
+	// mu.
+	handoff bool
 
 	// The standalone stream's live events wait in queue (for conn; guarded
 	// by mu) until the goroutine of the GET holding conn writes them, so

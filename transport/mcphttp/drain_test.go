@@ -1,0 +1,151 @@
+package mcphttp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/mcp"
+)
+
+// TestShutdownDrains stops one of two Handlers sharing their stores while
+// it holds a session's GET stream and runs one of its requests: the
+// request is answered, the stream moves to the other Handler with nothing
+// lost, and the session lives on.
+func TestShutdownDrains(t *testing.T) {
+	cl := newCluster(t)
+	a, b := cl.b[0], cl.b[1]
+	blk := addBlocker(a.srv)
+	sid := clusterSession(t, a.url, "alice")
+	if r := clusterPost(t, a.url, "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`); r.status != 200 {
+		t.Fatalf("subscribe: %d %s", r.status, r.body)
+	}
+	rdA, _ := openGET(t, a.url, "alice", sid, "")
+	b.srv.ResourceUpdated(ctx(t), "test://r")
+	id1, _ := updated(t, rdA)
+
+	// A request in flight on A.
+	answered := make(chan string, 1)
+	go func() {
+		body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"block","arguments":{}}}`
+		req, _ := http.NewRequest("POST", a.url, strings.NewReader(body))
+		for k, v := range postHeaders(sid, mcp.Version20251125) {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("X-User", "alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		answered <- resp.Status + " " + string(out)
+	}()
+	<-blk.started
+
+	shut := make(chan error, 1)
+	go func() { shut <- a.h.Shutdown(ctx(t)) }()
+
+	// The GET stream ends, telling the client when to come back.
+	retry := time.Duration(0)
+	for {
+		ev, err := rdA.next()
+		if err != nil {
+			break
+		}
+		if ev.retry > 0 {
+			retry = ev.retry
+		}
+	}
+	if retry != DefaultRetryInterval {
+		t.Errorf("the drained GET stream's retry hint: %v, want %v", retry, DefaultRetryInterval)
+	}
+	// Anything new is refused, to be sent again elsewhere; so is readiness.
+	if r := clusterPost(t, a.url, "alice", sid, pingBody); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, `"error"`) {
+		t.Errorf("POST while draining: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if rep := NewHealth(a.h, nil).Check(ctx(t)); rep.Ready {
+		t.Errorf("ready while draining: %+v", rep)
+	}
+	// Published while no Handler has the stream live: A, still its holder,
+	// stores it.
+	b.srv.ResourceUpdated(ctx(t), "test://r")
+	// The request in flight runs to its answer.
+	close(blk.release)
+	if got := <-answered; !strings.HasPrefix(got, "200") || !strings.Contains(got, "released") {
+		t.Fatalf("the request in flight during the drain: %s", got)
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned (%v) before the GET stream was taken over", err)
+	default:
+	}
+	// The client resumes on B, which replays the update from the gap.
+	rdB, _ := openGET(t, b.url, "alice", sid, id1)
+	if id, uri := updated(t, rdB); uri != "test://r" || id == id1 {
+		t.Fatalf("replayed on B: %s %s", id, uri)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	// B goes on live, and the session on.
+	a.srv.ResourceUpdated(ctx(t), "test://r")
+	if _, uri := updated(t, rdB); uri != "test://r" {
+		t.Fatalf("live on B: %s", uri)
+	}
+	if r := clusterPost(t, b.url, "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("the session after the drain: %d %s", r.status, r.body)
+	}
+}
+
+// TestShutdownDeadline: a stream nobody takes over holds a drain only
+// until its context ends.
+func TestShutdownDeadline(t *testing.T) {
+	cl := newCluster(t)
+	a := cl.b[0]
+	sid := clusterSession(t, a.url, "alice")
+	openGET(t, a.url, "alice", sid, "")
+	c, cancel := context.WithTimeout(ctx(t), 200*time.Millisecond)
+	defer cancel()
+	if err := a.h.Shutdown(c); err == nil {
+		t.Fatal("Shutdown returned nil with a stream never taken over")
+	}
+	if a.h.SessionCount() != 0 {
+		t.Fatalf("%d sessions held after Shutdown", a.h.SessionCount())
+	}
+	// Stopping a Handler never ends the session for the others.
+	if r := clusterPost(t, cl.b[1].url, "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("the session after the drain: %d %s", r.status, r.body)
+	}
+}
+
+// TestClientRetriesBusy: a POST answered 503 with Retry-After is sent
+// again by the client (behind a load balancer, maybe to another replica).
+func TestClientRetriesBusy(t *testing.T) {
+	h := NewHandler(testServer(), nil)
+	t.Cleanup(func() { h.Close() })
+	var refused atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" && refused.Load() < 2 {
+			refused.Add(1)
+			refuseDraining(w)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	cs, _ := connectTo(t, ts, ts.URL, nil, &ClientOptions{DisableStandaloneStream: true})
+	if got := callText(t, cs, "echo", `{"text":"again"}`); got != "again" {
+		t.Fatalf("echo: %q", got)
+	}
+	if refused.Load() != 2 {
+		t.Fatalf("refused %d POSTs, want 2", refused.Load())
+	}
+}
