@@ -105,12 +105,14 @@ type replica struct {
 
 // cluster is three replicas sharing one Redis behind a Proxy.
 type cluster struct {
-	t     *testing.T
-	redis *redisServer
-	reps  []*replica
-	proxy *Proxy
-	ts    *httptest.Server
-	url   string
+	t        *testing.T
+	bin      string
+	redisURL string
+	redis    *redisServer
+	reps     []*replica
+	proxy    *Proxy
+	ts       *httptest.Server
+	url      string
 }
 
 func buildServer(t *testing.T) string {
@@ -123,9 +125,10 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-func startReplica(t *testing.T, bin, redisURL string) *replica {
+// startReplica starts an everything-server on addr (port 0: a free one).
+func startReplica(t *testing.T, bin, redisURL, addr string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0", "-redis", redisURL)
+	cmd := exec.Command(bin, "-http", addr, "-redis", redisURL)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -170,10 +173,10 @@ func newCluster(t *testing.T) *cluster {
 	t.Cleanup(rs.stop)
 	bin := buildServer(t)
 	redisURL := fmt.Sprintf("redis://127.0.0.1:%d/0", rs.port)
-	c := &cluster{t: t, redis: rs}
+	c := &cluster{t: t, redis: rs, bin: bin, redisURL: redisURL}
 	var targets []*url.URL
 	for range 3 {
-		r := startReplica(t, bin, redisURL)
+		r := startReplica(t, bin, redisURL, "127.0.0.1:0")
 		c.reps = append(c.reps, r)
 		targets = append(targets, r.url)
 	}

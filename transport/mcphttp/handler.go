@@ -1335,9 +1335,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	case name == standaloneName:
 		st = s.standaloneStream()
-		if !st.isHeld() {
+		if st.claim() {
 			// Take the stream over before replaying, so that the previous
-			// holder stores nothing the replay would miss.
+			// holder stores nothing the replay would miss; this Handler
+			// stores the session's events from before the notice on, so
+			// that none published while the stream moves is missed.
 			h.publish(r.Context(), noticeStreamTaken, s.id)
 		}
 	default:

@@ -745,6 +745,19 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 	return true
 }
 
+// claim makes this Handler the holder of the standalone stream, storing
+// its events from now on (with no live connection yet); it reports whether
+// the stream was held elsewhere, or by no one, before.
+func (st *stream) claim() bool {
+	st.order.Lock()
+	defer st.order.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	was := st.held
+	st.held = true
+	return !was
+}
+
 // isHeld reports whether this Handler holds the (standalone) stream.
 func (st *stream) isHeld() bool {
 	st.mu.Lock()
