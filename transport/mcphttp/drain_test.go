@@ -149,3 +149,61 @@ func TestClientRetriesBusy(t *testing.T) {
 		t.Fatalf("refused %d POSTs, want 2", refused.Load())
 	}
 }
+
+// hookNotifier is a MemoryNotifier that runs after (once delivered) each
+// notice of one method.
+type hookNotifier struct {
+	*mcp.MemoryNotifier
+	method string
+	after  func()
+}
+
+func (n *hookNotifier) Publish(c context.Context, nt *mcp.Notice) error {
+	err := n.MemoryNotifier.Publish(c, nt)
+	if nt.Method == n.method && n.after != nil {
+		n.after()
+	}
+	return err
+}
+
+// TestTakeoverKeepsEvents: an update published just after a Handler took
+// a standalone stream over, before its replay, is neither stored by the
+// previous holder (which let the stream go) nor lost by the new one.
+func TestTakeoverKeepsEvents(t *testing.T) {
+	notifier := &hookNotifier{MemoryNotifier: mcp.NewMemoryNotifier(), method: noticeStreamTaken}
+	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	var srvs [2]*mcp.Server
+	var urls [2]string
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
+		srvs[i].AddResource(&mcp.Resource{URI: "test://x", Name: "x"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid := clusterSession(t, urls[0], "alice")
+	if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://x"}}`); r.status != 200 {
+		t.Fatalf("subscribe: %d %s", r.status, r.body)
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
+	srvs[1].ResourceUpdated(ctx(t), "test://x")
+	id1, _ := updated(t, rdA)
+	cutA()
+	var once atomic.Bool
+	notifier.after = func() {
+		if once.CompareAndSwap(false, true) {
+			srvs[0].ResourceUpdated(context.Background(), "test://x")
+		}
+	}
+	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
+	if id, uri := updated(t, rdB); uri != "test://x" || id == id1 {
+		t.Fatalf("after the takeover: %s %s", id, uri)
+	}
+}
