@@ -255,6 +255,11 @@ const (
 	// newline, and the message; every other copy delivers it, and the one
 	// whose call waits for it takes it (the others drop it).
 	noticeResponse = "mcphttp/response"
+	// noticeStreamReleased: a Handler let the standalone stream of a
+	// session go after noticeStreamTaken, every event it stored being in
+	// the EventStore by then; the new holder reads what it stored after
+	// the takeover's replay (stream.catchUp).
+	noticeStreamReleased = "mcphttp/streamReleased"
 )
 
 // Handler serves an mcp.Server over the Streamable HTTP transport. Mount it
@@ -683,19 +688,30 @@ func (h *Handler) hear(n *mcp.Notice) {
 			}
 		}
 	case noticeStreamTaken:
-		if s := h.lookup(n.Session); s != nil {
-			s.mu.Lock()
-			st := s.standalone
-			s.mu.Unlock()
-			if st != nil {
-				st.release()
-			}
+		if st := h.standaloneOf(n.Session); st != nil && st.release() {
+			h.publish(context.Background(), noticeStreamReleased, n.Session)
+		}
+	case noticeStreamReleased:
+		if st := h.standaloneOf(n.Session); st != nil {
+			st.catchUp(context.Background())
 		}
 	case noticeSessionDeleted:
 		if s := h.lookup(n.Session); s != nil {
 			s.terminate()
 		}
 	}
+}
+
+// standaloneOf returns the standalone stream of session sid, if this
+// Handler holds the session and the stream was made.
+func (h *Handler) standaloneOf(sid string) *stream {
+	s := h.lookup(sid)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.standalone
 }
 
 // sweepInterval is how often idle sessions are looked for: a session ends
