@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,5 +206,89 @@ func TestTakeoverKeepsEvents(t *testing.T) {
 	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
 	if id, uri := updated(t, rdB); uri != "test://x" || id == id1 {
 		t.Fatalf("after the takeover: %s %s", id, uri)
+	}
+}
+
+// lateNotifier is a MemoryNotifier that holds takeover notices back until
+// told, as a slow network would.
+type lateNotifier struct {
+	*mcp.MemoryNotifier
+	mu   sync.Mutex
+	held []*mcp.Notice
+}
+
+func (n *lateNotifier) Publish(c context.Context, nt *mcp.Notice) error {
+	if nt.Method == noticeStreamTaken {
+		n.mu.Lock()
+		n.held = append(n.held, nt)
+		n.mu.Unlock()
+		return nil
+	}
+	return n.MemoryNotifier.Publish(c, nt)
+}
+
+func (n *lateNotifier) deliver(c context.Context) {
+	n.mu.Lock()
+	held := n.held
+	n.held = nil
+	n.mu.Unlock()
+	for _, nt := range held {
+		_ = n.MemoryNotifier.Publish(c, nt)
+	}
+}
+
+// TestTakeoverCatchUp: when the takeover notice reaches the old holder
+// late, what it stored after the new holder's replay still reaches the
+// client, and an update both stored reaches it once.
+func TestTakeoverCatchUp(t *testing.T) {
+	notifier := &lateNotifier{MemoryNotifier: mcp.NewMemoryNotifier()}
+	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	var srvs [2]*mcp.Server
+	var urls [2]string
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
+		for _, u := range []string{"test://x", "test://end"} {
+			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+		}
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid := clusterSession(t, urls[0], "alice")
+	for _, u := range []string{"test://x", "test://end"} {
+		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
+	srvs[1].ResourceUpdated(ctx(t), "test://x")
+	id1, _ := updated(t, rdA)
+	cutA()
+	notifier.deliver(ctx(t)) // A's own takeover, at its GET
+
+	// B takes the stream over; A does not know yet.
+	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
+	srvs[0].ResourceUpdated(ctx(t), "test://x") // stored by both
+	if _, uri := updated(t, rdB); uri != "test://x" {
+		t.Fatalf("live on B: %s", uri)
+	}
+	// What A stores after B's replay read the store (its append was late).
+	late := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://late"}}`
+	if _, err := events.Append(ctx(t), sid, standaloneName, []byte(late)); err != nil {
+		t.Fatal(err)
+	}
+	notifier.deliver(ctx(t)) // A lets go; B catches up
+	srvs[1].ResourceUpdated(ctx(t), "test://end")
+	for _, want := range []string{"test://late", "test://end"} {
+		if _, uri := updated(t, rdB); uri != want {
+			t.Fatalf("got %s, want %s", uri, want)
+		}
 	}
 }
