@@ -1351,7 +1351,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	case name == standaloneName:
 		st = s.standaloneStream()
-		if st.claim() {
+		if st.claim(r.Context(), after) {
 			// Take the stream over before replaying, so that the previous
 			// holder stores nothing the replay would miss; this Handler
 			// stores the session's events from before the notice on, so

@@ -477,16 +477,9 @@ type stream struct {
 	// held stream, whose client resumes it on another Handler. Guarded by
 	// mu.
 	handoff bool
-	// A Handler that took the stream over (claim) waits for the previous
-	// holder's noticeStreamReleased, then sends what that holder stored
-	// after the takeover's replay read the store (catchUp): ownSince is
-	// non-nil meanwhile and holds the events this Handler stored since
-	// (store id: data), which the client has; replayed is set by that
-	// replay, and from the store id after which to read. Guarded by order
-	// and mu, like held.
-	ownSince map[string]string
-	replayed bool
-	from     string
+	// tk: this Handler took the stream over (claim) and waits for the
+	// previous holder to let it go (see takeover). Guarded by order.
+	tk *takeover
 
 	// The standalone stream's live events wait in queue (for conn; guarded
 	// by mu) until the goroutine of the GET holding conn writes them, so
@@ -556,13 +549,9 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	defer st.mu.Unlock()
 	if err == nil && st.id == 0 {
 		st.last = sid
-		if st.ownSince != nil {
-			if len(st.ownSince) >= st.s.h.opts.MaxQueuedEvents {
-				st.ownSince = nil // no release came: give the catch-up up
-			} else {
-				st.ownSince[sid] = string(data)
-			}
-		}
+	}
+	if err == nil && st.tk != nil && !st.tk.own(sid, data, st.s.h.opts.MaxQueuedEvents) {
+		return nil // the client has the previous holder's copy of it
 	}
 	if c := st.conn; c != nil && st.wake != nil {
 		st.enqueueLocked(c, queuedEvent{id: sid, stored: err == nil, data: data})
@@ -706,7 +695,12 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	last := after
 	if replay {
 		var err error
-		if last, err = st.s.h.replay(ctx, st.s.id, st.name, after, c); err != nil {
+		if st.tk != nil {
+			last, err = st.replayTakeover(ctx, after, c)
+		} else {
+			last, err = st.s.h.replay(ctx, st.s.id, st.name, after, c)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -721,9 +715,6 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	st.setConnLocked(c)
 	if st.id == 0 {
 		st.held, st.last = true, last
-		if replay && st.ownSince != nil {
-			st.replayed, st.from = true, last
-		}
 	}
 	return nil
 }
@@ -765,64 +756,6 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 	return true
 }
 
-// claim makes this Handler the holder of the standalone stream, storing
-// its events from now on (with no live connection yet); it reports whether
-// the stream was held elsewhere, or by no one, before.
-func (st *stream) claim() bool {
-	st.order.Lock()
-	defer st.order.Unlock()
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	was := st.held
-	st.held = true
-	if !was {
-		st.ownSince, st.replayed = make(map[string]string), false
-	}
-	return !was
-}
-
-// catchUp sends the live connection what the previous holder of the
-// standalone stream stored after this Handler's takeover replay read the
-// store (its appends racing that replay), once that holder has let the
-// stream go: so no event is lost however late the notices arrive. A notice
-// both holders heard in the instant of the takeover was stored by both:
-// a late event equal to one this Handler stored since is that one, and is
-// skipped.
-func (st *stream) catchUp(ctx context.Context) {
-	st.order.Lock()
-	defer st.order.Unlock()
-	st.mu.Lock()
-	own, replayed, from := st.ownSince, st.replayed, st.from
-	st.ownSince = nil
-	st.mu.Unlock()
-	if own == nil || !replayed {
-		return // nothing to catch up, or the replay comes after every append
-	}
-	same := make(map[string]int, len(own))
-	for _, data := range own {
-		same[data]++
-	}
-	var late []queuedEvent
-	_ = st.s.h.events.Replay(ctx, st.s.id, st.name, from, func(id string, data []byte) error {
-		if _, ok := own[id]; ok {
-			return nil
-		}
-		if n := same[string(data)]; n > 0 {
-			same[string(data)] = n - 1
-			return nil
-		}
-		late = append(late, queuedEvent{id: id, stored: true, data: data})
-		return nil
-	})
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if c := st.conn; c != nil && st.held {
-		for _, ev := range late {
-			st.enqueueLocked(c, ev)
-		}
-	}
-}
-
 // isHeld reports whether this Handler holds the (standalone) stream.
 func (st *stream) isHeld() bool {
 	st.mu.Lock()
@@ -841,7 +774,7 @@ func (st *stream) release() bool {
 	defer st.mu.Unlock()
 	was := st.held
 	st.held = false
-	st.ownSince = nil
+	st.tk = nil
 	if st.conn != nil {
 		st.conn.end()
 		st.setConnLocked(nil)
