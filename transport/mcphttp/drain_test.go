@@ -213,15 +213,21 @@ func TestTakeoverKeepsEvents(t *testing.T) {
 // told, as a slow network would.
 type lateNotifier struct {
 	*mcp.MemoryNotifier
-	mu   sync.Mutex
-	held []*mcp.Notice
+	mu     sync.Mutex
+	held   []*mcp.Notice
+	onTake func() // run when a takeover notice is held back
 }
 
 func (n *lateNotifier) Publish(c context.Context, nt *mcp.Notice) error {
 	if nt.Method == noticeStreamTaken {
 		n.mu.Lock()
 		n.held = append(n.held, nt)
+		f := n.onTake
+		n.onTake = nil
 		n.mu.Unlock()
+		if f != nil {
+			f()
+		}
 		return nil
 	}
 	return n.MemoryNotifier.Publish(c, nt)
@@ -241,38 +247,7 @@ func (n *lateNotifier) deliver(c context.Context) {
 // late, what it stored after the new holder's replay still reaches the
 // client, and an update both stored reaches it once.
 func TestTakeoverCatchUp(t *testing.T) {
-	notifier := &lateNotifier{MemoryNotifier: mcp.NewMemoryNotifier()}
-	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
-	var srvs [2]*mcp.Server
-	var urls [2]string
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
-		for _, u := range []string{"test://x", "test://end"} {
-			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
-	sid := clusterSession(t, urls[0], "alice")
-	for _, u := range []string{"test://x", "test://end"} {
-		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
-			t.Fatalf("subscribe: %d %s", r.status, r.body)
-		}
-	}
-	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
-		t.Fatalf("ping on B: %d %s", r.status, r.body)
-	}
-	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
-	srvs[1].ResourceUpdated(ctx(t), "test://x")
-	id1, _ := updated(t, rdA)
-	cutA()
-	notifier.deliver(ctx(t)) // A's own takeover, at its GET
-
+	notifier, events, srvs, urls, sid, id1 := lateCluster(t)
 	// B takes the stream over; A does not know yet.
 	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
 	srvs[0].ResourceUpdated(ctx(t), "test://x") // stored by both
@@ -291,4 +266,72 @@ func TestTakeoverCatchUp(t *testing.T) {
 			t.Fatalf("got %s, want %s", uri, want)
 		}
 	}
+}
+
+// TestTakeoverReplayOnce: an update the old holder stored before the new
+// holder's replay, and the new one heard after its takeover, reaches the
+// client once.
+func TestTakeoverReplayOnce(t *testing.T) {
+	notifier, events, srvs, urls, sid, id1 := lateCluster(t)
+	update := `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://x"}}`
+	notifier.onTake = func() { // A stores its copy between B's claim and replay
+		if _, err := events.Append(context.Background(), sid, standaloneName, []byte(update)); err != nil {
+			t.Error(err)
+		}
+	}
+	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
+	if _, uri := updated(t, rdB); uri != "test://x" {
+		t.Fatalf("replayed on B: %s", uri)
+	}
+	// B hears the same update (only B: A's copy is in the store already).
+	for _, ss := range srvs[1].Sessions() {
+		if ss.ID() == sid {
+			if err := ss.Notify(ctx(t), mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: "test://x"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	notifier.deliver(ctx(t))
+	srvs[1].ResourceUpdated(ctx(t), "test://end")
+	if _, uri := updated(t, rdB); uri != "test://end" {
+		t.Fatalf("got %s after the takeover, want test://end (the update once)", uri)
+	}
+}
+
+// lateCluster is two Handlers sharing stores and a lateNotifier, with a
+// session subscribed to test://x and test://end whose GET stream A held
+// and the client left after event id1.
+func lateCluster(t *testing.T) (notifier *lateNotifier, events EventStore, srvs [2]*mcp.Server, urls [2]string, sid, id1 string) {
+	t.Helper()
+	notifier = &lateNotifier{MemoryNotifier: mcp.NewMemoryNotifier()}
+	states := mcp.NewMemorySessionStore(nil)
+	events = NewMemoryEventStore(nil)
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
+		for _, u := range []string{"test://x", "test://end"} {
+			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+		}
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid = clusterSession(t, urls[0], "alice")
+	for _, u := range []string{"test://x", "test://end"} {
+		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
+	srvs[1].ResourceUpdated(ctx(t), "test://x")
+	id1, _ = updated(t, rdA)
+	cutA()
+	notifier.deliver(ctx(t)) // A's own takeover, at its GET
+	return notifier, events, srvs, urls, sid, id1
 }
