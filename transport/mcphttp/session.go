@@ -732,6 +732,9 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 	if busy {
 		return false
 	}
+	// A fresh start replays nothing: a takeover waiting for its replay
+	// (whose GET failed) has nothing left to match.
+	st.tk = nil
 	if !held {
 		// Another Handler held the stream and may have stored events this
 		// one never saw: skip to the newest.
