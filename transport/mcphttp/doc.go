@@ -18,7 +18,7 @@
 // The client stream speaks Streamable HTTP and falls back to HTTP+SSE when
 // the server does not (as the specification describes); it resumes broken
 // SSE streams with Last-Event-ID, sends a POST answered 503 with
-// Retry-After again (at most three times) and, when the server forgets the
+// Retry-After again (at most three times, 5 seconds in all) and, when the server forgets the
 // session (HTTP 404), initializes a new one and retries, without the
 // mcp.Client noticing.
 //
