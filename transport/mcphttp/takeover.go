@@ -126,7 +126,9 @@ func (st *stream) replayTakeover(ctx context.Context, after string, c *sseConn) 
 // catchUp ends the takeover once the old holder let the stream go: what it
 // stored after the takeover's replay read the store goes to the live
 // connection, but for the copies of events the client got from this
-// Handler.
+// Handler. Those late events go out without event ids (their store ids
+// come before the ones the client has), so they are not replayed when the
+// client resumes; one the connection did not take before it broke is lost.
 func (st *stream) catchUp(ctx context.Context) {
 	st.order.Lock()
 	defer st.order.Unlock()
@@ -138,7 +140,9 @@ func (st *stream) catchUp(ctx context.Context) {
 	var late []queuedEvent
 	_ = st.s.h.events.Replay(ctx, st.s.id, st.name, tk.from, func(id string, data []byte) error {
 		if _, ok := tk.stored[id]; !ok && tk.pass(id, data, true) {
-			late = append(late, queuedEvent{id: id, stored: true, data: data})
+			// Without an event id: it is older than what the client got
+			// from this Handler, and a resumption must start after that.
+			late = append(late, queuedEvent{data: data})
 		}
 		return nil
 	})
