@@ -298,8 +298,13 @@ const (
 //     replaying what the store kept, then continues live. With a Notifier
 //     that delivers to every process before Publish returns (as
 //     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
-//     that delivers later, an event the old holder stores in between
-//     reaches the client only on its next resumption.
+//     that delivers later (Redis), both store the session's events while
+//     the notice travels, the old holder announces when it let go, and
+//     the new one then sends what the old one stored late, an update both
+//     stored going out once (see takeover).
+//   - Shutdown drains a Handler: its standalone streams end with a retry
+//     hint and it stores their events until their clients resume them on
+//     other Handlers.
 //   - A POST stream belongs to the Handler running its request. Resuming it
 //     on another Handler replays what was stored and ends the response, so
 //     the client comes back until the answer is there; it does not go on
