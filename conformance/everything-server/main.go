@@ -24,6 +24,7 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "log diagnostics to stderr")
 	httpAddr := flag.String("http", "", "serve Streamable HTTP at http://`ADDR`/mcp (and legacy HTTP+SSE at /sse) instead of stdio;\nwith port 0 a free port is chosen, and the first line on stdout is always \"listening on http://HOST:PORT/mcp\"")
+	drainTimeout := flag.Duration("drain-timeout", 20*time.Second, "with -http, on SIGTERM or SIGINT: how long to drain (finish requests in flight, hand GET streams to other replicas) before exiting")
 	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices, tasks and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
 	redisCluster := flag.String("redis-cluster", "", "as -redis, through the Redis Cluster whose nodes include `HOST:PORT[,HOST:PORT...]`")
 	flag.Parse()
@@ -53,7 +54,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *httpAddr != "" {
-		if err := serveHTTP(ctx, *httpAddr, s, logger, rd); err != nil {
+		if err := serveHTTP(ctx, *httpAddr, *drainTimeout, s, logger, rd); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-server:", err)
 			os.Exit(1)
 		}
@@ -66,9 +67,11 @@ func main() {
 }
 
 // serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse, with
-// the probes /livez and /readyz, until ctx ends. Once it listens it prints the endpoint's URL on stdout, so that a
-// test can start it on port 0 and read where it went.
-func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Logger, rd *redisDeployment) error {
+// the probes /livez and /readyz, until ctx ends; then it drains for at most
+// drain (see shutdown) and returns. Once it listens it prints the endpoint's
+// URL on stdout, so that a test can start it on port 0 and read where it
+// went.
+func serveHTTP(ctx context.Context, addr string, drain time.Duration, s *mcp.Server, logger *slog.Logger, rd *redisDeployment) error {
 	ho := &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal}
 	if rd != nil {
 		rd.handlerOptions(ho)
@@ -99,16 +102,37 @@ func serveHTTP(ctx context.Context, addr string, s *mcp.Server, logger *slog.Log
 	// The Handler bounds body reads and SSE writes itself; the server bounds
 	// what happens before and between requests.
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
-		streamable.Close()
-		legacy.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
+		shutdown(srv, streamable, legacy, drain, logger)
 	}()
 	if err := srv.Serve(ln); err != http.ErrServerClosed {
 		return err
 	}
+	<-stopped // Serve returns as soon as the shutdown begins
 	return nil
+}
+
+// shutdown stops a replica without failing its clients: the Handler
+// drains first (readiness goes 503 at once, so the load balancer stops
+// sending here; what still arrives gets 503 and is sent again; requests in
+// flight are answered; GET streams are ended with a retry hint and resumed
+// on other replicas), while the listener still accepts; then the HTTP
+// server closes, within what is left of the deadline. A replica without
+// -redis has nobody to hand its sessions to, and drains its requests only.
+func shutdown(srv *http.Server, streamable *mcphttp.Handler, legacy *mcphttp.SSEHandler, drain time.Duration, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	start := time.Now()
+	if err := streamable.Shutdown(ctx); err != nil {
+		logger.Warn("everything-server: drain cut short", "after", time.Since(start), "err", err)
+	}
+	legacy.Close()
+	if err := srv.Shutdown(ctx); err != nil {
+		logger.Warn("everything-server: HTTP server shutdown", "err", err)
+		_ = srv.Close()
+	}
+	logger.Info("everything-server: stopped", "after", time.Since(start))
 }

@@ -110,6 +110,9 @@ type replica struct {
 // cluster is three replicas sharing one Redis behind a Proxy.
 type cluster struct {
 	t     *testing.T
+	bin   string
+	flag  string // -redis or -redis-cluster, for replicas started again
+	value string
 	redis *redisServer
 	reps  []*replica
 	proxy *Proxy
@@ -127,9 +130,11 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-func startReplica(t *testing.T, bin, flag, value string) *replica {
+// startReplica starts an everything-server on addr (port 0: a free one),
+// given flag (-redis or -redis-cluster) set to value.
+func startReplica(t *testing.T, bin, addr, flag, value string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0", flag, value)
+	cmd := exec.Command(bin, "-http", addr, flag, value)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -184,10 +189,10 @@ func startReplicas(t *testing.T, rs *redisServer, flag, value string) *cluster {
 	t.Helper()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
 	bin := buildServer(t)
-	c := &cluster{t: t, redis: rs}
+	c := &cluster{t: t, redis: rs, bin: bin, flag: flag, value: value}
 	var targets []*url.URL
 	for range 3 {
-		r := startReplica(t, bin, flag, value)
+		r := startReplica(t, bin, "127.0.0.1:0", flag, value)
 		c.reps = append(c.reps, r)
 		targets = append(targets, r.url)
 	}

@@ -574,7 +574,7 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	c.mu.Lock()
 	sid, ver, gen := c.sessionID, c.version, c.gen
 	c.mu.Unlock()
-	resp, err := c.post(ctx, m, sid, ver)
+	resp, err := c.postBusy(ctx, m, sid, ver)
 	if err != nil {
 		if ctx.Err() != nil && m.IsRequest() && !isInitialize(m) {
 			// The server may have the request already; since the call
@@ -603,6 +603,39 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 		return nil
 	default:
 		return c.refused(m, resp)
+	}
+}
+
+// Bounds on sending a POST again after 503 with Retry-After: the attempts,
+// and the time waited for them in all.
+const (
+	maxBusyRetries = 3
+	maxBusyWait    = 5 * time.Second
+)
+
+// postBusy is post, sending m again when the server answers 503 with a
+// Retry-After of seconds, after that delay, as long as the bounds above
+// allow: a server answers so before it handles the message (a replica that
+// drains, a store that is down, a full server), and behind a load balancer
+// the next attempt may reach another replica.
+func (c *ClientStream) postBusy(ctx context.Context, m *jsonrpc.Message, sid, ver string) (*http.Response, error) {
+	var waited time.Duration
+	for try := 0; ; try++ {
+		resp, err := c.post(ctx, m, sid, ver)
+		if err != nil || resp.StatusCode != http.StatusServiceUnavailable || try == maxBusyRetries {
+			return resp, err
+		}
+		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		wait := time.Duration(secs) * time.Second
+		if err != nil || secs < 0 || waited+wait > maxBusyWait {
+			return resp, nil
+		}
+		drain(resp)
+		c.log.Debug("mcphttp: server busy; sending again", "after", wait)
+		if !sleep(ctx, wait) {
+			return nil, ctx.Err()
+		}
+		waited += wait
 	}
 }
 

@@ -17,9 +17,10 @@
 //
 // The client stream speaks Streamable HTTP and falls back to HTTP+SSE when
 // the server does not (as the specification describes); it resumes broken
-// SSE streams with Last-Event-ID and, when the server forgets the session
-// (HTTP 404), initializes a new one and retries, without the mcp.Client
-// noticing.
+// SSE streams with Last-Event-ID, sends a POST answered 503 with
+// Retry-After again (at most three times, 5 seconds in all) and, when the server forgets the
+// session (HTTP 404), initializes a new one and retries, without the
+// mcp.Client noticing.
 //
 // Several processes serve the same sessions, without session affinity,
 // when their Handlers share a SessionStore and an EventStore and their
@@ -31,6 +32,12 @@
 //		EventStore:   events,
 //		Principal:    func(r *http.Request) string { return userFrom(r) },
 //	})
+//
+// A replica stopped for a deploy drains with Handler.Shutdown (before
+// http.Server.Shutdown): its requests in flight are answered, what arrives
+// meanwhile gets 503 with Retry-After (ClientStream sends it again, to
+// another replica behind a load balancer), and its GET streams move to
+// other replicas with nothing lost.
 //
 // A session belongs to the principal that created it, and another
 // principal's requests for it get 403: the principal is the one

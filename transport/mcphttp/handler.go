@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -254,6 +255,11 @@ const (
 	// newline, and the message; every other copy delivers it, and the one
 	// whose call waits for it takes it (the others drop it).
 	noticeResponse = "mcphttp/response"
+	// noticeStreamReleased: a Handler let the standalone stream of a
+	// session go after noticeStreamTaken, every event it stored being in
+	// the EventStore by then; the new holder reads what it stored after
+	// the takeover's replay (stream.catchUp).
+	noticeStreamReleased = "mcphttp/streamReleased"
 )
 
 // Handler serves an mcp.Server over the Streamable HTTP transport. Mount it
@@ -292,8 +298,13 @@ const (
 //     replaying what the store kept, then continues live. With a Notifier
 //     that delivers to every process before Publish returns (as
 //     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
-//     that delivers later, an event the old holder stores in between
-//     reaches the client only on its next resumption.
+//     that delivers later (Redis), both store the session's events while
+//     the notice travels, the old holder announces when it let go, and
+//     the new one then sends what the old one stored late, an update both
+//     stored going out once (see takeover).
+//   - Shutdown drains a Handler: its standalone streams end with a retry
+//     hint and it stores their events until their clients resume them on
+//     other Handlers.
 //   - A POST stream belongs to the Handler running its request. Resuming it
 //     on another Handler replays what was stored and ends the response, so
 //     the client comes back until the answer is there; it does not go on
@@ -316,8 +327,10 @@ const (
 // WriteTimeout unset, as they would cut long SSE streams (the Handler sets
 // per-request deadlines of its own instead).
 //
-// A Handler is safe for concurrent use. Close ends every session copy it
-// holds (not their stored state).
+// A Handler is safe for concurrent use. Shutdown drains it for a rolling
+// restart (every request in flight answered, every standalone stream handed
+// to another Handler); Close ends every session copy it holds at once. Neither
+// touches the sessions' stored state.
 type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
@@ -336,6 +349,13 @@ type Handler struct {
 	streamPrefix string // the prefix of the names of the POST streams it opens
 	unsubscribe  func()
 
+	// Draining (Shutdown): from the moment draining is set, HTTP requests
+	// are refused; inflight counts those that came in before; drainCh is
+	// closed with draining set, for the connections held open.
+	draining atomic.Bool
+	inflight atomic.Int64
+	drainCh  chan struct{}
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	reserved int            // sessions being created, counted against MaxSessions
@@ -347,7 +367,7 @@ type Handler struct {
 
 // NewHandler returns a Handler serving s. opts may be nil.
 func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
-	h := &Handler{server: s, sessions: make(map[string]*session)}
+	h := &Handler{server: s, sessions: make(map[string]*session), drainCh: make(chan struct{})}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -388,16 +408,17 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	return h
 }
 
-// Close ends every session copy this Handler holds and refuses new
-// sessions (503). It waits for the sessions' handlers to return. The
-// sessions' stored state stays, for other Handlers to serve.
+// Close ends every session copy this Handler holds at once and refuses
+// every request from now on (503 with Retry-After): requests in flight for
+// those sessions are answered 404, and their clients start new sessions.
+// It waits for the sessions' handlers to return. The sessions' stored
+// state stays, for other Handlers to serve. Close is Shutdown with no time
+// to drain; a process that stops while other replicas serve its sessions
+// calls Shutdown.
 func (h *Handler) Close() error {
+	h.beginDrain()
 	h.unsubscribe()
 	h.mu.Lock()
-	h.closed = true
-	if h.sweeper != nil {
-		h.sweeper.Stop()
-	}
 	sessions := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
 		sessions = append(sessions, s)
@@ -672,19 +693,30 @@ func (h *Handler) hear(n *mcp.Notice) {
 			}
 		}
 	case noticeStreamTaken:
-		if s := h.lookup(n.Session); s != nil {
-			s.mu.Lock()
-			st := s.standalone
-			s.mu.Unlock()
-			if st != nil {
-				st.release()
-			}
+		if st := h.standaloneOf(n.Session); st != nil && st.release() {
+			h.publish(context.Background(), noticeStreamReleased, n.Session)
+		}
+	case noticeStreamReleased:
+		if st := h.standaloneOf(n.Session); st != nil {
+			st.catchUp(context.Background())
 		}
 	case noticeSessionDeleted:
 		if s := h.lookup(n.Session); s != nil {
 			s.terminate()
 		}
 	}
+}
+
+// standaloneOf returns the standalone stream of session sid, if this
+// Handler holds the session and the stream was made.
+func (h *Handler) standaloneOf(sid string) *stream {
+	s := h.lookup(sid)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.standalone
 }
 
 // sweepInterval is how often idle sessions are looked for: a session ends
@@ -758,6 +790,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}
+	if !h.enter() {
+		refuseDraining(w)
+		return
+	}
+	defer h.leave()
 	if r.Method != http.MethodPost { // a POST is checked once its id is known
 		if e := checkMCPHeaders(r.Header); e != "" {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, e)
@@ -1235,10 +1272,19 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 		defer t.Stop()
 		tick = t.C
 	}
+	var drain <-chan struct{}
+	if st.id == 0 {
+		// A drain ends the standalone stream here, for another Handler;
+		// a POST stream runs to its answer.
+		drain = h.drainCh
+	}
 	defer c.kill()
 	for {
 		select {
 		case <-c.done:
+			return
+		case <-drain:
+			st.handOff(c)
 			return
 		case <-r.Context().Done():
 			st.detach(c)
@@ -1311,9 +1357,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	case name == standaloneName:
 		st = s.standaloneStream()
-		if !st.isHeld() {
+		if st.claim(r.Context(), after) {
 			// Take the stream over before replaying, so that the previous
-			// holder stores nothing the replay would miss.
+			// holder stores nothing the replay would miss; this Handler
+			// stores the session's events from before the notice on, so
+			// that none published while the stream moves is missed.
 			h.publish(r.Context(), noticeStreamTaken, s.id)
 		}
 	default:
@@ -1380,7 +1428,8 @@ func (h *Handler) follow(ctx context.Context, s *session, stream, after string, 
 
 // awaitEvent waits up to d for the stream to grow past after (with the
 // store's Wait, if it has one, else for all of d), and reports false once
-// ctx ended, the session ended or the client left.
+// ctx ended, the session ended, the client left or the Handler is
+// draining (the client is then told to resume elsewhere).
 func (h *Handler) awaitEvent(ctx context.Context, s *session, stream, after string, d time.Duration, c *sseConn) bool {
 	if w, ok := h.events.(EventWaiter); ok && w.Wait(ctx, s.id, stream, after, d) == nil {
 		d = 0 // waited: only look whether to go on
@@ -1393,6 +1442,10 @@ func (h *Handler) awaitEvent(ctx context.Context, s *session, stream, after stri
 	case <-s.done:
 		return false
 	case <-c.done:
+		return false
+	case <-h.drainCh:
+		// The client resumes on another Handler.
+		_ = c.write(appendRetry(nil, h.opts.RetryInterval))
 		return false
 	case <-t.C:
 		return true

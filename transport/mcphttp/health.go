@@ -50,8 +50,9 @@ type HealthOptions struct {
 //     serve HTTP at all; it asks nothing else, so that a slow store never
 //     gets a healthy process restarted.
 //   - Ready (readiness, e.g. /readyz) answers 200 when the Handler is open
-//     and every store answers its Ping, 503 otherwise (and once the
-//     Handler is closed, so traffic drains away during shutdown). Its JSON
+//     and every store answers its Ping, 503 otherwise (and from the moment
+//     the Handler drains or is closed, Shutdown or Close, so that a load
+//     balancer sends its traffic elsewhere). Its JSON
 //     body names each check and whether it passed; the errors themselves
 //     go to the Handler's Logger, not to whoever probes.
 //
@@ -84,7 +85,7 @@ type ReadyReport struct {
 	// Ready is true when the Handler is open and every check passed.
 	Ready bool `json:"ready"`
 	// Checks maps each check's name to "ok" or "failed"; "handler" is
-	// "closed" once the Handler is.
+	// "closed" once the Handler drains or is closed.
 	Checks map[string]string `json:"checks"`
 	// Errors holds the error of each failed check, by name; it is not
 	// part of the HTTP answer.

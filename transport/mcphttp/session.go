@@ -473,6 +473,13 @@ type stream struct {
 	// messages. held and last change with both order and mu held.
 	held bool
 	last string // the store id of the stream's newest event this Handler knows
+	// handoff: a drain (Handler.Shutdown) ended the live connection of the
+	// held stream, whose client resumes it on another Handler. Guarded by
+	// mu.
+	handoff bool
+	// tk: this Handler took the stream over (claim) and waits for the
+	// previous holder to let it go (see takeover). Guarded by order.
+	tk *takeover
 
 	// The standalone stream's live events wait in queue (for conn; guarded
 	// by mu) until the goroutine of the GET holding conn writes them, so
@@ -542,6 +549,9 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	defer st.mu.Unlock()
 	if err == nil && st.id == 0 {
 		st.last = sid
+	}
+	if err == nil && st.tk != nil && !st.tk.own(sid, data, st.s.h.opts.MaxQueuedEvents) {
+		return nil // the client has the previous holder's copy of it
 	}
 	if c := st.conn; c != nil && st.wake != nil {
 		st.enqueueLocked(c, queuedEvent{id: sid, stored: err == nil, data: data})
@@ -685,7 +695,12 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	last := after
 	if replay {
 		var err error
-		if last, err = st.s.h.replay(ctx, st.s.id, st.name, after, c); err != nil {
+		if st.tk != nil {
+			last, err = st.replayTakeover(ctx, after, c)
+		} else {
+			last, err = st.s.h.replay(ctx, st.s.id, st.name, after, c)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -717,6 +732,9 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 	if busy {
 		return false
 	}
+	// A fresh start replays nothing: a takeover waiting for its replay
+	// (whose GET failed) has nothing left to match.
+	st.tk = nil
 	if !held {
 		// Another Handler held the stream and may have stored events this
 		// one never saw: skip to the newest.
@@ -750,17 +768,21 @@ func (st *stream) isHeld() bool {
 
 // release gives the standalone stream up to another Handler that took it
 // over: its live connection here ends, and this Handler stores no more of
-// its events. It waits for an append in progress.
-func (st *stream) release() {
+// its events. It waits for an append in progress, and reports whether the
+// stream was held here.
+func (st *stream) release() bool {
 	st.order.Lock()
 	defer st.order.Unlock()
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	was := st.held
 	st.held = false
+	st.tk = nil
 	if st.conn != nil {
 		st.conn.end()
 		st.setConnLocked(nil)
 	}
+	return was
 }
 
 // detach forgets c if it is still the live connection.
