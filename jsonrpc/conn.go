@@ -16,10 +16,9 @@ import (
 
 // A Handler answers the requests and notifications a Conn receives.
 //
-// Handle runs on one of the Conn's request workers for requests (on a
-// Buffered stream, a request may start on the reader's goroutine, which
-// hands reading to another goroutine if the handler takes more than a few
-// hundred microseconds), and on the Conn's single notification lane for
+// Handle runs on one of the Conn's request workers for requests (or, while
+// a worker slot is free, on the goroutine that received the request: see
+// Inline), and on the Conn's single notification lane for
 // notifications (so notifications are handled one at a time, in arrival
 // order; ConnOptions.MaxQueuedNotifications bounds how many may wait). For
 // a notification the result is discarded. An
@@ -50,9 +49,17 @@ type ConnOptions struct {
 	// Handler answers incoming messages.
 	Handler Handler
 
-	// MaxConcurrency bounds how many request handlers run at once.
-	// Default 64.
+	// MaxConcurrency bounds how many request handlers run at once,
+	// counting those run inline (see Inline). Default 64.
 	MaxConcurrency int
+
+	// Inline says whether a request may run on the goroutine that
+	// received it, while a worker slot is free, instead of on a worker.
+	// The zero value, InlineWhenFree, lets it: the reader of a Buffered
+	// stream runs such requests itself (handing reading over to another
+	// goroutine when one takes long), and Push does when asked to.
+	// InlineNever runs every request on a worker, whatever Push is told.
+	Inline Inline
 
 	// MaxQueued bounds how many requests may wait for a free handler slot;
 	// past that a request is answered at once with CodeServerOverloaded.
@@ -121,7 +128,7 @@ type ConnOptions struct {
 	// whether or not OnReject is set.
 	//
 	// It runs on the goroutine dispatching m (the reader, or the caller of
-	// Push or Serve), so it must not block, nor call Close (which waits for
+	// Push), so it must not block, nor call Close (which waits for
 	// the reader), and must not modify m.
 	OnReject func(m *Message, err *Error)
 
@@ -224,6 +231,7 @@ type Conn struct {
 	laneAt    uint64                         // the least laneDone a Call waits for (see awaitLane)
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
+	at        host                           // how the reader or pushers run requests; set once by NewConn
 	err       error
 
 	laneDone atomic.Uint64 // notifications the lane has handled; written under mu
@@ -237,9 +245,9 @@ type Conn struct {
 	done     signal // the connection has ended; guarded by mu
 	workers  sync.WaitGroup
 
-	// The reader runs a request itself when nothing else is waiting to be
-	// read (see readLoop); takeover, armed meanwhile, starts reading on
-	// another goroutine if the handler takes longer than inlineBudget.
+	// The reader runs a request itself while a worker slot is free (see
+	// runInline); takeover, armed meanwhile, starts reading on another
+	// goroutine if the handler takes longer than its budget.
 	inline   atomic.Int32 // inlineIdle, inlineRunning or inlineHandedOff
 	takeover *time.Timer
 }
@@ -250,43 +258,6 @@ const (
 	inlineRunning
 	inlineHandedOff
 )
-
-// inlineBudget is how long the reader runs a request's handler itself
-// before another goroutine takes over reading. A cheap handler (most are
-// a few microseconds) is done well within it and costs no goroutine, no
-// stack growth and no wake-up of another thread; a slow one delays reading
-// the peer's next messages by at most this long.
-const inlineBudget = 200 * time.Microsecond
-
-// pipelinedBudget is inlineBudget for a request read while more input
-// waits behind it (a peer with several requests in flight): the reader
-// runs such requests one after another while each is cheap, and hands
-// reading over sooner when one is not, so that the waiting requests run on
-// workers, in parallel, instead of queueing behind it.
-const pipelinedBudget = 50 * time.Microsecond
-
-// A Buffered stream reports how many bytes it holds that Read has not
-// consumed yet: when there are none, the peer is waiting for an answer and
-// the reader runs the next request itself instead of handing it to a new
-// goroutine. Line streams implement it.
-type Buffered interface {
-	Buffered() int
-}
-
-// A HoldingStream can keep the answers to requests back for a moment to
-// send several in one write: the reader writes the response of a request
-// it ran itself with WriteHeld, and the stream sends what it holds with
-// the next Write, on FlushHeld or Close, and before it waits for more
-// input. A peer with many requests in flight then gets their answers in
-// one system call instead of one each. Line streams implement it.
-type HoldingStream interface {
-	Stream
-	// WriteHeld is Write, except that m may be kept back until the next
-	// Write, FlushHeld or Close, or until the stream must wait for input.
-	WriteHeld(ctx context.Context, m *Message) error
-	// FlushHeld sends every message WriteHeld kept back.
-	FlushHeld() error
-}
 
 type work struct {
 	m    *Message
@@ -362,6 +333,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	if opts.FirstID > 1 {
 		c.nextID.Store(min(opts.FirstID, maxFirstID) - 1)
 	}
+	c.at = hostFor(s, opts.Inline)
 	if opts.Bind != nil {
 		opts.Bind(c)
 	}
@@ -373,82 +345,37 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 	return c
 }
 
-// Push dispatches m, an incoming message of a PushStream, on the caller's
-// goroutine, as a reader goroutine would: requests go to workers and
-// notifications to the ordered lane (so Push returns without waiting for
-// their handlers), responses to the calls waiting for them, and Barrier
-// messages are handled before Push returns. Transports may call Push from
-// many goroutines at once. It returns ErrClosed once EndPush was called.
-func (c *Conn) Push(m *Message) error {
+// Push hands the Conn m, an incoming message of a PushStream, on the
+// caller's goroutine. It is the way in for a transport that reads
+// messages itself; a reader goroutine takes the same path (see receive).
+// Responses go to the calls waiting for them, notifications to the
+// ordered lane, and Barrier messages are handled before Push returns.
+//
+// inline says whether the caller's goroutine may run a request itself.
+// With InlineWhenFree (and ConnOptions.Inline not InlineNever) a request
+// for which a worker slot is free runs on the caller's goroutine, and
+// Push returns after its handler did and its response was written; such
+// a request is a worker's in every other way: it counts against
+// MaxConcurrency, its context derives from the connection's, and
+// CancelIncoming, Close and the end of input cancel it. It is for a
+// transport that spends a goroutine on each request anyway (an HTTP
+// handler's), which would otherwise only wait while a worker ran the
+// request. Otherwise (InlineNever, no free slot, or any other message) m
+// is queued, refused or handed to a worker, and Push returns without
+// waiting for a handler.
+//
+// Transports may call Push from many goroutines at once. It returns
+// ErrClosed once EndPush was called.
+func (c *Conn) Push(m *Message, inline Inline) error {
 	if !c.startPush() {
 		return ErrClosed
 	}
 	defer c.pushes.Done()
-	c.dispatch(m)
-	return nil
-}
-
-// Serve handles the incoming request m on the caller's goroutine and writes
-// its response through the stream, as a worker would. It is for transports
-// that already spend a goroutine on each request (an HTTP handler's): it
-// does not count against MaxConcurrency, and the handler's context derives
-// from ctx, so ending ctx (the client closing the HTTP response) cancels the
-// handler, as Close and CancelIncoming do. A request whose id is in flight
-// already is answered with an error of id null (see enqueueRequest). Serve
-// returns ErrClosed, answering nothing, once the connection is closing or
-// its input has ended.
-func (c *Conn) Serve(ctx context.Context, m *Message) error {
-	c.mu.Lock()
-	if c.closing || c.readEnded {
-		c.mu.Unlock()
-		return ErrClosed
+	at := c.at
+	if inline == InlineNever {
+		at = onWorker
 	}
-	if _, dup := c.inflight[m.ID]; dup {
-		c.mu.Unlock()
-		e := errIDInUse(m.ID)
-		c.reject(m, e)
-		c.reply(c.detached, NewErrorResponse(ID{}, e))
-		return nil
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	if c.inflight == nil {
-		c.inflight = make(map[ID]context.CancelCauseFunc)
-	}
-	c.inflight[m.ID] = cancel
-	c.workers.Add(1)
-	c.mu.Unlock()
-	defer c.workers.Done()
-	hctx, wctx := c.requestContexts(ctx, m)
-	c.serve(work{m: m, ctx: hctx, wctx: wctx})
-	return nil
-}
-
-// ServeInline dispatches m, an incoming message of a PushStream, as Push
-// does, except that a request for which a worker slot is free runs on the
-// caller's goroutine, which ServeInline returns after the handler did and
-// its response was written. Such a request is a worker's in every other
-// way: it counts against MaxConcurrency, its context derives from the
-// connection's, and CancelIncoming, Close and the end of input cancel it.
-// Without a free slot the request is queued or refused as Push would, and
-// ServeInline returns at once. It is for transports that spend a goroutine
-// on each request anyway (an HTTP handler's), which would otherwise only
-// wait while a new worker goroutine runs the request. It returns ErrClosed
-// once EndPush was called.
-func (c *Conn) ServeInline(m *Message) error {
-	if !c.startPush() {
-		return ErrClosed
-	}
-	defer c.pushes.Done()
-	if !c.inlineable(m) {
-		c.dispatch(m)
-		return nil
-	}
-	w, ok := c.admitInline(m)
-	if !ok {
-		return nil // dispatched the usual way
-	}
-	c.serve(w)
-	c.releaseSlot()
+	c.receive(m, at)
 	return nil
 }
 
@@ -565,16 +492,85 @@ func (c *Conn) shutdown(err error) {
 		c.err = err
 	}
 	c.queue = nil
-	// Requests run by Serve have contexts of their own: end them too.
-	cancels := make([]context.CancelCauseFunc, 0, len(c.inflight))
-	for _, cancel := range c.inflight {
-		cancels = append(cancels, cancel)
-	}
 	c.mu.Unlock()
-	c.cancel()
-	for _, cancel := range cancels {
-		cancel(ErrClosed)
+	c.cancel() // every request's context derives from c.ctx
+}
+
+// Inline says whether a request may run on the goroutine that received
+// it (see ConnOptions.Inline and Conn.Push).
+type Inline uint8
+
+const (
+	// InlineWhenFree runs a request on the goroutine that received it
+	// while a worker slot is free: a cheap handler then costs no goroutine,
+	// no stack growth and no wake-up of another thread.
+	InlineWhenFree Inline = iota
+	// InlineNever hands every request to a worker goroutine.
+	InlineNever
+)
+
+// A host is what the goroutine that received an incoming message does with
+// a request for which a worker slot is free. NewConn decides it for the
+// Conn's reader, or its pushers, from ConnOptions.Inline and the stream.
+type host uint8
+
+const (
+	onWorker host = iota // hand it to a worker
+	onPusher             // run it, then return (Push: the caller has nothing else to do)
+	onReader             // run it, handing reading over if it takes long (see runInline)
+)
+
+// hostFor decides how the receiving goroutine of a Conn on s runs
+// requests: inline needs a pusher, or a reader that can tell whether more
+// input waits (Buffered).
+func hostFor(s Stream, inline Inline) host {
+	if inline == InlineNever {
+		return onWorker
 	}
+	if _, ok := s.(PushStream); ok {
+		return onPusher
+	}
+	if _, ok := s.(Buffered); ok {
+		return onReader
+	}
+	return onWorker
+}
+
+// inlineBudget is how long the reader runs a request's handler itself
+// before another goroutine takes over reading. A cheap handler (most are
+// a few microseconds) is done well within it and costs no goroutine, no
+// stack growth and no wake-up of another thread; a slow one delays reading
+// the peer's next messages by at most this long.
+const inlineBudget = 200 * time.Microsecond
+
+// pipelinedBudget is inlineBudget for a request read while more input
+// waits behind it (a peer with several requests in flight): the reader
+// runs such requests one after another while each is cheap, and hands
+// reading over sooner when one is not, so that the waiting requests run on
+// workers, in parallel, instead of queueing behind it.
+const pipelinedBudget = 50 * time.Microsecond
+
+// A Buffered stream reports how many bytes it holds that Read has not
+// consumed yet: when there are none, the peer is waiting for an answer and
+// the reader runs the next request itself instead of handing it to a new
+// goroutine. Line streams implement it.
+type Buffered interface {
+	Buffered() int
+}
+
+// A HoldingStream can keep the answers to requests back for a moment to
+// send several in one write: the reader writes the response of a request
+// it ran itself with WriteHeld, and the stream sends what it holds with
+// the next Write, on FlushHeld or Close, and before it waits for more
+// input. A peer with many requests in flight then gets their answers in
+// one system call instead of one each. Line streams implement it.
+type HoldingStream interface {
+	Stream
+	// WriteHeld is Write, except that m may be kept back until the next
+	// Write, FlushHeld or Close, or until the stream must wait for input.
+	WriteHeld(ctx context.Context, m *Message) error
+	// FlushHeld sends every message WriteHeld kept back.
+	FlushHeld() error
 }
 
 // readLoop reads until the stream ends. When the peer ends the stream (EOF
@@ -582,40 +578,43 @@ func (c *Conn) shutdown(err error) {
 // responses are written before the stream is closed, so a client that writes
 // requests and closes its end still gets every answer. Outgoing calls fail
 // at once: no response can arrive any more.
-//
-// On a Buffered stream, a request runs on the reader's goroutine while a
-// worker slot is free, with a timer armed that hands reading over to a new
-// goroutine after inlineBudget (pipelinedBudget when more input waits
-// behind the request): a cheap handler costs no goroutine, no stack growth
-// and no wake-up of another thread, and a slow one, or one that calls the
-// peer, holds up reading (cancellations included) no longer than the
-// budget. On a HoldingStream the responses of such requests are held
-// while more input waits, and go out in one write with the response of
-// the last.
 func (c *Conn) readLoop() {
-	buf, _ := c.stream.(Buffered)
 	var err error
 	for {
 		var m *Message
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
-		if buf != nil && c.inlineable(m) {
-			pipelined := buf.Buffered() > 0
-			if w, ok := c.admitInline(m); ok {
-				// The last answer of a run goes out at once, with the
-				// ones held before it.
-				w.held = pipelined
-				if !c.runInline(w, pipelined) {
-					return // another goroutine reads now
-				}
-				continue
-			}
+		if !c.receive(m, c.at) {
+			return // another goroutine reads now
 		}
-		c.dispatch(m)
 	}
 	c.endRead(err)
 	c.finish(func() {})
+}
+
+// receive is the one way in for an incoming message, whether the reader
+// read it or the transport pushed it: at says what the receiving
+// goroutine does with a request for which a worker slot is free (see
+// host). Everything else is dispatched. It reports whether the caller is
+// still the reader: false when a request run on the reader outlasted its
+// budget and another goroutine took over reading (see runInline).
+func (c *Conn) receive(m *Message, at host) bool {
+	if at == onWorker || !c.inlineable(m) {
+		c.dispatch(m)
+		return true
+	}
+	pipelined := at == onReader && c.stream.(Buffered).Buffered() > 0
+	w, ok := c.admitInline(m)
+	if !ok {
+		return true // dispatched the usual way
+	}
+	if at == onPusher {
+		c.serve(w)
+		c.releaseSlot()
+		return true
+	}
+	return c.runInline(w, pipelined)
 }
 
 // inlineable reports whether m is a request dispatch would give a worker.
@@ -652,15 +651,25 @@ func (c *Conn) admitInline(m *Message) (w work, ok bool) {
 	return work{m: m, ctx: hctx, wctx: wctx}, true
 }
 
-// runInline runs w on the reader's goroutine. It reports whether the
-// caller is still the reader: false when the handler outlasted
-// inlineBudget and another goroutine took over reading, in which case this
-// one went on as a worker until the queue was empty.
+// runInline runs w on the reader's goroutine, with a timer armed that
+// hands reading over to a new goroutine after inlineBudget
+// (pipelinedBudget when more input waits behind the request): a slow
+// handler, or one that calls the peer, holds up reading (cancellations
+// included) no longer than the budget. While more input waits, the
+// response is held (HoldingStream), to go out in one write with the
+// response of the last request of the run.
+//
+// It reports whether the caller is still the reader: false when the
+// handler outlasted its budget and another goroutine took over reading,
+// in which case this one went on as a worker until the queue was empty.
 func (c *Conn) runInline(w work, pipelined bool) bool {
 	budget := inlineBudget
 	if pipelined {
 		budget = pipelinedBudget
 	}
+	// The last answer of a run goes out at once, with the ones held
+	// before it.
+	w.held = pipelined
 	c.inline.Store(inlineRunning)
 	if c.takeover == nil {
 		// Armed below, once c.takeover is set: the goroutine the timer

@@ -152,3 +152,30 @@ func TestConnFlushesHeldOnTakeover(t *testing.T) {
 		t.Fatalf("events %q: the answer to 2 was left held", got)
 	}
 }
+
+// TestConnInlineNever: with ConnOptions.Inline InlineNever, the reader of a
+// Buffered stream runs no request itself: every answer comes from a
+// worker, written at once, none held.
+func TestConnInlineNever(t *testing.T) {
+	var msgs []*Message
+	for i := int64(1); i <= 3; i++ {
+		msgs = append(msgs, NewRequest(Int64ID(i), "x", nil))
+	}
+	s := newHoldStream(msgs...)
+	c := NewConn(s, ConnOptions{Inline: InlineNever, Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		return json.RawMessage(`1`), nil
+	})})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.log()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.log()
+	slices.Sort(got)
+	if fmt.Sprint(got) != fmt.Sprint([]string{"write 1", "write 2", "write 3"}) {
+		t.Fatalf("events %q, want three answers written by workers", got)
+	}
+}

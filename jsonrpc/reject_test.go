@@ -116,7 +116,7 @@ func TestNotificationFlood(t *testing.T) {
 	}
 	push := func(m *Message) {
 		t.Helper()
-		if err := c.Push(m); err != nil {
+		if err := c.Push(m, InlineNever); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -212,12 +212,12 @@ func TestNotificationBurstsLogged(t *testing.T) {
 	c := NewConn(s, ConnOptions{Handler: h, MaxQueuedNotifications: 2, Logger: slog.New(logs)})
 	defer closeConn(t, c)
 	for burst := 1; burst <= 2; burst++ {
-		if err := c.Push(NewNotification("block", nil)); err != nil {
+		if err := c.Push(NewNotification("block", nil), InlineNever); err != nil {
 			t.Fatal(err)
 		}
 		<-started
 		for range 5 { // 2 queued, 3 dropped
-			if err := c.Push(NewNotification("note", nil)); err != nil {
+			if err := c.Push(NewNotification("note", nil), InlineNever); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -365,9 +365,9 @@ func TestOnReject(t *testing.T) {
 	}
 }
 
-// TestServeDuplicateRejected checks that Serve's refusal of an id in use is
-// reported like the reader's.
-func TestServeDuplicateRejected(t *testing.T) {
+// TestPushInlineDuplicateRejected checks that a request pushed to run
+// inline whose id is in use is refused, and reported, like the reader's.
+func TestPushInlineDuplicateRejected(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
 	onReject, rejects := rejectRecorder(1)
@@ -380,11 +380,11 @@ func TestServeDuplicateRejected(t *testing.T) {
 		}),
 		OnReject: onReject,
 	})
-	if err := c.Push(NewRequest(Int64ID(1), "slow", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	<-started
-	if err := c.Serve(context.Background(), NewRequest(Int64ID(1), "slow", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineWhenFree); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-s.replies; !r.ID.IsZero() || r.Error == nil || r.Error.Code != CodeInvalidRequest {
