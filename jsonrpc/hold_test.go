@@ -22,6 +22,7 @@ type holdStream struct {
 	events []string
 	end    chan struct{}
 	flush  chan struct{} // signalled on each FlushHeld
+	idle   chan struct{} // if not nil, signalled when Read finds the list empty
 }
 
 func newHoldStream(msgs ...*Message) *holdStream {
@@ -37,6 +38,12 @@ func (s *holdStream) Read(ctx context.Context) (*Message, error) {
 		return m, nil
 	}
 	s.mu.Unlock()
+	if s.idle != nil {
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	}
 	select {
 	case <-s.end:
 		return nil, io.EOF
@@ -177,5 +184,47 @@ func TestConnInlineNever(t *testing.T) {
 	slices.Sort(got)
 	if fmt.Sprint(got) != fmt.Sprint([]string{"write 1", "write 2", "write 3"}) {
 		t.Fatalf("events %q, want three answers written by workers", got)
+	}
+}
+
+// TestConnQueuesBehindInline: a request read while the only worker slot
+// is taken by a request the reader ran itself (and handed reading over)
+// is queued once, and answered once the slot frees: not also refused as
+// a duplicate of itself.
+func TestConnQueuesBehindInline(t *testing.T) {
+	release := make(chan struct{})
+	s := newHoldStream(NewRequest(Int64ID(1), "block", nil), NewRequest(Int64ID(2), "fast", nil))
+	s.idle = make(chan struct{}, 1)
+	onReject, rejects := rejectRecorder(4)
+	c := NewConn(s, ConnOptions{MaxConcurrency: 1, OnReject: onReject, Handler: HandlerFunc(func(_ context.Context, m *Message) (any, error) {
+		if m.Method == "block" {
+			<-release
+		}
+		return json.RawMessage(`1`), nil
+	})})
+	select {
+	case <-s.idle: // both read: 2 was dispatched behind 1
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reader did not read past the blocked request")
+	}
+	close(release)
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.log()
+	var answers []string
+	for _, e := range got {
+		if e != "flush" {
+			answers = append(answers, strings.Fields(e)[1])
+		}
+	}
+	slices.Sort(answers)
+	if fmt.Sprint(answers) != "[1 2]" {
+		t.Errorf("events %q, want one answer to each request", got)
+	}
+	if len(rejects) != 0 || c.Stats().Rejected != 0 {
+		r := <-rejects
+		t.Errorf("OnReject(%s, %v): the queued request was refused too", describe(r.m), r.err)
 	}
 }
