@@ -256,7 +256,14 @@ type envelope struct {
 func decodeObject(data []byte) *Message {
 	var w envelope
 	w.read(data)
-	id, idOK := w.parseID()
+	// idOK is true without an id too: whether one is needed depends on
+	// the kind of message. A repeated "id" is no id.
+	id, idOK := ID{}, w.dup != dupID
+	if w.id != nil && idOK {
+		var err error
+		id, err = parseID(w.id)
+		idOK = err == nil
+	}
 	if w.dup != nil {
 		return w.bad(id, w.dup)
 	}
@@ -296,17 +303,6 @@ func (w *envelope) read(data []byte) {
 		}
 		*p = val
 	})
-}
-
-// parseID returns the message's id and whether it is a string or an
-// integer (true when there is none: whether one is needed depends on the
-// kind of message). A repeated "id" is no id.
-func (w *envelope) parseID() (ID, bool) {
-	if w.dup == dupID || w.id == nil {
-		return ID{}, w.dup != dupID
-	}
-	id, err := parseID(w.id)
-	return id, err == nil
 }
 
 // bad returns the invalid message for reason r. Without "method" but with
