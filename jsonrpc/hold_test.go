@@ -228,3 +228,27 @@ func TestConnQueuesBehindInline(t *testing.T) {
 		t.Errorf("OnReject(%s, %v): the queued request was refused too", describe(r.m), r.err)
 	}
 }
+
+// TestPushOnReaderStream: a request pushed to a Conn that has a reader
+// runs on the pushing goroutine as on a PushStream, without the reader's
+// hand-off, which would start a second reader.
+func TestPushOnReaderStream(t *testing.T) {
+	s := newHoldStream()
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		time.Sleep(2 * inlineBudget) // past the reader's budget
+		return json.RawMessage(`1`), nil
+	})})
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineWhenFree); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.log(); fmt.Sprint(got) != "[write 1]" {
+		t.Errorf("events %q, want the answer written before Push returned", got)
+	}
+	if st := c.inline.Load(); st != inlineIdle {
+		t.Errorf("inline state %d after Push: the reader's hand-off ran", st)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -128,9 +128,9 @@ func (c *Conn) Push(m *Message, inline Inline) error {
 		return ErrClosed
 	}
 	defer c.pushes.Done()
-	at := c.at
-	if inline == InlineNever {
-		at = onWorker
+	at := onWorker
+	if inline == InlineWhenFree && c.at != onWorker {
+		at = onPusher // never onReader: the caller is not the reader
 	}
 	c.receive(m, at)
 	return nil
