@@ -22,6 +22,7 @@ type holdStream struct {
 	events []string
 	end    chan struct{}
 	flush  chan struct{} // signalled on each FlushHeld
+	idle   chan struct{} // if not nil, signalled when Read finds the list empty
 }
 
 func newHoldStream(msgs ...*Message) *holdStream {
@@ -37,6 +38,12 @@ func (s *holdStream) Read(ctx context.Context) (*Message, error) {
 		return m, nil
 	}
 	s.mu.Unlock()
+	if s.idle != nil {
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	}
 	select {
 	case <-s.end:
 		return nil, io.EOF
@@ -150,5 +157,98 @@ func TestConnFlushesHeldOnTakeover(t *testing.T) {
 	got = strings.Join(s.log(), ",")
 	if i := strings.Index(got, "held 2"); i < 0 || !strings.Contains(got[i:], "flush") {
 		t.Fatalf("events %q: the answer to 2 was left held", got)
+	}
+}
+
+// TestConnInlineNever: with ConnOptions.Inline InlineNever, the reader of a
+// Buffered stream runs no request itself: every answer comes from a
+// worker, written at once, none held.
+func TestConnInlineNever(t *testing.T) {
+	var msgs []*Message
+	for i := int64(1); i <= 3; i++ {
+		msgs = append(msgs, NewRequest(Int64ID(i), "x", nil))
+	}
+	s := newHoldStream(msgs...)
+	c := NewConn(s, ConnOptions{Inline: InlineNever, Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		return json.RawMessage(`1`), nil
+	})})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.log()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.log()
+	slices.Sort(got)
+	if fmt.Sprint(got) != fmt.Sprint([]string{"write 1", "write 2", "write 3"}) {
+		t.Fatalf("events %q, want three answers written by workers", got)
+	}
+}
+
+// TestConnQueuesBehindInline: a request read while the only worker slot
+// is taken by a request the reader ran itself (and handed reading over)
+// is queued once, and answered once the slot frees: not also refused as
+// a duplicate of itself.
+func TestConnQueuesBehindInline(t *testing.T) {
+	release := make(chan struct{})
+	s := newHoldStream(NewRequest(Int64ID(1), "block", nil), NewRequest(Int64ID(2), "fast", nil))
+	s.idle = make(chan struct{}, 1)
+	onReject, rejects := rejectRecorder(4)
+	c := NewConn(s, ConnOptions{MaxConcurrency: 1, OnReject: onReject, Handler: HandlerFunc(func(_ context.Context, m *Message) (any, error) {
+		if m.Method == "block" {
+			<-release
+		}
+		return json.RawMessage(`1`), nil
+	})})
+	select {
+	case <-s.idle: // both read: 2 was dispatched behind 1
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reader did not read past the blocked request")
+	}
+	close(release)
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.log()
+	var answers []string
+	for _, e := range got {
+		if e != "flush" {
+			answers = append(answers, strings.Fields(e)[1])
+		}
+	}
+	slices.Sort(answers)
+	if fmt.Sprint(answers) != "[1 2]" {
+		t.Errorf("events %q, want one answer to each request", got)
+	}
+	if len(rejects) != 0 || c.Stats().Rejected != 0 {
+		r := <-rejects
+		t.Errorf("OnReject(%s, %v): the queued request was refused too", describe(r.m), r.err)
+	}
+}
+
+// TestPushOnReaderStream: a request pushed to a Conn that has a reader
+// runs on the pushing goroutine as on a PushStream, without the reader's
+// hand-off, which would start a second reader.
+func TestPushOnReaderStream(t *testing.T) {
+	s := newHoldStream()
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		time.Sleep(2 * inlineBudget) // past the reader's budget
+		return json.RawMessage(`1`), nil
+	})})
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineWhenFree); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.log(); fmt.Sprint(got) != "[write 1]" {
+		t.Errorf("events %q, want the answer written before Push returned", got)
+	}
+	if st := c.inline.Load(); st != inlineIdle {
+		t.Errorf("inline state %d after Push: the reader's hand-off ran", st)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -250,8 +250,35 @@ type envelope struct {
 	dup                                        *reason // a repeated member, if any
 }
 
+// decodeObject decodes one message object: its members, then what they
+// make, a request (or notification) or a response, or an invalid message
+// saying why it is neither.
 func decodeObject(data []byte) *Message {
 	var w envelope
+	w.read(data)
+	// idOK is true without an id too: whether one is needed depends on
+	// the kind of message. A repeated "id" is no id.
+	id, idOK := ID{}, w.dup != dupID
+	if w.id != nil && idOK {
+		var err error
+		id, err = parseID(w.id)
+		idOK = err == nil
+	}
+	if w.dup != nil {
+		return w.bad(id, w.dup)
+	}
+	if string(w.jsonrpc) != `"2.0"` {
+		return w.bad(id, badVersion)
+	}
+	if w.method != nil {
+		return w.request(id, idOK)
+	}
+	return w.response(id, idOK)
+}
+
+// read records the members of the message object data, and the last
+// repeated one.
+func (w *envelope) read(data []byte) {
 	forEachMember(data, func(key, val []byte) {
 		var p *[]byte
 		var dup *reason
@@ -276,67 +303,59 @@ func decodeObject(data []byte) *Message {
 		}
 		*p = val
 	})
-	var id ID
-	idOK := true
-	if w.id != nil {
-		var err error
-		if id, err = parseID(w.id); err != nil {
-			idOK = false
-		}
+}
+
+// bad returns the invalid message for reason r. Without "method" but with
+// "result" or "error" it is a response, even when malformed: the receiver
+// drops it rather than answer it.
+func (w *envelope) bad(id ID, r *reason) *Message {
+	if w.method == nil && (w.result != nil || w.error != nil) {
+		return &Message{ID: id, Invalid: r[1], badResponse: true}
 	}
-	// Without "method" but with "result" or "error" it is a response, even
-	// when malformed: the receiver drops it rather than answer it.
-	response := w.method == nil && (w.result != nil || w.error != nil)
-	bad := func(id ID, r *reason) *Message {
-		if response {
-			return &Message{ID: id, Invalid: r[1], badResponse: true}
-		}
-		return &Message{ID: id, Invalid: r[0]}
+	return &Message{ID: id, Invalid: r[0]}
+}
+
+// request returns the request (or notification) the envelope holds, which
+// has a "method".
+func (w *envelope) request(id ID, idOK bool) *Message {
+	method, ok := unquote(w.method)
+	if !ok || method == "" {
+		return w.bad(id, badMethod)
 	}
-	if w.dup == dupID {
-		id, idOK = ID{}, false
+	if !idOK {
+		return w.bad(ID{}, badRequestID)
 	}
-	if w.dup != nil {
-		return bad(id, w.dup)
+	if w.result != nil || w.error != nil {
+		return w.bad(id, badRequestBody)
 	}
-	if string(w.jsonrpc) != `"2.0"` {
-		return bad(id, badVersion)
+	if w.params != nil && w.params[0] != '{' && w.params[0] != '[' {
+		return w.bad(id, badParams)
 	}
-	if w.method != nil {
-		method, ok := unquote(w.method)
-		if !ok || method == "" {
-			return bad(id, badMethod)
-		}
-		if !idOK {
-			return bad(ID{}, badRequestID)
-		}
-		if w.result != nil || w.error != nil {
-			return bad(id, badRequestBody)
-		}
-		if w.params != nil && w.params[0] != '{' && w.params[0] != '[' {
-			return bad(id, badParams)
-		}
-		return &Message{ID: id, Method: method, Params: bytes.Clone(w.params)}
-	}
-	// A response. Error responses may carry a null id (the request was unreadable).
+	return &Message{ID: id, Method: method, Params: bytes.Clone(w.params)}
+}
+
+// response returns the response the envelope holds, which has no
+// "method". An error response may carry a null id (the request was
+// unreadable).
+func (w *envelope) response(id ID, idOK bool) *Message {
 	if (w.result == nil) == (w.error == nil) {
-		return bad(id, badReplyKind)
+		return w.bad(id, badReplyKind)
 	}
 	if w.result != nil {
 		if w.id == nil || !idOK {
-			return bad(ID{}, badResultID)
+			return w.bad(ID{}, badResultID)
 		}
 		return &Message{ID: id, Result: bytes.Clone(w.result)}
 	}
 	if w.id == nil {
-		return bad(ID{}, badErrorNoID)
+		return w.bad(ID{}, badErrorNoID)
 	}
 	if !idOK && string(w.id) != "null" {
-		return bad(ID{}, badErrorID)
+		return w.bad(ID{}, badErrorID)
 	}
 	e := decodeError(w.error)
 	if e == nil {
-		return bad(id, badErrorObject)
+		return w.bad(id, badErrorObject)
 	}
 	return &Message{ID: id, Error: e}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,45 +63,47 @@ func describe(m *Message) string {
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
-// TestDecode checks the decoded form of every example message of the JSON-RPC
-// 2.0 specification and of MCP's stricter rules. For invalid messages only the
-// code and the id matter; the text is free-form.
-func TestDecode(t *testing.T) {
-	inv := func(id ID, code int64) *Message { return &Message{ID: id, Invalid: &Error{Code: code}} }
-	tests := []struct {
-		name string
-		in   string
-		want *Message
-	}{
-		// §7 examples.
-		{"positional", `{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
-			&Message{ID: Int64ID(1), Method: "subtract", Params: raw(`[42, 23]`)}},
-		{"named", `{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
-			&Message{ID: Int64ID(3), Method: "subtract", Params: raw(`{"subtrahend": 23, "minuend": 42}`)}},
-		{"notification", `{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
-			&Message{Method: "update", Params: raw(`[1,2,3,4,5]`)}},
-		{"notification without params", `{"jsonrpc": "2.0", "method": "foobar"}`,
-			&Message{Method: "foobar"}},
-		{"string id", `{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
-			&Message{ID: StringID("1"), Method: "foobar"}},
-		{"result", `{"jsonrpc": "2.0", "result": 19, "id": 1}`,
-			&Message{ID: Int64ID(1), Result: raw(`19`)}},
-		{"negative result", `{"jsonrpc": "2.0", "result": -19, "id": 2}`,
-			&Message{ID: Int64ID(2), Result: raw(`-19`)}},
-		{"error", `{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`,
-			&Message{ID: StringID("1"), Error: &Error{Code: -32601, Message: "Method not found"}}},
-		{"error with null id", `{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`,
-			&Message{Error: &Error{Code: -32700, Message: "Parse error"}}},
-		{"error with data", `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"x","data":{"a":[1]}}}`,
-			&Message{ID: Int64ID(7), Error: &Error{Code: -32000, Message: "x", Data: raw(`{"a":[1]}`)}}},
-		{"invalid JSON", `{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`, inv(ID{}, CodeParseError)},
-		{"invalid request", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`, inv(ID{}, CodeInvalidRequest)},
-		{"batch invalid JSON", `[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]`,
-			inv(ID{}, CodeParseError)},
-		{"empty array", `[]`, inv(ID{}, CodeInvalidRequest)},
-		{"batch [1]", `[1]`, &Message{Batch: []*Message{inv(ID{}, CodeInvalidRequest)}}},
-		{"batch [1,2,3]", `[1,2,3]`, &Message{Batch: []*Message{inv(ID{}, CodeInvalidRequest), inv(ID{}, CodeInvalidRequest), inv(ID{}, CodeInvalidRequest)}}},
-		{"rpc call batch", `[
+// decodeCase is a message to decode and its decoded form. For invalid
+// messages only the code and the id matter; the text is free-form.
+type decodeCase struct {
+	name string
+	in   string
+	want *Message
+}
+
+// invalidCode is an invalid message with id and an error code.
+func invalidCode(id ID, code int64) *Message { return &Message{ID: id, Invalid: &Error{Code: code}} }
+
+// decodeSpecCases are TestDecode's cases: the examples of the JSON-RPC 2.0 specification, §7.
+var decodeSpecCases = []decodeCase{
+	{"positional", `{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
+		&Message{ID: Int64ID(1), Method: "subtract", Params: raw(`[42, 23]`)}},
+	{"named", `{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
+		&Message{ID: Int64ID(3), Method: "subtract", Params: raw(`{"subtrahend": 23, "minuend": 42}`)}},
+	{"notification", `{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
+		&Message{Method: "update", Params: raw(`[1,2,3,4,5]`)}},
+	{"notification without params", `{"jsonrpc": "2.0", "method": "foobar"}`,
+		&Message{Method: "foobar"}},
+	{"string id", `{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
+		&Message{ID: StringID("1"), Method: "foobar"}},
+	{"result", `{"jsonrpc": "2.0", "result": 19, "id": 1}`,
+		&Message{ID: Int64ID(1), Result: raw(`19`)}},
+	{"negative result", `{"jsonrpc": "2.0", "result": -19, "id": 2}`,
+		&Message{ID: Int64ID(2), Result: raw(`-19`)}},
+	{"error", `{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`,
+		&Message{ID: StringID("1"), Error: &Error{Code: -32601, Message: "Method not found"}}},
+	{"error with null id", `{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`,
+		&Message{Error: &Error{Code: -32700, Message: "Parse error"}}},
+	{"error with data", `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"x","data":{"a":[1]}}}`,
+		&Message{ID: Int64ID(7), Error: &Error{Code: -32000, Message: "x", Data: raw(`{"a":[1]}`)}}},
+	{"invalid JSON", `{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`, invalidCode(ID{}, CodeParseError)},
+	{"invalid request", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"batch invalid JSON", `[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]`,
+		invalidCode(ID{}, CodeParseError)},
+	{"empty array", `[]`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"batch [1]", `[1]`, &Message{Batch: []*Message{invalidCode(ID{}, CodeInvalidRequest)}}},
+	{"batch [1,2,3]", `[1,2,3]`, &Message{Batch: []*Message{invalidCode(ID{}, CodeInvalidRequest), invalidCode(ID{}, CodeInvalidRequest), invalidCode(ID{}, CodeInvalidRequest)}}},
+	{"rpc call batch", `[
         {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
         {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
@@ -108,66 +111,77 @@ func TestDecode(t *testing.T) {
         {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
         {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
     ]`, &Message{Batch: []*Message{
-			{ID: StringID("1"), Method: "sum", Params: raw(`[1,2,4]`)},
-			{Method: "notify_hello", Params: raw(`[7]`)},
-			{ID: StringID("2"), Method: "subtract", Params: raw(`[42,23]`)},
-			inv(ID{}, CodeInvalidRequest),
-			{ID: StringID("5"), Method: "foo.get", Params: raw(`{"name": "myself"}`)},
-			{ID: StringID("9"), Method: "get_data"},
-		}}},
-		{"all-notification batch", `[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]`,
-			&Message{Batch: []*Message{{Method: "notify_sum", Params: raw(`[1,2,4]`)}, {Method: "notify_hello", Params: raw(`[7]`)}}}},
-		{"response batch", `[{"jsonrpc":"2.0","id":1,"result":null},{"jsonrpc":"2.0","id":"b","error":{"code":1,"message":""}}]`,
-			&Message{Batch: []*Message{{ID: Int64ID(1), Result: raw(`null`)}, {ID: StringID("b"), Error: &Error{Code: 1}}}}},
+		{ID: StringID("1"), Method: "sum", Params: raw(`[1,2,4]`)},
+		{Method: "notify_hello", Params: raw(`[7]`)},
+		{ID: StringID("2"), Method: "subtract", Params: raw(`[42,23]`)},
+		invalidCode(ID{}, CodeInvalidRequest),
+		{ID: StringID("5"), Method: "foo.get", Params: raw(`{"name": "myself"}`)},
+		{ID: StringID("9"), Method: "get_data"},
+	}}},
+	{"all-notification batch", `[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]`,
+		&Message{Batch: []*Message{{Method: "notify_sum", Params: raw(`[1,2,4]`)}, {Method: "notify_hello", Params: raw(`[7]`)}}}},
+	{"response batch", `[{"jsonrpc":"2.0","id":1,"result":null},{"jsonrpc":"2.0","id":"b","error":{"code":1,"message":""}}]`,
+		&Message{Batch: []*Message{{ID: Int64ID(1), Result: raw(`null`)}, {ID: StringID("b"), Error: &Error{Code: 1}}}}},
+}
 
-		// Accepted variations.
-		{"surrounding whitespace", " \t\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\r\n", &Message{ID: Int64ID(1), Method: "m"}},
-		{"member order", `{"id":-5,"params":{},"method":"m","jsonrpc":"2.0"}`, &Message{ID: Int64ID(-5), Method: "m", Params: raw(`{}`)}},
-		{"escaped method", `{"jsonrpc":"2.0","id":1,"method":"a\"b\u00e9"}`, &Message{ID: Int64ID(1), Method: "a\"bé"}},
-		{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"m","x":[1,{"y":null}]}`, &Message{ID: Int64ID(1), Method: "m"}},
-		{"zero id", `{"jsonrpc":"2.0","id":0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
-		{"negative zero id", `{"jsonrpc":"2.0","id":-0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
-		{"max id", `{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}`, &Message{ID: Int64ID(math.MaxInt64), Method: "m"}},
-		{"min id", `{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}`, &Message{ID: Int64ID(math.MinInt64), Method: "m"}},
-		{"empty string id", `{"jsonrpc":"2.0","id":"","method":"m"}`, &Message{ID: StringID(""), Method: "m"}},
-		{"result false", `{"jsonrpc":"2.0","id":1,"result":false}`, &Message{ID: Int64ID(1), Result: raw(`false`)}},
-		{"error data null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":null}}`,
-			&Message{ID: Int64ID(1), Error: &Error{Code: 1, Message: "m", Data: raw(`null`)}}},
+// decodeVariationCases are TestDecode's cases: variations a decoder must accept.
+var decodeVariationCases = []decodeCase{
+	{"surrounding whitespace", " \t\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\r\n", &Message{ID: Int64ID(1), Method: "m"}},
+	{"member order", `{"id":-5,"params":{},"method":"m","jsonrpc":"2.0"}`, &Message{ID: Int64ID(-5), Method: "m", Params: raw(`{}`)}},
+	{"escaped method", `{"jsonrpc":"2.0","id":1,"method":"a\"b\u00e9"}`, &Message{ID: Int64ID(1), Method: "a\"bé"}},
+	{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"m","x":[1,{"y":null}]}`, &Message{ID: Int64ID(1), Method: "m"}},
+	{"zero id", `{"jsonrpc":"2.0","id":0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
+	{"negative zero id", `{"jsonrpc":"2.0","id":-0,"method":"m"}`, &Message{ID: Int64ID(0), Method: "m"}},
+	{"max id", `{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}`, &Message{ID: Int64ID(math.MaxInt64), Method: "m"}},
+	{"min id", `{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}`, &Message{ID: Int64ID(math.MinInt64), Method: "m"}},
+	{"empty string id", `{"jsonrpc":"2.0","id":"","method":"m"}`, &Message{ID: StringID(""), Method: "m"}},
+	{"result false", `{"jsonrpc":"2.0","id":1,"result":false}`, &Message{ID: Int64ID(1), Result: raw(`false`)}},
+	{"error data null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":null}}`,
+		&Message{ID: Int64ID(1), Error: &Error{Code: 1, Message: "m", Data: raw(`null`)}}},
+}
 
-		// MCP strictness.
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"integral float id", `{"jsonrpc":"2.0","id":1.0,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"bool id", `{"jsonrpc":"2.0","id":false,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"missing jsonrpc", `{"id":1,"method":"m"}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"wrong jsonrpc", `{"jsonrpc":"2","id":"a","method":"m"}`, inv(StringID("a"), CodeInvalidRequest)},
-		{"method number", `{"jsonrpc":"2.0","id":1,"method":5}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"params string", `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"params number", `{"jsonrpc":"2.0","id":1,"method":"m","params":1}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"params null", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"result and error", `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"error code exponent", `{"jsonrpc":"2.0","id":1,"error":{"code":1e2,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"error message null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":null}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", inv(ID{}, CodeParseError)},
-		{"deep nesting", strings.Repeat("[", 200000) + strings.Repeat("]", 200000), inv(ID{}, CodeParseError)},
-		{"scalar", `3`, inv(ID{}, CodeInvalidRequest)},
-		{"empty", ``, inv(ID{}, CodeParseError)},
-		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}", inv(ID{}, CodeParseError)},
+// decodeStrictCases are TestDecode's cases: what MCP's stricter rules refuse.
+var decodeStrictCases = []decodeCase{
+	{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"integral float id", `{"jsonrpc":"2.0","id":1.0,"method":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"bool id", `{"jsonrpc":"2.0","id":false,"method":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"missing jsonrpc", `{"id":1,"method":"m"}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"wrong jsonrpc", `{"jsonrpc":"2","id":"a","method":"m"}`, invalidCode(StringID("a"), CodeInvalidRequest)},
+	{"method number", `{"jsonrpc":"2.0","id":1,"method":5}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"params string", `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"params number", `{"jsonrpc":"2.0","id":1,"method":"m","params":1}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"params null", `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"result and error", `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"error code exponent", `{"jsonrpc":"2.0","id":1,"error":{"code":1e2,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"error message null", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":null}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", invalidCode(ID{}, CodeParseError)},
+	{"deep nesting", strings.Repeat("[", 200000) + strings.Repeat("]", 200000), invalidCode(ID{}, CodeParseError)},
+	{"scalar", `3`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"empty", ``, invalidCode(ID{}, CodeParseError)},
+	{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}", invalidCode(ID{}, CodeParseError)},
+}
 
-		// Member names are case-sensitive and may not repeat.
-		{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"m"}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"capitalised params", `{"jsonrpc":"2.0","id":1,"method":"m","Params":"x"}`, &Message{ID: Int64ID(1), Method: "m"}},
-		{"capitalised error code", `{"jsonrpc":"2.0","id":1,"error":{"Code":1,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`, inv(ID{}, CodeInvalidRequest)},
-		{"duplicate error code", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":2,"message":"m"}}`, inv(Int64ID(1), CodeInvalidRequest)},
-		{"duplicate unknown member", `{"jsonrpc":"2.0","id":1,"method":"m","x":1,"x":2}`, &Message{ID: Int64ID(1), Method: "m"}},
-		{"escaped member names", `{"\u006a\u0073onrpc":"2.0","\u0069d":1,"meth\u006fd":"m"}`, &Message{ID: Int64ID(1), Method: "m"}},
-	}
+// decodeMemberCases are TestDecode's cases: member names: case-sensitive, and never repeated.
+var decodeMemberCases = []decodeCase{
+	{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"m"}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"capitalised params", `{"jsonrpc":"2.0","id":1,"method":"m","Params":"x"}`, &Message{ID: Int64ID(1), Method: "m"}},
+	{"capitalised error code", `{"jsonrpc":"2.0","id":1,"error":{"Code":1,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`, invalidCode(ID{}, CodeInvalidRequest)},
+	{"duplicate error code", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":2,"message":"m"}}`, invalidCode(Int64ID(1), CodeInvalidRequest)},
+	{"duplicate unknown member", `{"jsonrpc":"2.0","id":1,"method":"m","x":1,"x":2}`, &Message{ID: Int64ID(1), Method: "m"}},
+	{"escaped member names", `{"\u006a\u0073onrpc":"2.0","\u0069d":1,"meth\u006fd":"m"}`, &Message{ID: Int64ID(1), Method: "m"}},
+}
+
+// TestDecode checks the decoded form of every example message of the JSON-RPC
+// 2.0 specification and of MCP's stricter rules.
+func TestDecode(t *testing.T) {
+	tests := slices.Concat(decodeSpecCases, decodeVariationCases, decodeStrictCases, decodeMemberCases)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Decode([]byte(tt.in))

@@ -164,11 +164,11 @@ func TestCloseDrainsLane(t *testing.T) {
 		}
 		return notes.Handle(ctx, m)
 	})})
-	if err := c.Push(NewNotification("block", nil)); err != nil {
+	if err := c.Push(NewNotification("block", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		if err := c.Push(NewNotification("note", json.RawMessage(fmt.Sprintf("[%d]", i)))); err != nil {
+		if err := c.Push(NewNotification("note", json.RawMessage(fmt.Sprintf("[%d]", i))), InlineNever); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -48,7 +48,7 @@ func TestPushStreamIdleHoldsNoGoroutine(t *testing.T) {
 	if got := runtime.NumGoroutine(); got != before {
 		t.Fatalf("an idle Conn on a PushStream runs %d goroutines, want 0", got-before)
 	}
-	if err := c.Push(NewRequest(Int64ID(1), "m", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "m", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-s.replies; r.ID != Int64ID(1) || string(r.Result) != `"ok"` {
@@ -92,11 +92,11 @@ func TestPushStreamConcurrent(t *testing.T) {
 			for i := range each {
 				n := p*each + i
 				params, _ := json.Marshal(n)
-				if err := c.Push(NewRequest(Int64ID(int64(n+1)), "double", params)); err != nil {
+				if err := c.Push(NewRequest(Int64ID(int64(n+1)), "double", params), InlineNever); err != nil {
 					t.Error(err)
 				}
 				if p == 0 {
-					if err := c.Push(NewNotification("note", params)); err != nil {
+					if err := c.Push(NewNotification("note", params), InlineNever); err != nil {
 						t.Error(err)
 					}
 				}
@@ -143,12 +143,12 @@ func TestPushStreamEnd(t *testing.T) {
 		}),
 		OnDone: func() { doneCalls.Add(1) },
 	})
-	if err := c.Push(NewRequest(Int64ID(7), "slow", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(7), "slow", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	c.EndPush(nil)
 	c.EndPush(errors.New("ignored: already ended"))
-	if err := c.Push(NewRequest(Int64ID(8), "slow", nil)); !errors.Is(err, ErrClosed) {
+	if err := c.Push(NewRequest(Int64ID(8), "slow", nil), InlineNever); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Push after EndPush = %v, want ErrClosed", err)
 	}
 	select {
@@ -184,7 +184,7 @@ func TestPushStreamBarrier(t *testing.T) {
 		Handler: HandlerFunc(func(context.Context, *Message) (any, error) { return "first", nil }),
 		Barrier: func(method string) bool { return method == "init" },
 	})
-	if err := c.Push(NewRequest(Int64ID(1), "init", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "init", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -210,7 +210,7 @@ func TestPushStreamClose(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not return")
 	}
-	if err := c.Push(NewNotification("late", nil)); !errors.Is(err, ErrClosed) {
+	if err := c.Push(NewNotification("late", nil), InlineNever); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Push after Close = %v, want ErrClosed", err)
 	}
 	if err := c.Wait(); err != nil {
@@ -218,12 +218,12 @@ func TestPushStreamClose(t *testing.T) {
 	}
 }
 
-// TestServeInline checks that ServeInline runs a request on the caller's
-// goroutine and returns after its reply was written while a worker slot is
+// TestPushInline checks that Push with InlineWhenFree runs a request on
+// the caller's goroutine and returns after its reply was written while a worker slot is
 // free; that with none free it queues the request and returns at once; that
 // CancelIncoming reaches an inline request; and that it refuses once input
 // ended.
-func TestServeInline(t *testing.T) {
+func TestPushInline(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 4)
 	s := newPushStream()
@@ -247,7 +247,7 @@ func TestServeInline(t *testing.T) {
 	})
 	defer c.Close()
 	// A free slot: the handler runs here, the reply is written on return.
-	if err := c.ServeInline(NewRequest(Int64ID(1), "whoami", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "whoami", nil), InlineWhenFree); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -256,13 +256,13 @@ func TestServeInline(t *testing.T) {
 			t.Fatalf("reply %+v", r)
 		}
 	default:
-		t.Fatal("ServeInline returned before the reply was written")
+		t.Fatal("Push returned before the reply was written")
 	}
 	// The slot taken by an inline request: the next one is queued.
 	inline := make(chan error, 1)
-	go func() { inline <- c.ServeInline(NewRequest(Int64ID(2), "block", nil)) }()
+	go func() { inline <- c.Push(NewRequest(Int64ID(2), "block", nil), InlineWhenFree) }()
 	<-started
-	if err := c.ServeInline(NewRequest(Int64ID(3), "block", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(3), "block", nil), InlineWhenFree); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -283,7 +283,40 @@ func TestServeInline(t *testing.T) {
 		t.Fatalf("reply %+v, want the queued request's (a cancelled one gets none)", r)
 	}
 	c.EndPush(nil)
-	if err := c.ServeInline(NewRequest(Int64ID(4), "whoami", nil)); !errors.Is(err, ErrClosed) {
-		t.Fatalf("ServeInline after EndPush = %v, want ErrClosed", err)
+	if err := c.Push(NewRequest(Int64ID(4), "whoami", nil), InlineWhenFree); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Push after EndPush = %v, want ErrClosed", err)
 	}
+}
+
+// TestPushInlineNeverOption checks that ConnOptions.Inline InlineNever
+// overrides what Push is told: the request runs on a worker and Push
+// returns while its handler still runs.
+func TestPushInlineNeverOption(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	s := newPushStream()
+	c := NewConn(s, ConnOptions{
+		Inline: InlineNever,
+		Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+			close(started)
+			<-release
+			return "ok", nil
+		}),
+	})
+	pushed := make(chan error, 1)
+	go func() { pushed <- c.Push(NewRequest(Int64ID(1), "block", nil), InlineWhenFree) }()
+	<-started
+	select {
+	case err := <-pushed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Push waited for the handler although ConnOptions.Inline is InlineNever")
+	}
+	close(release)
+	if r := <-s.replies; string(r.Result) != `"ok"` {
+		t.Fatalf("reply = %+v", r)
+	}
+	closeConn(t, c)
 }

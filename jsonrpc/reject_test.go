@@ -73,64 +73,95 @@ func rejectRecorder(n int) (func(*Message, *Error), chan rejection) {
 // flood, a Barrier notification still gets through, and once the handler is
 // unblocked later notifications are handled again.
 func TestNotificationFlood(t *testing.T) {
-	const (
-		n     = 100_000
-		bound = 1024 // the default MaxQueuedNotifications
-	)
-	release := make(chan struct{})
-	started := make(chan struct{})
-	cancelled := make(chan string, 1)
-	later := make(chan string, 1)
-	var notes atomic.Int64
+	f := newFlood(t)
+	if got := f.c.opts.MaxQueuedNotifications; got != floodBound {
+		t.Fatalf("default MaxQueuedNotifications = %d, want %d", got, floodBound)
+	}
+	f.push(NewNotification("block", nil))
+	<-f.started
+	f.flood()
+	f.checkDropped()
+	f.checkBarrier()
+	f.checkDrained()
+}
+
+// The size of TestNotificationFlood's flood, and the lane's bound (the
+// default MaxQueuedNotifications).
+const (
+	floodN      = 100_000
+	floodBound  = 1024
+	floodDrops  = floodN - floodBound
+	floodMethod = "note"
+)
+
+// flood is the Conn of TestNotificationFlood and what its handler and
+// OnReject saw.
+type flood struct {
+	t         *testing.T
+	c         *Conn
+	logs      *logRecorder
+	release   chan struct{}
+	started   chan struct{}
+	cancelled chan string
+	later     chan string
+	notes     atomic.Int64
+	rejected  atomic.Int64
+	badReject atomic.Value
+}
+
+// newFlood returns a Conn on a push stream whose "block" notification
+// blocks the lane until f.release is closed.
+func newFlood(t *testing.T) *flood {
+	f := &flood{t: t, logs: &logRecorder{}, release: make(chan struct{}), started: make(chan struct{}),
+		cancelled: make(chan string, 1), later: make(chan string, 1)}
 	h := HandlerFunc(func(_ context.Context, m *Message) (any, error) {
 		switch m.Method {
 		case "block":
-			close(started)
-			<-release
-		case "note":
-			notes.Add(1)
+			close(f.started)
+			<-f.release
+		case floodMethod:
+			f.notes.Add(1)
 		case "cancel":
-			cancelled <- string(m.Params)
+			f.cancelled <- string(m.Params)
 		case "later":
-			later <- string(m.Params)
+			f.later <- string(m.Params)
 		}
 		return nil, nil
 	})
-	var rejected atomic.Int64
-	var badReject atomic.Value
-	logs := &logRecorder{}
-	s := newPushStream()
-	c := NewConn(s, ConnOptions{
+	f.c = NewConn(newPushStream(), ConnOptions{
 		Handler: h,
 		Barrier: func(method string) bool { return method == "cancel" },
-		Logger:  slog.New(logs),
+		Logger:  slog.New(f.logs),
 		OnReject: func(m *Message, err *Error) {
-			rejected.Add(1)
-			if err != ErrNotificationDropped || m.Method != "note" {
-				badReject.Store(fmt.Sprintf("OnReject(%s, %v)", describe(m), err))
+			f.rejected.Add(1)
+			if err != ErrNotificationDropped || m.Method != floodMethod {
+				f.badReject.Store(fmt.Sprintf("OnReject(%s, %v)", describe(m), err))
 			}
 		},
 	})
-	if got := c.opts.MaxQueuedNotifications; got != bound {
-		t.Fatalf("default MaxQueuedNotifications = %d, want %d", got, bound)
-	}
-	push := func(m *Message) {
-		t.Helper()
-		if err := c.Push(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	push(NewNotification("block", nil))
-	<-started
+	return f
+}
 
+func (f *flood) push(m *Message) {
+	f.t.Helper()
+	if err := f.c.Push(m, InlineNever); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// flood pushes floodN notifications at the blocked lane, checking that
+// the lane never holds more than its bound and the heap does not grow
+// with the flood.
+func (f *flood) flood() {
+	t, c := f.t, f.c
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	padding := strings.Repeat("x", 256)
-	for i := range n {
-		push(NewNotification("note", json.RawMessage(fmt.Sprintf(`[%d,%q]`, i, padding))))
-		if q := c.Stats().QueuedNotifications; q > bound {
-			t.Fatalf("after %d notifications, %d are queued; the bound is %d", i+1, q, bound)
+	for i := range floodN {
+		f.push(NewNotification(floodMethod, json.RawMessage(fmt.Sprintf(`[%d,%q]`, i, padding))))
+		if q := c.Stats().QueuedNotifications; q > floodBound {
+			t.Fatalf("after %d notifications, %d are queued; the bound is %d", i+1, q, floodBound)
 		}
 	}
 	runtime.GC()
@@ -143,54 +174,66 @@ func TestNotificationFlood(t *testing.T) {
 	c.mu.Lock()
 	laneLen, laneCap := len(c.lane), cap(c.lane)
 	c.mu.Unlock()
-	if laneLen != bound || laneCap > 2*bound {
-		t.Errorf("lane holds %d notifications in a slice of capacity %d; want %d, capacity at most %d", laneLen, laneCap, bound, 2*bound)
+	if laneLen != floodBound || laneCap > 2*floodBound {
+		t.Errorf("lane holds %d notifications in a slice of capacity %d; want %d, capacity at most %d", laneLen, laneCap, floodBound, 2*floodBound)
 	}
-	const wantDropped = n - bound
-	st := c.Stats()
-	if st.QueuedNotifications != bound || st.DroppedNotifications != wantDropped || st.Rejected != wantDropped {
-		t.Errorf("Stats() = %+v, want %d queued, %d dropped and rejected", st, bound, wantDropped)
+}
+
+// checkDropped checks that every notification past the bound was counted
+// and reported to OnReject as dropped.
+func (f *flood) checkDropped() {
+	t := f.t
+	st := f.c.Stats()
+	if st.QueuedNotifications != floodBound || st.DroppedNotifications != floodDrops || st.Rejected != floodDrops {
+		t.Errorf("Stats() = %+v, want %d queued, %d dropped and rejected", st, floodBound, floodDrops)
 	}
-	if got := rejected.Load(); got != wantDropped {
-		t.Errorf("OnReject called %d times, want %d", got, wantDropped)
+	if got := f.rejected.Load(); got != floodDrops {
+		t.Errorf("OnReject called %d times, want %d", got, floodDrops)
 	}
-	if bad := badReject.Load(); bad != nil {
+	if bad := f.badReject.Load(); bad != nil {
 		t.Errorf("unexpected %s", bad)
 	}
+}
 
-	// A Barrier notification is handled on the pusher, lane full or not.
-	push(NewNotification("cancel", json.RawMessage(`[1]`)))
+// checkBarrier checks that a Barrier notification is handled on the
+// pusher, lane full or not.
+func (f *flood) checkBarrier() {
+	t := f.t
+	f.push(NewNotification("cancel", json.RawMessage(`[1]`)))
 	select {
-	case got := <-cancelled:
+	case got := <-f.cancelled:
 		if got != `[1]` {
 			t.Errorf("cancel handled with %s", got)
 		}
 	default:
 		t.Error("the Barrier notification was not handled while the lane was full")
 	}
-	if st := c.Stats(); st.DroppedNotifications != wantDropped {
-		t.Errorf("after the Barrier notification, %d dropped, want %d", st.DroppedNotifications, wantDropped)
+	if st := f.c.Stats(); st.DroppedNotifications != floodDrops {
+		t.Errorf("after the Barrier notification, %d dropped, want %d", st.DroppedNotifications, floodDrops)
 	}
+}
 
-	close(release)
+// checkDrained unblocks the lane and checks that the queued notifications
+// are handled, the next one is handled too (not dropped), and the drops
+// were logged twice: once when dropping began, once with the count when
+// the lane drained, not once per notification.
+func (f *flood) checkDrained() {
+	t, c := f.t, f.c
+	close(f.release)
 	awaitLaneIdle(t, c)
-	if got := notes.Load(); got != bound {
-		t.Errorf("%d notifications handled, want the %d queued", got, bound)
+	if got := f.notes.Load(); got != floodBound {
+		t.Errorf("%d notifications handled, want the %d queued", got, floodBound)
 	}
-	// Room again: the next notification is handled, not dropped.
-	push(NewNotification("later", json.RawMessage(`[2]`)))
-	if got := recvTimeout(t, later, "the notification after the flood"); got != `[2]` {
+	f.push(NewNotification("later", json.RawMessage(`[2]`)))
+	if got := recvTimeout(t, f.later, "the notification after the flood"); got != `[2]` {
 		t.Errorf("later handled with %s", got)
 	}
 	closeConn(t, c)
-	if st := c.Stats(); st.DroppedNotifications != wantDropped || st.QueuedNotifications != 0 {
+	if st := c.Stats(); st.DroppedNotifications != floodDrops || st.QueuedNotifications != 0 {
 		t.Errorf("at the end Stats() = %+v", st)
 	}
-
-	// One warning when dropping began, one with the count when the lane
-	// drained: not one per notification.
-	w := logs.warnings()
-	if len(w) != 2 || !strings.Contains(w[0], "lane full") || !strings.Contains(w[1], fmt.Sprintf("dropped=%d", wantDropped)) {
+	w := f.logs.warnings()
+	if len(w) != 2 || !strings.Contains(w[0], "lane full") || !strings.Contains(w[1], fmt.Sprintf("dropped=%d", floodDrops)) {
 		t.Errorf("warnings logged:\n%s", strings.Join(w, "\n"))
 	}
 }
@@ -212,12 +255,12 @@ func TestNotificationBurstsLogged(t *testing.T) {
 	c := NewConn(s, ConnOptions{Handler: h, MaxQueuedNotifications: 2, Logger: slog.New(logs)})
 	defer closeConn(t, c)
 	for burst := 1; burst <= 2; burst++ {
-		if err := c.Push(NewNotification("block", nil)); err != nil {
+		if err := c.Push(NewNotification("block", nil), InlineNever); err != nil {
 			t.Fatal(err)
 		}
 		<-started
 		for range 5 { // 2 queued, 3 dropped
-			if err := c.Push(NewNotification("note", nil)); err != nil {
+			if err := c.Push(NewNotification("note", nil), InlineNever); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -365,9 +408,9 @@ func TestOnReject(t *testing.T) {
 	}
 }
 
-// TestServeDuplicateRejected checks that Serve's refusal of an id in use is
-// reported like the reader's.
-func TestServeDuplicateRejected(t *testing.T) {
+// TestPushInlineDuplicateRejected checks that a request pushed to run
+// inline whose id is in use is refused, and reported, like the reader's.
+func TestPushInlineDuplicateRejected(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
 	onReject, rejects := rejectRecorder(1)
@@ -380,11 +423,11 @@ func TestServeDuplicateRejected(t *testing.T) {
 		}),
 		OnReject: onReject,
 	})
-	if err := c.Push(NewRequest(Int64ID(1), "slow", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineNever); err != nil {
 		t.Fatal(err)
 	}
 	<-started
-	if err := c.Serve(context.Background(), NewRequest(Int64ID(1), "slow", nil)); err != nil {
+	if err := c.Push(NewRequest(Int64ID(1), "slow", nil), InlineWhenFree); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-s.replies; !r.ID.IsZero() || r.Error == nil || r.Error.Code != CodeInvalidRequest {

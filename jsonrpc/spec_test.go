@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,62 +70,64 @@ func (p *rawPeer) assertAlive() {
 	assertJSON(p.t, p.roundTrip(`{"jsonrpc":"2.0","id":"alive","method":"ping"}`), `{"jsonrpc":"2.0","id":"alive","result":{}}`)
 }
 
-// TestSpecExamples runs every example of the JSON-RPC 2.0 specification, §7,
-// through a Conn and compares its replies with the specification's.
-func TestSpecExamples(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string // "" means no reply at all
-	}{
-		{"positional params 1",
-			`{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
-			`{"jsonrpc": "2.0", "result": 19, "id": 1}`},
-		{"positional params 2",
-			`{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}`,
-			`{"jsonrpc": "2.0", "result": -19, "id": 2}`},
-		{"named params 1",
-			`{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
-			`{"jsonrpc": "2.0", "result": 19, "id": 3}`},
-		{"named params 2",
-			`{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}`,
-			`{"jsonrpc": "2.0", "result": 19, "id": 4}`},
-		{"notification 1",
-			`{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
-			``},
-		{"notification 2",
-			`{"jsonrpc": "2.0", "method": "foobar"}`,
-			``},
-		{"non-existent method",
-			`{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
-			`{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`},
-		{"invalid JSON",
-			`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
-			`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
-		{"invalid Request object",
-			`{"jsonrpc": "2.0", "method": 1, "params": "bar"}`,
-			`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
-		{"batch, invalid JSON",
-			`[
+// specExample is a message of the JSON-RPC 2.0 specification, §7, and the
+// reply it shows ("" for no reply at all).
+type specExample struct {
+	name string
+	in   string
+	want string
+}
+
+// specExamples are every example of the JSON-RPC 2.0 specification, §7.
+var specExamples = []specExample{
+	{"positional params 1",
+		`{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 1}`},
+	{"positional params 2",
+		`{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}`,
+		`{"jsonrpc": "2.0", "result": -19, "id": 2}`},
+	{"named params 1",
+		`{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 3}`},
+	{"named params 2",
+		`{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}`,
+		`{"jsonrpc": "2.0", "result": 19, "id": 4}`},
+	{"notification 1",
+		`{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}`,
+		``},
+	{"notification 2",
+		`{"jsonrpc": "2.0", "method": "foobar"}`,
+		``},
+	{"non-existent method",
+		`{"jsonrpc": "2.0", "method": "foobar", "id": "1"}`,
+		`{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}`},
+	{"invalid JSON",
+		`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`,
+		`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+	{"invalid Request object",
+		`{"jsonrpc": "2.0", "method": 1, "params": "bar"}`,
+		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+	{"batch, invalid JSON",
+		`[
   {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
   {"jsonrpc": "2.0", "method"
 ]`,
-			`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
-		{"empty array",
-			`[]`,
-			`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
-		{"invalid batch, not empty",
-			`[1]`,
-			`[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]`},
-		{"invalid batch",
-			`[1,2,3]`,
-			`[
+		`{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}`},
+	{"empty array",
+		`[]`,
+		`{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}`},
+	{"invalid batch, not empty",
+		`[1]`,
+		`[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]`},
+	{"invalid batch",
+		`[1,2,3]`,
+		`[
   {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
   {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
   {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}
 ]`},
-		{"rpc call batch",
-			`[
+	{"rpc call batch",
+		`[
         {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
         {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
@@ -132,20 +135,25 @@ func TestSpecExamples(t *testing.T) {
         {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
         {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
     ]`,
-			`[
+		`[
         {"jsonrpc": "2.0", "result": 7, "id": "1"},
         {"jsonrpc": "2.0", "result": 19, "id": "2"},
         {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},
         {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},
         {"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}
     ]`},
-		{"all-notification batch",
-			`[
+	{"all-notification batch",
+		`[
         {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
     ]`,
-			``},
-	}
+		``},
+}
+
+// TestSpecExamples runs every example of the JSON-RPC 2.0 specification, §7,
+// through a Conn and compares its replies with the specification's.
+func TestSpecExamples(t *testing.T) {
+	tests := specExamples
 	srv := &specServer{}
 	_, peer := newRawConn(t, ConnOptions{Handler: srv})
 	for _, tt := range tests {
@@ -172,11 +180,81 @@ func TestSpecExamples(t *testing.T) {
 	}
 }
 
-// TestStrictness feeds a Conn messages MCP forbids. Each must get the error
-// reply shown (with the id echoed when it could be read), or none at all for
-// a malformed response, be reported once to OnReject, and the Conn must
-// answer a valid request right after.
-func TestStrictness(t *testing.T) {
+// The replies TestStrictness expects (the error messages are free-form).
+const (
+	replyParse   = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`
+	replyInvNull = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}`
+	replyInv1    = `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`
+	replyInvStr  = `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"m"}}`
+	replyNone    = "" // a malformed response: no reply
+)
+
+// strictCase is a message MCP forbids and the reply it gets.
+type strictCase struct {
+	name string
+	in   string
+	want string
+}
+
+// strictMessageCases are JSON objects that are not valid messages.
+func strictMessageCases() []strictCase {
+	return []strictCase{
+		// ids
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, replyInvNull},
+		{"float id 1.5", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, replyInvNull},
+		{"float id 1.0", `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, replyInvNull},
+		{"exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, replyInvNull},
+		{"overflowing id", `{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`, replyInvNull},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, replyInvNull},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, replyInvNull},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, replyInvNull},
+		// "jsonrpc" member
+		{"missing jsonrpc", `{"id":1,"method":"ping"}`, replyInv1},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, replyInv1},
+		{"jsonrpc number", `{"jsonrpc":2.0,"id":1,"method":"ping"}`, replyInv1},
+		{"jsonrpc null", `{"jsonrpc":null,"id":"x","method":"ping"}`, replyInvStr},
+		{"jsonrpc with space", `{"jsonrpc":"2.0 ","id":1,"method":"ping"}`, replyInv1},
+		// method
+		{"method number", `{"jsonrpc":"2.0","id":1,"method":1}`, replyInv1},
+		{"method null", `{"jsonrpc":"2.0","id":1,"method":null}`, replyInv1},
+		{"method object", `{"jsonrpc":"2.0","id":"x","method":{}}`, replyInvStr},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, replyInv1},
+		{"method empty notification", `{"jsonrpc":"2.0","method":""}`, replyInvNull},
+		// params
+		{"params string", `{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, replyInv1},
+		{"params number", `{"jsonrpc":"2.0","id":1,"method":"ping","params":5}`, replyInv1},
+		{"params null", `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, replyInv1},
+		{"params bool", `{"jsonrpc":"2.0","id":"x","method":"ping","params":false}`, replyInvStr},
+		{"notification params string", `{"jsonrpc":"2.0","method":"ping","params":"x"}`, replyInvNull},
+		// request with response members
+		{"request with result", `{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}`, replyInv1},
+		{"request with error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"m"}}`, replyInv1},
+		// responses: malformed ones get no reply, since an error reply with
+		// their id could be taken for the answer to a call of the peer's own
+		{"neither result nor error", `{"jsonrpc":"2.0","id":1}`, replyInv1},
+		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, replyNone},
+		{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, replyNone},
+		{"result without id", `{"jsonrpc":"2.0","result":{}}`, replyNone},
+		{"result with float id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, replyNone},
+		{"error without id", `{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, replyNone},
+		{"error with bool id", `{"jsonrpc":"2.0","id":true,"error":{"code":1,"message":"m"}}`, replyNone},
+		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, replyNone},
+		{"error code string", `{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, replyNone},
+		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, replyNone},
+		{"error code missing", `{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`, replyNone},
+		{"error message missing", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, replyNone},
+		{"error message number", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`, replyNone},
+		{"error not object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, replyNone},
+		{"response jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"result":{}}`, replyNone},
+		{"response without jsonrpc", `{"id":1,"error":{"code":1,"message":"m"}}`, replyNone},
+		{"response duplicate result", `{"jsonrpc":"2.0","id":1,"result":1,"result":2}`, replyNone},
+		{"malformed response in batch", `[{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}]`, replyNone},
+	}
+}
+
+// strictInputCases are inputs that are not messages, not JSON, or whose
+// member names are wrong.
+func strictInputCases() []strictCase {
 	deepArrays := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
 	deepParams := `{"jsonrpc":"2.0","id":1,"method":"ping","params":` + strings.Repeat(`{"a":`, 200000) + `1` + strings.Repeat("}", 200000) + `}`
 	garbage := make([]byte, 4096)
@@ -184,98 +262,44 @@ func TestStrictness(t *testing.T) {
 		garbage[i] = byte(i*131 + i/7) // deterministic, includes invalid UTF-8
 	}
 	big := strings.Repeat("x{[\"", 2<<20) // 8 MiB of ASCII garbage
-
-	const (
-		parse   = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`
-		invNull = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}`
-		inv1    = `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}`
-		invStr  = `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"m"}}`
-		dropped = "" // a malformed response: no reply
-	)
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		// ids
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, invNull},
-		{"float id 1.5", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, invNull},
-		{"float id 1.0", `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, invNull},
-		{"exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, invNull},
-		{"overflowing id", `{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`, invNull},
-		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, invNull},
-		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, invNull},
-		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, invNull},
-		// "jsonrpc" member
-		{"missing jsonrpc", `{"id":1,"method":"ping"}`, inv1},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, inv1},
-		{"jsonrpc number", `{"jsonrpc":2.0,"id":1,"method":"ping"}`, inv1},
-		{"jsonrpc null", `{"jsonrpc":null,"id":"x","method":"ping"}`, invStr},
-		{"jsonrpc with space", `{"jsonrpc":"2.0 ","id":1,"method":"ping"}`, inv1},
-		// method
-		{"method number", `{"jsonrpc":"2.0","id":1,"method":1}`, inv1},
-		{"method null", `{"jsonrpc":"2.0","id":1,"method":null}`, inv1},
-		{"method object", `{"jsonrpc":"2.0","id":"x","method":{}}`, invStr},
-		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, inv1},
-		{"method empty notification", `{"jsonrpc":"2.0","method":""}`, invNull},
-		// params
-		{"params string", `{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, inv1},
-		{"params number", `{"jsonrpc":"2.0","id":1,"method":"ping","params":5}`, inv1},
-		{"params null", `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, inv1},
-		{"params bool", `{"jsonrpc":"2.0","id":"x","method":"ping","params":false}`, invStr},
-		{"notification params string", `{"jsonrpc":"2.0","method":"ping","params":"x"}`, invNull},
-		// request with response members
-		{"request with result", `{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}`, inv1},
-		{"request with error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"m"}}`, inv1},
-		// responses: malformed ones get no reply, since an error reply with
-		// their id could be taken for the answer to a call of the peer's own
-		{"neither result nor error", `{"jsonrpc":"2.0","id":1}`, inv1},
-		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, dropped},
-		{"result with null id", `{"jsonrpc":"2.0","id":null,"result":{}}`, dropped},
-		{"result without id", `{"jsonrpc":"2.0","result":{}}`, dropped},
-		{"result with float id", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, dropped},
-		{"error without id", `{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}`, dropped},
-		{"error with bool id", `{"jsonrpc":"2.0","id":true,"error":{"code":1,"message":"m"}}`, dropped},
-		{"error code float", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, dropped},
-		{"error code string", `{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, dropped},
-		{"error code null", `{"jsonrpc":"2.0","id":1,"error":{"code":null,"message":"m"}}`, dropped},
-		{"error code missing", `{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`, dropped},
-		{"error message missing", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, dropped},
-		{"error message number", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`, dropped},
-		{"error not object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`, dropped},
-		{"response jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"result":{}}`, dropped},
-		{"response without jsonrpc", `{"id":1,"error":{"code":1,"message":"m"}}`, dropped},
-		{"response duplicate result", `{"jsonrpc":"2.0","id":1,"result":1,"result":2}`, dropped},
-		{"malformed response in batch", `[{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}]`, dropped},
+	return []strictCase{
 		// not a message
-		{"empty object", `{}`, invNull},
-		{"null", `null`, invNull},
-		{"string", `"hello"`, invNull},
-		{"number", `42`, invNull},
-		{"nested batch", `[[{"jsonrpc":"2.0","id":1,"method":"ping"}]]`, `[` + invNull + `]`},
+		{"empty object", `{}`, replyInvNull},
+		{"null", `null`, replyInvNull},
+		{"string", `"hello"`, replyInvNull},
+		{"number", `42`, replyInvNull},
+		{"nested batch", `[[{"jsonrpc":"2.0","id":1,"method":"ping"}]]`, `[` + replyInvNull + `]`},
 		// not JSON
-		{"empty", ``, parse},
-		{"whitespace", " \t\r\n", parse},
-		{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, parse},
-		{"two objects", `{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, parse},
-		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"pi`, parse},
-		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}", parse},
-		{"invalid UTF-8 in batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\x28\"}]", parse},
-		{"200000 nested arrays", deepArrays, parse},
-		{"200000 nested objects in params", deepParams, parse},
-		{"binary garbage", string(garbage), parse},
-		{"8 MiB of garbage", big, parse},
-		{"8 MiB of garbage in an object", `{"jsonrpc":"2.0","id":1,"method":"` + big + `}`, parse},
-		{"NUL bytes", "\x00\x00\x00", parse},
-		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", parse},
+		{"empty", ``, replyParse},
+		{"whitespace", " \t\r\n", replyParse},
+		{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, replyParse},
+		{"two objects", `{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, replyParse},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"pi`, replyParse},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}", replyParse},
+		{"invalid UTF-8 in batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\x28\"}]", replyParse},
+		{"200000 nested arrays", deepArrays, replyParse},
+		{"200000 nested objects in params", deepParams, replyParse},
+		{"binary garbage", string(garbage), replyParse},
+		{"8 MiB of garbage", big, replyParse},
+		{"8 MiB of garbage in an object", `{"jsonrpc":"2.0","id":1,"method":"` + big + `}`, replyParse},
+		{"NUL bytes", "\x00\x00\x00", replyParse},
+		{"non-JSON whitespace", "\u00a0{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", replyParse},
 		// member names are case-sensitive and may not repeat
-		{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"ping"}`, invNull},
-		{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"ping"}`, inv1},
-		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"nope"}`, inv1},
-		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, invNull},
+		{"upper-case members", `{"JSONRPC":"2.0","ID":1,"METHOD":"ping"}`, replyInvNull},
+		{"capitalised method", `{"jsonrpc":"2.0","id":1,"Method":"ping"}`, replyInv1},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"nope"}`, replyInv1},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, replyInvNull},
 		// unreadable id but readable otherwise: id must be null
-		{"string id with bad method", `{"jsonrpc":"2.0","id":"x","method":7}`, invStr},
+		{"string id with bad method", `{"jsonrpc":"2.0","id":"x","method":7}`, replyInvStr},
 	}
+}
+
+// TestStrictness feeds a Conn messages MCP forbids. Each must get the error
+// reply shown (with the id echoed when it could be read), or none at all for
+// a malformed response, be reported once to OnReject, and the Conn must
+// answer a valid request right after.
+func TestStrictness(t *testing.T) {
+	tests := slices.Concat(strictMessageCases(), strictInputCases())
 	type rejection struct {
 		m   *Message
 		err *Error
@@ -288,7 +312,7 @@ func TestStrictness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			peer.t = t
 			wantCode := int64(CodeInvalidRequest)
-			if tt.want == dropped {
+			if tt.want == replyNone {
 				// Nothing comes back: a reply would arrive before the one
 				// to the request assertAlive sends.
 				peer.send(tt.in)
@@ -309,7 +333,7 @@ func TestStrictness(t *testing.T) {
 			if r.err == nil || r.err != m.Invalid || r.err.Code != wantCode {
 				t.Errorf("OnReject(%s, %v), want the message's Invalid error with code %d", describe(r.m), r.err, wantCode)
 			}
-			if m.IsInvalidResponse() != (tt.want == dropped) {
+			if m.IsInvalidResponse() != (tt.want == replyNone) {
 				t.Errorf("IsInvalidResponse() = %v for %s", m.IsInvalidResponse(), describe(m))
 			}
 			if len(rejects) != 0 {

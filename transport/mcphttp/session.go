@@ -98,7 +98,7 @@ func (s *session) deliver(m *jsonrpc.Message) error {
 		return errSessionClosed
 	default:
 	}
-	if s.conn == nil || s.conn.Push(m) != nil {
+	if s.conn == nil || s.conn.Push(m, jsonrpc.InlineNever) != nil {
 		return errSessionClosed
 	}
 	return nil
@@ -106,7 +106,7 @@ func (s *session) deliver(m *jsonrpc.Message) error {
 
 // serveInline is deliver for a single request whose POST waits for its
 // answer: the handler runs on the caller's goroutine when the connection
-// has a worker slot free (jsonrpc.Conn.ServeInline), which saves starting
+// has a worker slot free (jsonrpc.InlineWhenFree), which saves starting
 // a goroutine for it while this one only waits.
 func (s *session) serveInline(m *jsonrpc.Message) error {
 	select {
@@ -114,7 +114,7 @@ func (s *session) serveInline(m *jsonrpc.Message) error {
 		return errSessionClosed
 	default:
 	}
-	if s.conn == nil || s.conn.ServeInline(m) != nil {
+	if s.conn == nil || s.conn.Push(m, jsonrpc.InlineWhenFree) != nil {
 		return errSessionClosed
 	}
 	return nil

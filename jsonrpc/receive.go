@@ -1,0 +1,310 @@
+package jsonrpc
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// How incoming messages enter a Conn.
+//
+// Every incoming message goes through receive, whether the reader read it
+// (readLoop, on a pull stream) or the transport pushed it (Push, on a
+// PushStream). What the receiving goroutine does with a request while a
+// worker slot is free is decided once, by NewConn (host): the reader of a
+// Buffered stream runs it itself, and a timer hands reading over to a new
+// goroutine if the handler outlasts its budget; a pusher runs it and
+// returns once its response is written. Anything else, and every request
+// with InlineNever, goes to dispatch: requests to workers, notifications
+// to the lane, responses to the calls waiting for them.
+
+// Inline says whether a request may run on the goroutine that received
+// it (see ConnOptions.Inline and Conn.Push).
+type Inline uint8
+
+const (
+	// InlineWhenFree runs a request on the goroutine that received it
+	// while a worker slot is free: a cheap handler then costs no goroutine,
+	// no stack growth and no wake-up of another thread.
+	InlineWhenFree Inline = iota
+	// InlineNever hands every request to a worker goroutine.
+	InlineNever
+)
+
+// A host is what the goroutine that received an incoming message does with
+// a request for which a worker slot is free. NewConn decides it for the
+// Conn's reader, or its pushers, from ConnOptions.Inline and the stream.
+type host uint8
+
+const (
+	onWorker host = iota // hand it to a worker
+	onPusher             // run it, then return (Push: the caller has nothing else to do)
+	onReader             // run it, handing reading over if it takes long (see runInline)
+)
+
+// hostFor decides how the receiving goroutine of a Conn on s runs
+// requests: inline needs a pusher, or a reader that can tell whether more
+// input waits (Buffered).
+func hostFor(s Stream, inline Inline) host {
+	if inline == InlineNever {
+		return onWorker
+	}
+	if _, ok := s.(PushStream); ok {
+		return onPusher
+	}
+	if _, ok := s.(Buffered); ok {
+		return onReader
+	}
+	return onWorker
+}
+
+// inlineBudget is how long the reader runs a request's handler itself
+// before another goroutine takes over reading. A cheap handler (most are
+// a few microseconds) is done well within it and costs no goroutine, no
+// stack growth and no wake-up of another thread; a slow one delays reading
+// the peer's next messages by at most this long.
+const inlineBudget = 200 * time.Microsecond
+
+// pipelinedBudget is inlineBudget for a request read while more input
+// waits behind it (a peer with several requests in flight): the reader
+// runs such requests one after another while each is cheap, and hands
+// reading over sooner when one is not, so that the waiting requests run on
+// workers, in parallel, instead of queueing behind it.
+const pipelinedBudget = 50 * time.Microsecond
+
+// A Buffered stream reports how many bytes it holds that Read has not
+// consumed yet: when there are none, the peer is waiting for an answer and
+// the reader runs the next request itself instead of handing it to a new
+// goroutine. Line streams implement it.
+type Buffered interface {
+	Buffered() int
+}
+
+// A HoldingStream can keep the answers to requests back for a moment to
+// send several in one write: the reader writes the response of a request
+// it ran itself with WriteHeld, and the stream sends what it holds with
+// the next Write, on FlushHeld or Close, and before it waits for more
+// input. A peer with many requests in flight then gets their answers in
+// one system call instead of one each. Line streams implement it.
+type HoldingStream interface {
+	Stream
+	// WriteHeld is Write, except that m may be kept back until the next
+	// Write, FlushHeld or Close, or until the stream must wait for input.
+	WriteHeld(ctx context.Context, m *Message) error
+	// FlushHeld sends every message WriteHeld kept back.
+	FlushHeld() error
+}
+
+// The states of Conn.inline.
+const (
+	inlineIdle = iota
+	inlineRunning
+	inlineHandedOff
+)
+
+// Push hands the Conn m, an incoming message of a PushStream, on the
+// caller's goroutine. It is the way in for a transport that reads
+// messages itself; a reader goroutine takes the same path (see receive).
+// Responses go to the calls waiting for them, notifications to the
+// ordered lane, and Barrier messages are handled before Push returns.
+//
+// inline says whether the caller's goroutine may run a request itself.
+// With InlineWhenFree (and ConnOptions.Inline not InlineNever) a request
+// for which a worker slot is free runs on the caller's goroutine, and
+// Push returns after its handler did and its response was written; such
+// a request is a worker's in every other way: it counts against
+// MaxConcurrency, its context derives from the connection's, and
+// CancelIncoming, Close and the end of input cancel it. It is for a
+// transport that spends a goroutine on each request anyway (an HTTP
+// handler's), which would otherwise only wait while a worker ran the
+// request. Otherwise (InlineNever, no free slot, or any other message) m
+// is queued, refused or handed to a worker, and Push returns without
+// waiting for a handler.
+//
+// Transports may call Push from many goroutines at once. It returns
+// ErrClosed once EndPush was called.
+func (c *Conn) Push(m *Message, inline Inline) error {
+	if !c.startPush() {
+		return ErrClosed
+	}
+	defer c.pushes.Done()
+	at := onWorker
+	if inline == InlineWhenFree && c.at != onWorker {
+		at = onPusher // never onReader: the caller is not the reader
+	}
+	c.receive(m, at)
+	return nil
+}
+
+// startPush counts a message pushed by the transport (EndPush waits for
+// it); it reports false once the input has ended.
+func (c *Conn) startPush() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readEnded {
+		return false
+	}
+	c.pushes.Add(1)
+	return true
+}
+
+// readLoop reads until the stream ends. When the peer ends the stream (EOF
+// or an error), requests already received still run to completion and their
+// responses are written before the stream is closed, so a client that writes
+// requests and closes its end still gets every answer. Outgoing calls fail
+// at once: no response can arrive any more.
+func (c *Conn) readLoop() {
+	var err error
+	for {
+		var m *Message
+		if m, err = c.stream.Read(c.ctx); err != nil {
+			break
+		}
+		if !c.receive(m, c.at) {
+			return // another goroutine reads now
+		}
+	}
+	c.endRead(err)
+	c.finish(func() {})
+}
+
+// receive is the one way in for an incoming message, whether the reader
+// read it or the transport pushed it: at says what the receiving
+// goroutine does with a request for which a worker slot is free (see
+// host). Everything else is dispatched. It reports whether the caller is
+// still the reader: false when a request run on the reader outlasted its
+// budget and another goroutine took over reading (see runInline).
+func (c *Conn) receive(m *Message, at host) bool {
+	if at == onWorker || !c.inlineable(m) {
+		c.dispatch(m)
+		return true
+	}
+	pipelined := at == onReader && c.stream.(Buffered).Buffered() > 0
+	w, ok := c.admitInline(m)
+	if !ok {
+		return true // dispatched the usual way
+	}
+	if at == onPusher {
+		c.serve(w)
+		c.releaseSlot()
+		return true
+	}
+	return c.runInline(w, pipelined)
+}
+
+// inlineable reports whether m is a request dispatch would give a worker.
+func (c *Conn) inlineable(m *Message) bool {
+	return m.Invalid == nil && m.Batch == nil && m.Method != "" && !m.ID.IsZero() &&
+		(c.opts.Barrier == nil || !c.opts.Barrier(m.Method))
+}
+
+// admitInline admits request m as enqueueRequest does, but when a worker
+// slot is free it returns the work for the caller to run instead of
+// starting a goroutine. ok false means m was dispatched (or refused) the
+// usual way.
+func (c *Conn) admitInline(m *Message) (w work, ok bool) {
+	c.mu.Lock()
+	if c.closing || c.active >= c.opts.MaxConcurrency {
+		c.mu.Unlock()
+		c.dispatch(m)
+		return work{}, false
+	}
+	if _, dup := c.inflight[m.ID]; dup {
+		c.mu.Unlock()
+		c.dispatch(m) // refused there
+		return work{}, false
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	if c.inflight == nil {
+		c.inflight = make(map[ID]context.CancelCauseFunc)
+	}
+	c.inflight[m.ID] = cancel
+	hctx, wctx := c.requestContexts(ctx, m)
+	c.active++
+	c.workers.Add(1)
+	c.mu.Unlock()
+	return work{m: m, ctx: hctx, wctx: wctx}, true
+}
+
+// runInline runs w on the reader's goroutine, with a timer armed that
+// hands reading over to a new goroutine after inlineBudget
+// (pipelinedBudget when more input waits behind the request): a slow
+// handler, or one that calls the peer, holds up reading (cancellations
+// included) no longer than the budget. While more input waits, the
+// response is held (HoldingStream), to go out in one write with the
+// response of the last request of the run.
+//
+// It reports whether the caller is still the reader: false when the
+// handler outlasted its budget and another goroutine took over reading,
+// in which case this one went on as a worker until the queue was empty.
+func (c *Conn) runInline(w work, pipelined bool) bool {
+	budget := inlineBudget
+	if pipelined {
+		budget = pipelinedBudget
+	}
+	// The last answer of a run goes out at once, with the ones held
+	// before it.
+	w.held = pipelined
+	c.inline.Store(inlineRunning)
+	if c.takeover == nil {
+		// Armed below, once c.takeover is set: the goroutine the timer
+		// starts reads it.
+		c.takeover = time.AfterFunc(math.MaxInt64, c.takeOver)
+	}
+	c.takeover.Reset(budget)
+	c.serve(w)
+	if !c.inline.CompareAndSwap(inlineRunning, inlineIdle) {
+		// The new reader may be waiting for input already: send the
+		// response held just now.
+		c.flushHeld()
+		c.workerAfter()
+		return false
+	}
+	c.takeover.Stop()
+	c.releaseSlot()
+	return true
+}
+
+// releaseSlot gives up the worker slot of a request run inline: to a new
+// worker if requests were queued meanwhile.
+func (c *Conn) releaseSlot() {
+	c.mu.Lock()
+	if len(c.queue) > 0 && !c.closing {
+		next := c.queue[0]
+		c.queue[0] = work{}
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		go c.worker(next)
+		return
+	}
+	c.active--
+	c.mu.Unlock()
+	c.workers.Done()
+}
+
+// takeOver runs when an inline handler outlasts its budget: this goroutine
+// (the timer's) becomes the reader. A late timer finds the state changed
+// and does nothing.
+func (c *Conn) takeOver() {
+	if c.inline.CompareAndSwap(inlineRunning, inlineHandedOff) {
+		c.flushHeld() // answers held while the slow handler ran
+		c.readLoop()
+	}
+}
+
+// workerAfter is worker's loop for a goroutine that has served one request
+// already.
+func (c *Conn) workerAfter() {
+	c.mu.Lock()
+	if len(c.queue) == 0 || c.closing {
+		c.active--
+		c.mu.Unlock()
+		c.workers.Done()
+		return
+	}
+	w := c.queue[0]
+	c.queue[0] = work{}
+	c.queue = c.queue[1:]
+	c.mu.Unlock()
+	c.worker(w)
+}
