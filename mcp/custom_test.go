@@ -164,11 +164,13 @@ func ExampleAddMethod() {
 	}
 
 	cs := connectInMemory(s, mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, nil))
-	defer cs.Close()
 	res, err := mcp.Call[addResult](context.Background(), cs, "example/add", addParams{A: 2, B: 3})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Sum, res.Client)
+	if err := cs.Close(); err != nil {
+		log.Fatal(err)
+	}
 	// Output: 5 client
 }
