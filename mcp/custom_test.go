@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -173,4 +174,37 @@ func ExampleAddMethod() {
 		log.Fatal(err)
 	}
 	// Output: 5 client
+}
+
+// TestCustomMethodRetryBinding: at 2026-07-28 the requestState of a typed
+// method's input-required result is bound to its params: a retry with
+// other params is refused, one with the same params gets the answer.
+func TestCustomMethodRetryBinding(t *testing.T) {
+	s := customServer(t, make(chan string, 1))
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	call := func(id int64, params string) *jsonrpc.Message {
+		m := &jsonrpc.Message{ID: jsonrpc.Int64ID(id), Method: "example/add", Params: json.RawMessage(params)}
+		return s.HandleStateless(testCtx(t), m, func(context.Context, *jsonrpc.Message) error { return nil })
+	}
+	first := call(1, `{"a":1,"b":2,`+meta+`}`)
+	var ir mcp.InputRequiredResult
+	if first.Error != nil || json.Unmarshal(first.Result, &ir) != nil || ir.RequestState == "" || len(ir.InputRequests) != 1 {
+		t.Fatalf("first round: %+v %s", first.Error, first.Result)
+	}
+	var key string
+	for k := range ir.InputRequests {
+		key = k
+	}
+	retry := func(id int64, a int) *jsonrpc.Message {
+		state, _ := json.Marshal(ir.RequestState)
+		return call(id, fmt.Sprintf(`{"a":%d,"b":2,"requestState":%s,"inputResponses":{%q:{"action":"accept","content":{"name":"Ada"}}},%s}`, a, state, key, meta))
+	}
+	if r := retry(2, 5); r.Error == nil {
+		t.Errorf("a retry with other params was answered: %s", r.Result)
+	}
+	r := retry(3, 1)
+	var got addResult
+	if r.Error != nil || json.Unmarshal(r.Result, &got) != nil || got.Sum != 3 || got.Name != "Ada" {
+		t.Errorf("retry: %+v %s", r.Error, r.Result)
+	}
 }
