@@ -60,7 +60,10 @@
 //
 // # Extending the protocol
 //
-// Server.AddMethod and Server.AddExtension add methods (and an extension's
+// AddMethod and AddNotificationHandler add an application's own typed
+// methods, whose handlers get the same request handle as tools at every
+// revision; Call sends them from a client. Server.AddMethod and
+// Server.AddExtension add an extension's raw methods (and its
 // capabilities.extensions entry) to one Server; Client.AddMethod does the
 // same on a client, and ClientSession.Call and ServerSession.Call send such
 // methods. Every params and result type exposes its _meta through the

@@ -106,7 +106,7 @@ func missingCapability(q *InputRequest, caps *ClientCapabilities) *ClientCapabil
 }
 
 func (rc *requestContext) ask(reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
-	if rc.method != MethodToolsCall && rc.method != MethodPromptsGet && rc.method != MethodResourcesRead {
+	if rc.bindingFn == nil { // only methods that prepared for retries (beginInput) can ask
 		return nil, fmt.Errorf("mcp: %s cannot ask the client for input", rc.method)
 	}
 	out := make(map[string]*InputResponse, len(reqs))

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
-	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // Lifecycle names the lifecycles a Method is served in.
@@ -188,34 +186,50 @@ func (c *Client) method(name string) MethodHandler {
 }
 
 // Call sends a request the core protocol does not define (an extension's,
-// or one the server added with Server.AddMethod) and decodes its result
-// into result, which may be nil. params must encode as a JSON object, or be
-// nil. On a 2026-07-28 session the client's context is added to its _meta,
-// as for every request.
+// or one the server added with AddMethod or Server.AddMethod) and decodes
+// its result into result, which may be nil. params must encode as a JSON
+// object, or be nil. It works the same at every revision: on a 2026-07-28
+// session the client's context is added to its _meta, and a server that
+// asks for input (elicitation, sampling, roots) is answered by the
+// client's handlers and the request retried, as for tools/call. Use
+// WithProgress on ctx to receive progress notifications.
 func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
-	if !cs.stateless {
-		return cs.call(ctx, method, params, result)
-	}
-	raw, err := jsonrpc.Marshal(params)
+	p, err := newCustomParams(params)
 	if err != nil {
-		return err
-	}
-	var old *Meta
-	if m := metaMember(raw); m != nil {
-		old = new(Meta)
-		if err := old.UnmarshalJSON(m); err != nil {
-			return err
-		}
-	}
-	if raw, err = spliceMeta(raw, cs.requestMeta(cs.version, old)); err != nil {
 		return fmt.Errorf("mcp: %s: %w", method, err)
 	}
-	return cs.call(ctx, method, raw, result)
+	var done func()
+	p.meta, done = cs.withProgressToken(ctx, p.meta)
+	defer done()
+	return cs.call(ctx, method, p, result)
 }
 
-// Notify sends a notification the core protocol does not define.
+// Call sends a request the core protocol does not define, typically one
+// the server added with AddMethod, and returns its result decoded into R,
+// at every revision (see ClientSession.Call).
+//
+//	sum, err := mcp.Call[sumResult](ctx, cs, "example/add", addParams{A: 2, B: 3})
+func Call[R, P any](ctx context.Context, cs *ClientSession, method string, params P) (R, error) {
+	var r R
+	err := cs.Call(ctx, method, params, &r)
+	return r, err
+}
+
+// Notify sends a notification the core protocol does not define (one the
+// server added with AddNotificationHandler, or an extension's). params must
+// encode as a JSON object, or be nil. On a 2026-07-28 session it carries
+// the client's context in _meta (and its standard headers over HTTP), as
+// every message of that revision does.
 func (cs *ClientSession) Notify(ctx context.Context, method string, params any) error {
-	return cs.notify(ctx, method, params)
+	if !cs.stateless {
+		return cs.notify(ctx, method, params)
+	}
+	p, err := newCustomParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp: %s: %w", method, err)
+	}
+	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: p}
+	return cs.notify(ctx, method, cs.withModernMeta(p))
 }
 
 // Call sends the client a request the core protocol does not define (an

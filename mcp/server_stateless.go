@@ -29,8 +29,8 @@ type requestContext struct {
 	info   *Implementation
 	level  LoggingLevel
 
-	// Multi-round-trip input (MRTR) for tools/call, prompts/get and
-	// resources/read.
+	// Multi-round-trip input (MRTR): for the methods that call beginInput
+	// (tools/call, prompts/get, resources/read, typed custom methods).
 	method    string
 	binding   string                    // what requestState is bound to
 	bindingFn func() string             // computes binding
@@ -109,6 +109,9 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	meta := r.meta
 	if r.IsNotification() {
 		if m, ok := s.methods.Load().stateless[r.Method]; ok {
+			if meta != nil {
+				r.rc.fill(r.Method, meta) // what the client said of itself, for the handler
+			}
 			return m.handle(s, ctx, r)
 		}
 		return nil, nil
@@ -132,9 +135,7 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	if m.capability != nil && !m.capability(caps) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (capability not offered)", r.Method)
 	}
-	rc := r.rc
-	rc.ver, rc.caps, rc.info, rc.level = meta.ProtocolVersion, meta.ClientCapabilities, meta.ClientInfo, meta.LogLevel
-	rc.method = r.Method
+	r.rc.fill(r.Method, meta)
 	res, err := m.handle(s, ctx, r)
 	if err != nil || res == nil {
 		return res, err
@@ -148,6 +149,15 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	}
 	s.stampResult(res, r.Method)
 	return downgradeResult(features(meta.ProtocolVersion), r.Method, res), nil
+}
+
+// fill records the client context a request's _meta carries.
+func (rc *requestContext) fill(method string, meta *Meta) {
+	rc.ver, rc.caps, rc.info, rc.level = meta.ProtocolVersion, meta.ClientCapabilities, meta.ClientInfo, meta.LogLevel
+	rc.method = method
+	if rc.caps == nil { // a notification need not declare them; the handle never returns nil
+		rc.caps = &ClientCapabilities{}
+	}
 }
 
 // withResultType encodes a result that is a JSON object and adds

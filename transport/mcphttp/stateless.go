@@ -75,15 +75,20 @@ func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
 	// A batch never gets here: the body's decoder refuses it (refuseBatch).
 	if !msg.IsRequest() {
-		// Core 2026-07-28 defines no client notifications over HTTP
-		// (cancellation is closing the response), and clients send no
-		// responses.
+		// Clients send no responses. Core 2026-07-28 defines no client
+		// notifications over HTTP: cancellation is closing the response (an
+		// id in a notification would name no request of this POST, and
+		// perhaps another client's), so it is dropped. Other notifications
+		// (an application's, mcp.AddNotificationHandler) are checked as a
+		// request is and handed to the server.
 		if msg.Method == "" {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: a stateless server sends no requests to answer")
 			return
 		}
-		w.WriteHeader(http.StatusAccepted)
-		return
+		if msg.Method == mcp.NotificationCancelled {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
 	}
 	version := r.Header.Get(headerProtocolVersion)
 	if version == "" {
@@ -163,6 +168,10 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	defer h.statelessReq.release(client)
+	if !msg.IsRequest() {
+		h.notifyStateless(w, r, msg)
+		return
+	}
 	// The response is an event stream when the client accepts only that,
 	// JSON when it accepts only that, and otherwise whichever the handler
 	// calls for: the answer alone goes out as JSON, with an HTTP status
@@ -217,6 +226,17 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	b := final.AppendJSON((*bp)[:0])
 	h.writeJSONStatus(w, r, status, b)
 	putBuf(bp, b)
+}
+
+// notifyStateless hands a stateless notification to the server, on this
+// goroutine (the POST counts against the stateless bounds while it runs),
+// and accepts it.
+func (h *Handler) notifyStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+	info := newRequestInfo(r, "")
+	info.principal = h.principal(r)
+	msg.Info = info
+	h.server.HandleStateless(r.Context(), msg, func(context.Context, *jsonrpc.Message) error { return nil })
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // keepAlive writes a comment on the event stream c every KeepAliveInterval

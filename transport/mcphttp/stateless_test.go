@@ -226,3 +226,31 @@ func TestModernKeepAlive(t *testing.T) {
 		t.Errorf("no answer in %q", r.body)
 	}
 }
+
+// TestStatelessNotifications: a 2026-07-28 POST's notification is checked
+// as a request is (a bad one is a 400) and accepted with 202;
+// notifications/cancelled is accepted without a look. Delivery to the
+// server's handler: mcp's TestTypedCustomMethod/http/2026-07-28.
+func TestStatelessNotifications(t *testing.T) {
+	f := newFixture(t, nil)
+	note := func(method, meta string) string {
+		return `{"jsonrpc":"2.0","method":"` + method + `","params":{"_meta":` + meta + `}}`
+	}
+	const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, tt := range []struct {
+		name   string
+		hdr    map[string]string
+		body   string
+		status int
+	}{
+		{"checked and accepted", modernHeaders("x/note"), note("x/note", meta), 202},
+		{"missing Mcp-Method", modernHeaders("x/note", "Mcp-Method", ""), note("x/note", meta), 400},
+		{"Mcp-Method differs", modernHeaders("x/other"), note("x/note", meta), 400},
+		{"missing capabilities", modernHeaders("x/note"), note("x/note", `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), 400},
+		{"cancelled", modernHeaders("notifications/cancelled", "Mcp-Method", ""), note("notifications/cancelled", `{}`), 202},
+	} {
+		if r := f.do("POST", tt.hdr, tt.body); r.status != tt.status {
+			t.Errorf("%s: status %d, want %d: %s", tt.name, r.status, tt.status, r.body)
+		}
+	}
+}
