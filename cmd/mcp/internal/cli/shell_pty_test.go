@@ -175,6 +175,10 @@ func TestShellLogAbovePrompt(t *testing.T) {
 	p.expect("\r\n\r\x1b[Kchatter> pin")
 	p.typeIn("g\r")
 	p.expect("ok (")
+	// Ctrl-D only once the editor reads again: typed while the command
+	// ran, the terminal (not in raw mode then) could take it as its own
+	// end of input, and the shell would wait for another.
+	p.expect("chatter> ")
 	p.typeIn("\x04")
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("the shell: %v", err)
