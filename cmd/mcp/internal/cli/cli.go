@@ -75,7 +75,9 @@ commands:
                                  follow tasks (mcp call --task starts one;
                                  a tool that requires a task gets one)
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
-                                 to give a stdio-only client an HTTP server
+                                 to give a stdio-only client an HTTP server;
+                                 --allow/--deny [tools:|prompts:|resources:]GLOB
+                                 hide items (repeatable, with --http too)
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
   shell [--exit-on-error] TARGET an interactive session: the commands above
@@ -354,6 +356,7 @@ type invocation struct {
 	httpAddr    string       // proxy --http
 	remote      bool         // proxy --allow-remote: --http may listen off loopback
 	hosts       listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
+	allow, deny listFlag     // proxy --allow, --deny: patterns of the items shown or hidden (see guard)
 	inShell     bool         // a line of mcp shell: no target
 	level       string       // --log-level
 	showLogs    *atomic.Bool // print the server's log messages (shared with the shell's lines)
@@ -394,6 +397,8 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 		fs.StringVar(&inv.httpAddr, "http", "", "")
 		fs.BoolVar(&inv.remote, "allow-remote", false, "")
 		fs.Var(&inv.hosts, "allow-host", "")
+		fs.Var(&inv.allow, "allow", "")
+		fs.Var(&inv.deny, "deny", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
 	if all || name == "shell" {

@@ -140,8 +140,8 @@ Checks that the server answers (server/discover on a 2026-07-28 server).
 
 --json: {"ok": true, "milliseconds": 3}
 `,
-	"proxy": `usage: mcp proxy [--stdio] [flags] TARGET...
-       mcp proxy --http ADDR [--allow-remote] [--allow-host NAME]... [flags] TARGET...
+	"proxy": `usage: mcp proxy [--stdio] [--allow PATTERN]... [--deny PATTERN]... [flags] TARGET...
+       mcp proxy --http ADDR [--allow-remote] [--allow-host NAME]... [--allow|--deny PATTERN]... [flags] TARGET...
 
 Relays every message, unchanged and in both directions (the server's own
 requests and notifications too), between a client and TARGET.
@@ -180,6 +180,20 @@ such request gets a connection to TARGET to itself until its response
 on its response stream. In a session, progress goes on the stream of the
 request that asked for it, the server's other messages on the newest
 request's stream still open, or else on the GET stream.
+
+--allow and --deny (repeatable, both modes) hide tools, prompts and
+resources from the client. A PATTERN is [tools:|prompts:|resources:]GLOB,
+GLOB as in Go's path.Match (* and ? do not match /, [a-z] classes),
+matched against a tool's or a prompt's name and a resource's URI (a
+template's URI template); without a prefix it applies to all three. An
+item is shown when no --allow pattern of its kind is given or one
+matches, and no --deny pattern matches. Hidden items are left out of
+every page of tools/list, prompts/list, resources/list and
+resources/templates/list, and a call, get, read, subscribe or completion
+naming one is answered by the proxy with the error a missing item gets
+(the target never sees it):
+
+  mcp proxy --allow 'tools:read_*' --deny 'resources:file:///etc/*' npx my-server
 `,
 	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
 
