@@ -58,7 +58,8 @@ commands:
                                  call a tool; values are typed from the tool's
                                  input schema (numbers, booleans, JSON arrays and
                                  objects), strings otherwise; --args JSON gives
-                                 the whole object; --out DIR saves images/audio;
+                                 the whole object; --out DIR saves images/audio,
+                                 --out FILE.json the whole result;
                                  --task runs it as a task, followed to its end
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
@@ -346,7 +347,7 @@ type invocation struct {
 	timeout     time.Duration
 	version     string
 	argsJSON    string
-	outDir      string
+	out         outFlag      // call --out
 	task        bool         // call --task: let the server run the call as a task
 	noWait      bool         // call --no-wait: print the task instead of following it
 	rootDirs    listFlag     // --root: the directories offered as roots
@@ -389,7 +390,7 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 		fs.StringVar(&inv.argsJSON, "args", "", "")
 	}
 	if all || name == "call" {
-		fs.StringVar(&inv.outDir, "out", "", "")
+		fs.Var(&inv.out, "out", "")
 		fs.BoolVar(&inv.task, "task", false, "")
 		fs.BoolVar(&inv.noWait, "no-wait", false, "")
 	}

@@ -76,7 +76,7 @@ Lists every prompt and its arguments (optional ones marked ?).
 --json: {"prompts": [{"name", "title"?, "description"?,
          "arguments"?: [{"name", "description"?, "required"?}]}]}
 `,
-	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [--task [--no-wait]] [KEY=VALUE...] TARGET...
+	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR|FILE.json] [--task [--no-wait]] [KEY=VALUE...] TARGET...
 
 Calls a tool. --args gives the arguments object as JSON; each KEY=VALUE
 sets one argument, typed from the tool's input schema: a property that
@@ -86,7 +86,11 @@ tags='["a","b"]' work. Text content is printed; images and audio are
 described, or saved as DIR/content-I.EXT with --out DIR (DIR is made if
 missing; a file that cannot be written fails the command with status 2);
 embedded resources are printed; structured output follows, as indented
-JSON.
+JSON. --out FILE.json (a path ending in .json) writes the whole result to
+FILE.json, as --json prints it, and still prints the result as usual (then
+images and audio are only described): the output stays readable and the
+result is kept, as a fixture for mcp mock, say. There is no --raw: --json
+already prints the whole result on stdout.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
 
