@@ -86,6 +86,9 @@ commands:
                                  completion of commands, tools, prompts,
                                  resources and argument names; roots add|remove
                                  changes the roots offered
+  mock [--http ADDR] FILE        serve canned tools, resources and prompts from
+                                 a JSON or YAML file (for testing hosts), on
+                                 stdio or over HTTP at http://ADDR/mcp
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -153,6 +156,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "login" || name == "logout" {
 		return runLogin(ctx, name, args, stdout, stderr)
+	}
+	if name == "mock" {
+		return runMock(ctx, args, stdin, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {

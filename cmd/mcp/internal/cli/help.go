@@ -199,6 +199,44 @@ naming one is answered by the proxy with the error a missing item gets
 
   mcp proxy --allow 'tools:read_*' --deny 'resources:file:///etc/*' npx my-server
 `,
+	"mock": `usage: mcp mock [--http ADDR [--allow-remote]] FILE
+
+Serves canned tools, resources and prompts from FILE, for testing a host
+or a client against a server whose answers are known: on stdio (for a
+client to run: {"command": "mcp", "args": ["mock", "mock.yaml"]}), or
+with --http over Streamable HTTP at http://ADDR/mcp (the first line on
+stdout is "listening on http://HOST:PORT/mcp"; ADDR must be a loopback
+address unless --allow-remote is given, as for mcp proxy --http). FILE is
+YAML if its name ends in .yaml or .yml, else JSON; an unknown field is an
+error. Each item has the fields it has in a list result, plus its answer:
+
+  server: {name: my-mock, version: "1"}   # default mock 0
+  instructions: Use greet to greet.
+  tools:
+    - name: greet
+      description: Greets.
+      inputSchema:                        # optional; arguments are checked
+        type: object
+        properties: {name: {type: string}}
+        required: [name]
+      text: Hello!                        # the result: one text block, or
+    - name: weather
+      result:                             # the whole CallToolResult
+        content: [{type: text, text: "21 C"}]
+        structuredContent: {celsius: 21}
+  resources:
+    - {uri: mem://readme, name: readme, mimeType: text/plain, text: Read me.}
+    - {uri: mem://logo, name: logo, mimeType: image/png, blob: iVBORw0KGgo=}
+  prompts:
+    - name: review
+      arguments: [{name: code, required: true}]
+      text: Review this code.             # one user message, or
+      # messages: [{role: user, content: {type: text, text: ...}}]
+
+Every call gets the same result, whatever its arguments (call --out
+FILE.json saves a real server's result to paste in). A bad result, blob
+or message fails at start, with status 2.
+`,
 	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
 
 Runs the web inspector for TARGET: prints "inspector at URL" and serves
