@@ -132,11 +132,13 @@ func TestProxyGuard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer func() { // even after a t.Fatal: the target's server waits for the proxy
+				cs.Close()
+				if code := <-done; code != ExitOK {
+					t.Errorf("proxy exit %d; stderr %q", code, errb.String())
+				}
+			}()
 			checkGuarded(t, cs)
-			cs.Close()
-			if code := <-done; code != ExitOK {
-				t.Errorf("proxy exit %d; stderr %q", code, errb.String())
-			}
 		})
 	}
 }
