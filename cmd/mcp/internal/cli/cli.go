@@ -58,7 +58,8 @@ commands:
                                  call a tool; values are typed from the tool's
                                  input schema (numbers, booleans, JSON arrays and
                                  objects), strings otherwise; --args JSON gives
-                                 the whole object; --out DIR saves images/audio;
+                                 the whole object; --out DIR saves images/audio,
+                                 --out FILE.json the whole result;
                                  --task runs it as a task, followed to its end
   read URI TARGET                read a resource
   get PROMPT [KEY=VALUE...] TARGET
@@ -75,7 +76,9 @@ commands:
                                  follow tasks (mcp call --task starts one;
                                  a tool that requires a task gets one)
   proxy [--stdio] TARGET         relay a client on stdin/stdout to TARGET, e.g.
-                                 to give a stdio-only client an HTTP server
+                                 to give a stdio-only client an HTTP server;
+                                 --allow/--deny [tools:|prompts:|resources:]GLOB
+                                 hide items (repeatable, with --http too)
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
   shell [--exit-on-error] TARGET an interactive session: the commands above
@@ -83,6 +86,9 @@ commands:
                                  completion of commands, tools, prompts,
                                  resources and argument names; roots add|remove
                                  changes the roots offered
+  mock [--http ADDR] FILE        serve canned tools, resources and prompts from
+                                 a JSON or YAML file (for testing hosts), on
+                                 stdio or over HTTP at http://ADDR/mcp
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
@@ -150,6 +156,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "login" || name == "logout" {
 		return runLogin(ctx, name, args, stdout, stderr)
+	}
+	if name == "mock" {
+		return runMock(ctx, args, stdin, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -344,7 +353,7 @@ type invocation struct {
 	timeout     time.Duration
 	version     string
 	argsJSON    string
-	outDir      string
+	out         outFlag      // call --out
 	task        bool         // call --task: let the server run the call as a task
 	noWait      bool         // call --no-wait: print the task instead of following it
 	rootDirs    listFlag     // --root: the directories offered as roots
@@ -354,6 +363,7 @@ type invocation struct {
 	httpAddr    string       // proxy --http
 	remote      bool         // proxy --allow-remote: --http may listen off loopback
 	hosts       listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
+	allow, deny listFlag     // proxy --allow, --deny: patterns of the items shown or hidden (see guard)
 	inShell     bool         // a line of mcp shell: no target
 	level       string       // --log-level
 	showLogs    *atomic.Bool // print the server's log messages (shared with the shell's lines)
@@ -386,7 +396,7 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 		fs.StringVar(&inv.argsJSON, "args", "", "")
 	}
 	if all || name == "call" {
-		fs.StringVar(&inv.outDir, "out", "", "")
+		fs.Var(&inv.out, "out", "")
 		fs.BoolVar(&inv.task, "task", false, "")
 		fs.BoolVar(&inv.noWait, "no-wait", false, "")
 	}
@@ -394,6 +404,8 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 		fs.StringVar(&inv.httpAddr, "http", "", "")
 		fs.BoolVar(&inv.remote, "allow-remote", false, "")
 		fs.Var(&inv.hosts, "allow-host", "")
+		fs.Var(&inv.allow, "allow", "")
+		fs.Var(&inv.deny, "deny", "")
 		fs.Bool("stdio", true, "") // the default: a client on stdin and stdout
 	}
 	if all || name == "shell" {

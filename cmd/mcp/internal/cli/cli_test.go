@@ -914,3 +914,22 @@ func TestRepositoryConfig(t *testing.T) {
 		t.Errorf("@demo: %+v, %v", sc, err)
 	}
 }
+
+// TestCallOutFile: --out FILE.json keeps the whole result, as --json
+// prints it, and the human output still comes out.
+func TestCallOutFile(t *testing.T) {
+	url := everythingURL(t)
+	file := filepath.Join(t.TempDir(), "result.json")
+	code, out, errs := mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--out", file, url)
+	if code != 0 || !strings.Contains(out, "Multiple content types test:\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	_, want, _ := mcpRun(t, context.Background(), "call", "test_multiple_content_types", "--json", url)
+	if got, err := os.ReadFile(file); err != nil || string(got) != want {
+		t.Errorf("%s: %v\n%s\nwant (as --json)\n%s", file, err, got, want)
+	}
+	code, _, errs = mcpRun(t, context.Background(), "call", "test_simple_text", "--out", filepath.Join(file, "x.json"), url)
+	if code != ExitUsage || !strings.Contains(errs, "--out: ") {
+		t.Errorf("--out under a file: exit %d, stderr %q", code, errs)
+	}
+}

@@ -310,7 +310,10 @@ func runCall(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error 
 // printResult prints a tool's result; what names the tool or task for the
 // error when the result is one.
 func (inv *invocation) printResult(res *mcp.CallToolResult, what string) error {
-	var err error
+	err := inv.saveResult(res)
+	if err != nil {
+		return err
+	}
 	if inv.json {
 		err = inv.printJSON(res)
 	} else {

@@ -76,7 +76,7 @@ Lists every prompt and its arguments (optional ones marked ?).
 --json: {"prompts": [{"name", "title"?, "description"?,
          "arguments"?: [{"name", "description"?, "required"?}]}]}
 `,
-	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR] [--task [--no-wait]] [KEY=VALUE...] TARGET...
+	"call": `usage: mcp call [flags] TOOL [--args JSON] [--out DIR|FILE.json] [--task [--no-wait]] [KEY=VALUE...] TARGET...
 
 Calls a tool. --args gives the arguments object as JSON; each KEY=VALUE
 sets one argument, typed from the tool's input schema: a property that
@@ -86,7 +86,11 @@ tags='["a","b"]' work. Text content is printed; images and audio are
 described, or saved as DIR/content-I.EXT with --out DIR (DIR is made if
 missing; a file that cannot be written fails the command with status 2);
 embedded resources are printed; structured output follows, as indented
-JSON.
+JSON. --out FILE.json (a path ending in .json) writes the whole result to
+FILE.json, as --json prints it, and still prints the result as usual (then
+images and audio are only described): the output stays readable and the
+result is kept, as a fixture for mcp mock, say. There is no --raw: --json
+already prints the whole result on stdout.
 Progress notifications are shown on stderr. The exit status is 1 when the
 tool reports an error (isError).
 
@@ -140,8 +144,8 @@ Checks that the server answers (server/discover on a 2026-07-28 server).
 
 --json: {"ok": true, "milliseconds": 3}
 `,
-	"proxy": `usage: mcp proxy [--stdio] [flags] TARGET...
-       mcp proxy --http ADDR [--allow-remote] [--allow-host NAME]... [flags] TARGET...
+	"proxy": `usage: mcp proxy [--stdio] [--allow PATTERN]... [--deny PATTERN]... [flags] TARGET...
+       mcp proxy --http ADDR [--allow-remote] [--allow-host NAME]... [--allow|--deny PATTERN]... [flags] TARGET...
 
 Relays every message, unchanged and in both directions (the server's own
 requests and notifications too), between a client and TARGET.
@@ -180,6 +184,58 @@ such request gets a connection to TARGET to itself until its response
 on its response stream. In a session, progress goes on the stream of the
 request that asked for it, the server's other messages on the newest
 request's stream still open, or else on the GET stream.
+
+--allow and --deny (repeatable, both modes) hide tools, prompts and
+resources from the client. A PATTERN is [tools:|prompts:|resources:]GLOB,
+GLOB as in Go's path.Match (* and ? do not match /, [a-z] classes),
+matched against a tool's or a prompt's name and a resource's URI (a
+template's URI template); without a prefix it applies to all three. An
+item is shown when no --allow pattern of its kind is given or one
+matches, and no --deny pattern matches. Hidden items are left out of
+every page of tools/list, prompts/list, resources/list and
+resources/templates/list, and a call, get, read, subscribe or completion
+naming one is answered by the proxy with the error a missing item gets
+(the target never sees it):
+
+  mcp proxy --allow 'tools:read_*' --deny 'resources:file:///etc/*' npx my-server
+`,
+	"mock": `usage: mcp mock [--http ADDR [--allow-remote]] FILE
+
+Serves canned tools, resources and prompts from FILE, for testing a host
+or a client against a server whose answers are known: on stdio (for a
+client to run: {"command": "mcp", "args": ["mock", "mock.yaml"]}), or
+with --http over Streamable HTTP at http://ADDR/mcp (the first line on
+stdout is "listening on http://HOST:PORT/mcp"; ADDR must be a loopback
+address unless --allow-remote is given, as for mcp proxy --http). FILE is
+YAML if its name ends in .yaml or .yml, else JSON; an unknown field is an
+error. Each item has the fields it has in a list result, plus its answer:
+
+  server: {name: my-mock, version: "1"}   # default mock 0
+  instructions: Use greet to greet.
+  tools:
+    - name: greet
+      description: Greets.
+      inputSchema:                        # optional; arguments are checked
+        type: object
+        properties: {name: {type: string}}
+        required: [name]
+      text: Hello!                        # the result: one text block, or
+    - name: weather
+      result:                             # the whole CallToolResult
+        content: [{type: text, text: "21 C"}]
+        structuredContent: {celsius: 21}
+  resources:
+    - {uri: mem://readme, name: readme, mimeType: text/plain, text: Read me.}
+    - {uri: mem://logo, name: logo, mimeType: image/png, blob: iVBORw0KGgo=}
+  prompts:
+    - name: review
+      arguments: [{name: code, required: true}]
+      text: Review this code.             # one user message, or
+      # messages: [{role: user, content: {type: text, text: ...}}]
+
+Every call gets the same result, whatever its arguments (call --out
+FILE.json saves a real server's result to paste in). A bad result, blob
+or message fails at start, with status 2.
 `,
 	"inspect": `usage: mcp inspect [--addr 127.0.0.1:0] [flags] TARGET...
 

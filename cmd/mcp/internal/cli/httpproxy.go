@@ -40,6 +40,10 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if _, err := openStream(inv.target, &inv.tf, io.Discard); err != nil { // check the target before listening
 		return usageError{err}
 	}
+	g, err := newGuard(inv.allow, inv.deny)
+	if err != nil {
+		return usageError{err}
+	}
 	addr, err := inv.listenAddr()
 	if err != nil {
 		return err
@@ -48,7 +52,7 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if err != nil {
 		return connectError{err}
 	}
-	p := &httpProxy{inv: inv, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
+	p := &httpProxy{inv: inv, guard: g, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
 	defer p.closeAll()
 	srv := &http.Server{Handler: p.handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(inv.stdout, "listening on http://%s/mcp\n", ln.Addr())
@@ -100,7 +104,8 @@ func (p *httpProxy) handler() http.Handler {
 // httpProxy is the HTTP side of proxy --http.
 type httpProxy struct {
 	inv      *invocation
-	max      int // sessions at once
+	guard    *guard // --allow, --deny
+	max      int    // sessions at once
 	mu       sync.Mutex
 	sessions map[string]*proxySession
 	closed   bool
@@ -111,9 +116,10 @@ type httpProxy struct {
 
 // proxySession is one client's session and its upstream connection.
 type proxySession struct {
-	id   string
-	up   jsonrpc.Stream
-	done chan struct{} // closed when the upstream ends
+	id    string
+	up    jsonrpc.Stream
+	done  chan struct{} // closed when the upstream ends
+	lists *listWatch    // the list requests in flight, whose results the guard filters
 
 	mu       sync.Mutex
 	waiting  map[jsonrpc.ID]*proxyStream // requests in flight, by id
@@ -249,6 +255,11 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if no := p.guard.refuse(m); no != nil {
+		w.Header().Set("Mcp-Session-Id", s.id)
+		writeJSONMessage(w, http.StatusOK, no)
+		return
+	}
 	if !m.IsRequest() {
 		// Notifications and the client's answers to the server's requests.
 		if err := s.up.Write(r.Context(), m); err != nil {
@@ -276,6 +287,7 @@ func (p *httpProxy) post(w http.ResponseWriter, r *http.Request) {
 		s.progress[token] = st
 	}
 	s.mu.Unlock()
+	s.lists.note(m)
 	defer func() {
 		s.mu.Lock()
 		if s.waiting[m.ID] == st {
@@ -374,7 +386,7 @@ func (p *httpProxy) open(ctx context.Context) (*proxySession, error) {
 			return nil, err
 		}
 	}
-	s := &proxySession{id: rand.Text(), up: up, done: make(chan struct{}), waiting: map[jsonrpc.ID]*proxyStream{}}
+	s := &proxySession{id: rand.Text(), up: up, done: make(chan struct{}), lists: &listWatch{g: p.guard}, waiting: map[jsonrpc.ID]*proxyStream{}}
 	p.mu.Lock()
 	p.sessions[s.id] = s
 	p.mu.Unlock()
@@ -414,6 +426,7 @@ func (p *httpProxy) pump(s *proxySession) {
 		if err != nil {
 			return
 		}
+		m = s.lists.filter(m)
 		s.mu.Lock()
 		var st *proxyStream
 		switch {
@@ -523,6 +536,10 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 		writeJSONMessage(w, http.StatusBadRequest, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(mcp.CodeHeaderMismatch, msg)))
 		return
 	}
+	if no := p.guard.refuse(m); no != nil {
+		writeJSONMessage(w, answerStatus(no), no)
+		return
+	}
 	up, err := p.takeUpstream(r.Context())
 	if err != nil {
 		writeJSONMessage(w, http.StatusOK, jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "proxy: "+err.Error())))
@@ -555,7 +572,7 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 	}
 	if isAnswer(first) {
 		done = true
-		writeJSONMessage(w, answerStatus(first), first)
+		writeJSONMessage(w, answerStatus(first), p.guard.filter(m.Method, first))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -563,6 +580,9 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	for x := first; ; {
+		if x.IsResponse() && x.ID == m.ID {
+			x = p.guard.filter(m.Method, x)
+		}
 		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", x.AppendJSON(nil)); err != nil {
 			return
 		}

@@ -12,6 +12,41 @@ import (
 	"github.com/gomcp/sdk/mcp"
 )
 
+// outFlag is call --out: a path ending in .json names the file that gets
+// the whole result, as --json prints it (so that the output on the
+// terminal stays readable while the result is kept, say as a fixture for
+// mcp mock); anything else names the directory where images and audio are
+// saved. A flag of its own (--raw) would only repeat --json, which already
+// prints the whole result on stdout.
+type outFlag struct{ dir, file string }
+
+func (o *outFlag) String() string { return o.dir + o.file }
+
+func (o *outFlag) Set(v string) error {
+	*o = outFlag{}
+	if strings.EqualFold(filepath.Ext(v), ".json") {
+		o.file = v
+	} else {
+		o.dir = v
+	}
+	return nil
+}
+
+// saveResult writes res to the --out FILE.json, if one is given.
+func (inv *invocation) saveResult(res *mcp.CallToolResult) error {
+	if inv.out.file == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err == nil {
+		err = os.WriteFile(inv.out.file, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("--out: %w", err)}
+	}
+	return nil
+}
+
 // printCallResult prints a tool's content blocks, then its structured
 // output. A block that --out could not save is reported once all are
 // printed.
@@ -70,7 +105,7 @@ func (inv *invocation) printBinary(i int, kind, mimeType, data string) error {
 		fmt.Fprintf(inv.stdout, "[%s %s, invalid base64]\n", kind, mimeType)
 		return nil
 	}
-	if inv.outDir == "" {
+	if inv.out.dir == "" {
 		fmt.Fprintf(inv.stdout, "[%s %s, %d bytes; --out DIR saves it]\n", kind, mimeType, len(raw))
 		return nil
 	}
@@ -78,8 +113,8 @@ func (inv *invocation) printBinary(i int, kind, mimeType, data string) error {
 	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
 		ext = exts[0]
 	}
-	path := filepath.Join(inv.outDir, fmt.Sprintf("content-%d%s", i, ext))
-	err = os.MkdirAll(inv.outDir, 0o755)
+	path := filepath.Join(inv.out.dir, fmt.Sprintf("content-%d%s", i, ext))
+	err = os.MkdirAll(inv.out.dir, 0o755)
 	if err == nil {
 		err = os.WriteFile(path, raw, 0o644)
 	}

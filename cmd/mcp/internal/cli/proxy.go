@@ -23,6 +23,10 @@ import (
 // Mcp-Param-*), which the proxy computes from the body and from the tools
 // it has seen listed (headerBook), as a client does.
 func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	g, err := newGuard(inv.allow, inv.deny)
+	if err != nil {
+		return usageError{err}
+	}
 	up, err := openStream(inv.target, &inv.tf, inv.stderr)
 	if err != nil {
 		return usageError{err}
@@ -49,16 +53,16 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	if _, isCommand := up.(*transport.CommandTransport); !isCommand {
 		book = &headerBook{}
 	}
-	fl := &inFlight{}
-	go func() { fromClient <- relay(ctx, down, up, book, fl, false) }()
-	go func() { fromServer <- relay(ctx, up, down, book, fl, true) }()
+	r := &relayer{book: book, fl: &inFlight{}, lists: &listWatch{g: g}}
+	go func() { fromClient <- r.fromClient(ctx, down, up) }()
+	go func() { fromServer <- r.fromServer(ctx, up, down) }()
 	select {
 	case err = <-fromClient:
 		if errors.Is(err, io.EOF) {
 			// The client is done; the answers to its last requests are
 			// still due (echo REQUEST | mcp proxy URL).
 			select {
-			case <-fl.whenEmpty():
+			case <-r.fl.whenEmpty():
 			case <-fromServer:
 			case <-ctx.Done():
 			case <-time.After(proxyDrainTimeout):
@@ -75,31 +79,60 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	return err
 }
 
-// relay copies messages from src to dst until one fails. With a book,
-// messages to an HTTP target (fromServer false) carry their standard
-// headers, and the server's answers (fromServer true) teach the book.
-func relay(ctx context.Context, src, dst jsonrpc.Stream, book *headerBook, fl *inFlight, fromServer bool) error {
+// relayer copies messages between the client and the target. With a
+// book, messages to an HTTP target carry their standard headers, and the
+// server's answers teach the book; with a guard (in lists), requests for
+// hidden items are answered by the proxy and list results filtered.
+type relayer struct {
+	book  *headerBook
+	fl    *inFlight
+	lists *listWatch
+}
+
+// fromClient copies the client's messages (from down) to up until one fails.
+func (r *relayer) fromClient(ctx context.Context, down, up jsonrpc.Stream) error {
 	for {
-		m, err := src.Read(ctx)
+		m, err := down.Read(ctx)
 		if err != nil {
 			return err
 		}
+		if no := r.lists.g.refuse(m); no != nil {
+			if err := down.Write(ctx, no); err != nil {
+				return err
+			}
+			continue
+		}
+		r.lists.note(m)
 		wctx := ctx
-		if book != nil {
-			if fromServer {
-				book.learn(m)
-			} else if h := book.headers(m); h != nil {
+		if r.book != nil {
+			if h := r.book.headers(m); h != nil {
 				wctx = mcp.WithHTTPHeaders(ctx, h)
 			}
 		}
-		if m.IsRequest() && !fromServer {
-			fl.add(m.ID)
+		if m.IsRequest() {
+			r.fl.add(m.ID)
 		}
-		if err := dst.Write(wctx, m); err != nil {
+		if err := up.Write(wctx, m); err != nil {
 			return err
 		}
-		if (m.IsResponse() || m.IsInvalidResponse()) && fromServer {
-			fl.done(m.ID)
+	}
+}
+
+// fromServer copies the target's messages (from up) to down until one fails.
+func (r *relayer) fromServer(ctx context.Context, up, down jsonrpc.Stream) error {
+	for {
+		m, err := up.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if r.book != nil {
+			r.book.learn(m)
+		}
+		if err := down.Write(ctx, r.lists.filter(m)); err != nil {
+			return err
+		}
+		if m.IsResponse() || m.IsInvalidResponse() {
+			r.fl.done(m.ID)
 		}
 	}
 }
