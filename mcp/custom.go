@@ -90,10 +90,17 @@ func AddNotificationHandler[P any](s *Server, name string, h NotificationHandler
 	})
 }
 
+// SpecMethod reports whether name is a method or notification that some
+// revision of the specification (or the tasks extension) defines. A
+// transport uses it to drop, rather than refuse, a peer's notification of
+// an older revision that means nothing at the one it speaks (a 2026-07-28
+// client's notifications/roots/list_changed, say).
+func SpecMethod(name string) bool { return slices.Contains(specMethods, name) }
+
 // addCustom registers an application's method in every lifecycle, after
 // refusing the specification's names.
 func (s *Server) addCustom(name string, h MethodHandler) error {
-	if slices.Contains(specMethods, name) {
+	if SpecMethod(name) {
 		return fmt.Errorf("%w: %q is a method of the specification", ErrInvalidMethod, name)
 	}
 	return s.addMethods([]Method{{Name: name, Handler: h}})

@@ -78,14 +78,18 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		// Clients send no responses. Core 2026-07-28 defines no client
 		// notifications over HTTP: cancellation is closing the response (an
 		// id in a notification would name no request of this POST, and
-		// perhaps another client's), so it is dropped. Other notifications
-		// (an application's, mcp.AddNotificationHandler) are checked as a
-		// request is and handed to the server.
+		// perhaps another client's), and the specification's other
+		// notifications (go-sdk sends notifications/roots/list_changed
+		// here) mean nothing without a session, so they are dropped, not
+		// refused: a refused notification makes some clients give up the
+		// connection. An application's notifications
+		// (mcp.AddNotificationHandler) are checked as a request is and
+		// handed to the server.
 		if msg.Method == "" {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: a stateless server sends no requests to answer")
 			return
 		}
-		if msg.Method == mcp.NotificationCancelled {
+		if mcp.SpecMethod(msg.Method) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}

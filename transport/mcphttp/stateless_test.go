@@ -248,6 +248,8 @@ func TestStatelessNotifications(t *testing.T) {
 		{"Mcp-Method differs", modernHeaders("x/other"), note("x/note", meta), 400},
 		{"missing capabilities", modernHeaders("x/note"), note("x/note", `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), 400},
 		{"cancelled", modernHeaders("notifications/cancelled", "Mcp-Method", ""), note("notifications/cancelled", `{}`), 202},
+		// As go-sdk sends it on a 2026-07-28 connection: dropped, not refused.
+		{"roots changed", modernHeaders("notifications/roots/list_changed", "Mcp-Method", ""), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, 202},
 	} {
 		if r := f.do("POST", tt.hdr, tt.body); r.status != tt.status {
 			t.Errorf("%s: status %d, want %d: %s", tt.name, r.status, tt.status, r.body)

@@ -420,3 +420,30 @@ func TestInspectTasksAndRoots(t *testing.T) {
 		waitText("#root-error", "missing"),
 	)
 }
+
+// TestInspectCompletion: typing in a prompt's argument field offers the
+// server's completions for it.
+func TestInspectCompletion(t *testing.T) {
+	url := startInspector(t, filepath.Join(bin, "everything-server"))
+	ctx := browser(t, url)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	do(t, ctx,
+		chromedp.Click(css(`button.prompt[data-name="test_prompt_with_arguments"]`)),
+		chromedp.SendKeys(css(`#detail input[name="arg1"]`), "ab"),
+	)
+	const script = `[...document.querySelectorAll("#complete-arg1 option")].map((o) => o.value).join(",")`
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == "ab-completed" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("suggestions %q, want ab-completed", got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -481,6 +481,12 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		Task      bool            `json:"task"`   // call: as a task
 		TaskID    string          `json:"taskId"` // task-cancel
 		Dir       string          `json:"dir"`    // roots-add, roots-remove
+		// complete: Name (a prompt) or URI (a template) names what is
+		// completed, Argument and Value the field being typed, Context
+		// the form's other fields.
+		Argument string            `json:"argument"`
+		Value    string            `json:"value"`
+		Context  map[string]string `json:"context"`
 	}
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &a); err != nil {
@@ -589,6 +595,11 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: a.Name, Arguments: args})
 	case "ping":
 		return map[string]any{}, cs.Ping(ctx)
+	case "complete":
+		if caps.Completions == nil {
+			return []string{}, nil // the page offers no suggestions
+		}
+		return complete(ctx, cs, a.Name, a.URI, a.Argument, a.Value, a.Context)
 	}
 	return nil, fmt.Errorf("unknown action %q", op)
 }
@@ -654,4 +665,22 @@ func (in *inspector) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp
 	return followTask(ctx, cs, tc, func(t *mcp.TaskInfo) {
 		in.hub.publish("task", "", map[string]any{"tool": p.Name, "task": t})
 	})
+}
+
+// complete asks the server for values of a prompt's (name) or a resource
+// template's (uri) argument, for the form field being typed.
+func complete(ctx context.Context, cs *mcp.ClientSession, name, uri, arg, value string, others map[string]string) ([]string, error) {
+	ref := mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: name}
+	if uri != "" {
+		ref = mcp.CompleteReference{Type: mcp.RefTypeResource, URI: uri}
+	}
+	p := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteArgument{Name: arg, Value: value}}
+	if len(others) > 0 {
+		p.Context = &mcp.CompleteContext{Arguments: others}
+	}
+	res, err := cs.Complete(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return res.Completion.Values, nil
 }

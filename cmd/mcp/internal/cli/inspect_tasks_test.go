@@ -107,3 +107,27 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestInspectorComplete: the page's prompt and template forms get the
+// server's completions for the field being typed, with the other fields
+// as context.
+func TestInspectorComplete(t *testing.T) {
+	ctx := context.Background()
+	in := &inspector{inv: &invocation{stderr: io.Discard}, token: "t", asks: map[int]chan json.RawMessage{}, roots: &rootSet{roots: []*mcp.Root{}}}
+	if err := in.connect(ctx, []string{everythingURL(t)}, &targetFlags{}); err != nil {
+		t.Fatal(err)
+	}
+	defer in.close()
+	for body, want := range map[string]string{
+		`{"name":"test_prompt_with_arguments","argument":"arg1","value":"ab","context":{"arg2":"x"}}`: `["ab-completed"]`,
+		`{"uri":"test://template/{id}/data","argument":"id","value":""}`:                              `["1","2","3"]`,
+	} {
+		got, err := in.do(ctx, "complete", []byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if b, _ := json.Marshal(got); string(b) != want {
+			t.Errorf("%s: %s, want %s", body, b, want)
+		}
+	}
+}

@@ -286,9 +286,38 @@ function showResource(r) {
   detail(r.title || r.name, r.description, el("p", {text: r.uri + (r.mimeType ? " · " + r.mimeType : "")}), b);
 }
 
+// suggest offers the server's completions (completion/complete) for the
+// text fields among nodes as the user types: ref names the prompt
+// ({name}) or template ({uri}), and the other fields go as context.
+function suggest(nodes, ref) {
+  const inputs = nodes.map((n) => n.querySelector('input[type="text"]')).filter((i) => i);
+  for (const input of inputs) {
+    const list = el("datalist", {id: "complete-" + input.name});
+    input.setAttribute("list", list.id);
+    input.after(list);
+    let timer, asked = 0;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const my = ++asked;
+        const context = {};
+        for (const o of inputs) if (o !== input && o.value !== "") context[o.name] = o.value;
+        try {
+          const values = await api("complete", {...ref, argument: input.name, value: input.value, context});
+          if (my !== asked) return; // a newer question is on its way
+          list.replaceChildren(...values.map((v) => el("option", {value: v})));
+        } catch (err) {
+          list.replaceChildren(); // no suggestions: the field still takes any text
+        }
+      }, 150);
+    });
+  }
+}
+
 function showTemplate(t) {
   const names = [...t.uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) => m[1].split(",").map((v) => v.replace(/\*$|:\d+$/, "")));
   const fields = names.map((n) => fieldFor(n, {type: "string"}, true));
+  suggest(fields.map((x) => x.node), {uri: t.uriTemplate});
   const f = el("form", {}, ...fields.map((x) => x.node), el("button", {type: "submit", id: "run", text: "Read"}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -310,6 +339,7 @@ function showPrompt(p) {
     if (a.required) required.push(a.name);
   }
   const form = objectForm({properties: props, required});
+  suggest(form.nodes, {name: p.name});
   const f = el("form", {}, ...form.nodes, el("button", {type: "submit", id: "run", text: "Get " + p.name}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
