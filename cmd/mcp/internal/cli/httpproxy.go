@@ -54,7 +54,14 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	}
 	p := &httpProxy{inv: inv, guard: g, sessions: map[string]*proxySession{}, max: httpProxyMaxSessions}
 	defer p.closeAll()
-	srv := &http.Server{Handler: p.handler(), ReadHeaderTimeout: 10 * time.Second}
+	return serveUntilDone(ctx, inv, ln, p.handler(), p.closeAll)
+}
+
+// serveUntilDone serves h on ln, having said where, until ctx ends; then
+// closeStreams ends the open streams, so that the server's Shutdown need
+// not wait for them.
+func serveUntilDone(ctx context.Context, inv *invocation, ln net.Listener, h http.Handler, closeStreams func()) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(inv.stdout, "listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -63,7 +70,7 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	p.closeAll() // ends the open streams, so that Shutdown need not wait
+	closeStreams()
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -247,19 +246,5 @@ func (inv *invocation) serveHTTP(ctx context.Context, s *mcp.Server) error {
 	defer h.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(inv.stdout, "listening on http://%s/mcp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	h.Close() // ends the open streams, so that Shutdown need not wait
-	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdown)
-	_ = srv.Close()
-	return nil
+	return serveUntilDone(ctx, inv, ln, mux, func() { _ = h.Close() })
 }
