@@ -1,0 +1,17 @@
+// Package apps implements MCP Apps (extension io.modelcontextprotocol/ui,
+// specification 2026-01-26): a tool whose results a host renders in an
+// interactive view, an HTML page the server serves as a ui:// resource and
+// the host shows in a sandboxed iframe.
+//
+// A host reads what a server offers with ToolUI (which view renders a
+// tool, and whether the model or only the view may use it), ResourceUI and
+// ContentsUI (the view's CSP, permissions and border preference), and
+// declares that it renders views with DeclareClient.
+//
+// A server registers a view with AddResource (its HTML from a string, an
+// fs.FS or a handler) and a tool linked to it with AddTool, which takes the
+// same typed handlers as mcp.AddTool. Hosts without MCP Apps see an
+// ordinary tool: a handler asks HostRenders whether the host behind the
+// request shows the view, and answers with a complete text result when it
+// does not.
+package apps
