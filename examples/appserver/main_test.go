@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gomcp/sdk/apps"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcptest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestCounter drives the example at both lifecycles, as a host that
+// renders views and as one that does not.
+func TestCounter(t *testing.T) {
+	for _, rev := range []string{mcp.Version20251125, mcp.Version20260728} {
+		for _, ui := range []bool{true, false} {
+			var count atomic.Int64
+			s, err := newServer(&count)
+			if err != nil {
+				t.Fatal(err)
+			}
+			caps := &mcp.ClientCapabilities{}
+			if ui {
+				apps.DeclareClient(caps)
+			}
+			cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: rev, Client: &mcp.ClientOptions{Capabilities: caps}})
+			ctx := t.Context()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "counter", Arguments: json.RawMessage(`{"by":2}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if !strings.HasPrefix(text, "The count is 2.") || strings.Contains(text, "view") != ui {
+				t.Errorf("%s ui=%v: %q", rev, ui, text)
+			}
+			if ui {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "increment"}); err != nil {
+					t.Fatal(err)
+				}
+				if count.Load() != 3 {
+					t.Errorf("the count is %d after increment", count.Load())
+				}
+			}
+			read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ViewURI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := read.Contents[0].(*mcp.TextResourceContents)
+			if page.MIMEType != apps.MIMEType || !strings.Contains(page.Text, `"ui/initialize"`) {
+				t.Errorf("the view: %s %.80q", page.MIMEType, page.Text)
+			}
+		}
+	}
+}
+
+// TestBadIncrement refuses a step out of the schema's bounds.
+func TestBadIncrement(t *testing.T) {
+	var count atomic.Int64
+	s, err := newServer(&count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := mcptest.Connect(t, s, nil)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "counter", Arguments: json.RawMessage(`{"by":1000000}`)})
+	if err != nil || !res.IsError || count.Load() != 0 {
+		t.Errorf("by 1000000: %+v, %v, count %d", res, err, count.Load())
+	}
+}
