@@ -77,7 +77,9 @@ func newServer(count *atomic.Int64) (*mcp.Server, error) {
 	}
 	err = apps.AddTool(a, &mcp.Tool{Name: "counter", Title: "Counter", Description: "Adds to the counter and shows it"},
 		apps.ToolMeta{ResourceURI: ViewURI},
-		func(_ context.Context, req *mcp.CallToolRequest, in By) (*mcp.ToolResult[Count], error) { return add(req, in) })
+		func(_ context.Context, req *mcp.CallToolRequest, in By) (*mcp.ToolResult[Count], error) {
+			return add(req, in)
+		})
 	if err != nil {
 		return nil, err
 	}
