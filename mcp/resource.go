@@ -129,12 +129,12 @@ func ResourceNotFoundError(uri string) *jsonrpc.Error {
 	return jsonrpc.NewError(CodeResourceNotFound, "Resource not found").WithData(map[string]string{"uri": uri})
 }
 
-func (s *Server) handleListResources(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListResources(ctx context.Context, r *Request) (any, error) {
 	var p ListResourcesParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := s.resources.page(p.Cursor, s.opts.PageSize)
+	items, next, err := pageFor(ctx, s, r, &s.resources, p.Cursor, resourceFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,12 @@ func (s *Server) handleListResources(_ context.Context, r *Request) (any, error)
 	return res, nil
 }
 
-func (s *Server) handleListResourceTemplates(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListResourceTemplates(ctx context.Context, r *Request) (any, error) {
 	var p ListResourceTemplatesParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := s.templates.page(p.Cursor, s.opts.PageSize)
+	items, next, err := pageFor(ctx, s, r, &s.templates, p.Cursor, templateFeature)
 	if err != nil {
 		return nil, err
 	}
