@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,11 +22,26 @@ type Server struct {
 
 	mu    sync.RWMutex
 	views map[string]bool // URIs of the views added through this Server
+	// tools holds, for each tool added through this Server, its _meta.ui
+	// as registered and whether it is for the app alone, so visibility is
+	// decided without decoding the metadata on every list.
+	tools map[string]toolUI
+}
+
+type toolUI struct {
+	raw     json.RawMessage
+	appOnly bool
 }
 
 // New advertises the extension in ms's capabilities (at every revision,
 // with empty settings: the specification defines none for servers) and
 // returns the Server that registers views and app tools on ms.
+//
+// It also hides app-only tools (Visibility [app]) of ms, whoever
+// registered them, from every client that does not render views: such a
+// client has no view to call them from, and its model must not see them.
+// For clients that render views they stay listed and callable, as the
+// specification wants (their host keeps them from the model).
 func New(ms *mcp.Server) (*Server, error) {
 	if ms == nil {
 		return nil, errors.New("apps: nil *mcp.Server")
@@ -33,7 +49,30 @@ func New(ms *mcp.Server) (*Server, error) {
 	if err := ms.AddExtension(&mcp.Extension{ID: ExtensionID}); err != nil {
 		return nil, err
 	}
-	return &Server{ms: ms, views: make(map[string]bool)}, nil
+	a := &Server{ms: ms, views: make(map[string]bool), tools: make(map[string]toolUI)}
+	ms.AddVisibleFunc(a.visible)
+	return a, nil
+}
+
+// visible is the server's VisibleFunc: an app-only tool is visible only to
+// clients that render views.
+func (a *Server) visible(_ context.Context, c mcp.Caller, f mcp.Feature) bool {
+	if f.Kind != mcp.FeatureTool || f.Tool.Meta == nil {
+		return true
+	}
+	raw, ok := f.Tool.Meta.Extra[MetaKey]
+	if !ok {
+		return true
+	}
+	a.mu.RLock()
+	t, known := a.tools[f.Tool.Name]
+	a.mu.RUnlock()
+	appOnly := t.appOnly
+	if !known || !bytes.Equal(t.raw, raw) { // registered another way
+		var m ToolMeta
+		appOnly = json.Unmarshal(raw, &m) == nil && m.AppOnly()
+	}
+	return !appOnly || HostRenders(c)
 }
 
 // A View describes a UI resource: an HTML page a host renders in a
@@ -219,6 +258,11 @@ func AddTool[In, Out any](a *Server, t *mcp.Tool, ui ToolMeta, h mcp.ToolHandler
 	if err != nil {
 		return &mcp.RegistrationError{Kind: "tool", Name: t.Name, Err: err}
 	}
+	// Recorded first, so the tool is never listed before its visibility
+	// is known; a stale entry is harmless (visible compares the bytes).
+	a.mu.Lock()
+	a.tools[t.Name] = toolUI{raw: c.Meta.Extra[MetaKey], appOnly: ui.AppOnly()}
+	a.mu.Unlock()
 	return mcp.AddTool(a.ms, c, h)
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -109,6 +110,13 @@ func TestWire(t *testing.T) {
 				}
 				if got := string(greet.Meta.Extra[apps.LegacyResourceURIKey]); got != `"`+viewURI+`"` {
 					t.Errorf("greet's deprecated ui/resourceUri: %s", got)
+				}
+				if refresh := findTool(tools.Tools, "refresh"); (refresh != nil) != ui {
+					t.Errorf("the app-only tool listed: %v, want %v", refresh != nil, ui)
+				}
+				_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "refresh"})
+				if (err == nil) != ui {
+					t.Errorf("calling the app-only tool: %v", err)
 				}
 				res, err := cs.ListResources(ctx, nil)
 				if err != nil {
@@ -393,5 +401,51 @@ func TestAddToolKeepsTool(t *testing.T) {
 	got, _ := ms.Tool("t")
 	if string(got.Meta.Extra["com.example/x"]) != "1" || got.Meta.Extra[apps.MetaKey] == nil {
 		t.Errorf("registered _meta: %v", got.Meta.Extra)
+	}
+}
+
+// TestAppOnlyRegisteredElsewhere hides an app-only tool registered with
+// mcp.AddTool and its own _meta.ui from a client without views, and
+// checks that visibility follows a tool replaced under the same name.
+func TestAppOnlyRegisteredElsewhere(t *testing.T) {
+	ms := mcp.NewServer(&mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
+	a, err := apps.New(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) { return "ok", nil }
+	app := &mcp.Meta{Extra: map[string]json.RawMessage{"ui": json.RawMessage(`{"visibility":["app"]}`)}}
+	if err := mcp.AddTool(ms, &mcp.Tool{Name: "foreign", Meta: app}, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := apps.AddTool(a, &mcp.Tool{Name: "replaced"}, apps.ToolMeta{Visibility: []apps.Visibility{apps.VisibilityApp}}, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddTool(ms, &mcp.Tool{Name: "replaced"}, h); err != nil { // now an ordinary tool
+		t.Fatal(err)
+	}
+	if err := mcp.AddTool(ms, &mcp.Tool{Name: "plain"}, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range wireRevisions {
+		for _, ui := range []bool{true, false} {
+			cs := mcptest.Connect(t, ms, &mcptest.Options{ProtocolVersion: rev, Client: clientOptions(ui)})
+			tools, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range tools.Tools {
+				names = append(names, tool.Name)
+			}
+			want := "plain replaced"
+			if ui {
+				want = "foreign plain replaced"
+			}
+			slices.Sort(names)
+			if got := strings.Join(names, " "); got != want {
+				t.Errorf("%s ui=%v: tools %q, want %q", rev, ui, got, want)
+			}
+		}
 	}
 }
