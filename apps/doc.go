@@ -13,5 +13,14 @@
 // same typed handlers as mcp.AddTool. Hosts without MCP Apps see an
 // ordinary tool: a handler asks HostRenders whether the host behind the
 // request shows the view, and answers with a complete text result when it
-// does not.
+// does not. A tool whose Visibility is [app] alone is for the view (a
+// refresh button, say): the host keeps it from the model, and New hides it
+// from clients that render no views, which have no view to call it from
+// (through mcp.Server.AddVisibleFunc: not listed, and unknown to
+// tools/call).
+//
+// The client's capability is read per request (HostRenders): before
+// 2026-07-28 it is what the client declared in initialize, at 2026-07-28
+// what each request's _meta declares, so one server answers both kinds of
+// host correctly at every revision.
 package apps
