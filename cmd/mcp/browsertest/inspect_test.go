@@ -25,9 +25,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = dir
-	for _, pkg := range []string{"./cmd/mcp", "./conformance/everything-server"} {
+	for _, pkg := range []string{"./cmd/mcp", "./conformance/everything-server", "./examples/appserver", "./cmd/mcp/browsertest/appview"} {
 		cmd := exec.Command("go", "build", "-o", dir, pkg)
 		cmd.Dir = filepath.Join("..", "..", "..") // the SDK module
+		if strings.HasPrefix(pkg, "./cmd/mcp/browsertest/") {
+			cmd = exec.Command("go", "build", "-o", dir, "./"+strings.TrimPrefix(pkg, "./cmd/mcp/browsertest/"))
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
 			os.RemoveAll(dir)
@@ -141,12 +144,12 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // waitText waits until the text of the first element matching sel
-// contains want.
-func waitText(sel, want string) chromedp.Action[chromedp.Void] {
+// contains want; opts may name the frame (chromedp.FromNode).
+func waitText(sel, want string, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		var got string
 		for {
-			s, err := chromedp.Text(chromedp.CSS(sel))(ctx, t)
+			s, err := chromedp.Text(chromedp.CSS(sel), opts...)(ctx, t)
 			if err == nil {
 				got = s
 				if strings.Contains(got, want) {

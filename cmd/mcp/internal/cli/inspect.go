@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -139,6 +140,8 @@ type inspector struct {
 
 	roots *rootSet // offered to every server the page connects to
 
+	sandbox *sandbox // the origin of the apps' views (inspect_apps.go)
+
 	askMu  sync.Mutex
 	askSeq int
 	asks   map[int]chan json.RawMessage
@@ -172,12 +175,23 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	if err != nil {
 		return connectError{err}
 	}
+	sb, sln, err := newSandbox(host)
+	if err != nil {
+		ln.Close()
+		return connectError{err}
+	}
+	in.sandbox = sb
+	sb.allowPage(ln.Addr().String())
 	srv := &http.Server{Handler: in.handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
+	ssrv := &http.Server{Handler: sb.handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(inv.stdout, "inspector at http://%s/%s/\n", ln.Addr(), in.token)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- ssrv.Serve(sln) }()
 	select {
 	case err := <-errc:
+		err = errors.Join(err, srv.Close(), ssrv.Close())
+		<-errc
 		return err
 	case <-ctx.Done():
 	}
@@ -185,6 +199,9 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	defer cancel()
 	_ = srv.Shutdown(shutdown) // event streams never end by themselves
 	_ = srv.Close()
+	_ = ssrv.Close()
+	<-errc
+	<-errc
 	return nil
 }
 
@@ -205,6 +222,7 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-inspector", Version: "0.1.0"}, &mcp.ClientOptions{
 		ProtocolVersion:      in.inv.version,
+		Capabilities:         inspectorCapabilities(),
 		ElicitationHandler:   in.elicit,
 		CreateMessageHandler: in.sample,
 		Roots:                in.roots.list(), // declared even when none: the page may add some
@@ -238,6 +256,19 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		}
 	}()
 	return nil
+}
+
+// inspectorCapabilities are what the inspector's client declares: what
+// its handlers answer (sampling, elicitation in form mode, roots), and
+// that the page renders MCP Apps views, at every revision.
+func inspectorCapabilities() *mcp.ClientCapabilities {
+	caps := &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{Tools: &struct{}{}},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &struct{}{}},
+		Roots:       &mcp.RootCapabilities{ListChanged: true},
+	}
+	apps.DeclareClient(caps)
+	return caps
 }
 
 // disconnect ends the current session, if any, after a failed connection
@@ -376,13 +407,17 @@ func (in *inspector) sample(ctx context.Context, req *mcp.CreateMessageRequest) 
 // handler serves the page, its feed and its API under /TOKEN/, to requests
 // addressed to addr (or localhost) from the page itself.
 func (in *inspector) handler(addr string) http.Handler {
-	_, port, _ := net.SplitHostPort(addr)
-	hosts := map[string]bool{addr: true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	hosts := pageHosts(addr)
+	csp := "default-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'"
+	if in.sandbox != nil {
+		csp += "; frame-src " + in.sandbox.origin // the apps' views, and nothing else
+	}
 	static, _ := fs.Sub(inspectorFiles, "inspector")
 	files := http.FileServerFS(static)
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", files)
 	mux.Handle("GET /app.js", files)
+	mux.Handle("GET /apps.js", files)
 	mux.Handle("GET /app.css", files)
 	mux.HandleFunc("GET /events", in.serveEvents)
 	mux.HandleFunc("POST /api/{op}", in.serveAPI)
@@ -402,7 +437,7 @@ func (in *inspector) handler(addr string) http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", csp)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
@@ -463,7 +498,12 @@ func (in *inspector) serveAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		w.WriteHeader(http.StatusOK)
-		_ = json.NewEncoder(w).Encode(map[string]string{"error": strings.TrimPrefix(err.Error(), "mcp: ")})
+		out := map[string]any{"error": strings.TrimPrefix(err.Error(), "mcp: ")}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) { // the page passes it on to a view as it is
+			out["code"], out["error"] = je.Code, je.Message
+		}
+		_ = json.NewEncoder(w).Encode(out)
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"result": res})
@@ -484,6 +524,7 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		// complete: Name (a prompt) or URI (a template) names what is
 		// completed, Argument and Value the field being typed, Context
 		// the form's other fields.
+		View     string            `json:"view"` // app, app-call, app-read
 		Argument string            `json:"argument"`
 		Value    string            `json:"value"`
 		Context  map[string]string `json:"context"`
@@ -595,6 +636,12 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: a.Name, Arguments: args})
 	case "ping":
 		return map[string]any{}, cs.Ping(ctx)
+	case "app":
+		return in.openView(ctx, cs, a.Name)
+	case "app-call":
+		return in.appCall(ctx, cs, a.View, a.Name, a.Arguments)
+	case "app-read":
+		return in.appRead(ctx, cs, a.View, a.URI)
 	case "complete":
 		if caps.Completions == nil {
 			return []string{}, nil // the page offers no suggestions

@@ -32,7 +32,11 @@ async function api(op, args) {
   });
   if (!r.ok) throw new Error(r.status + " " + (await r.text()));
   const body = await r.json();
-  if (body.error !== undefined) throw new Error(body.error);
+  if (body.error !== undefined) {
+    const err = new Error(body.error);
+    if (body.code !== undefined) err.code = body.code; // a JSON-RPC error, passed on to views as it is
+    throw err;
+  }
   return body.result;
 }
 
@@ -125,6 +129,7 @@ function setStatus(s) { $("#status").textContent = s; }
 // connected to, so that nothing of it can be called by mistake.
 function clearLists() {
   generation++; // a refresh still under way shows nothing
+  closeView("the server was disconnected");
   for (const kind of ["tools", "resources", "templates", "prompts", "tasks"]) $("#" + kind).replaceChildren();
   $("#detail").replaceChildren(el("p", {class: "hint", text: "Not connected: connect to a server above."}));
 }
@@ -150,7 +155,7 @@ let stateless = false; // the session is 2026-07-28's
 async function refresh() {
   const my = ++generation;
   const lists = [
-    ["tools", (t) => t.name, showTool],
+    ["tools", (t) => t.name + (appOnly(t) ? " (app only)" : toolUI(t) && toolUI(t).resourceUri ? " (app)" : ""), showTool],
     ["resources", (r) => r.name + " (" + r.uri + ")", showResource],
     ["templates", (t) => t.name + " (" + t.uriTemplate + ")", showTemplate],
     ["prompts", (p) => p.name, showPrompt],
@@ -160,8 +165,10 @@ async function refresh() {
     const items = [];
     try {
       for (const item of await api(kind)) {
-        const b = el("button", {type: "button", class: kind.slice(0, -1), "data-name": item.name, text: label(item), title: item.description || ""});
+        const cls = kind.slice(0, -1) + (kind === "tools" && appOnly(item) ? " app-only" : "");
+        const b = el("button", {type: "button", class: cls, "data-name": item.name, text: label(item), title: item.description || ""});
         b.addEventListener("click", () => {
+          closeView("the user picked something else");
           document.querySelectorAll("nav button.selected").forEach((x) => x.classList.remove("selected"));
           b.classList.add("selected");
           $("#result").replaceChildren();
@@ -252,7 +259,7 @@ function detail(title, description, ...rest) {
   $("#detail").replaceChildren(el("h2", {text: title}), description ? el("div", {class: "desc", text: description}) : null, ...rest);
 }
 
-async function run(action, args, render) {
+async function run(action, args, render, failed) {
   const out = $("#result");
   out.replaceChildren(el("p", {class: "hint", text: "…"}));
   try {
@@ -260,10 +267,16 @@ async function run(action, args, render) {
     out.replaceChildren(render(res));
   } catch (err) {
     out.replaceChildren(el("p", {class: "error", text: err.message}));
+    if (failed) failed(err);
   }
 }
 
 function showTool(tool) {
+  if (appOnly(tool)) {
+    detail(tool.title || tool.name, tool.description, el("p", {class: "hint app-only-note", text: "App only (visibility [\"app\"]): its view calls it; the model is not offered it, so neither is this page."}),
+      el("details", {}, el("summary", {text: "input schema"}), el("pre", {text: pretty(tool.inputSchema)})));
+    return;
+  }
   const form = objectForm(tool.inputSchema);
   // A 2025-11-25 tool says whether it may or must run as a task; a
   // 2026-07-28 server decides by itself, for any tool.
@@ -275,9 +288,27 @@ function showTool(tool) {
     ev.preventDefault();
     let args;
     try { args = form.read(); } catch (err) { showError(err); return; }
-    run("call", {name: tool.name, arguments: args, task: taskBox.checked}, (res) => renderCall(res, tool));
+    callTool(tool, args, taskBox.checked);
   });
   detail(tool.title || tool.name, tool.description, f, el("details", {}, el("summary", {text: "input schema"}), el("pre", {text: pretty(tool.inputSchema)})));
+}
+
+// callTool calls a tool from its form; a tool with a view (_meta.ui) has
+// it rendered, and its result (or cancellation) sent to it.
+async function callTool(tool, args, task) {
+  const ui = toolUI(tool);
+  let v = null;
+  if (ui && ui.resourceUri) {
+    try {
+      v = await openView(tool, args);
+    } catch (err) {
+      viewLog("event error", "the view of " + tool.name + " is not rendered: " + err.message);
+    }
+  }
+  run("call", {name: tool.name, arguments: args, task}, (res) => {
+    if (v) v.result(res);
+    return renderCall(res, tool);
+  }, (err) => v && v.cancelled(err.message));
 }
 
 function showResource(r) {
