@@ -236,14 +236,7 @@ func TestInspectAppBridge(t *testing.T) {
 		waitText("#log", "message for the chat (user): hello from the view"),
 		waitText("#log", `model context updated: {"structuredContent":{"seen":42}}`),
 	)
-	do(t, vctx, press("#link"))
-	do(t, ctx,
-		waitText(".question.open-link", "http://127.0.0.1:1/from-the-view"),
-		chromedp.Click(css(".question.open-link button.accept")),
-		waitText("#log", "opened http://127.0.0.1:1/from-the-view"),
-	)
 	do(t, vctx,
-		waitView("#out-link", "ok {}"),
 		press("#size"),
 		press("#forge"),
 		press("#log"), // after the forged message: messages keep their order
@@ -275,4 +268,13 @@ func TestInspectAppBridge(t *testing.T) {
 	do(t, ctx, waitText("#log", "view: ← ui/notifications/tool-cancelled"))
 	vctx, _ = viewTarget(t, ctx, first)
 	do(t, vctx, waitView("#cancelled", "fail always fails"))
+
+	// A link the user opens (last: the new tab may take the focus).
+	do(t, vctx, press("#link"))
+	do(t, ctx,
+		waitText(".question.open-link", "http://127.0.0.1:1/from-the-view"),
+		chromedp.Click(css(".question.open-link button.accept")),
+		waitText("#log", "opened http://127.0.0.1:1/from-the-view"),
+	)
+	do(t, vctx, waitView("#out-link", "ok {}"))
 }

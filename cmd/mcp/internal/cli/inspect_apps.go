@@ -253,15 +253,15 @@ func toolUI(ctx context.Context, cs *mcp.ClientSession, name string) (*apps.Tool
 
 // appView is what the page needs to render a tool's view.
 type appView struct {
-	View          string           `json:"view"`  // id for app-call and app-read
-	Proxy         string           `json:"proxy"` // the proxy page's URL, on the sandbox's origin
-	HTML          string           `json:"html"`
-	CSP           *apps.CSP        `json:"csp,omitempty"` // as applied: undeclared origins dropped
+	View          string            `json:"view"`  // id for app-call and app-read
+	Proxy         string            `json:"proxy"` // the proxy page's URL, on the sandbox's origin
+	HTML          string            `json:"html"`
+	CSP           *apps.CSP         `json:"csp,omitempty"` // as applied: undeclared origins dropped
 	Permissions   *apps.Permissions `json:"permissions,omitempty"`
-	Allow         string           `json:"allow"`
-	PrefersBorder *bool            `json:"prefersBorder,omitempty"`
-	Policy        string           `json:"policy"`
-	Dropped       []string         `json:"dropped,omitempty"` // origins refused
+	Allow         string            `json:"allow"`
+	PrefersBorder *bool             `json:"prefersBorder,omitempty"`
+	Policy        string            `json:"policy"`
+	Dropped       []string          `json:"dropped,omitempty"` // origins refused
 }
 
 // openView reads the view of tool name (resources/read of its
