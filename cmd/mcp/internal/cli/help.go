@@ -249,6 +249,20 @@ server's elicitation and sampling requests; and connects to another target
 without a restart. When TARGET cannot be reached, the page says why and
 waits for another target.
 
+MCP Apps: the inspector declares the io.modelcontextprotocol/ui extension
+(it renders text/html;profile=mcp-app views). Calling a tool whose
+_meta.ui names a ui:// view renders the view above the result, in a
+sandboxed frame on a second loopback port (another origin), under a
+Content-Security-Policy built from the view's _meta.ui.csp (the MCP Apps
+restrictive default when it has none). The page plays the host: it sends
+the view the call's input and result (or its cancellation), passes its
+tools/call and resources/read to the server (only tools whose visibility
+includes "app"), asks you before opening a link (http and https only),
+logs its messages, model-context updates and log lines, resizes it, and
+sends ui/resource-teardown before it goes. App-only tools (visibility
+["app"]) are listed as such, without a form: the page plays the model,
+which is not offered them.
+
 It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
 (Origin) are refused.
