@@ -206,7 +206,7 @@ func TestInspectAppBridge(t *testing.T) {
 		chromedp.Click(css("#run")),
 		waitText("#result pre.text", "shown 7"),
 		// The undeclared-form origins of its CSP are refused, and said so.
-		waitText("#log", "refused: 'unsafe-eval' *"),
+		waitText("#log", "origins refused: 'unsafe-eval' *"),
 	)
 	vctx, first := viewTarget(t, ctx, "")
 	click := func(id, want string) {

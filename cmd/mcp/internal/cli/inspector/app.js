@@ -80,6 +80,7 @@ function onEvent(e) {
     break;
   case "connected":
     logLine("event", e.time + " connected");
+    closeView("another server was connected");
     showState(d);
     $("#tasks").replaceChildren(); // tasks belong to a session
     refresh();
@@ -102,6 +103,9 @@ function onEvent(e) {
     break;
   case "task":
     showTask(d.tool, d.task);
+    break;
+  case "app":
+    viewOpened(e.time, d);
     break;
   case "answered":
     answered.add(d.id);

@@ -48,6 +48,13 @@ function viewLog(cls, text, data) {
   logLine("view " + cls, new Date().toTimeString().slice(0, 8) + " view: " + text, json ? el("pre", {text: json}) : null);
 }
 
+// viewOpened logs the "app" event of the feed: the policy a view got, for
+// review (the audit trail the MCP Apps specification asks for).
+function viewOpened(time, d) {
+  logLine("view event", time + " view of " + d.tool + " (" + d.uri + ") under " + d.policy +
+    (d.allow ? "; allow " + d.allow : "") + (d.dropped ? "; origins refused: " + d.dropped.join(" ") : ""));
+}
+
 // closeView tears the view down: ui/resource-teardown first, waiting a
 // while for the view's answer.
 async function closeView(reason) {
@@ -92,7 +99,6 @@ class AppView {
         el("button", {type: "button", class: "view-close", text: "Close view", onclick: () => closeView("closed by the user")})),
       this.frame);
     $("#view").replaceChildren(this.box);
-    viewLog("event", "rendering the view of " + tool.name + " under " + info.policy + (info.dropped ? "; undeclared-form origins refused: " + info.dropped.join(" ") : ""));
     this.notify("ui/notifications/tool-input-partial", {arguments: args});
     this.notify("ui/notifications/tool-input", {arguments: args});
   }
