@@ -521,10 +521,10 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		Task      bool            `json:"task"`   // call: as a task
 		TaskID    string          `json:"taskId"` // task-cancel
 		Dir       string          `json:"dir"`    // roots-add, roots-remove
+		View      string          `json:"view"`   // app-call, app-read: the view's id
 		// complete: Name (a prompt) or URI (a template) names what is
 		// completed, Argument and Value the field being typed, Context
 		// the form's other fields.
-		View     string            `json:"view"` // app, app-call, app-read
 		Argument string            `json:"argument"`
 		Value    string            `json:"value"`
 		Context  map[string]string `json:"context"`
