@@ -100,7 +100,7 @@ func okResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResou
 }
 
 func okTemplate(_ context.Context, req *mcp.ReadResourceRequest, _ map[string]string) (*mcp.ReadResourceResult, error) {
-	return okResource(nil, req)
+	return okResource(context.Background(), req)
 }
 
 func okComplete(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
