@@ -85,9 +85,12 @@ func (f Feature) Name() string {
 
 // VisibleFunc reports whether caller c may see and use feature f. ctx is
 // the request's (for HTTP, it carries what authentication middleware
-// stored), or, when the server re-evaluates a session's view for
-// Server.VisibilityChanged, a background context. It must be fast and must
-// not call the server: it runs for every entry a list considers.
+// stored); when the server re-evaluates a stateful session's view to
+// decide whether to tell it of a list change (features added or removed,
+// Server.VisibilityChanged), it is a background context, so a rule should
+// decide from c (its Principal, ClientInfo, ClientCapabilities). It must be
+// fast and must not call the server: it runs for every entry a list
+// considers.
 type VisibleFunc func(ctx context.Context, c Caller, f Feature) bool
 
 // visibleSet is the installed functions; a feature is visible when all agree.

@@ -62,8 +62,23 @@ func visConnect(t *testing.T, s *mcp.Server, life visLife, principal string, opt
 		t.Cleanup(done)
 		return cs
 	}
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-	hs := httptest.NewServer(h)
+	// 2025-11-25 reads the principal with HandlerOptions.Principal,
+	// 2026-07-28 from authentication middleware (as auth.ResourceServer).
+	var h *mcphttp.Handler
+	var front http.Handler
+	if life.rev == mcp.Version20251125 {
+		h = mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		front = h
+	} else {
+		h = mcphttp.NewHandler(s, nil)
+		front = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u := r.Header.Get("X-User"); u != "" {
+				r = r.WithContext(mcphttp.WithPrincipal(r.Context(), u))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	hs := httptest.NewServer(front)
 	cs, err := c.Connect(testCtx(t), mcphttp.NewClientStream(hs.URL, &mcphttp.ClientOptions{Header: http.Header{"X-User": {principal}}}))
 	if err != nil {
 		hs.Close()
