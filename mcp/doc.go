@@ -58,6 +58,16 @@
 // updates reach the sessions of every process through a Notifier. Both have
 // in-memory defaults; a deployment of several processes shares them.
 //
+// # Who sees what
+//
+// ServerOptions.Visible (and Server.AddVisibleFunc) decide per request
+// which tools, prompts, resources and templates a Caller (any
+// ServerRequest) may see: every list leaves out what is hidden, pages and
+// cursors counting only what the caller sees, and tools/call, prompts/get,
+// resources/read and completion/complete answer a hidden feature exactly as
+// an absent one. list_changed goes only to clients whose view changed;
+// Server.VisibilityChanged says a rule's answers changed.
+//
 // # Extending the protocol
 //
 // AddMethod and AddNotificationHandler add an application's own typed

@@ -56,12 +56,12 @@ func (s *Server) RemovePrompts(names ...string) {
 	}
 }
 
-func (s *Server) handleListPrompts(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListPrompts(ctx context.Context, r *Request) (any, error) {
 	var p ListPromptsParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := s.prompts.page(p.Cursor, s.opts.PageSize)
+	items, next, err := pageFor(s.viewOf(ctx, r), &s.prompts, p.Cursor, s.opts.PageSize, promptFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Server) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	sp, ok := s.prompts.get(p.Name)
+	sp, ok := getFor(s.viewOf(ctx, r), &s.prompts, p.Name, promptFeature)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown prompt %q", p.Name)
 	}

@@ -95,6 +95,14 @@ type ServerOptions struct {
 
 	// Logger receives the server's own diagnostics. Default: discard.
 	Logger *slog.Logger
+
+	// Visible, if set, decides per request which features a caller may see
+	// and use (see VisibleFunc): the lists leave out what it hides, with
+	// pagination over the visible entries only, and tools/call, prompts/get,
+	// resources/read and completion/complete answer a hidden feature as an
+	// unknown one. 2026-07-28 results that depend on it are marked
+	// cacheScope private. Server.AddVisibleFunc adds more functions.
+	Visible VisibleFunc
 }
 
 // Server is an MCP server: a set of tools, resources, prompts and handlers
@@ -139,6 +147,7 @@ type Server struct {
 	extRevisions map[string][]string          // Extension.Revisions of the extensions that have them; guarded by mu
 	capsFns      []func(*ServerCapabilities)  // ExtendCapabilities; guarded by mu
 	toolHook     atomic.Pointer[ToolCallHook] // SetToolCallHook
+	visible      atomic.Pointer[visibleSet]   // ServerOptions.Visible and AddVisibleFunc; nil: everything visible
 	listenHooks  []ListenHook                 // AddListenHook; guarded by mu
 
 	serverJSONOnce sync.Once
@@ -163,6 +172,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.methods.Store(coreMethods())
+	s.AddVisibleFunc(s.opts.Visible)
 	s.receive = chain(s.route, s.opts.Receiving)
 	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
 	s.notifier = s.opts.Notifier
@@ -399,16 +409,18 @@ func (s *Server) hear(n *Notice) {
 	ctx := context.Background()
 	switch n.Method {
 	case NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged:
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.initializeDone() {
+			if ss.initializeDone() && s.viewChanged(s.sessionView(fns, ss), &ss.prints, n.Method) {
 				_ = ss.notify(ctx, n.Method, &emptyParams{})
 			}
 		}
 		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedNotificationParams{Meta: m} })
 	case NotificationResourceUpdated:
 		uri := n.URI
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.subscribed(uri) {
+			if ss.subscribed(uri) && s.readable(s.sessionView(fns, ss), uri) {
 				_ = ss.notify(ctx, NotificationResourceUpdated, &ResourceUpdatedNotificationParams{URI: uri})
 			}
 		}

@@ -1,6 +1,9 @@
 package mcp
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Seams for features built outside this package, on top of the method
 // tables (Server.AddMethod, Server.AddExtension): package tasks uses all of
@@ -29,6 +32,22 @@ func (s *Server) SetToolCallHook(h ToolCallHook) {
 		return
 	}
 	s.toolHook.Store(&h)
+}
+
+// AddVisibleFunc adds f to the functions that decide which features a
+// caller sees (ServerOptions.Visible): a feature is visible only when every
+// function agrees. A feature built outside this package (package apps
+// hides its app-only tools from the model with it) adds its own rule
+// without replacing the application's. Call Server.VisibilityChanged when
+// what a function answers changes.
+func (s *Server) AddVisibleFunc(f VisibleFunc) {
+	if f == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := append(slices.Clone(s.visibility()), f)
+	s.visible.Store(&next)
 }
 
 // ExtendCapabilities adds fn to the functions that complete the

@@ -388,12 +388,12 @@ func errorResult(err error) *CallToolResult {
 	return &CallToolResult{IsError: true, Content: []Content{&TextContent{Text: err.Error()}}}
 }
 
-func (s *Server) handleListTools(_ context.Context, r *Request) (any, error) {
+func (s *Server) handleListTools(ctx context.Context, r *Request) (any, error) {
 	var p ListToolsParams
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	tools, next, err := s.tools.page(p.Cursor, s.opts.PageSize)
+	tools, next, err := pageFor(s.viewOf(ctx, r), &s.tools, p.Cursor, s.opts.PageSize, toolFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	if err := decodeCallToolParams(r.Params, r.meta, &p); err != nil {
 		return nil, err
 	}
-	st, ok := s.tools.get(p.Name)
+	st, ok := getFor(s.viewOf(ctx, r), &s.tools, p.Name, toolFeature)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown tool %q", p.Name)
 	}
