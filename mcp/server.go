@@ -409,16 +409,18 @@ func (s *Server) hear(n *Notice) {
 	ctx := context.Background()
 	switch n.Method {
 	case NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged:
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.initializeDone() {
+			if ss.initializeDone() && s.viewChanged(s.sessionView(fns, ss), &ss.prints, n.Method) {
 				_ = ss.notify(ctx, n.Method, &emptyParams{})
 			}
 		}
 		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedNotificationParams{Meta: m} })
 	case NotificationResourceUpdated:
 		uri := n.URI
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.subscribed(uri) {
+			if ss.subscribed(uri) && s.readable(s.sessionView(fns, ss), uri) {
 				_ = ss.notify(ctx, NotificationResourceUpdated, &ResourceUpdatedNotificationParams{URI: uri})
 			}
 		}
