@@ -786,17 +786,28 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 }
 
 func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request) (any, error) {
+	var p ElicitParams
+	if c.opts.ElicitationHandler != nil {
+		if err := decodeParams(r.Params, &p); err != nil {
+			return nil, err
+		}
+	}
+	return c.elicit(ctx, cs, &p)
+}
+
+// elicit answers an elicitation request with the client's handler, the same
+// way whether it came as a server request (a stateful session) or as an
+// input request (2026-07-28): a URL-mode request reaches the handler only
+// when the client declared URL mode (ClientOptions.ElicitationURL), and an
+// accepted form gets its schema's defaults.
+func (c *Client) elicit(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error) {
 	if c.opts.ElicitationHandler == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support elicitation")
-	}
-	var p ElicitParams
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
 	}
 	if p.Mode == ElicitModeURL && !c.opts.ElicitationURL {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
 	}
-	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: &p})
+	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: p})
 	if err != nil {
 		return nil, err
 	}

@@ -207,15 +207,9 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 	c := cs.client
 	switch {
 	case q.Elicit != nil:
-		if c.opts.ElicitationHandler == nil {
-			return nil, errors.New("no elicitation handler")
-		}
-		res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: q.Elicit})
+		res, err := c.elicit(ctx, cs, q.Elicit)
 		if err != nil {
 			return nil, err
-		}
-		if res.Action == ElicitActionAccept && q.Elicit.Mode != ElicitModeURL && q.Elicit.RequestedSchema != nil {
-			res.Content = applyElicitDefaults(q.Elicit.RequestedSchema, res.Content)
 		}
 		return &InputResponse{Elicit: res}, nil
 	case q.CreateMessage != nil:
