@@ -669,19 +669,6 @@ func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel
 	return cs.call(ctx, MethodLoggingSetLevel, &SetLevelParams{Level: level}, nil)
 }
 
-// ClientRequest is what a client-side handler receives: the session and the
-// server's decoded params.
-type ClientRequest[P any] struct {
-	Session *ClientSession
-	Params  P
-}
-
-// Request types handed to client handlers.
-type (
-	CreateMessageRequest = ClientRequest[*CreateMessageParams]
-	ElicitRequest        = ClientRequest[*ElicitParams]
-)
-
 // route dispatches one message from the server.
 func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 	res, err := c.routeMethod(ctx, r)
@@ -705,7 +692,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		if err := decodeParams(r.Params, &p); err != nil {
 			return nil, err
 		}
-		return c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: &p})
+		return c.opts.CreateMessageHandler(ctx, newClientRequest(cs, r.ID, &p, p.Meta))
 	case MethodElicitationCreate:
 		return c.handleElicit(ctx, cs, r)
 	case MethodRootsList:
@@ -792,7 +779,7 @@ func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request
 			return nil, err
 		}
 	}
-	return c.elicit(ctx, cs, &p)
+	return c.elicit(ctx, cs, r.ID, &p)
 }
 
 // elicit answers an elicitation request with the client's handler, the same
@@ -800,14 +787,14 @@ func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request
 // input request (2026-07-28): a URL-mode request reaches the handler only
 // when the client declared URL mode (ClientOptions.ElicitationURL), and an
 // accepted form gets its schema's defaults.
-func (c *Client) elicit(ctx context.Context, cs *ClientSession, p *ElicitParams) (*ElicitResult, error) {
+func (c *Client) elicit(ctx context.Context, cs *ClientSession, id jsonrpc.ID, p *ElicitParams) (*ElicitResult, error) {
 	if c.opts.ElicitationHandler == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support elicitation")
 	}
 	if p.Mode == ElicitModeURL && !c.opts.ElicitationURL {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
 	}
-	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: p})
+	res, err := c.opts.ElicitationHandler(ctx, newClientRequest(cs, id, p, p.Meta))
 	if err != nil {
 		return nil, err
 	}

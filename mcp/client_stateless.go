@@ -207,7 +207,7 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 	c := cs.client
 	switch {
 	case q.Elicit != nil:
-		res, err := c.elicit(ctx, cs, q.Elicit)
+		res, err := c.elicit(ctx, cs, jsonrpc.ID{}, q.Elicit)
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +216,7 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 		if c.opts.CreateMessageHandler == nil {
 			return nil, errors.New("no sampling handler")
 		}
-		res, err := c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: q.CreateMessage})
+		res, err := c.opts.CreateMessageHandler(ctx, newClientRequest(cs, jsonrpc.ID{}, q.CreateMessage, q.CreateMessage.Meta))
 		if err != nil {
 			return nil, err
 		}
