@@ -395,7 +395,7 @@ type progressKey struct{}
 func isCancel(method string) bool { return method == NotificationCancelled }
 
 // WithProgress returns a context that asks for progress on the request made
-// with it: the client attaches a fresh progress token and calls fn for each
+// with it (CallTool, GetPrompt, ReadResource, Call): the client attaches a fresh progress token and calls fn for each
 // notifications/progress the server sends for it, until the call returns.
 // fn runs on the session's notification lane, in order with the server's
 // other notifications, and every progress the server sent before its
@@ -580,10 +580,15 @@ func (cs *ClientSession) ResourceTemplates(ctx context.Context, p *ListResourceT
 	}, params.Cursor)
 }
 
-// ReadResource reads a resource.
+// ReadResource reads a resource. Use WithProgress on ctx to receive
+// progress notifications.
 func (cs *ClientSession) ReadResource(ctx context.Context, p *ReadResourceParams) (*ReadResourceResult, error) {
+	params := *p
+	var done func()
+	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
+	defer done()
 	var res ReadResourceResult
-	if err := cs.call(ctx, MethodResourcesRead, p, &res); err != nil {
+	if err := cs.call(ctx, MethodResourcesRead, &params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -638,10 +643,15 @@ func (cs *ClientSession) Prompts(ctx context.Context, p *ListPromptsParams) iter
 	}, params.Cursor)
 }
 
-// GetPrompt renders a prompt.
+// GetPrompt renders a prompt. Use WithProgress on ctx to receive progress
+// notifications.
 func (cs *ClientSession) GetPrompt(ctx context.Context, p *GetPromptParams) (*GetPromptResult, error) {
+	params := *p
+	var done func()
+	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
+	defer done()
 	var res GetPromptResult
-	if err := cs.call(ctx, MethodPromptsGet, p, &res); err != nil {
+	if err := cs.call(ctx, MethodPromptsGet, &params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
