@@ -163,7 +163,9 @@ type handleTransport struct {
 	connect handleConn
 }
 
-func (tr handleTransport) serves(rev string) bool { return tr.revs == nil || slices.Contains(tr.revs, rev) }
+func (tr handleTransport) serves(rev string) bool {
+	return tr.revs == nil || slices.Contains(tr.revs, rev)
+}
 
 var handleTransports = []handleTransport{
 	{"memory", nil, func(t *testing.T, s *mcp.Server, c *mcp.Client) (*mcp.ClientSession, func()) {
