@@ -62,11 +62,20 @@
 //
 // AddMethod and AddNotificationHandler add an application's own typed
 // methods, whose handlers get the same request handle as tools at every
-// revision; Call sends them from a client. Server.AddMethod and
-// Server.AddExtension add an extension's raw methods (and its
-// capabilities.extensions entry) to one Server; Client.AddMethod does the
-// same on a client, and ClientSession.Call and ServerSession.Call send such
-// methods. Every params and result type exposes its _meta through the
+// revision; Call sends them from a client. On the client, AddClientMethod
+// and AddClientNotificationHandler do the same for what a server sends,
+// with ClientRequest as the handle (ID, Meta, NotifyProgress): a server
+// calls such a method with Call on its stateful session, and reaches a
+// notification handler at every revision with ServerRequest.Notify.
+// Server.AddExtension adds an extension's methods (and its
+// capabilities.extensions entry): typed ones made with MethodFor and
+// NotificationFor, or raw ones (Method.Handler, which Server.AddMethod also
+// takes); Client.AddMethod is the raw form on a client.
+//
+// A handler reads the caller's verified OAuth token, at every revision,
+// with auth.TokenInfoFromContext(ctx), nil when no authentication
+// middleware ran: check it before use. ServerRequest.Principal names the
+// caller without the token. Every params and result type exposes its _meta through the
 // Params and Result interfaces, which middleware uses to read and inject
 // trace context (Request.Meta, Request.SetMeta). Fields a peer's revision
 // lacks are never sent to it, except capabilities.extensions, which peers

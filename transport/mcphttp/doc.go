@@ -48,5 +48,8 @@
 // Handlers see the HTTP request behind each message through
 // RequestInfoFromContext (headers for authentication, remote address, TLS
 // state), and the values of its context (RequestInfo.Context; for a
-// 2026-07-28 request, the handler's context is the request's own).
+// 2026-07-28 request, the handler's context is the request's own). The
+// caller's verified token is not read that way but with
+// auth.TokenInfoFromContext(ctx), which looks there itself, at every
+// revision, and is nil when no middleware verified one.
 package mcphttp
