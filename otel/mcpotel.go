@@ -18,7 +18,7 @@
 //
 // # How it is built
 //
-// otel/ is another (package mcpotel): OpenTelemetry spans, metrics and
+// The module (package mcpotel) gives OpenTelemetry spans, metrics and
 // trace-context propagation by the MCP semantic conventions, built only on
 // mcp.Middleware and Request.Meta/SetMeta, so that the library never imports
 // OpenTelemetry; otel/cmd/everything-server, a module of its own, is the

@@ -44,8 +44,8 @@
 //
 // # How it is built
 //
-// Everything a stateful deployment shares lives behind the seams above, and
-// redisstore puts it in Redis: a session's SessionState is one JSON string key
+// Everything a stateful deployment shares lives behind the seams of mcp,
+// mcphttp and tasks, and redisstore puts it in Redis: a session's SessionState is one JSON string key
 // (GETEX renews its TTL on every load); each SSE stream is a Redis stream
 // whose entry ids are the event ids (XADD with an exact MAXLEN, in one Lua
 // script that also indexes the stream in its session's set and renews both

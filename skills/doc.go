@@ -20,7 +20,7 @@
 //
 // # How it is built
 //
-// skills is the skills extension (SEP-2640), built only on the seams below:
+// The package is built only on mcp's seams for extensions:
 // Server.AddExtension for skills/list, skills/get and
 // resources/directory/read, AddResource for each SKILL.md and one
 // skill://{+path} template for the other files, ClientSession.Call and

@@ -55,8 +55,7 @@
 //
 // # The POST path
 //
-// Over Streamable HTTP (transport/mcphttp) the same request arrives as a POST.
-// The Handler checks origin and host, method, media types, reads the body
+// A request arrives as a POST. The Handler checks origin and host, method, media types, reads the body
 // (bounded by MaxBodyBytes, one buffer of the announced length) and decodes it
 // once, then decides once which lifecycle the POST belongs to, and each has
 // one path:
@@ -73,8 +72,8 @@
 //     (Server.Connect with the session id, the SessionStore and the caller's
 //     principal); anything else names one with Mcp-Session-Id. The POST is
 //     registered as the stream answering that request id and the message is
-//     pushed into the session's Conn on the HTTP goroutine (Conn.Push; steps 3
-//     to 5 as above). The response comes back through session.Write, which
+//     pushed into the session's Conn on the HTTP goroutine (Conn.Push; then as on
+//     any connection, see package jsonrpc). The response comes back through session.Write, which
 //     finds the stream by the related request id and writes it as a JSON body
 //     or an SSE event (stored first in the EventStore, which assigns its id).
 //     When the client accepts both, the choice is lazy: the answer alone goes

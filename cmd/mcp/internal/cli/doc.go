@@ -6,7 +6,7 @@
 //
 // # How it is built
 //
-// Its shell reads lines through a small raw-terminal line editor
+// The shell reads lines through a small raw-terminal line editor
 // (golang.org/x/term, the only dependency it adds), or plain lines when stdin
 // is not a terminal; while a line is being edited, whatever else reaches
 // stderr (log lines, a stdio server's own stderr) goes through the editor,
