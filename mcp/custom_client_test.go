@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"sync"
 	"testing"
 
@@ -241,4 +242,49 @@ func TestExtensionTypedMethods(t *testing.T) {
 	if err := mcp.NewServer(serverImpl, nil).AddMethod(mcp.MethodFor("x/nil", nilHandler)); !errors.Is(err, mcp.ErrInvalidMethod) {
 		t.Errorf("MethodFor with a nil handler: %v", err)
 	}
+}
+
+type selection struct {
+	Text string `json:"text"`
+}
+
+// A typed method on the client: the server asks the client for something
+// only it knows (here, the editor's selection) on a stateful session; a
+// 2026-07-28 request has no session to ask on, and says so.
+func ExampleAddClientMethod() {
+	c := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1.0.0"},
+		&mcp.ClientOptions{ProtocolVersion: mcp.LatestStatefulVersion})
+	err := mcp.AddClientMethod(c, "example/selection", func(ctx context.Context, req *mcp.ClientRequest[struct{}]) (selection, error) {
+		return selection{Text: "func main() {}"}, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	s := mcp.NewServer(&mcp.Implementation{Name: "explainer", Version: "1.0.0"}, nil)
+	err = mcp.AddTool(s, &mcp.Tool{Name: "explain"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		ss, ok := req.Session()
+		if !ok {
+			return "", errors.New("a 2026-07-28 client takes no requests from the server")
+		}
+		sel, err := mcp.Call[selection](ctx, ss, "example/selection", struct{}{})
+		if err != nil {
+			return "", err
+		}
+		return "you selected " + sel.Text, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	cs := connectInMemory(s, c)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "explain"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	if err := cs.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output: you selected func main() {}
 }
