@@ -27,10 +27,9 @@ type noteParams struct {
 
 // clientSeen is what the client's typed handlers saw.
 type clientSeen struct {
-	mu       sync.Mutex
-	greets   []string
-	notes    chan string
-	progress chan string
+	mu     sync.Mutex
+	greets []string
+	notes  chan string
 }
 
 // typedClient has a typed method and a typed notification, written against
