@@ -156,6 +156,10 @@
 //     middleware recorded with WithPrincipal): a session remembers who opened
 //     it, and a request for it from anyone else gets 403.
 //
+// Health probes are not telemetry and live here (NewHealth: Live, Ready):
+// readiness asks every store the Handler uses that implements Pinger, plus
+// HealthOptions.Checks, in one shared round per burst of probes.
+//
 // # Authorization
 //
 // Authorizer (Authorize(req), Challenged(ctx, req, resp)) is how the HTTP
