@@ -44,8 +44,14 @@ func (r *ClientRequest[P]) ID() jsonrpc.ID { return r.id }
 // Meta returns the request's params._meta, or nil.
 func (r *ClientRequest[P]) Meta() *Meta { return r.meta }
 
-// ProtocolVersion returns the revision of the session the request came on.
-func (r *ClientRequest[P]) ProtocolVersion() string { return r.Session.ProtocolVersion() }
+// ProtocolVersion returns the revision of the session the request came on
+// ("" for a request built without one, as a test may).
+func (r *ClientRequest[P]) ProtocolVersion() string {
+	if r.Session == nil {
+		return ""
+	}
+	return r.Session.ProtocolVersion()
+}
 
 // ProgressToken returns the token the server attached to ask for progress.
 func (r *ClientRequest[P]) ProgressToken() (ProgressToken, bool) {
