@@ -287,3 +287,19 @@ func ExampleAddClientMethod() {
 	}
 	// Output: you selected func main() {}
 }
+
+// TestClientRequestByHand: a ClientRequest built by hand (as a test of a
+// handler does) has no session, id or _meta, and its methods say so rather
+// than panic.
+func TestClientRequestByHand(t *testing.T) {
+	req := &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "?"}}
+	if v := req.ProtocolVersion(); v != "" {
+		t.Errorf("ProtocolVersion = %q", v)
+	}
+	if _, ok := req.ProgressToken(); ok || !req.ID().IsZero() || req.Meta() != nil {
+		t.Error("a hand-built request has a token, an id or _meta")
+	}
+	if err := req.NotifyProgress(testCtx(t), 1, 1, ""); err != nil {
+		t.Errorf("NotifyProgress: %v", err)
+	}
+}
