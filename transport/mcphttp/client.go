@@ -706,42 +706,9 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 		return errors.New("no initialize request to replay")
 	}
 	c.log.Info("mcphttp: session not found; initializing a new one", "url", c.url)
-	resp, err := c.post(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), "", "")
+	sid, r, err := c.initializeAgain(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), ch)
 	if err != nil {
 		return err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError(resp)
-	}
-	sid := resp.Header.Get(headerSessionID)
-	switch mediaType(resp) {
-	case "application/json":
-		r, err := c.readJSON(resp)
-		if err != nil {
-			return err
-		}
-		c.deliver(r)
-	case "text/event-stream":
-		var cur sseCursor
-		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
-			c.deliver(m)
-			return len(ch) > 0
-		})
-		resp.Body.Close()
-		if len(ch) == 0 {
-			return fmt.Errorf("initialize stream ended: %v", err)
-		}
-	default:
-		drain(resp)
-	}
-	var r *jsonrpc.Message
-	select {
-	case r = <-ch:
-	default:
-		return errors.New("no answer to initialize")
-	}
-	if r.Error != nil {
-		return r.Error
 	}
 	v := resultVersion(r.Result)
 	c.mu.Lock()
@@ -763,18 +730,62 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	gen := c.gen
 	ver := c.version
 	c.mu.Unlock()
-	if initialized != nil {
-		resp, err := c.post(ctx, initialized, sid, ver)
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return httpError(resp)
-		}
-		drain(resp)
-		c.startStandalone(ctx, gen)
+	if initialized == nil {
+		return nil
 	}
+	resp, err := c.post(ctx, initialized, sid, ver)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return httpError(resp)
+	}
+	drain(resp)
+	c.startStandalone(ctx, gen)
 	return nil
+}
+
+// initializeAgain POSTs init, the replay of the client's initialize request
+// under an internal id, and returns the new session's id and the answer,
+// which deliver diverts to ch; an error answer is the error.
+func (c *ClientStream) initializeAgain(ctx context.Context, init *jsonrpc.Message, ch chan *jsonrpc.Message) (sid string, r *jsonrpc.Message, err error) {
+	resp, err := c.post(ctx, init, "", "")
+	if err != nil {
+		return "", nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", nil, httpError(resp)
+	}
+	sid = resp.Header.Get(headerSessionID)
+	switch mediaType(resp) {
+	case "application/json":
+		r, err := c.readJSON(resp)
+		if err != nil {
+			return "", nil, err
+		}
+		c.deliver(r)
+	case "text/event-stream":
+		var cur sseCursor
+		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
+			c.deliver(m)
+			return len(ch) > 0
+		})
+		resp.Body.Close()
+		if len(ch) == 0 {
+			return "", nil, fmt.Errorf("initialize stream ended: %v", err)
+		}
+	default:
+		drain(resp)
+	}
+	select {
+	case r = <-ch:
+	default:
+		return "", nil, errors.New("no answer to initialize")
+	}
+	if r.Error != nil {
+		return "", nil, r.Error
+	}
+	return sid, r, nil
 }
 
 // fallback switches to the HTTP+SSE transport and sends the initialize
