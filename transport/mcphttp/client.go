@@ -341,19 +341,32 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	return c.do(req)
 }
 
-// refused handles a non-2xx answer: a JSON-RPC error for the request in
-// the body is delivered as its response; otherwise the status is the error.
+// refused handles a non-2xx answer to m. A JSON-RPC error in the body is
+// delivered as the response to the request m when its id names m, or no
+// request: null, or "server-error", under which the Python SDK refuses a
+// POST before it has read the request's id. The caller sees the server's
+// code and message either way. Otherwise the status is the error, with the
+// body's error message if it has one.
 func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
-	if m.IsRequest() && mediaType(resp) == "application/json" {
-		status := resp.Status
-		if r, err := c.readJSON(resp); err == nil && r.Error != nil && r.ID == m.ID {
-			c.push(r)
-			return nil
-		}
+	if !m.IsRequest() || mediaType(resp) != "application/json" {
+		return httpError(resp)
+	}
+	status := resp.Status
+	r, err := c.readJSON(resp)
+	if err != nil || r.Error == nil {
 		return &HTTPError{StatusCode: resp.StatusCode, Status: status}
 	}
-	return httpError(resp)
+	if r.ID == m.ID || r.ID.IsZero() || r.ID == pythonErrorID {
+		r.ID = m.ID
+		c.push(r)
+		return nil
+	}
+	return &HTTPError{StatusCode: resp.StatusCode, Status: status, Body: r.Error.Error()}
 }
+
+// pythonErrorID is the id of the Python SDK's (v1) errors for a POST it
+// refused before reading the request's id.
+var pythonErrorID = jsonrpc.StringID("server-error")
 
 // answer handles a 2xx answer to m.
 func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {
