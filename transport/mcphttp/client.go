@@ -341,32 +341,28 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	return c.do(req)
 }
 
-// refused handles a non-2xx answer to m. A JSON-RPC error in the body is
-// delivered as the response to the request m when its id names m, or no
-// request: null, or "server-error", under which the Python SDK refuses a
-// POST before it has read the request's id. The caller sees the server's
-// code and message either way. Otherwise the status is the error, with the
-// body's error message if it has one.
+// refused handles a non-2xx answer to m: a JSON-RPC error in the body for
+// the request m is delivered as its response; otherwise the status is the
+// error, carrying the body's JSON-RPC error if it has one (with the id null,
+// or "server-error" under which the Python SDK refuses a POST before it has
+// read the request's id), so that the caller sees the server's code and
+// message.
 func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
 	if !m.IsRequest() || mediaType(resp) != "application/json" {
 		return httpError(resp)
 	}
-	status := resp.Status
+	herr := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status}
 	r, err := c.readJSON(resp)
-	if err != nil || r.Error == nil {
-		return &HTTPError{StatusCode: resp.StatusCode, Status: status}
-	}
-	if r.ID == m.ID || r.ID.IsZero() || r.ID == pythonErrorID {
-		r.ID = m.ID
+	switch {
+	case err != nil || r.Error == nil:
+	case r.ID == m.ID:
 		c.push(r)
 		return nil
+	default:
+		herr.Err = r.Error
 	}
-	return &HTTPError{StatusCode: resp.StatusCode, Status: status, Body: r.Error.Error()}
+	return herr
 }
-
-// pythonErrorID is the id of the Python SDK's (v1) errors for a POST it
-// refused before reading the request's id.
-var pythonErrorID = jsonrpc.StringID("server-error")
 
 // answer handles a 2xx answer to m.
 func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {

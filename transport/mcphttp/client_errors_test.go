@@ -16,7 +16,8 @@ import (
 // take (bad headers, a body it cannot parse or validate) before it reads the
 // request's id, with an HTTP error whose body is a JSON-RPC error under the
 // id "server-error" (v1.29: pydantic's compact JSON) or null (v2). The
-// caller of the request sees the server's code and message.
+// caller of the request sees the server's code and message, and the HTTP
+// status.
 func TestClientUnattributedErrorBody(t *testing.T) {
 	bodies := map[string]string{
 		"v1.29": `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32602,"message":"Validation error: 1 validation error for JSONRPCMessage"}}`,
@@ -50,6 +51,29 @@ func TestClientUnattributedErrorBody(t *testing.T) {
 			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "Validation error: 1 validation error") {
 				t.Errorf("ListTools: %v, want the server's -32602 and its message", err)
 			}
+			var he *HTTPError
+			if !errors.As(err, &he) || he.StatusCode != http.StatusBadRequest || !strings.Contains(err.Error(), "Validation error") {
+				t.Errorf("ListTools: %v, want an HTTPError 400 with the message", err)
+			}
 		})
+	}
+}
+
+// TestClientUnattributedErrorNotification: the same refusal of a POSTed
+// notification reaches the writer with the server's code and message.
+func TestClientUnattributedErrorNotification(t *testing.T) {
+	const refusal = `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Bad Request: Missing session ID"}}`
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, refusal)
+	}))
+	t.Cleanup(ts.Close)
+	stream := NewClientStream(ts.URL, &ClientOptions{HTTPClient: ts.Client(), DisableSSEFallback: true})
+	t.Cleanup(func() { stream.Close() })
+	err := stream.Write(ctx(t), jsonrpc.NewNotification(mcp.NotificationRootsListChanged, nil))
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidRequest || je.Message != "Bad Request: Missing session ID" {
+		t.Errorf("Write: %v, want the server's -32600 and its message", err)
 	}
 }
