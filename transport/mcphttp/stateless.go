@@ -97,11 +97,11 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	if !checkStatelessHeaders(w, r, msg) {
 		return
 	}
-	release := h.admitStateless(w, r, msg.ID)
-	if release == nil {
+	client, ok := h.admitStateless(w, r, msg.ID)
+	if !ok {
 		return
 	}
-	defer release()
+	defer h.statelessReq.release(client)
 	if !msg.IsRequest() {
 		h.notifyStateless(w, r, msg)
 		return
@@ -182,33 +182,33 @@ func checkNameHeader(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Messag
 }
 
 // admitStateless counts a stateless request against MaxStatelessRequests
-// and MaxStatelessRequestsPerClient and returns the function that releases
-// it, or refuses the POST (the Handler closed, or a bound reached) and
-// returns nil.
-func (h *Handler) admitStateless(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) (release func()) {
+// and MaxStatelessRequestsPerClient and returns the client it counts for
+// (h.statelessReq.release(client) releases it), or refuses the POST (the
+// Handler closed, or a bound reached) and reports false.
+func (h *Handler) admitStateless(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) (client string, ok bool) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server shutting down")
-		return nil
+		return "", false
 	}
-	client := h.clientKey(r)
+	client = h.clientKey(r)
 	if ok, overQuota := h.statelessReq.acquire(client); !ok {
 		w.Header().Set("Retry-After", "1")
 		if overQuota {
 			h.log.Warn("mcphttp: refusing stateless request: client at MaxStatelessRequestsPerClient", "client", client, "max", h.opts.MaxStatelessRequestsPerClient)
 			writeError(w, http.StatusTooManyRequests, id, CodeServerBusy,
 				"too many requests: this client has "+strconv.Itoa(h.opts.MaxStatelessRequestsPerClient)+" requests in progress already; try again later")
-			return nil
+			return "", false
 		}
 		h.log.Warn("mcphttp: refusing stateless request: at MaxStatelessRequests", "max", h.opts.MaxStatelessRequests)
 		writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy,
 			"server busy: "+strconv.Itoa(h.opts.MaxStatelessRequests)+" requests in progress; try again later")
-		return nil
+		return "", false
 	}
-	return func() { h.statelessReq.release(client) }
+	return client, true
 }
 
 // answerStateless runs a stateless request's handler on this goroutine,
