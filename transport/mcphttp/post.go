@@ -51,15 +51,14 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 }
 
 // acceptance is what the Accept header of a POST allows its answer to be:
-// a JSON body, an SSE stream, or either. Decided once where the POST
-// enters; acceptNeither is refused there (406).
+// a JSON body, an SSE stream, or either (both bits). Decided once where the
+// POST enters; acceptNeither is refused there (406).
 type acceptance uint8
 
 const (
 	acceptNeither acceptance = 0
 	acceptJSON    acceptance = 1 << 0
 	acceptSSE     acceptance = 1 << 1
-	acceptBoth               = acceptJSON | acceptSSE
 )
 
 // acceptanceOf reads the Accept header values of a POST.
