@@ -689,6 +689,9 @@ func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 	return res, err
 }
 
+// routeMethod answers a request from the server, or handles its
+// notification: the specification's methods first, then the application's
+// (AddMethod).
 func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 	cs := r.Session.(*ClientSession)
 	switch r.Method {
@@ -716,6 +719,23 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 			roots = []*Root{}
 		}
 		return &ListRootsResult{Roots: roots}, nil
+	}
+	if c.routeNotification(ctx, cs, r) {
+		return nil, nil
+	}
+	if h := c.method(r.Method); h != nil {
+		return h(ctx, r)
+	}
+	if !r.IsNotification() {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
+	}
+	return nil, nil
+}
+
+// routeNotification handles a notification of the specification from the
+// server, and reports whether r was one.
+func (c *Client) routeNotification(ctx context.Context, cs *ClientSession, r *Request) bool {
+	switch r.Method {
 	case NotificationCancelled:
 		var p CancelledNotificationParams
 		if decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
@@ -772,14 +792,9 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	default:
-		if h := c.method(r.Method); h != nil {
-			return h(ctx, r)
-		}
-		if !r.IsNotification() {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
-		}
+		return false
 	}
-	return nil, nil
+	return true
 }
 
 func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request) (any, error) {

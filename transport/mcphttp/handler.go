@@ -309,6 +309,10 @@ const (
 //   - Requests the server sends while answering with JSON go to the
 //     standalone stream and need it held by the Handler running the
 //     request.
+//   - A request the server sends on the standalone stream before the client
+//     opened it (from ServerOptions.InitializedHandler: clients send their
+//     GET once initialized is accepted) waits for the GET, at most 10
+//     seconds and as long as its context allows, 16 per session at most.
 //   - DELETE forgets the session in both stores and ends every copy.
 //
 // A Handler bounds what one client can hold: the time to send a POST body

@@ -83,7 +83,7 @@ func (st *stream) claim(ctx context.Context, after string) bool {
 	defer st.order.Unlock()
 	st.mu.Lock()
 	was := st.held
-	st.held = true
+	st.holdLocked()
 	st.mu.Unlock()
 	if was {
 		return false
