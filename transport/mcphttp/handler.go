@@ -332,6 +332,7 @@ type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
 	events EventStore
+	once   OnceAppender // events, if it can store a notice's event once
 	states mcp.SessionStore
 	// writeThrough: states is shared (HandlerOptions.SessionStore), so
 	// sessions write every change to it; otherwise it is this Handler's
@@ -387,6 +388,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	if h.events == nil {
 		h.events = NewMemoryEventStore(nil)
 	}
+	h.once, _ = h.events.(OnceAppender)
 	h.states = o.SessionStore
 	h.writeThrough = h.states != nil
 	if h.states == nil {
