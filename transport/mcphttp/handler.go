@@ -297,8 +297,9 @@ const (
 //     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
 //     that delivers later (Redis), both store the session's events while
 //     the notice travels, the old holder announces when it let go, and
-//     the new one then sends what the old one stored late, an update both
-//     stored going out once (see takeover).
+//     the new one then sends what the old one stored late (see takeover).
+//     An update both hear is stored once, by whichever appends it first,
+//     if the EventStore is a OnceAppender: the other sends nothing.
 //   - Shutdown drains a Handler: its standalone streams end with a retry
 //     hint and it stores their events until their clients resume them on
 //     other Handlers.
