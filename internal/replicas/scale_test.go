@@ -311,6 +311,7 @@ func scaleThroughput(t *testing.T, bin string, b *scaleBackend, n int, direct bo
 func scaleManySessions(t *testing.T, bin string, b *scaleBackend) {
 	type run struct {
 		secs, rts, mem, rss float64 // seconds; per session: round trips, Redis bytes, replica bytes
+		redisCPU, repCPU    float64 // µs per session
 		failed              int64
 	}
 	var runs []run
@@ -351,12 +352,13 @@ func scaleManySessions(t *testing.T, bin string, b *scaleBackend) {
 		c.hc.CloseIdleConnections()
 		n := float64(*scaleMany)
 		runs = append(runs, run{secs: s1.at.Sub(s0.at).Seconds(), rts: float64(s1.roundTrip-s0.roundTrip) / n,
-			mem: float64(s1.memory-s0.memory) / n, rss: float64(rss1-rss0) / n, failed: failed.Load()})
+			mem: float64(s1.memory-s0.memory) / n, rss: float64(rss1-rss0) / n, failed: failed.Load(),
+			redisCPU: float64((s1.redis - s0.redis).Microseconds()) / n, repCPU: float64((s1.replicas - s0.replicas).Microseconds()) / n})
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].secs < runs[j].secs })
 	m := runs[len(runs)/2]
-	t.Logf("%s: %d sessions through 3 replicas in %.1fs (%.0f/s), %.1f Redis round trips each, Redis %.0f bytes and replicas %.0f bytes (RSS, 3 copies) per idle session, %d failed",
-		b.name, *scaleMany, m.secs, float64(*scaleMany)/m.secs, m.rts, m.mem, m.rss, m.failed)
+	t.Logf("%s: %d sessions through 3 replicas in %.1fs (%.0f/s), %.1f Redis round trips, %.0f µs of Redis CPU and %.0f µs of replica CPU each; Redis %.0f bytes and replicas %.0f bytes (RSS, 3 copies) per idle session; %d failed",
+		b.name, *scaleMany, m.secs, float64(*scaleMany)/m.secs, m.rts, m.redisCPU, m.repCPU, m.mem, m.rss, m.failed)
 }
 
 // scaleStreamedCalls calls a tool that logs three messages while it runs
@@ -364,7 +366,7 @@ func scaleManySessions(t *testing.T, bin string, b *scaleBackend) {
 // times from -scale.sessions sessions through 3 replicas, and reports the
 // Redis round trips and memory each call costs.
 func scaleStreamedCalls(t *testing.T, bin string, b *scaleBackend) {
-	type run struct{ rts, mem float64 }
+	type run struct{ rts, mem, redisCPU, repCPU float64 }
 	var runs []run
 	calls := max(*scaleMany/10, *scaleSessions)
 	for range *scaleRounds {
@@ -403,12 +405,14 @@ func scaleStreamedCalls(t *testing.T, bin string, b *scaleBackend) {
 		if failed.Load() > 0 {
 			t.Errorf("%d streamed calls failed", failed.Load())
 		}
-		runs = append(runs, run{rts: float64(s1.roundTrip-s0.roundTrip) / float64(calls), mem: float64(s1.memory-s0.memory) / float64(calls)})
+		n := float64(calls)
+		runs = append(runs, run{rts: float64(s1.roundTrip-s0.roundTrip) / n, mem: float64(s1.memory-s0.memory) / n,
+			redisCPU: float64((s1.redis - s0.redis).Microseconds()) / n, repCPU: float64((s1.replicas - s0.replicas).Microseconds()) / n})
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].mem < runs[j].mem })
 	m := runs[len(runs)/2]
-	t.Logf("%s: a call answered on an SSE stream (three log messages, then the result): %.1f Redis round trips, %.0f bytes of Redis memory until EventTTL",
-		b.name, m.rts, m.mem)
+	t.Logf("%s: a call answered on an SSE stream (three log messages, then the result): %.1f Redis round trips, %.0f µs of Redis CPU, %.0f µs of replica CPU, %.0f bytes of Redis memory until EventTTL",
+		b.name, m.rts, m.redisCPU, m.repCPU, m.mem)
 }
 
 // scaleEventMemory stores -scale.events resource updates, as a Handler
