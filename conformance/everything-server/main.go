@@ -71,9 +71,9 @@ func main() {
 
 // serveHTTP serves s over Streamable HTTP at /mcp (a Handler with ho) and
 // HTTP+SSE at /sse, with the probes /livez and /readyz, until ctx ends;
-// then it drains for at most drain (see shutdown) and returns. Once it listens it prints the endpoint's
-// URL on stdout, so that a test can start it on port 0 and read where it
-// went.
+// then it drains for at most drain (see shutdown) and returns. Once it
+// listens it prints the endpoint's URL on stdout, so that a test can start
+// it on port 0 and read where it went.
 func serveHTTP(ctx context.Context, addr string, drain time.Duration, s *mcp.Server, ho *mcphttp.HandlerOptions, rd *redisDeployment) error {
 	logger := ho.Logger
 	if rd != nil {
