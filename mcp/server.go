@@ -399,6 +399,9 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 
 func (s *Server) publish(ctx context.Context, n *Notice) {
 	n.Origin = s.random().instance
+	if n.ID == "" {
+		n.ID = rand.Text()
+	}
 	if err := s.notifier.Publish(ctx, n); err != nil {
 		s.log.Warn("mcp: notifier: publish", "method", n.Method, "err", err)
 	}
@@ -407,6 +410,9 @@ func (s *Server) publish(ctx context.Context, n *Notice) {
 // hear delivers a notice to the sessions and listen streams of this process.
 func (s *Server) hear(n *Notice) {
 	ctx := context.Background()
+	if n.ID != "" {
+		ctx = context.WithValue(ctx, noticeKey{}, n.ID)
+	}
 	switch n.Method {
 	case NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged:
 		fns := s.visibility()
@@ -437,6 +443,20 @@ func (s *Server) hear(n *Notice) {
 			}
 		}
 	}
+}
+
+// noticeKey is the context key of NoticeID.
+type noticeKey struct{}
+
+// NoticeID returns the id of the notice (Notice.ID) whose delivery the
+// context is sending, "" if none: a transport's Stream.Write receives it
+// with each notification a Server sends for a notice it heard from the
+// Notifier. Every process that holds a copy of a session hears the notice
+// and sends it; a transport keeping the session's messages in a store they
+// share (mcphttp's EventStore) keeps one.
+func NoticeID(ctx context.Context) string {
+	id, _ := ctx.Value(noticeKey{}).(string)
+	return id
 }
 
 // route dispatches one incoming request to its method handler.

@@ -118,7 +118,11 @@
 // and the old holder until it hears it, so that nothing published while the
 // stream moves is lost; the old holder then announces its release
 // (mcphttp/streamReleased) and the new one sends what the old one stored after
-// the replay, an update both stored going out once (takeover.go).
+// the replay, an update both stored going out once (takeover.go): each
+// notice a Server publishes has a random id (mcp.Notice.ID), which reaches
+// the transport with its delivery (mcp.NoticeID), and a store that
+// implements OnceAppender (both of ours) keeps one event per notice and
+// stream, checked in the append itself.
 // Handler.Shutdown drains a replica for a rolling restart: readiness and every
 // new request get 503 at once (clients send the request again, through the
 // load balancer, elsewhere; ClientStream does so after Retry-After), requests

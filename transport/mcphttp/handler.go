@@ -297,8 +297,9 @@ const (
 //     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
 //     that delivers later (Redis), both store the session's events while
 //     the notice travels, the old holder announces when it let go, and
-//     the new one then sends what the old one stored late, an update both
-//     stored going out once (see takeover).
+//     the new one then sends what the old one stored late (see takeover).
+//     An update both hear is stored once, by whichever appends it first,
+//     if the EventStore is a OnceAppender: the other sends nothing.
 //   - Shutdown drains a Handler: its standalone streams end with a retry
 //     hint and it stores their events until their clients resume them on
 //     other Handlers.
@@ -336,6 +337,7 @@ type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
 	events EventStore
+	once   OnceAppender // events, if it can store a notice's event once
 	states mcp.SessionStore
 	// writeThrough: states is shared (HandlerOptions.SessionStore), so
 	// sessions write every change to it; otherwise it is this Handler's
@@ -391,6 +393,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	if h.events == nil {
 		h.events = NewMemoryEventStore(nil)
 	}
+	h.once, _ = h.events.(OnceAppender)
 	h.states = o.SessionStore
 	h.writeThrough = h.states != nil
 	if h.states == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
 )
 
 // errStreamFinished is returned by stream.send after the stream's last
@@ -157,7 +158,10 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	}
 	data := m.AppendJSON(nil) // owned by the store from here on
 	h := st.s.h
-	sid, err := h.events.Append(ctx, st.s.id, st.name, data)
+	sid, dup, err := h.appendEvent(ctx, st.s.id, st.name, data)
+	if dup {
+		return nil // another Handler stored this notice's event: the client gets that copy
+	}
 	if err != nil {
 		h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
 		err = fmt.Errorf("mcphttp: event store: %w", err)
@@ -238,6 +242,18 @@ func (st *stream) holdLocked() {
 		close(st.heldCh)
 		st.heldCh = nil
 	}
+}
+
+// appendEvent stores data as the next event of a session's stream. An
+// event caused by a notice (mcp.NoticeID) is stored once per stream when
+// the store can tell (OnceAppender): dup reports that another Handler,
+// which heard the notice too, stored it already.
+func (h *Handler) appendEvent(ctx context.Context, session, stream string, data []byte) (id string, dup bool, err error) {
+	if key := mcp.NoticeID(ctx); key != "" && h.once != nil {
+		return h.once.AppendOnce(ctx, session, stream, key, data)
+	}
+	id, err = h.events.Append(ctx, session, stream, data)
+	return id, false, err
 }
 
 // enqueueLocked queues ev for c, the standalone stream's live connection,
