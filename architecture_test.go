@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"bufio"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -89,6 +90,59 @@ func TestArchitectureLayers(t *testing.T) {
 	}
 }
 
+// Size bounds (issue 22): a file a reviewer can hold in mind, and functions
+// short enough to read at once where the transport and JSON-RPC code is
+// densest.
+const (
+	maxFileLines = 900
+	maxFuncLines = 80
+)
+
+// shortFuncPackages are the packages whose every function stays within
+// maxFuncLines.
+var shortFuncPackages = []string{"transport/mcphttp", "jsonrpc"}
+
+// generated matches the standard marker of a generated file
+// (https://go.dev/s/generatedcode).
+var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+
+// TestArchitectureSizes keeps the code base readable: no non-test,
+// non-generated Go file of the root module is over maxFileLines lines, and
+// no function (or method) of a package in shortFuncPackages is over
+// maxFuncLines, counted from its func keyword to its closing brace.
+func TestArchitectureSizes(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range moduleGoFiles(t) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if generated.Match(src) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := fset.File(f.Pos()).LineCount(); n > maxFileLines {
+			t.Errorf("%s: %d lines, over %d: split it by job (a pure move, in a commit of its own)", p, n, maxFileLines)
+		}
+		if !slices.Contains(shortFuncPackages, filepath.ToSlash(filepath.Dir(p))) {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			from, to := fset.Position(fn.Pos()), fset.Position(fn.End())
+			if n := to.Line - from.Line + 1; n > maxFuncLines {
+				t.Errorf("%s:%d: %s is %d lines, over %d: split it", p, from.Line, fn.Name.Name, n, maxFuncLines)
+			}
+		}
+	}
+}
+
 // readGoMod returns the root module's path and the modules it requires.
 func readGoMod(t *testing.T) (module string, required []string) {
 	t.Helper()
@@ -125,26 +179,10 @@ func modulePackages(t *testing.T, module string, required []string) map[string]*
 	t.Helper()
 	pkgs := map[string]*modulePackage{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			base := d.Name()
-			if p != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != "." && err == nil {
-				return filepath.SkipDir // a module of its own
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	for _, p := range moduleGoFiles(t) {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		name := filepath.ToSlash(filepath.Dir(p))
 		pkg := pkgs[name]
@@ -161,12 +199,38 @@ func modulePackages(t *testing.T, module string, required []string) map[string]*
 				pkg.thirdParty[moduleOf(imp, required)] = true
 			}
 		}
+	}
+	return pkgs
+}
+
+// moduleGoFiles returns the non-test Go files of the root module (outside
+// nested modules, testdata and directories starting with . or _).
+func moduleGoFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			base := d.Name()
+			if p != "." && (base == "testdata" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != "." && err == nil {
+				return filepath.SkipDir // a module of its own
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pkgs
+	return files
 }
 
 // moduleOf returns the required module that provides the package imp.

@@ -60,10 +60,12 @@ func goBlocks(md []byte) ([]codeBlock, error) {
 
 // TestReadmeBuilds checks that every Go block of README.md is a complete,
 // gofmt-formatted program that builds against the code of this module (a
-// block that does not parse is left to the build to report). The
-// blocks are built in one go build run, each as a package of its own in a
-// directory of the module that exists only in an overlay, with line
-// directives so that errors name README.md lines.
+// block that does not parse is left to the build to report), and then runs
+// them (runReadme): every server on stdio against a client at 2026-07-28
+// and at 2025-11-25, the client against the first server. The blocks are
+// built in one go build run, each as a package of its own in a directory of
+// the module that exists only in an overlay, with line directives so that
+// errors name README.md lines.
 func TestReadmeBuilds(t *testing.T) {
 	const readme = "README.md"
 	md, err := os.ReadFile(readme)
@@ -84,6 +86,8 @@ func TestReadmeBuilds(t *testing.T) {
 	tmp := t.TempDir()
 	replace := make(map[string]string)
 	var pkgs []string
+	bins := make([]string, len(blocks)) // the built program of each block
+	binDir := filepath.Join(tmp, "bin")
 	for i, b := range blocks {
 		f, err := parser.ParseFile(token.NewFileSet(), readme, b.code, parser.PackageClauseOnly)
 		if err != nil || f.Name.Name != "main" {
@@ -101,6 +105,7 @@ func TestReadmeBuilds(t *testing.T) {
 		pkg := fmt.Sprintf("readme_block%d", i+1)
 		replace[filepath.Join(root, pkg, "main.go")] = backing
 		pkgs = append(pkgs, "./"+pkg)
+		bins[i] = filepath.Join(binDir, pkg)
 	}
 	if len(pkgs) == 0 {
 		return
@@ -115,12 +120,13 @@ func TestReadmeBuilds(t *testing.T) {
 	}
 	// -s -w: the binaries are thrown away, so the linker writes no symbol
 	// tables.
-	args := append([]string{"build", "-ldflags=-s -w", "-overlay", overlayFile, "-o", filepath.Join(tmp, "bin") + string(filepath.Separator)}, pkgs...)
+	args := append([]string{"build", "-ldflags=-s -w", "-overlay", overlayFile, "-o", binDir + string(filepath.Separator)}, pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("the Go blocks of %s do not build: %v\n%s", readme, err, out)
+		t.Fatalf("the Go blocks of %s do not build: %v\n%s", readme, err, out)
 	}
+	runReadme(t, readme, blocks, bins)
 }
 
 func TestGoBlocks(t *testing.T) {

@@ -7,8 +7,9 @@ import (
 )
 
 // A Caller is what knows the capabilities of the client behind a request:
-// *mcp.Request, every typed request (*mcp.CallToolRequest,
-// *mcp.ReadResourceRequest, ...) and *mcp.ServerSession. At 2026-07-28 the
+// *mcp.Request (what middleware sees), every typed request
+// (*mcp.CallToolRequest, *mcp.ReadResourceRequest, ...), an mcp.Caller
+// (what a VisibleFunc gets) and *mcp.ServerSession. At 2026-07-28 the
 // capabilities are those of the request's _meta; before, those the client
 // declared in initialize.
 type Caller interface {

@@ -8,9 +8,10 @@
 // ContentsUI (the view's CSP, permissions and border preference), and
 // declares that it renders views with DeclareClient.
 //
-// A server registers a view with AddResource (its HTML from a string, an
-// fs.FS or a handler) and a tool linked to it with AddTool, which takes the
-// same typed handlers as mcp.AddTool. Hosts without MCP Apps see an
+// A server wraps its *mcp.Server with New, registers a view with
+// Server.AddHTML, AddFile or AddView (its HTML from a string, an fs.FS file
+// or a handler) and a tool linked to it with AddTool, which takes the same
+// typed handlers as mcp.AddTool. Hosts without MCP Apps see an
 // ordinary tool: a handler asks HostRenders whether the host behind the
 // request shows the view, and answers with a complete text result when it
 // does not. A tool whose Visibility is [app] alone is for the view (a

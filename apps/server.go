@@ -145,9 +145,12 @@ func (a *Server) AddView(v *View, h mcp.ResourceHandler) error {
 	if v.Name == "" {
 		return viewError(v, errors.New("empty name"))
 	}
-	ui, err := metaJSON(v.UI, ResourceMeta{})
-	if err != nil {
-		return viewError(v, err)
+	var ui json.RawMessage // nil: the view has no _meta.ui
+	if v.UI != (ResourceMeta{}) {
+		var err error
+		if ui, err = json.Marshal(v.UI); err != nil {
+			return viewError(v, err)
+		}
 	}
 	r := &mcp.Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description, MIMEType: MIMEType}
 	if ui != nil {
@@ -161,12 +164,12 @@ func (a *Server) AddView(v *View, h mcp.ResourceHandler) error {
 		}
 		return stampContents(res, uri, ui), nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err := a.ms.AddResource(r, read); err != nil {
 		return err
 	}
+	a.mu.Lock()
 	a.views[uri] = true
+	a.mu.Unlock()
 	return nil
 }
 
@@ -216,19 +219,6 @@ func withUI(m *mcp.Meta, ui json.RawMessage) *mcp.Meta {
 	}
 	cp.Extra[MetaKey] = ui
 	return &cp
-}
-
-// metaJSON encodes v, or returns nil when v is the zero value (nothing to
-// send).
-func metaJSON[T any](v, zero T) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	if z, _ := json.Marshal(zero); string(b) == string(z) {
-		return nil, nil
-	}
-	return b, nil
 }
 
 func viewError(v *View, err error) error {

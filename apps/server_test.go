@@ -247,20 +247,22 @@ func checkClientCapability(t *testing.T, msg string) {
 	}
 }
 
-// TestStatelessCapabilitiesPerRequest checks that at 2026-07-28 the
-// capabilities of each request decide, not those of an earlier one: the
-// same client asks with and without the extension.
-func TestStatelessCapabilitiesPerRequest(t *testing.T) {
+// TestHostRendersEveryRevision checks that the handler tells the two kinds
+// of host apart at every revision: from initialize before 2026-07-28, and
+// at 2026-07-28 from each request's _meta, with one server answering
+// clients with and without the extension in turn.
+func TestHostRendersEveryRevision(t *testing.T) {
 	ms := newDemo(t)
-	for _, ui := range []bool{true, false, true} {
-		cs := mcptest.Connect(t, ms, &mcptest.Options{ProtocolVersion: mcp.Version20260728, Client: clientOptions(ui)})
-		call, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"name":"Bo"}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := call.Content[0].(*mcp.TextContent).Text
-		if strings.Contains(got, "fallback") == ui {
-			t.Errorf("ui=%v: %q", ui, got)
+	for _, rev := range mcp.SupportedVersions() {
+		for _, ui := range []bool{true, false, true} {
+			cs := mcptest.Connect(t, ms, &mcptest.Options{ProtocolVersion: rev, Client: clientOptions(ui)})
+			call, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: json.RawMessage(`{"name":"Bo"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := call.Content[0].(*mcp.TextContent).Text; strings.Contains(got, "fallback") == ui {
+				t.Errorf("%s ui=%v: %q", rev, ui, got)
+			}
 		}
 	}
 }

@@ -37,6 +37,13 @@
 //   - TestServerFilesystem: gomcp's client drives the reference
 //     @modelcontextprotocol/server-filesystem over stdio, its roots
 //     replacing the server's directories, through every tool.
+//   - TestAppBridge: the official MCP Apps host library
+//     (@modelcontextprotocol/ext-apps/app-bridge, ts/app_bridge.mjs) and
+//     the TypeScript SDK 2 client drive examples/appserver over stdio at
+//     2026-07-28 and 2025-11-25; the view's own script runs in Node against
+//     the library's bridge, with stand-ins for window, document and
+//     ResizeObserver (the library needs no DOM, only window's message
+//     events and postMessage).
 //
 // docs/interop.md has the whole matrix and the peer bugs met. They need
 // Node 22 and the pinned npm packages, so they only build with the interop

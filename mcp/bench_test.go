@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -141,8 +142,14 @@ func (s *lineStream) check(tb testing.TB) {
 // stateful era, runs the initialize handshake through it.
 func connectLineStream(tb testing.TB, e era) (*lineStream, *mcp.ServerSession) {
 	tb.Helper()
+	return connectLineStreamTo(tb, newBenchServer(), e)
+}
+
+// connectLineStreamTo is connectLineStream with a server of the caller's.
+func connectLineStreamTo(tb testing.TB, s *mcp.Server, e era) (*lineStream, *mcp.ServerSession) {
+	tb.Helper()
 	st := newLineStream()
-	ss := newBenchServer().Connect(st, nil)
+	ss := s.Connect(st, nil)
 	if e.stateful {
 		st.in <- []byte(initLine)
 		<-st.replies
@@ -259,6 +266,37 @@ func cpuMeter(b *testing.B) func() {
 	return func() {
 		if b.N > 0 {
 			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+// BenchmarkHandleToolsList measures one tools/list of 20 tools through the
+// mcp layer, with no visibility function and with one that hides half the
+// tools: the first must cost what it did before visibility existed.
+func BenchmarkHandleToolsList(b *testing.B) {
+	hideOdd := func(_ context.Context, _ mcp.Caller, f mcp.Feature) bool { return len(f.Name())%2 == 0 }
+	for _, e := range eras {
+		for _, v := range []struct {
+			name string
+			fn   mcp.VisibleFunc
+		}{{"all", nil}, {"visible", hideOdd}} {
+			b.Run(e.name+"/"+v.name, func(b *testing.B) {
+				s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, &mcp.ServerOptions{Visible: v.fn})
+				for i := range 20 {
+					mcp.AddTool(s, &mcp.Tool{Name: strings.Repeat("t", i+1)}, addHandler)
+				}
+				_, ss := connectLineStreamTo(b, s, e)
+				line := strings.Replace(string(e.callLine(nil, 1)), `"tools/call"`, `"tools/list"`, 1)
+				line = strings.Replace(line, `"name":"add","arguments":{"a":1,"b":2}`, `"cursor":""`, 1)
+				m := jsonrpc.Decode([]byte(line))
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := ss.Handle(ctx, m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -395,7 +395,7 @@ type progressKey struct{}
 func isCancel(method string) bool { return method == NotificationCancelled }
 
 // WithProgress returns a context that asks for progress on the request made
-// with it: the client attaches a fresh progress token and calls fn for each
+// with it (CallTool, GetPrompt, ReadResource, Call): the client attaches a fresh progress token and calls fn for each
 // notifications/progress the server sends for it, until the call returns.
 // fn runs on the session's notification lane, in order with the server's
 // other notifications, and every progress the server sent before its
@@ -580,10 +580,15 @@ func (cs *ClientSession) ResourceTemplates(ctx context.Context, p *ListResourceT
 	}, params.Cursor)
 }
 
-// ReadResource reads a resource.
+// ReadResource reads a resource. Use WithProgress on ctx to receive
+// progress notifications.
 func (cs *ClientSession) ReadResource(ctx context.Context, p *ReadResourceParams) (*ReadResourceResult, error) {
+	params := *p
+	var done func()
+	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
+	defer done()
 	var res ReadResourceResult
-	if err := cs.call(ctx, MethodResourcesRead, p, &res); err != nil {
+	if err := cs.call(ctx, MethodResourcesRead, &params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -638,10 +643,15 @@ func (cs *ClientSession) Prompts(ctx context.Context, p *ListPromptsParams) iter
 	}, params.Cursor)
 }
 
-// GetPrompt renders a prompt.
+// GetPrompt renders a prompt. Use WithProgress on ctx to receive progress
+// notifications.
 func (cs *ClientSession) GetPrompt(ctx context.Context, p *GetPromptParams) (*GetPromptResult, error) {
+	params := *p
+	var done func()
+	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
+	defer done()
 	var res GetPromptResult
-	if err := cs.call(ctx, MethodPromptsGet, p, &res); err != nil {
+	if err := cs.call(ctx, MethodPromptsGet, &params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -669,19 +679,6 @@ func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel
 	return cs.call(ctx, MethodLoggingSetLevel, &SetLevelParams{Level: level}, nil)
 }
 
-// ClientRequest is what a client-side handler receives: the session and the
-// server's decoded params.
-type ClientRequest[P any] struct {
-	Session *ClientSession
-	Params  P
-}
-
-// Request types handed to client handlers.
-type (
-	CreateMessageRequest = ClientRequest[*CreateMessageParams]
-	ElicitRequest        = ClientRequest[*ElicitParams]
-)
-
 // route dispatches one message from the server.
 func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 	res, err := c.routeMethod(ctx, r)
@@ -692,6 +689,9 @@ func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 	return res, err
 }
 
+// routeMethod answers a request from the server, or handles its
+// notification: the specification's methods first, then the application's
+// (AddMethod).
 func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 	cs := r.Session.(*ClientSession)
 	switch r.Method {
@@ -705,7 +705,7 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 		if err := decodeParams(r.Params, &p); err != nil {
 			return nil, err
 		}
-		return c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: &p})
+		return c.opts.CreateMessageHandler(ctx, newClientRequest(cs, r.ID, &p, p.Meta))
 	case MethodElicitationCreate:
 		return c.handleElicit(ctx, cs, r)
 	case MethodRootsList:
@@ -719,6 +719,23 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 			roots = []*Root{}
 		}
 		return &ListRootsResult{Roots: roots}, nil
+	}
+	if c.routeNotification(ctx, cs, r) {
+		return nil, nil
+	}
+	if h := c.method(r.Method); h != nil {
+		return h(ctx, r)
+	}
+	if !r.IsNotification() {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
+	}
+	return nil, nil
+}
+
+// routeNotification handles a notification of the specification from the
+// server, and reports whether r was one.
+func (c *Client) routeNotification(ctx context.Context, cs *ClientSession, r *Request) bool {
+	switch r.Method {
 	case NotificationCancelled:
 		var p CancelledNotificationParams
 		if decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
@@ -775,28 +792,34 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	default:
-		if h := c.method(r.Method); h != nil {
-			return h(ctx, r)
-		}
-		if !r.IsNotification() {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", r.Method)
-		}
+		return false
 	}
-	return nil, nil
+	return true
 }
 
 func (c *Client) handleElicit(ctx context.Context, cs *ClientSession, r *Request) (any, error) {
+	var p ElicitParams
+	if c.opts.ElicitationHandler != nil {
+		if err := decodeParams(r.Params, &p); err != nil {
+			return nil, err
+		}
+	}
+	return c.elicit(ctx, cs, r.ID, &p)
+}
+
+// elicit answers an elicitation request with the client's handler, the same
+// way whether it came as a server request (a stateful session) or as an
+// input request (2026-07-28): a URL-mode request reaches the handler only
+// when the client declared URL mode (ClientOptions.ElicitationURL), and an
+// accepted form gets its schema's defaults.
+func (c *Client) elicit(ctx context.Context, cs *ClientSession, id jsonrpc.ID, p *ElicitParams) (*ElicitResult, error) {
 	if c.opts.ElicitationHandler == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support elicitation")
-	}
-	var p ElicitParams
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
 	}
 	if p.Mode == ElicitModeURL && !c.opts.ElicitationURL {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: client does not support URL elicitation")
 	}
-	res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: &p})
+	res, err := c.opts.ElicitationHandler(ctx, newClientRequest(cs, id, p, p.Meta))
 	if err != nil {
 		return nil, err
 	}

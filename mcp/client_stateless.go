@@ -207,22 +207,16 @@ func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputRes
 	c := cs.client
 	switch {
 	case q.Elicit != nil:
-		if c.opts.ElicitationHandler == nil {
-			return nil, errors.New("no elicitation handler")
-		}
-		res, err := c.opts.ElicitationHandler(ctx, &ElicitRequest{Session: cs, Params: q.Elicit})
+		res, err := c.elicit(ctx, cs, jsonrpc.ID{}, q.Elicit)
 		if err != nil {
 			return nil, err
-		}
-		if res.Action == ElicitActionAccept && q.Elicit.Mode != ElicitModeURL && q.Elicit.RequestedSchema != nil {
-			res.Content = applyElicitDefaults(q.Elicit.RequestedSchema, res.Content)
 		}
 		return &InputResponse{Elicit: res}, nil
 	case q.CreateMessage != nil:
 		if c.opts.CreateMessageHandler == nil {
 			return nil, errors.New("no sampling handler")
 		}
-		res, err := c.opts.CreateMessageHandler(ctx, &CreateMessageRequest{Session: cs, Params: q.CreateMessage})
+		res, err := c.opts.CreateMessageHandler(ctx, newClientRequest(cs, jsonrpc.ID{}, q.CreateMessage, q.CreateMessage.Meta))
 		if err != nil {
 			return nil, err
 		}

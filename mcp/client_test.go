@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -487,4 +488,41 @@ func connectToRaw(t *testing.T, c *mcp.Client, cliEnd, srvEnd jsonrpc.Stream) (*
 		t.Fatal(err)
 	}
 	return cs, srvEnd
+}
+
+// TestElicitationURLNotDeclared checks that a client that did not take URL
+// mode (ClientOptions.ElicitationURL) never hands a URL-mode request to its
+// handler, whether it arrives as a server request (2025-11-25) or as an
+// input request of a 2026-07-28 result. The capabilities are declared by
+// hand, so the server believes the client takes URLs and asks.
+func TestElicitationURLNotDeclared(t *testing.T) {
+	for _, rev := range []string{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(rev, func(t *testing.T) {
+			s := mcp.NewServer(serverImpl, nil)
+			mcp.AddTool(s, &mcp.Tool{Name: "login"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+				res, err := req.Elicit(ctx, &mcp.ElicitParams{Mode: mcp.ElicitModeURL, Message: "Sign in", URL: "https://example.com/login", ElicitationID: "e1"})
+				if err != nil {
+					return "", err
+				}
+				return string(res.Action), nil
+			})
+			asked := false
+			e := connect(t, rev, s, &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &struct{}{}, URL: &struct{}{}}},
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked = true
+					return &mcp.ElicitResult{Action: mcp.ElicitActionAccept}, nil
+				},
+			})
+			// The tool returns the client's -32602 as it is, at 2025-11-25;
+			// at 2026-07-28 the client fails the call itself.
+			_, err := e.callTool(testCtx(t), "login", `{}`)
+			if asked {
+				t.Error("the handler was asked a URL-mode question the client did not take")
+			}
+			if je := wantCode(t, err, jsonrpc.CodeInvalidParams); !strings.Contains(je.Message, "URL elicitation") {
+				t.Errorf("error %q does not name URL elicitation", je.Message)
+			}
+		})
+	}
 }

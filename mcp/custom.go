@@ -55,15 +55,7 @@ var specMethods = []string{
 // method the specification defines. Server.AddMethod is the lower-level
 // way, for extensions: raw params, lifecycles and revisions of its own.
 func AddMethod[P, R any](s *Server, name string, h MethodHandlerFor[P, R]) error {
-	if h == nil {
-		return fmt.Errorf("%w: %q needs a handler", ErrInvalidMethod, name)
-	}
-	return s.addCustom(name, func(ctx context.Context, r *Request) (any, error) {
-		if r.IsNotification() {
-			return nil, nil // a request sent as a notification has no one to answer
-		}
-		return serveCustom(s, ctx, r, h)
-	})
+	return s.addCustom(MethodFor(name, h))
 }
 
 // AddNotificationHandler adds or replaces the handler of an application's
@@ -73,21 +65,46 @@ func AddMethod[P, R any](s *Server, name string, h MethodHandlerFor[P, R]) error
 // A request (with an id) of that name is answered with -32600. It fails as
 // AddMethod does.
 func AddNotificationHandler[P any](s *Server, name string, h NotificationHandlerFor[P]) error {
-	if h == nil {
-		return fmt.Errorf("%w: %q needs a handler", ErrInvalidMethod, name)
-	}
-	return s.addCustom(name, func(ctx context.Context, r *Request) (any, error) {
-		if !r.IsNotification() {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: %s is a notification", r.Method)
+	return s.addCustom(NotificationFor(name, h))
+}
+
+// MethodFor returns a typed request as a Method, for an Extension's Methods
+// or Server.AddMethod: its handler gets the request handle and decoded
+// params, as AddMethod's does, while the Method's Lifecycle, Revisions and
+// BeforeInitialize may still be set. A nil h fails when the Method is
+// added.
+func MethodFor[P, R any](name string, h MethodHandlerFor[P, R]) Method {
+	m := Method{Name: name}
+	if h != nil {
+		m.serve = func(s *Server, ctx context.Context, r *Request) (any, error) {
+			if r.IsNotification() {
+				return nil, nil // a request sent as a notification has no one to answer
+			}
+			return serveCustom(s, ctx, r, h)
 		}
-		p, _, err := decodeCustomParams[P](r.Params)
-		meta, merr := r.Meta()
-		if err != nil || merr != nil {
+	}
+	return m
+}
+
+// NotificationFor returns a typed notification as a Method, as MethodFor
+// does for a request; the handler runs as AddNotificationHandler's.
+func NotificationFor[P any](name string, h NotificationHandlerFor[P]) Method {
+	m := Method{Name: name}
+	if h != nil {
+		m.serve = func(_ *Server, ctx context.Context, r *Request) (any, error) {
+			if !r.IsNotification() {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: %s is a notification", r.Method)
+			}
+			p, _, err := decodeCustomParams[P](r.Params)
+			meta, merr := r.Meta()
+			if err != nil || merr != nil {
+				return nil, nil
+			}
+			h(ctx, newServerRequest(r, p, meta))
 			return nil, nil
 		}
-		h(ctx, newServerRequest(r, p, meta))
-		return nil, nil
-	})
+	}
+	return m
 }
 
 // SpecMethod reports whether name is a method or notification that some
@@ -97,13 +114,13 @@ func AddNotificationHandler[P any](s *Server, name string, h NotificationHandler
 // client's notifications/roots/list_changed, say).
 func SpecMethod(name string) bool { return slices.Contains(specMethods, name) }
 
-// addCustom registers an application's method in every lifecycle, after
-// refusing the specification's names.
-func (s *Server) addCustom(name string, h MethodHandler) error {
-	if SpecMethod(name) {
-		return fmt.Errorf("%w: %q is a method of the specification", ErrInvalidMethod, name)
+// addCustom registers an application's typed method in every lifecycle,
+// after refusing the specification's names.
+func (s *Server) addCustom(m Method) error {
+	if SpecMethod(m.Name) {
+		return fmt.Errorf("%w: %q is a method of the specification", ErrInvalidMethod, m.Name)
 	}
-	return s.addMethods([]Method{{Name: name, Handler: h}})
+	return s.addMethods([]Method{m})
 }
 
 // serveCustom decodes a custom request, runs its handler and shapes what it

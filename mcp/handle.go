@@ -221,6 +221,24 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	return r.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
 }
 
+// Notify sends the client a notification the core protocol does not define
+// (one the client added with AddClientNotificationHandler) about this
+// request, the same way at every revision: on the session's connection, or
+// on a 2026-07-28 request's own stream (nothing is sent once that request
+// was answered). params must encode as a JSON object, or be nil. It fails
+// with an error wrapping ErrInvalidMethod for a name the specification
+// defines: Log and NotifyProgress send those.
+func (r *ServerRequest[P]) Notify(ctx context.Context, method string, params any) error {
+	if method == "" || SpecMethod(method) {
+		return fmt.Errorf("%w: %q is not a custom notification", ErrInvalidMethod, method)
+	}
+	p, err := newCustomParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp: %s: %w", method, err)
+	}
+	return r.life.notify(ctx, method, p)
+}
+
 // ElicitFor asks the user to fill in a form whose fields are those of T,
 // while handling req, at every revision that has elicitation. The form's
 // schema is inferred from T as a tool's input schema is (json tags name the

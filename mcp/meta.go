@@ -82,110 +82,133 @@ type Meta struct {
 // Extra in key order, so the output is deterministic. An Extra entry is
 // written only when no typed field claims its key.
 func (m Meta) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 128)
-	b = append(b, '{')
-	key := func(k string) {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, k, false)
-		b = append(b, ':')
+	w := metaWriter{b: append(make([]byte, 0, 128), '{')}
+	if err := m.writeTyped(&w); err != nil {
+		return nil, err
 	}
-	var err error
-	value := func(k string, v any) {
-		if err != nil {
-			return
-		}
-		var raw []byte
-		if raw, err = marshalJSONNoEscape(v); err != nil {
-			err = fmt.Errorf("mcp: _meta %q: %w", k, err)
-			return
-		}
-		key(k)
-		b = append(b, raw...)
+	if err := m.writeExtra(&w); err != nil {
+		return nil, err
 	}
-	str := func(k, v string) {
-		key(k)
-		b = jsonrpc.AppendString(b, v, false)
+	return append(w.b, '}'), nil
+}
+
+// metaWriter builds the members of a _meta object. The first error of
+// value is kept in err; nothing written after it matters.
+type metaWriter struct {
+	b   []byte
+	err error
+}
+
+// key writes the separator, if needed, and the member name k.
+func (w *metaWriter) key(k string) {
+	w.sep()
+	w.b = jsonrpc.AppendString(w.b, k, false)
+	w.b = append(w.b, ':')
+}
+
+// sep writes the comma before a member that is not the first.
+func (w *metaWriter) sep() {
+	if len(w.b) > 1 {
+		w.b = append(w.b, ',')
 	}
+}
+
+// value writes the member k with v encoded.
+func (w *metaWriter) value(k string, v any) {
+	if w.err != nil {
+		return
+	}
+	raw, err := marshalJSONNoEscape(v)
+	if err != nil {
+		w.err = fmt.Errorf("mcp: _meta %q: %w", k, err)
+		return
+	}
+	w.key(k)
+	w.b = append(w.b, raw...)
+}
+
+// str writes the member k with the string v.
+func (w *metaWriter) str(k, v string) {
+	w.key(k)
+	w.b = jsonrpc.AppendString(w.b, v, false)
+}
+
+// writeTyped writes the typed fields that are set, in a fixed order.
+func (m *Meta) writeTyped(w *metaWriter) error {
 	if !m.ProgressToken.IsZero() {
-		key(MetaKeyProgressToken)
-		b = m.ProgressToken.AppendJSON(b)
+		w.key(MetaKeyProgressToken)
+		w.b = m.ProgressToken.AppendJSON(w.b)
 	}
 	if m.ProtocolVersion != "" {
-		str(MetaKeyProtocolVersion, m.ProtocolVersion)
+		w.str(MetaKeyProtocolVersion, m.ProtocolVersion)
 	}
 	if m.clientJSON != nil {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, m.clientJSON...)
+		w.sep()
+		w.b = append(w.b, m.clientJSON...)
 	} else {
 		if m.ClientCapabilities != nil {
-			value(MetaKeyClientCapabilities, m.ClientCapabilities)
+			w.value(MetaKeyClientCapabilities, m.ClientCapabilities)
 		}
 		if m.ClientInfo != nil {
-			value(MetaKeyClientInfo, m.ClientInfo)
+			w.value(MetaKeyClientInfo, m.ClientInfo)
 		}
 	}
 	if m.LogLevel != 0 {
 		if !m.LogLevel.valid() {
-			return nil, fmt.Errorf("mcp: _meta %q: invalid logging level %d", MetaKeyLogLevel, int8(m.LogLevel))
+			return fmt.Errorf("mcp: _meta %q: invalid logging level %d", MetaKeyLogLevel, int8(m.LogLevel))
 		}
-		str(MetaKeyLogLevel, levelNames[m.LogLevel])
+		w.str(MetaKeyLogLevel, levelNames[m.LogLevel])
 	}
 	if !m.SubscriptionID.IsZero() {
-		key(MetaKeySubscriptionID)
-		b = m.SubscriptionID.AppendJSON(b)
+		w.key(MetaKeySubscriptionID)
+		w.b = m.SubscriptionID.AppendJSON(w.b)
 	}
 	if m.serverJSON != nil {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, m.serverJSON...)
+		w.sep()
+		w.b = append(w.b, m.serverJSON...)
 	} else if m.ServerInfo != nil {
-		value(MetaKeyServerInfo, m.ServerInfo)
+		w.value(MetaKeyServerInfo, m.ServerInfo)
 	}
 	if m.RelatedTask != nil {
-		value(MetaKeyRelatedTask, m.RelatedTask)
+		w.value(MetaKeyRelatedTask, m.RelatedTask)
 	}
-	if m.ModelImmediateResponse != "" {
-		str(MetaKeyModelImmediateResponse, m.ModelImmediateResponse)
-	}
-	if m.TraceParent != "" {
-		str(MetaKeyTraceParent, m.TraceParent)
-	}
-	if m.TraceState != "" {
-		str(MetaKeyTraceState, m.TraceState)
-	}
-	if m.Baggage != "" {
-		str(MetaKeyBaggage, m.Baggage)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(m.Extra) > 0 {
-		keys := make([]string, 0, len(m.Extra))
-		for k := range m.Extra {
-			if !m.claims(k) {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			v := m.Extra[k]
-			if !json.Valid(v) {
-				if len(v) == 0 {
-					v = json.RawMessage("null")
-				} else {
-					return nil, fmt.Errorf("mcp: _meta %q: invalid JSON", k)
-				}
-			}
-			key(k)
-			b = append(b, v...)
+	for _, f := range [...]struct{ k, v string }{
+		{MetaKeyModelImmediateResponse, m.ModelImmediateResponse},
+		{MetaKeyTraceParent, m.TraceParent},
+		{MetaKeyTraceState, m.TraceState},
+		{MetaKeyBaggage, m.Baggage},
+	} {
+		if f.v != "" {
+			w.str(f.k, f.v)
 		}
 	}
-	return append(b, '}'), nil
+	return w.err
+}
+
+// writeExtra writes the Extra entries no typed field claims, in key order.
+func (m *Meta) writeExtra(w *metaWriter) error {
+	if len(m.Extra) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m.Extra))
+	for k := range m.Extra {
+		if !m.claims(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := m.Extra[k]
+		if !json.Valid(v) {
+			if len(v) != 0 {
+				return fmt.Errorf("mcp: _meta %q: invalid JSON", k)
+			}
+			v = json.RawMessage("null")
+		}
+		w.key(k)
+		w.b = append(w.b, v...)
+	}
+	return nil
 }
 
 // claims reports whether a set typed field is written under key.

@@ -35,7 +35,9 @@ type Method struct {
 	// Handler answers the method. r.Params holds the raw params; decode
 	// them with json.Unmarshal. For a request, the value returned is the
 	// result (a *jsonrpc.Error error is sent as it is); for a notification
-	// it is ignored. r.Session is nil for a stateless request.
+	// it is ignored. r.Session is nil for a stateless request. It is nil in
+	// a Method made by MethodFor or NotificationFor, whose typed handler
+	// answers instead.
 	Handler MethodHandler
 	// Lifecycle says which lifecycles serve the method.
 	Lifecycle Lifecycle
@@ -45,6 +47,10 @@ type Method struct {
 	// BeforeInitialize lets a stateful connection use the method before
 	// the handshake.
 	BeforeInitialize bool
+
+	// serve is the typed handler of MethodFor and NotificationFor, which
+	// needs the server it is added to (for a 2026-07-28 retry's state).
+	serve func(s *Server, ctx context.Context, r *Request) (any, error)
 }
 
 // An Extension is a protocol extension a Server offers: it advertises
@@ -120,7 +126,11 @@ func (s *Server) addMethods(ms []Method) error {
 	old := s.methods.Load()
 	t := &methodTable{stateful: maps.Clone(old.stateful), stateless: maps.Clone(old.stateless)}
 	for _, m := range ms {
-		if m.Name == "" || m.Handler == nil {
+		handle := m.serve
+		if h := m.Handler; handle == nil && h != nil {
+			handle = func(_ *Server, ctx context.Context, r *Request) (any, error) { return h(ctx, r) }
+		}
+		if m.Name == "" || handle == nil {
 			return fmt.Errorf("%w: %q needs a name and a handler", ErrInvalidMethod, m.Name)
 		}
 		if c, ok := old.stateful[m.Name]; ok && c.core {
@@ -134,9 +144,8 @@ func (s *Server) addMethods(ms []Method) error {
 				return fmt.Errorf("%w: %q names unknown revision %q", ErrInvalidMethod, m.Name, v)
 			}
 		}
-		h := m.Handler
 		sm := serverMethod{
-			handle:     func(_ *Server, ctx context.Context, r *Request) (any, error) { return h(ctx, r) },
+			handle:     handle,
 			beforeInit: m.BeforeInitialize,
 			revisions:  m.Revisions,
 		}
@@ -204,14 +213,23 @@ func (cs *ClientSession) Call(ctx context.Context, method string, params, result
 	return cs.call(ctx, method, p, result)
 }
 
-// Call sends a request the core protocol does not define, typically one
-// the server added with AddMethod, and returns its result decoded into R,
-// at every revision (see ClientSession.Call).
+// A Peer is the other end of a session, to which requests the core
+// protocol does not define go: a *ClientSession's server, a
+// *ServerSession's client.
+type Peer interface {
+	Call(ctx context.Context, method string, params, result any) error
+}
+
+// Call sends a request the core protocol does not define and returns its
+// result decoded into R: from a client, one the server added with
+// AddMethod, at every revision (see ClientSession.Call); from a server's
+// stateful session, one the client added with AddClientMethod (see
+// ServerSession.Call).
 //
 //	sum, err := mcp.Call[sumResult](ctx, cs, "example/add", addParams{A: 2, B: 3})
-func Call[R, P any](ctx context.Context, cs *ClientSession, method string, params P) (R, error) {
+func Call[R, P any](ctx context.Context, c Peer, method string, params P) (R, error) {
 	var r R
-	err := cs.Call(ctx, method, params, &r)
+	err := c.Call(ctx, method, params, &r)
 	return r, err
 }
 
@@ -233,8 +251,10 @@ func (cs *ClientSession) Notify(ctx context.Context, method string, params any) 
 }
 
 // Call sends the client a request the core protocol does not define (an
-// extension's, or one the client added with Client.AddMethod) and decodes
-// its result into result, which may be nil.
+// extension's, or one the client added with AddClientMethod or
+// Client.AddMethod) and decodes its result into result, which may be nil.
+// A 2026-07-28 request has no session to send it on: a handler reaches
+// the client with ServerRequest.Notify, and asks it for input with Input.
 func (ss *ServerSession) Call(ctx context.Context, method string, params, result any) error {
 	return ss.call(ctx, method, params, result)
 }

@@ -9,6 +9,11 @@ import (
 // hear about: a resource changed, a feature list changed, or a session's
 // state changed somewhere else. Notices carry no client data, only names.
 type Notice struct {
+	// ID names this notice in every process (Server gives each notice it
+	// publishes a random one), so that a transport storing what a notice
+	// caused for a session, in a store the processes share, stores it
+	// once however many processes hear it (see NoticeID).
+	ID string `json:"id,omitempty"`
 	// Method is a notification method (NotificationResourceUpdated and the
 	// list_changed notifications), NoticeSessionChanged, or a name of a
 	// transport's own, which it should prefix with its package name

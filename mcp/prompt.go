@@ -61,7 +61,7 @@ func (s *Server) handleListPrompts(ctx context.Context, r *Request) (any, error)
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := pageFor(ctx, s, r, &s.prompts, p.Cursor, promptFeature)
+	items, next, err := pageFor(s.viewOf(ctx, r), &s.prompts, p.Cursor, s.opts.PageSize, promptFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Server) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	sp, ok := getFor(ctx, s, r, &s.prompts, p.Name, promptFeature)
+	sp, ok := getFor(s.viewOf(ctx, r), &s.prompts, p.Name, promptFeature)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown prompt %q", p.Name)
 	}

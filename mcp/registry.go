@@ -16,12 +16,16 @@ import (
 type registry[T any] struct {
 	mu   sync.Mutex // serializes writers
 	snap atomic.Pointer[snapshot[T]]
+	seq  uint64 // the last generation given; guarded by mu
 }
 
 type snapshot[T any] struct {
 	byKey map[string]T
 	keys  []string       // insertion order: deterministic listing
 	pos   map[string]int // key -> index in keys, for cursors
+	// gen numbers each entry's registration, so that replacing an entry
+	// changes a view's fingerprint (see fingerprint).
+	gen map[string]uint64
 }
 
 func (r *registry[T]) load() *snapshot[T] {
@@ -36,15 +40,18 @@ func (r *registry[T]) put(keys []string, vals []T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.load()
-	next := &snapshot[T]{byKey: maps.Clone(old.byKey), keys: slices.Clone(old.keys)}
+	next := &snapshot[T]{byKey: maps.Clone(old.byKey), keys: slices.Clone(old.keys), gen: maps.Clone(old.gen)}
 	if next.byKey == nil {
 		next.byKey = make(map[string]T, len(keys))
+		next.gen = make(map[string]uint64, len(keys))
 	}
 	for i, k := range keys {
 		if _, exists := next.byKey[k]; !exists {
 			next.keys = append(next.keys, k)
 		}
 		next.byKey[k] = vals[i]
+		r.seq++
+		next.gen[k] = r.seq
 	}
 	next.index()
 	r.snap.Store(next)
@@ -55,11 +62,12 @@ func (r *registry[T]) remove(keys ...string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.load()
-	next := &snapshot[T]{byKey: maps.Clone(old.byKey)}
+	next := &snapshot[T]{byKey: maps.Clone(old.byKey), gen: maps.Clone(old.gen)}
 	changed := false
 	for _, k := range keys {
 		if _, ok := next.byKey[k]; ok {
 			delete(next.byKey, k)
+			delete(next.gen, k)
 			changed = true
 		}
 	}

@@ -134,7 +134,7 @@ func (s *Server) handleListResources(ctx context.Context, r *Request) (any, erro
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := pageFor(ctx, s, r, &s.resources, p.Cursor, resourceFeature)
+	items, next, err := pageFor(s.viewOf(ctx, r), &s.resources, p.Cursor, s.opts.PageSize, resourceFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Server) handleListResourceTemplates(ctx context.Context, r *Request) (a
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	items, next, err := pageFor(ctx, s, r, &s.templates, p.Cursor, templateFeature)
+	items, next, err := pageFor(s.viewOf(ctx, r), &s.templates, p.Cursor, s.opts.PageSize, templateFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Server) handleReadResource(ctx context.Context, r *Request) (any, error
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: uri is required")
 	}
 	version := r.protocolVersion()
-	h := s.findResource(p.URI)
+	h := s.findResource(s.viewOf(ctx, r), p.URI)
 	if h == nil {
 		return nil, notFoundFor(version, ResourceNotFoundError(p.URI))
 	}
@@ -208,12 +208,15 @@ func notFoundFor(version string, e *jsonrpc.Error) *jsonrpc.Error {
 	return e
 }
 
-func (s *Server) findResource(uri string) ResourceHandler {
-	if sr, ok := s.resources.get(uri); ok {
+// findResource finds the handler of uri for a view: the resource of that
+// URI, else the first template that matches it, among those the view sees
+// (a hidden resource is absent, so a template may serve its URI).
+func (s *Server) findResource(w view, uri string) ResourceHandler {
+	if sr, ok := getFor(w, &s.resources, uri, resourceFeature); ok {
 		return sr.handler
 	}
 	for _, st := range s.templates.all() {
-		if vars := matchTemplate(st.parsed, uri); vars != nil {
+		if vars := matchTemplate(st.parsed, uri); vars != nil && w.sees(templateFeature(st)) {
 			h := st.handler // the URI is matched once, and its variables handed over
 			return func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
 				return h(ctx, req, vars)

@@ -399,6 +399,9 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 
 func (s *Server) publish(ctx context.Context, n *Notice) {
 	n.Origin = s.random().instance
+	if n.ID == "" {
+		n.ID = rand.Text()
+	}
 	if err := s.notifier.Publish(ctx, n); err != nil {
 		s.log.Warn("mcp: notifier: publish", "method", n.Method, "err", err)
 	}
@@ -407,18 +410,23 @@ func (s *Server) publish(ctx context.Context, n *Notice) {
 // hear delivers a notice to the sessions and listen streams of this process.
 func (s *Server) hear(n *Notice) {
 	ctx := context.Background()
+	if n.ID != "" {
+		ctx = context.WithValue(ctx, noticeKey{}, n.ID)
+	}
 	switch n.Method {
 	case NotificationToolListChanged, NotificationPromptListChanged, NotificationResourceListChanged:
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.initializeDone() {
+			if ss.initializeDone() && s.viewChanged(s.sessionView(fns, ss), &ss.prints, n.Method) {
 				_ = ss.notify(ctx, n.Method, &emptyParams{})
 			}
 		}
 		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedNotificationParams{Meta: m} })
 	case NotificationResourceUpdated:
 		uri := n.URI
+		fns := s.visibility()
 		for _, ss := range s.Sessions() {
-			if ss.subscribed(uri) {
+			if ss.subscribed(uri) && s.readable(s.sessionView(fns, ss), uri) {
 				_ = ss.notify(ctx, NotificationResourceUpdated, &ResourceUpdatedNotificationParams{URI: uri})
 			}
 		}
@@ -435,6 +443,20 @@ func (s *Server) hear(n *Notice) {
 			}
 		}
 	}
+}
+
+// noticeKey is the context key of NoticeID.
+type noticeKey struct{}
+
+// NoticeID returns the id of the notice (Notice.ID) whose delivery the
+// context is sending, "" if none: a transport's Stream.Write receives it
+// with each notification a Server sends for a notice it heard from the
+// Notifier. Every process that holds a copy of a session hears the notice
+// and sends it; a transport keeping the session's messages in a store they
+// share (mcphttp's EventStore) keeps one.
+func NoticeID(ctx context.Context) string {
+	id, _ := ctx.Value(noticeKey{}).(string)
+	return id
 }
 
 // route dispatches one incoming request to its method handler.

@@ -39,6 +39,7 @@ type ServerSession struct {
 	subs     map[string]struct{} // resource subscriptions (SessionState.Subscriptions is built on save)
 
 	metaCache *metaCache // client capabilities and info of 2026-07-28 requests; made on first use
+	prints    viewPrints // what the client was last shown of each list, with visibility functions
 }
 
 // sessionFields is what a session holds of its SessionState: the fields
@@ -358,6 +359,7 @@ func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error)
 	ss.state.Initialized = ss.initDone
 	ss.mu.Unlock()
 	if first {
+		s.remember(s.sessionView(s.visibility(), ss), &ss.prints)
 		_ = ss.save(ctx)
 		if s.opts.InitializedHandler != nil {
 			s.opts.InitializedHandler(ctx, ss)
@@ -443,6 +445,9 @@ func (s *Server) handleComplete(ctx context.Context, r *Request) (any, error) {
 	}
 	var p CompleteParams
 	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if err := s.refVisible(s.viewOf(ctx, r), p.Ref); err != nil {
 		return nil, err
 	}
 	res, err := h(ctx, newServerRequest(r, &p, p.Meta))

@@ -214,6 +214,11 @@ func (s *Server) stampResult(res any, method string) {
 		if ch.CacheScope == "" {
 			ch.CacheScope = s.cacheScope()
 		}
+		if method != MethodServerDiscover && s.visibility() != nil {
+			// What the caller sees decided the result: no one else may
+			// be given it from a shared cache.
+			ch.CacheScope = CacheScopePrivate
+		}
 	}
 }
 
@@ -255,6 +260,8 @@ type listener struct {
 	id     jsonrpc.ID
 	filter SubscriptionFilter
 	sendMu sync.Mutex // held while the acknowledgement is written, so nothing overtakes it
+	view   view       // what its client sees (per-request visibility)
+	prints viewPrints // what it was last shown of each list
 }
 
 func (l *listener) meta() *Meta { return &Meta{SubscriptionID: l.id} }
@@ -309,7 +316,8 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 		}
 	}
 	out := r.rc.out
-	l := &listener{out: out, ctx: ctx, id: r.ID, filter: ack}
+	l := &listener{out: out, ctx: ctx, id: r.ID, filter: ack, view: s.viewOf(ctx, r)}
+	s.remember(l.view, &l.prints)
 	// Register before acknowledging, so that a client acting on the
 	// acknowledgement misses no change that follows it, and hold sendMu
 	// until the acknowledgement is written, so that it stays the first
@@ -352,10 +360,22 @@ func (s *Server) notifyListeners(method, uri string, params func(*Meta) any) {
 	}
 	s.mu.Unlock()
 	for _, l := range targets {
+		if !s.listenerSees(l, method, uri) {
+			continue
+		}
 		l.sendMu.Lock()
 		_ = l.out.notify(l.ctx, method, params(l.meta()))
 		l.sendMu.Unlock()
 	}
+}
+
+// listenerSees reports whether a change notification concerns what the
+// client of l sees: a list whose view changed, a resource it may read.
+func (s *Server) listenerSees(l *listener, method, uri string) bool {
+	if method == NotificationResourceUpdated {
+		return s.readable(l.view, uri)
+	}
+	return s.viewChanged(l.view, &l.prints, method)
 }
 
 // serverInfoJSON returns the server's identity as a _meta member, encoded

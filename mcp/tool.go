@@ -393,7 +393,7 @@ func (s *Server) handleListTools(ctx context.Context, r *Request) (any, error) {
 	if err := decodeParams(r.Params, &p); err != nil {
 		return nil, err
 	}
-	tools, next, err := pageFor(ctx, s, r, &s.tools, p.Cursor, toolFeature)
+	tools, next, err := pageFor(s.viewOf(ctx, r), &s.tools, p.Cursor, s.opts.PageSize, toolFeature)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	if err := decodeCallToolParams(r.Params, r.meta, &p); err != nil {
 		return nil, err
 	}
-	st, ok := getFor(ctx, s, r, &s.tools, p.Name, toolFeature)
+	st, ok := getFor(s.viewOf(ctx, r), &s.tools, p.Name, toolFeature)
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown tool %q", p.Name)
 	}

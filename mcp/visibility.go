@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"strconv"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // Per-request visibility: which tools, prompts, resources and templates a
@@ -83,9 +85,12 @@ func (f Feature) Name() string {
 
 // VisibleFunc reports whether caller c may see and use feature f. ctx is
 // the request's (for HTTP, it carries what authentication middleware
-// stored), or, when the server re-evaluates a session's view for
-// Server.VisibilityChanged, a background context. It must be fast and must
-// not call the server: it runs for every entry a list considers.
+// stored); when the server re-evaluates a stateful session's view to
+// decide whether to tell it of a list change (features added or removed,
+// Server.VisibilityChanged), it is a background context, so a rule should
+// decide from c (its Principal, ClientInfo, ClientCapabilities). It must be
+// fast and must not call the server: it runs for every entry a list
+// considers.
 type VisibleFunc func(ctx context.Context, c Caller, f Feature) bool
 
 // visibleSet is the installed functions; a feature is visible when all agree.
@@ -109,9 +114,36 @@ func (s *Server) visibility() visibleSet {
 	return nil
 }
 
-// requestCaller is the Caller behind an incoming request.
-func requestCaller(r *Request) Caller {
-	return &ServerRequest[struct{}]{life: r.lifecycle(), id: r.ID}
+// view is what one caller may see: the installed functions, the caller and
+// the context they are asked with. The zero view (no function installed)
+// sees everything.
+type view struct {
+	fns    visibleSet
+	ctx    context.Context
+	caller Caller
+}
+
+// sees reports whether the view's caller may see f.
+func (w view) sees(f Feature) bool { return w.fns == nil || w.fns.allow(w.ctx, w.caller, f) }
+
+// viewOf is the view of the caller of r; the Caller is made only when a
+// function is installed.
+func (s *Server) viewOf(ctx context.Context, r *Request) view {
+	fns := s.visibility()
+	if fns == nil {
+		return view{}
+	}
+	return view{fns: fns, ctx: ctx, caller: &ServerRequest[struct{}]{life: r.lifecycle(), id: r.ID}}
+}
+
+// sessionView is the view of a stateful session's client outside any of
+// its requests (re-evaluated on changes), with a background context; the
+// zero view when fns is nil.
+func (s *Server) sessionView(fns visibleSet, ss *ServerSession) view {
+	if fns == nil {
+		return view{}
+	}
+	return view{fns: fns, ctx: context.Background(), caller: &ServerRequest[struct{}]{life: sessionBound{ss}}}
 }
 
 // features of each kind, as VisibleFunc sees them.
@@ -124,26 +156,42 @@ func templateFeature(st *serverTemplate) Feature {
 	return Feature{Kind: FeatureResourceTemplate, ResourceTemplate: st.template}
 }
 
-// pageFor is reg.page for the caller of r: only the entries it may see,
-// with cursors that name only such entries.
-func pageFor[T any](ctx context.Context, s *Server, r *Request, reg *registry[T], cursor string, feature func(T) Feature) ([]T, string, error) {
-	v := s.visibility()
-	if v == nil {
-		return reg.page(cursor, s.opts.PageSize, nil)
+// pageFor is reg.page for a view: only the entries it sees, with cursors
+// that name only such entries.
+func pageFor[T any](w view, reg *registry[T], cursor string, size int, feature func(T) Feature) ([]T, string, error) {
+	if w.fns == nil {
+		return reg.page(cursor, size, nil)
 	}
-	c := requestCaller(r)
-	return reg.page(cursor, s.opts.PageSize, func(x T) bool { return v.allow(ctx, c, feature(x)) })
+	return reg.page(cursor, size, func(x T) bool { return w.sees(feature(x)) })
 }
 
-// getFor is reg.get for the caller of r: a hidden entry is not found.
-func getFor[T any](ctx context.Context, s *Server, r *Request, reg *registry[T], key string, feature func(T) Feature) (T, bool) {
+// getFor is reg.get for a view: a hidden entry is not found.
+func getFor[T any](w view, reg *registry[T], key string, feature func(T) Feature) (T, bool) {
 	x, ok := reg.get(key)
-	if !ok {
-		return x, false
-	}
-	if v := s.visibility(); v != nil && !v.allow(ctx, requestCaller(r), feature(x)) {
+	if !ok || !w.sees(feature(x)) {
 		var zero T
 		return zero, false
 	}
 	return x, true
+}
+
+// refVisible reports whether a completion reference names a prompt or
+// template the view sees; with a function installed, a reference to what
+// is hidden or absent is refused the way prompts/get refuses an unknown
+// prompt, before the CompletionHandler runs.
+func (s *Server) refVisible(w view, ref CompleteReference) error {
+	if w.fns == nil {
+		return nil
+	}
+	switch ref.Type {
+	case RefTypePrompt:
+		if _, ok := getFor(w, &s.prompts, ref.Name, promptFeature); !ok {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown prompt %q", ref.Name)
+		}
+	case RefTypeResource:
+		if _, ok := getFor(w, &s.templates, ref.URI, templateFeature); !ok {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: unknown resource template %q", ref.URI)
+		}
+	}
+	return nil
 }

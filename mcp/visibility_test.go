@@ -48,17 +48,37 @@ var visLives = []visLife{
 
 // visConnect connects a client of life to s as principal (over HTTP, the
 // X-User header the handler's Principal function reads).
-func visConnect(t *testing.T, s *mcp.Server, life visLife, principal string) *mcp.ClientSession {
+func visConnect(t *testing.T, s *mcp.Server, life visLife, principal string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(clientImpl, &mcp.ClientOptions{ProtocolVersion: life.rev})
+	var o mcp.ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.ProtocolVersion = life.rev
+	c := mcp.NewClient(clientImpl, &o)
 	if !life.http {
 		a, b := transport.Pipe()
 		cs, done := connectStreams(t, s, c, a, b)
 		t.Cleanup(done)
 		return cs
 	}
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-	hs := httptest.NewServer(h)
+	// 2025-11-25 reads the principal with HandlerOptions.Principal,
+	// 2026-07-28 from authentication middleware (as auth.ResourceServer).
+	var h *mcphttp.Handler
+	var front http.Handler
+	if life.rev == mcp.Version20251125 {
+		h = mcphttp.NewHandler(s, &mcphttp.HandlerOptions{Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		front = h
+	} else {
+		h = mcphttp.NewHandler(s, nil)
+		front = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u := r.Header.Get("X-User"); u != "" {
+				r = r.WithContext(mcphttp.WithPrincipal(r.Context(), u))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	hs := httptest.NewServer(front)
 	cs, err := c.Connect(testCtx(t), mcphttp.NewClientStream(hs.URL, &mcphttp.ClientOptions{Header: http.Header{"X-User": {principal}}}))
 	if err != nil {
 		hs.Close()
@@ -80,7 +100,26 @@ type visKind struct {
 	name     string
 	register func(t *testing.T, s *mcp.Server, name string)
 	list     func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]string, string, error)
+	// use calls, gets or reads the entry registered as name; complete, if
+	// set, completes an argument of it.
 	use      func(ctx context.Context, cs *mcp.ClientSession, name string) error
+	complete func(ctx context.Context, cs *mcp.ClientSession, name string) error
+}
+
+func okPrompt(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{}, nil
+}
+
+func okResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{URI: req.Params.URI, Text: "ok"}}}, nil
+}
+
+func okTemplate(_ context.Context, req *mcp.ReadResourceRequest, _ map[string]string) (*mcp.ReadResourceResult, error) {
+	return okResource(context.Background(), req)
+}
+
+func okComplete(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.Completion{Values: []string{"v"}}}, nil
 }
 
 func okTool(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -111,6 +150,83 @@ var visKinds = []visKind{
 			return err
 		},
 	},
+	{
+		name: "prompts",
+		register: func(t *testing.T, s *mcp.Server, name string) {
+			if err := s.AddPrompt(&mcp.Prompt{Name: name}, okPrompt); err != nil {
+				t.Fatal(err)
+			}
+		},
+		list: func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]string, string, error) {
+			res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			var out []string
+			for _, x := range res.Prompts {
+				out = append(out, x.Name)
+			}
+			return out, res.NextCursor, nil
+		},
+		use: func(ctx context.Context, cs *mcp.ClientSession, name string) error {
+			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name})
+			return err
+		},
+		complete: func(ctx context.Context, cs *mcp.ClientSession, name string) error {
+			_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: name}, Argument: mcp.CompleteArgument{Name: "a"}})
+			return err
+		},
+	},
+	{
+		name: "resources",
+		register: func(t *testing.T, s *mcp.Server, name string) {
+			if err := s.AddResource(&mcp.Resource{URI: "test://" + name, Name: name}, okResource); err != nil {
+				t.Fatal(err)
+			}
+		},
+		list: func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]string, string, error) {
+			res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			var out []string
+			for _, x := range res.Resources {
+				out = append(out, x.Name)
+			}
+			return out, res.NextCursor, nil
+		},
+		use: func(ctx context.Context, cs *mcp.ClientSession, name string) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://" + name})
+			return err
+		},
+	},
+	{
+		name: "templates",
+		register: func(t *testing.T, s *mcp.Server, name string) {
+			if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "tmpl://" + name + "/{x}", Name: name}, okTemplate); err != nil {
+				t.Fatal(err)
+			}
+		},
+		list: func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]string, string, error) {
+			res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			var out []string
+			for _, x := range res.ResourceTemplates {
+				out = append(out, x.Name)
+			}
+			return out, res.NextCursor, nil
+		},
+		use: func(ctx context.Context, cs *mcp.ClientSession, name string) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tmpl://" + name + "/1"})
+			return err
+		},
+		complete: func(ctx context.Context, cs *mcp.ClientSession, name string) error {
+			_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: mcp.CompleteReference{Type: mcp.RefTypeResource, URI: "tmpl://" + name + "/{x}"}, Argument: mcp.CompleteArgument{Name: "x"}})
+			return err
+		},
+	},
 }
 
 // TestVisibility lists and uses every kind of feature, at both lifecycles,
@@ -122,7 +238,7 @@ func TestVisibility(t *testing.T) {
 		for _, kind := range visKinds {
 			t.Run(life.name+"/"+kind.name, func(t *testing.T) {
 				t.Parallel()
-				s := mcp.NewServer(serverImpl, &mcp.ServerOptions{PageSize: 2, Visible: visRule})
+				s := mcp.NewServer(serverImpl, &mcp.ServerOptions{PageSize: 2, Visible: visRule, CompletionHandler: okComplete})
 				for _, n := range visNames {
 					kind.register(t, s, n)
 				}
@@ -131,9 +247,12 @@ func TestVisibility(t *testing.T) {
 					principals = []string{"", "alice", "bob"}
 				}
 				for _, p := range principals {
-					cs := visConnect(t, s, life, p)
+					cs := visConnect(t, s, life, p, nil)
 					checkVisibleList(t, cs, kind, p)
-					checkVisibleUse(t, cs, kind, p)
+					checkVisibleUse(t, cs, kind.use, p)
+					if kind.complete != nil {
+						checkVisibleUse(t, cs, kind.complete, p)
+					}
 				}
 			})
 		}
@@ -179,12 +298,12 @@ func checkVisibleList(t *testing.T, cs *mcp.ClientSession, kind visKind, princip
 
 // checkVisibleUse uses every entry as principal: the visible ones work,
 // the hidden ones fail exactly as an absent one does.
-func checkVisibleUse(t *testing.T, cs *mcp.ClientSession, kind visKind, principal string) {
+func checkVisibleUse(t *testing.T, cs *mcp.ClientSession, use func(context.Context, *mcp.ClientSession, string) error, principal string) {
 	t.Helper()
 	ctx := testCtx(t)
-	absent := kind.use(ctx, cs, "nosuch")
+	absent := use(ctx, cs, "nosuch")
 	for _, n := range visNames {
-		err := kind.use(ctx, cs, n)
+		err := use(ctx, cs, n)
 		if visibleTo(principal, n) {
 			if err != nil {
 				t.Errorf("%s: using %s: %v", principal, n, err)

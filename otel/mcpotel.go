@@ -15,6 +15,25 @@
 // params._meta, where the receiving side picks it up as the parent of its
 // span. This holds in both directions: a server's sampling request is a
 // CLIENT span on the server and a SERVER span on the client.
+//
+// # How it is built
+//
+// The module (package mcpotel) gives OpenTelemetry spans, metrics and
+// trace-context propagation by the MCP semantic conventions, built only on
+// mcp.Middleware and Request.Meta/SetMeta, so that the library never imports
+// OpenTelemetry; otel/cmd/everything-server, a module of its own, is the
+// conformance server configured from the OTEL_* variables. What the
+// instrumentation reads of the core is read-only and cheap: the request id an
+// outgoing request was written with (Request.ID once next returns, from
+// jsonrpc.Conn.CallRawID), the client's transport (ClientSession.Stream,
+// mcphttp.ClientStream.URL and SessionID) for the network.*, server.* and
+// mcp.session.id attributes, mcphttp.RequestInfo for client.*, and
+// ServerSession.Stats for the queued-notifications gauge, read only when
+// metrics are collected. It keeps the other two load gauges itself (a counter
+// around the Receiving chain, the sessions between InitializedHandler and
+// Done). mcpotel.NewLogHandler wraps any slog.Handler (a request's LogHandler
+// included) to add trace_id and span_id from the record's context. Health
+// probes are not telemetry and
 package mcpotel
 
 import (

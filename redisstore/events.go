@@ -36,8 +36,9 @@ func NewEventStore(rdb redis.UniversalClient, opts *Options) *EventStore {
 }
 
 var (
-	_ mcphttp.EventStore  = (*EventStore)(nil)
-	_ mcphttp.EventWaiter = (*EventStore)(nil)
+	_ mcphttp.EventStore   = (*EventStore)(nil)
+	_ mcphttp.EventWaiter  = (*EventStore)(nil)
+	_ mcphttp.OnceAppender = (*EventStore)(nil)
 )
 
 // errWaitersBusy says that Options.MaxEventWaits Waits are blocked already.
@@ -103,6 +104,42 @@ func (s *EventStore) Append(ctx context.Context, session, stream string, data []
 		return "", unavailable(s.rdb, "append event", err)
 	}
 	return id, nil
+}
+
+// appendOnceScript is appendScript for an event caused by a notice
+// (ARGV[5]), stored with it in field n: when one of the stream's last
+// ARGV[6] entries has it, nothing is stored and false is returned.
+var appendOnceScript = redis.NewScript(`
+local recent = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', ARGV[6])
+for _, e in ipairs(recent) do
+  local f = e[2]
+  for i = 1, #f, 2 do
+    if f[i] == 'n' and f[i+1] == ARGV[5] then return false end
+  end
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'd', ARGV[2], 'n', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return id
+`)
+
+// AppendOnce implements mcphttp.OnceAppender in one round trip: the
+// script compares key with the notices of the stream's last
+// mcphttp.OnceWindow events and appends only if none has it.
+func (s *EventStore) AppendOnce(ctx context.Context, session, stream, key string, data []byte) (string, bool, error) {
+	if len(data) > s.maxBytes {
+		return "", false, fmt.Errorf("redisstore: event of %d bytes exceeds MaxEventBytes (%d)", len(data), s.maxBytes)
+	}
+	keys := []string{s.streamKey(session, stream), s.streamsKey(session)}
+	id, err := appendOnceScript.Run(ctx, s.rdb, keys, s.maxLen, data, s.ttl.Milliseconds(), stream, key, mcphttp.OnceWindow).Text()
+	if errors.Is(err, redis.Nil) {
+		return "", true, nil
+	}
+	if err != nil {
+		return "", false, unavailable(s.rdb, "append event", err)
+	}
+	return id, false, nil
 }
 
 // replayBatch is how many events Replay reads per round trip.

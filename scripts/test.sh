@@ -189,7 +189,8 @@ fuzz() {
 		fuzz_target FuzzHandlerPost ./transport/mcphttp &&
 		fuzz_target FuzzAuthorization ./auth &&
 		fuzz_target FuzzParseWWWAuthenticate ./oauth &&
-		fuzz_target FuzzCompileValidate ./jsonschema
+		fuzz_target FuzzCompileValidate ./jsonschema &&
+		fuzz_target FuzzToolUI ./apps
 }
 
 # fuzz_target NAME PKG fuzzes one target for $fuzztime. Go 1.26's fuzzing

@@ -17,6 +17,24 @@
 // frontmatter against the entry, and then reads only the files that entry
 // lists, each verified the same way. A skill's identity is the pair of the
 // host's label for the server and the skill's URI (Key).
+//
+// # How it is built
+//
+// The package is built only on mcp's seams for extensions:
+// Server.AddExtension for skills/list, skills/get and
+// resources/directory/read, AddResource for each SKILL.md and one
+// skill://{+path} template for the other files, ClientSession.Call and
+// ReadResource on the host side. Its server indexes an fs.FS once (NewServer,
+// Refresh): regular files only, frontmatter parsed with gopkg.in/yaml.v3
+// (nodes converted to JSON values by hand, bounded in size and alias
+// expansion), SHA-256 and size per file. Requests are answered from the index
+// by exact URI, so traversal has nothing to resolve; a read re-checks with
+// Lstat, before and after the open, that no symbolic link took a file's place
+// (the file opened must be the one the link-free path names) and serves the
+// bytes only while they still match the indexed digest. NewDirServer reads a
+// directory through an os.Root, so no open ever leaves it, whatever is swapped
+// in meanwhile. Its Host keys skills by (server label, URI), reads nothing on
+// listing, and verifies every byte it reads against the held entry.
 package skills
 
 // Names the extension defines.

@@ -123,3 +123,19 @@ func TestTry(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHTTPLoopbackOnly: the demo server has no authentication, so
+// --http off loopback (":PORT" listens on every interface) is refused
+// unless --allow-remote says so, before anything listens.
+func TestServeHTTPLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{":0", "0.0.0.0:0", "[::]:0"} {
+		err := serve(context.Background(), []string{"--http", addr}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--allow-remote") {
+			t.Errorf("serve --http %s: %v, want a refusal naming --allow-remote", addr, err)
+		}
+	}
+	var warn strings.Builder
+	if err := checkLoopback("0.0.0.0:0", true, &warn); err != nil || !strings.Contains(warn.String(), "warning") {
+		t.Errorf("allowed: err %v, stderr %q", err, warn.String())
+	}
+}

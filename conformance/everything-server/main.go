@@ -27,6 +27,8 @@ func main() {
 	drainTimeout := flag.Duration("drain-timeout", 20*time.Second, "with -http, on SIGTERM or SIGINT: how long to drain (finish requests in flight, hand GET streams to other replicas) before exiting")
 	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices, tasks and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
 	redisCluster := flag.String("redis-cluster", "", "as -redis, through the Redis Cluster whose nodes include `HOST:PORT[,HOST:PORT...]`")
+	maxSessions := flag.Int("max-sessions", 0, "with -http, the sessions one replica holds at once, its own and copies of other replicas' (mcphttp.HandlerOptions.MaxSessions; 0: the default, negative: no limit)")
+	maxPerClient := flag.Int("max-sessions-per-client", 0, "with -http, the sessions one client address holds on one replica (MaxSessionsPerClient; 0: the default, negative: no limit)")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -54,7 +56,8 @@ func main() {
 		os.Exit(1)
 	}
 	if *httpAddr != "" {
-		if err := serveHTTP(ctx, *httpAddr, *drainTimeout, s, logger, rd); err != nil {
+		ho := &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal, MaxSessions: *maxSessions, MaxSessionsPerClient: *maxPerClient}
+		if err := serveHTTP(ctx, *httpAddr, *drainTimeout, s, ho, rd); err != nil {
 			fmt.Fprintln(os.Stderr, "everything-server:", err)
 			os.Exit(1)
 		}
@@ -66,13 +69,13 @@ func main() {
 	}
 }
 
-// serveHTTP serves s over Streamable HTTP at /mcp and HTTP+SSE at /sse, with
-// the probes /livez and /readyz, until ctx ends; then it drains for at most
-// drain (see shutdown) and returns. Once it listens it prints the endpoint's
-// URL on stdout, so that a test can start it on port 0 and read where it
-// went.
-func serveHTTP(ctx context.Context, addr string, drain time.Duration, s *mcp.Server, logger *slog.Logger, rd *redisDeployment) error {
-	ho := &mcphttp.HandlerOptions{Logger: logger, Principal: auth.Principal}
+// serveHTTP serves s over Streamable HTTP at /mcp (a Handler with ho) and
+// HTTP+SSE at /sse, with the probes /livez and /readyz, until ctx ends;
+// then it drains for at most drain (see shutdown) and returns. Once it
+// listens it prints the endpoint's URL on stdout, so that a test can start
+// it on port 0 and read where it went.
+func serveHTTP(ctx context.Context, addr string, drain time.Duration, s *mcp.Server, ho *mcphttp.HandlerOptions, rd *redisDeployment) error {
+	logger := ho.Logger
 	if rd != nil {
 		rd.handlerOptions(ho)
 	}

@@ -110,37 +110,45 @@ func main() {
 		}
 		return
 	}
-	if err := serveHTTP(ctx, s, *addr); err != nil {
+	l, err := listen(*addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("appserver: http://%s/mcp", l.Addr())
+	if err := serveHTTP(ctx, s, l); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// serveHTTP serves s at addr/mcp until ctx ends. It listens on loopback
-// addresses only: the example has no authentication.
-func serveHTTP(ctx context.Context, s *mcp.Server, addr string) error {
+// listen listens at addr, which must be a loopback address: the example
+// has no authentication.
+func listen(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("-http %s: not a loopback address", addr)
+		return nil, fmt.Errorf("-http %s: not a loopback address", addr)
 	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
+	return net.Listen("tcp", addr)
+}
+
+// serveHTTP serves s on l at /mcp until ctx ends.
+func serveHTTP(ctx context.Context, s *mcp.Server, l net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcphttp.NewHandler(s, nil))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 	}()
-	log.Printf("appserver: http://%s/mcp", l.Addr())
 	if err := hs.Serve(l); err != http.ErrServerClosed {
 		return err
 	}
+	<-stopped // Shutdown has drained the connections
 	return nil
 }

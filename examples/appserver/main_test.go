@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcptest"
+	"github.com/gomcp/sdk/transport/mcphttp"
 	"go.uber.org/goleak"
 )
 
@@ -68,5 +70,44 @@ func TestBadIncrement(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "counter", Arguments: json.RawMessage(`{"by":1000000}`)})
 	if err != nil || !res.IsError || count.Load() != 0 {
 		t.Errorf("by 1000000: %+v, %v, count %d", res, err, count.Load())
+	}
+}
+
+// TestHTTP serves the example over Streamable HTTP on loopback, as -http
+// does, and refuses other addresses.
+func TestHTTP(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:80", "example.com:80", "no-port"} {
+		if l, err := listen(addr); err == nil {
+			l.Close()
+			t.Errorf("listen(%q) succeeded", addr)
+		}
+	}
+	var count atomic.Int64
+	s, err := newServer(&count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- serveHTTP(ctx, s, l) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(t.Context(), mcphttp.NewClientStream("http://"+l.Addr().String()+"/mcp", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "counter", Arguments: json.RawMessage(`{"by":5}`)})
+	if err != nil || res.IsError || count.Load() != 5 {
+		t.Errorf("counter over HTTP: %+v, %v", res, err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Error(err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("serveHTTP: %v", err)
 	}
 }

@@ -131,10 +131,10 @@ func buildServer(t *testing.T) string {
 }
 
 // startReplica starts an everything-server on addr (port 0: a free one),
-// given flag (-redis or -redis-cluster) set to value.
-func startReplica(t *testing.T, bin, addr, flag, value string) *replica {
+// given flag (-redis or -redis-cluster) set to value, and extra flags.
+func startReplica(t *testing.T, bin, addr, flag, value string, extra ...string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "-http", addr, flag, value)
+	cmd := exec.Command(bin, append([]string{"-http", addr, flag, value}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

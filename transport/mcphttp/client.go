@@ -341,18 +341,27 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	return c.do(req)
 }
 
-// refused handles a non-2xx answer: a JSON-RPC error for the request in
-// the body is delivered as its response; otherwise the status is the error.
+// refused handles a non-2xx answer to m: a JSON-RPC error in the body for
+// the request m is delivered as its response; otherwise the status is the
+// error, carrying the body's JSON-RPC error if it has one (with the id null,
+// or "server-error" under which the Python SDK refuses a POST before it has
+// read the request's id), so that the caller sees the server's code and
+// message.
 func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
-	if m.IsRequest() && mediaType(resp) == "application/json" {
-		status := resp.Status
-		if r, err := c.readJSON(resp); err == nil && r.Error != nil && r.ID == m.ID {
-			c.push(r)
-			return nil
-		}
-		return &HTTPError{StatusCode: resp.StatusCode, Status: status}
+	if !m.IsRequest() || mediaType(resp) != "application/json" {
+		return httpError(resp)
 	}
-	return httpError(resp)
+	herr := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status}
+	r, err := c.readJSON(resp)
+	switch {
+	case err != nil || r.Error == nil:
+	case r.ID == m.ID:
+		c.push(r)
+		return nil
+	default:
+		herr.Err = r.Error
+	}
+	return herr
 }
 
 // answer handles a 2xx answer to m.
@@ -706,42 +715,9 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 		return errors.New("no initialize request to replay")
 	}
 	c.log.Info("mcphttp: session not found; initializing a new one", "url", c.url)
-	resp, err := c.post(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), "", "")
+	sid, r, err := c.initializeAgain(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), ch)
 	if err != nil {
 		return err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError(resp)
-	}
-	sid := resp.Header.Get(headerSessionID)
-	switch mediaType(resp) {
-	case "application/json":
-		r, err := c.readJSON(resp)
-		if err != nil {
-			return err
-		}
-		c.deliver(r)
-	case "text/event-stream":
-		var cur sseCursor
-		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
-			c.deliver(m)
-			return len(ch) > 0
-		})
-		resp.Body.Close()
-		if len(ch) == 0 {
-			return fmt.Errorf("initialize stream ended: %v", err)
-		}
-	default:
-		drain(resp)
-	}
-	var r *jsonrpc.Message
-	select {
-	case r = <-ch:
-	default:
-		return errors.New("no answer to initialize")
-	}
-	if r.Error != nil {
-		return r.Error
 	}
 	v := resultVersion(r.Result)
 	c.mu.Lock()
@@ -763,18 +739,62 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	gen := c.gen
 	ver := c.version
 	c.mu.Unlock()
-	if initialized != nil {
-		resp, err := c.post(ctx, initialized, sid, ver)
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return httpError(resp)
-		}
-		drain(resp)
-		c.startStandalone(ctx, gen)
+	if initialized == nil {
+		return nil
 	}
+	resp, err := c.post(ctx, initialized, sid, ver)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return httpError(resp)
+	}
+	drain(resp)
+	c.startStandalone(ctx, gen)
 	return nil
+}
+
+// initializeAgain POSTs init, the replay of the client's initialize request
+// under an internal id, and returns the new session's id and the answer,
+// which deliver diverts to ch; an error answer is the error.
+func (c *ClientStream) initializeAgain(ctx context.Context, init *jsonrpc.Message, ch chan *jsonrpc.Message) (sid string, r *jsonrpc.Message, err error) {
+	resp, err := c.post(ctx, init, "", "")
+	if err != nil {
+		return "", nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", nil, httpError(resp)
+	}
+	sid = resp.Header.Get(headerSessionID)
+	switch mediaType(resp) {
+	case "application/json":
+		r, err := c.readJSON(resp)
+		if err != nil {
+			return "", nil, err
+		}
+		c.deliver(r)
+	case "text/event-stream":
+		var cur sseCursor
+		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
+			c.deliver(m)
+			return len(ch) > 0
+		})
+		resp.Body.Close()
+		if len(ch) == 0 {
+			return "", nil, fmt.Errorf("initialize stream ended: %v", err)
+		}
+	default:
+		drain(resp)
+	}
+	select {
+	case r = <-ch:
+	default:
+		return "", nil, errors.New("no answer to initialize")
+	}
+	if r.Error != nil {
+		return "", nil, r.Error
+	}
+	return sid, r, nil
 }
 
 // fallback switches to the HTTP+SSE transport and sends the initialize

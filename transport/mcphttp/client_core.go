@@ -240,26 +240,47 @@ func (c *clientCore) readJSON(resp *http.Response) (*jsonrpc.Message, error) {
 }
 
 // HTTPError is returned when a server answers with an unexpected HTTP
-// status and no JSON-RPC error to pass on.
+// status and no response to the request. A JSON-RPC error in its body
+// (which names no request, or another one) is in Err, where errors.As
+// finds it: the server's code and message.
 type HTTPError struct {
 	StatusCode int
 	Status     string
 	// Body is the beginning of the response body, for diagnostics.
 	Body string
+	// Err is the JSON-RPC error the body carried, if any.
+	Err *jsonrpc.Error
 }
 
 func (e *HTTPError) Error() string {
-	if e.Body == "" {
+	switch {
+	case e.Err != nil:
+		return "mcphttp: server answered " + e.Status + ": " + e.Err.Error()
+	case e.Body == "":
 		return "mcphttp: server answered " + e.Status
 	}
 	return "mcphttp: server answered " + e.Status + ": " + e.Body
+}
+
+// Unwrap returns Err, when the body carried a JSON-RPC error.
+func (e *HTTPError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
 }
 
 // httpError consumes resp and describes it.
 func httpError(resp *http.Response) *HTTPError {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: string(bytes.TrimSpace(b))}
+	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Body: string(bytes.TrimSpace(b))}
+	if mediaType(resp) == "application/json" {
+		if m := jsonrpc.Decode(b); m.Invalid == nil && m.Error != nil {
+			e.Err = m.Error
+		}
+	}
+	return e
 }
 
 func mediaType(resp *http.Response) string {

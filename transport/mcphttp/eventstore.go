@@ -62,6 +62,28 @@ type EventWaiter interface {
 	Wait(ctx context.Context, session, stream, after string, max time.Duration) error
 }
 
+// A OnceAppender is an EventStore that stores the event a notice caused
+// once per stream, however many Handlers append it. Every process holding
+// a copy of a session hears a notice published to the deployment (a
+// resource update) and sends it; while a standalone stream moves from one
+// Handler to another, both store its events for an instant, and the
+// client would get such an event twice. The Handler appends with
+// AppendOnce every event that carries a notice id (mcp.NoticeID), and
+// sends nothing when the store says the notice was stored already.
+type OnceAppender interface {
+	// AppendOnce is Append for an event caused by the notice key: if one
+	// of the stream's last OnceWindow events was stored with the same key,
+	// nothing is stored and dup is true (id is then ""). The check and the
+	// append are one atomic step.
+	AppendOnce(ctx context.Context, session, stream, key string, data []byte) (id string, dup bool, err error)
+}
+
+// OnceWindow is how many of a stream's newest events a OnceAppender at
+// least compares a notice with: the copies of one notice are stored
+// within a notice's delivery time of each other (milliseconds), far fewer
+// events apart on one session's stream. It bounds the check's cost.
+const OnceWindow = 64
+
 // ErrUnknownEvent is returned by EventStore.Replay for an event id the
 // store did not issue.
 var ErrUnknownEvent = errors.New("mcphttp: unknown event id")
@@ -135,6 +157,7 @@ type memEvent struct {
 	seq  int64
 	at   int64 // unix nanoseconds of the append
 	data []byte
+	once string // the notice that caused it (AppendOnce), if any
 }
 
 // eventOverhead is what one stored event costs beyond its data, counted
@@ -163,12 +186,38 @@ func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
 	return s
 }
 
+var _ OnceAppender = (*MemoryEventStore)(nil)
+
 // Append implements EventStore.
 func (s *MemoryEventStore) Append(_ context.Context, session, stream string, data []byte) (string, error) {
-	size := len(data) + eventOverhead
-	now := s.now().UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.appendLocked(session, stream, "", data), nil
+}
+
+// AppendOnce implements OnceAppender, comparing key with the notices of
+// the stream's last OnceWindow events.
+func (s *MemoryEventStore) AppendOnce(_ context.Context, session, stream, key string, data []byte) (string, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ms := s.sessions[session]; ms != nil && key != "" {
+		if mst := ms.streams[stream]; mst != nil {
+			live := mst.events[mst.head:]
+			for i := len(live) - 1; i >= max(0, len(live)-OnceWindow); i-- {
+				if live[i].once == key {
+					return "", true, nil
+				}
+			}
+		}
+	}
+	return s.appendLocked(session, stream, key, data), false, nil
+}
+
+// appendLocked stores data, caused by the notice once if not "", as the
+// next event of the stream and returns its id; s.mu is held.
+func (s *MemoryEventStore) appendLocked(session, stream, once string, data []byte) string {
+	size := len(data) + len(once) + eventOverhead
+	now := s.now().UnixNano()
 	s.expire(now)
 	ms := s.sessions[session]
 	if ms == nil {
@@ -184,7 +233,7 @@ func (s *MemoryEventStore) Append(_ context.Context, session, stream string, dat
 	}
 	s.seq++
 	seq := s.seq
-	mst.events = append(mst.events, memEvent{seq: seq, at: now, data: data})
+	mst.events = append(mst.events, memEvent{seq: seq, at: now, data: data, once: once})
 	mst.bytes += size
 	ms.bytes += size
 	s.bytes += size
@@ -209,7 +258,7 @@ func (s *MemoryEventStore) Append(_ context.Context, session, stream string, dat
 			}
 		}
 	}
-	return strconv.FormatInt(seq, 10), nil
+	return strconv.FormatInt(seq, 10)
 }
 
 // expire evicts the events older than the age bound, oldest first.
@@ -256,7 +305,7 @@ func (s *MemoryEventStore) evictLargest(ms *memSession, keep int64) bool {
 // and the session once empty.
 func (s *MemoryEventStore) evictOldest(ms *memSession, mst *memStream) {
 	e := &mst.events[mst.head]
-	size := len(e.data) + eventOverhead
+	size := len(e.data) + len(e.once) + eventOverhead
 	*e = memEvent{}
 	mst.head++
 	mst.bytes -= size

@@ -75,17 +75,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		st = s.postStream(name)
 	}
 	if st == nil {
-		// A finished POST stream, or another Handler's: replay what the
-		// client missed, and end.
-		var err error
-		if h.writeThrough && !strings.HasPrefix(name, h.streamPrefix) {
-			// Another process's POST stream, whose request may still be
-			// running there: follow it until its answer is stored.
-			err = h.follow(r.Context(), s, name, after, c)
-		} else {
-			_, err = h.replay(r.Context(), s.id, name, after, c)
-		}
-		h.endReplay(w, c, last, err)
+		h.replayPostStream(w, r, s, c, name, after, last)
 		return
 	}
 	if err := st.attach(r.Context(), c, after, true); err != nil {
@@ -94,6 +84,21 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = c.write(nil) // the headers, if nothing was replayed
 	h.hold(r, s, st, c)
+}
+
+// replayPostStream answers a GET resuming a POST stream that is finished,
+// or another Handler's: it replays what the client missed (the events of
+// stream name after the store id after, from Last-Event-ID last), and ends.
+func (h *Handler) replayPostStream(w http.ResponseWriter, r *http.Request, s *session, c *sseConn, name, after, last string) {
+	var err error
+	if h.writeThrough && !strings.HasPrefix(name, h.streamPrefix) {
+		// Another process's POST stream, whose request may still be
+		// running there: follow it until its answer is stored.
+		err = h.follow(r.Context(), s, name, after, c)
+	} else {
+		_, err = h.replay(r.Context(), s.id, name, after, c)
+	}
+	h.endReplay(w, c, last, err)
 }
 
 // followLimit bounds how long a GET follows another process's POST

@@ -297,8 +297,9 @@ const (
 //     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
 //     that delivers later (Redis), both store the session's events while
 //     the notice travels, the old holder announces when it let go, and
-//     the new one then sends what the old one stored late, an update both
-//     stored going out once (see takeover).
+//     the new one then sends what the old one stored late (see takeover).
+//     An update both hear is stored once, by whichever appends it first,
+//     if the EventStore is a OnceAppender: the other sends nothing.
 //   - Shutdown drains a Handler: its standalone streams end with a retry
 //     hint and it stores their events until their clients resume them on
 //     other Handlers.
@@ -309,6 +310,10 @@ const (
 //   - Requests the server sends while answering with JSON go to the
 //     standalone stream and need it held by the Handler running the
 //     request.
+//   - A request the server sends on the standalone stream before the client
+//     opened it (from ServerOptions.InitializedHandler: clients send their
+//     GET once initialized is accepted) waits for the GET, at most 10
+//     seconds and as long as its context allows, 16 per session at most.
 //   - DELETE forgets the session in both stores and ends every copy.
 //
 // A Handler bounds what one client can hold: the time to send a POST body
@@ -332,6 +337,7 @@ type Handler struct {
 	server *mcp.Server
 	opts   HandlerOptions
 	events EventStore
+	once   OnceAppender // events, if it can store a notice's event once
 	states mcp.SessionStore
 	// writeThrough: states is shared (HandlerOptions.SessionStore), so
 	// sessions write every change to it; otherwise it is this Handler's
@@ -387,6 +393,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	if h.events == nil {
 		h.events = NewMemoryEventStore(nil)
 	}
+	h.once, _ = h.events.(OnceAppender)
 	h.states = o.SessionStore
 	h.writeThrough = h.states != nil
 	if h.states == nil {

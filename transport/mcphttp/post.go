@@ -23,9 +23,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json")
 		return
 	}
-	accept := r.Header.Values("Accept")
-	okJSON, okSSE := accepts(accept, "application/json"), accepts(accept, "text/event-stream")
-	if !okJSON && !okSSE {
+	accept := acceptanceOf(r.Header.Values("Accept"))
+	if accept == acceptNeither {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream")
 		return
 	}
@@ -45,11 +44,52 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isStateless(version) || (sid == "" && !isStateful(version) && declaresStateless(msg)) {
-		h.serveStateless(w, r, msg, okJSON, okSSE)
+		h.serveStateless(w, r, msg, accept)
 		return
 	}
-	h.serveSession(w, r, msg, version, sid, okJSON, okSSE)
+	h.serveSession(w, r, msg, version, sid, accept)
 }
+
+// acceptance is what the Accept header of a POST allows its answer to be:
+// a JSON body, an SSE stream, or either (both bits). Decided once where the
+// POST enters; acceptNeither is refused there (406).
+type acceptance uint8
+
+const (
+	acceptNeither acceptance = 0
+	acceptJSON    acceptance = 1 << 0
+	acceptSSE     acceptance = 1 << 1
+)
+
+// acceptanceOf reads the Accept header values of a POST.
+func acceptanceOf(values []string) acceptance {
+	a := acceptNeither
+	if accepts(values, "application/json") {
+		a |= acceptJSON
+	}
+	if accepts(values, "text/event-stream") {
+		a |= acceptSSE
+	}
+	return a
+}
+
+// json reports whether the answer may be a JSON body.
+func (a acceptance) json() bool { return a&acceptJSON != 0 }
+
+// sse reports whether the answer may be an SSE stream.
+func (a acceptance) sse() bool { return a&acceptSSE != 0 }
+
+// messageKind says what a POSTed message is to its session.
+type messageKind uint8
+
+const (
+	// sessionMessage: a message (or batch) for a session that exists.
+	sessionMessage messageKind = iota
+	// initializeMessage: the initialize request that made the session; its
+	// answer carries the session id, or ends the session when it is an
+	// error.
+	initializeMessage
+)
 
 // The refusals of a batch in a POST that cannot carry one.
 var (
@@ -91,7 +131,7 @@ func errBatchRevision(version string) *jsonrpc.Error {
 }
 
 // serveSession serves a POST of a stateful session.
-func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version, sid string, okJSON, okSSE bool) {
+func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version, sid string, accept acceptance) {
 	if msg.Batch != nil {
 		for _, e := range msg.Batch {
 			if e.Method == mcp.MethodInitialize {
@@ -106,7 +146,7 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 	}
 	if sid == "" {
 		if msg.IsRequest() && msg.Method == mcp.MethodInitialize {
-			h.serveInitialize(w, r, msg, version, okJSON, okSSE)
+			h.serveInitialize(w, r, msg, version, accept)
 			return
 		}
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidRequest, "bad request: missing Mcp-Session-Id header; initialize a session first")
@@ -129,11 +169,11 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, e.Code, e.Message)
 		return
 	}
-	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, false)
+	h.serveMessage(&sessionPost{w: w, r: r, s: s, msg: msg, version: version, accept: accept, kind: sessionMessage})
 }
 
 // serveInitialize creates a session for an initialize request.
-func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, okJSON, okSSE bool) {
+func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, accept acceptance) {
 	client := h.clientKey(r)
 	if ok, overQuota := h.reserve(client, true); !ok {
 		w.Header().Set("Retry-After", "5")
@@ -164,7 +204,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	}
 	s.begin()
 	defer s.end()
-	h.serveMessage(w, r, s, msg, version, okJSON, okSSE, true)
+	h.serveMessage(&sessionPost{w: w, r: r, s: s, msg: msg, version: version, accept: accept, kind: initializeMessage})
 }
 
 // hasResponse reports whether msg is, or a batch holding, a response.
@@ -205,17 +245,87 @@ func setInfo(msg *jsonrpc.Message, info *RequestInfo) {
 	}
 }
 
-// serveMessage delivers a POSTed message to s and writes the answer. init
-// marks the initialize request of a new session: its answer carries the
-// session id, or ends the session when it is an error.
-func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *session, msg *jsonrpc.Message, version string, okJSON, okSSE, init bool) {
-	info := newRequestInfo(r, s.id)
-	info.principal = s.principal
-	if init {
-		info.SessionID = ""
+// sessionPost is a POST to a session on its way to an answer: what was
+// decided where it entered, and what serving it opened.
+type sessionPost struct {
+	w       http.ResponseWriter
+	r       *http.Request
+	s       *session
+	msg     *jsonrpc.Message
+	version string // the MCP-Protocol-Version header, else the session's
+	accept  acceptance
+	kind    messageKind
+
+	info *RequestInfo
+	ids  []jsonrpc.ID // the requests the POST carries
+	st   *stream      // the stream answering them
+	c    *sseConn     // its SSE response; nil for a JSON answer
+	lazy bool         // the SSE response may still become a JSON answer (stream.lazy)
+}
+
+// serveMessage delivers a POSTed message to its session and writes the
+// answer: 202 for notifications and responses, else a JSON body or an SSE
+// stream.
+func (h *Handler) serveMessage(p *sessionPost) {
+	p.info = newRequestInfo(p.r, p.s.id)
+	p.info.principal = p.s.principal
+	if p.kind == initializeMessage {
+		p.info.SessionID = ""
 	}
-	ids := requestIDs(msg)
-	if len(ids) == 0 && h.writeThrough && !init && hasResponse(msg) {
+	p.ids = requestIDs(p.msg)
+	if len(p.ids) == 0 {
+		h.serveNoRequest(p)
+		return
+	}
+	useSSE := p.accept.sse() && !(p.accept.json() && (h.opts.JSONResponse || p.kind == initializeMessage))
+	// A client accepting both gets JSON unless the handler sends something
+	// before its answer (see stream.lazy).
+	p.lazy = useSSE && p.accept.json() && !h.opts.EagerSSE
+	st, err := p.s.openStream(p.ids, useSSE, p.lazy)
+	if err != nil {
+		// Id null: the id names a live request, whose answer this is not.
+		writeError(p.w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
+		return
+	}
+	p.st = st
+	if useSSE {
+		h.startSSE(p)
+	}
+	setInfo(p.msg, p.info)
+	p.s.observe(p.msg)
+	if err := h.run(p); err != nil {
+		p.s.takeAll(st)
+		if p.c != nil {
+			p.c.kill()
+			if p.c.started() {
+				return
+			}
+		}
+		errSessionNotFound(p.w, p.ids[0])
+		return
+	}
+	if p.c != nil {
+		h.finishSSE(p)
+		return
+	}
+	select {
+	case <-st.finishedCh:
+		st.mu.Lock()
+		final := st.final
+		st.mu.Unlock()
+		h.answerJSON(p, final)
+	case <-p.r.Context().Done():
+		h.answerUnfinished(p)
+	case <-p.s.done:
+		errSessionNotFound(p.w, p.ids[0])
+	}
+}
+
+// serveNoRequest delivers a POST without requests (notifications and
+// responses) and accepts it (202).
+func (h *Handler) serveNoRequest(p *sessionPost) {
+	w, r, s, msg := p.w, p.r, p.s, p.msg
+	if h.writeThrough && p.kind != initializeMessage && hasResponse(msg) {
 		// The call this answers may wait in another Handler's copy of the
 		// session: pass it on.
 		n := &mcp.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
@@ -226,93 +336,66 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, s *sessio
 			return
 		}
 	}
-	if len(ids) == 0 {
-		setInfo(msg, info)
-		s.observe(msg)
-		if s.deliver(msg) != nil {
-			errSessionNotFound(w, jsonrpc.ID{})
-			return
-		}
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	useSSE := okSSE && !(okJSON && (h.opts.JSONResponse || init))
-	// A client accepting both gets JSON unless the handler sends something
-	// before its answer (see stream.lazy).
-	lazy := useSSE && okJSON && !h.opts.EagerSSE
-	st, err := s.openStream(ids, useSSE, lazy)
-	if err != nil {
-		// Id null: the id names a live request, whose answer this is not.
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
-		return
-	}
-	var c *sseConn
-	if useSSE {
-		info.stream = st
-		if init {
-			w.Header().Set(headerSessionID, s.id)
-		}
-		c = newSSEConn(w, h.opts.WriteTimeout)
-		var prime []byte
-		if s.primes(version) {
-			prime = appendEvent(nil, eventID(st.name, ""), "", h.opts.RetryInterval, nil)
-		}
-		if lazy {
-			st.prime = prime // written if the stream becomes SSE
-		} else {
-			_ = c.write(prime) // flushes the headers
-		}
-		_ = st.attach(r.Context(), c, "", false)
-	}
-	setInfo(msg, info)
+	setInfo(msg, p.info)
 	s.observe(msg)
-	var err2 error
-	if !init && msg.Batch == nil && (c == nil || lazy) {
-		// One request whose answer can still be JSON: its handler runs
-		// on this goroutine, which the watch stands in for meanwhile.
-		wt := h.watch(r, s, st, c)
-		err2 = s.serveInline(msg)
-		wt.stop()
+	if s.deliver(msg) != nil {
+		errSessionNotFound(w, jsonrpc.ID{})
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// startSSE opens the SSE response of p's stream: primed at once, or (lazy)
+// once the stream turns out to need SSE.
+func (h *Handler) startSSE(p *sessionPost) {
+	p.info.stream = p.st
+	if p.kind == initializeMessage {
+		p.w.Header().Set(headerSessionID, p.s.id)
+	}
+	p.c = newSSEConn(p.w, h.opts.WriteTimeout)
+	var prime []byte
+	if p.s.primes(p.version) {
+		prime = appendEvent(nil, eventID(p.st.name, ""), "", h.opts.RetryInterval, nil)
+	}
+	if p.lazy {
+		p.st.prime = prime // written if the stream becomes SSE
 	} else {
-		err2 = s.deliver(msg)
+		_ = p.c.write(prime) // flushes the headers
 	}
-	if err2 != nil {
-		s.takeAll(st)
-		if c != nil {
-			c.kill()
-			if c.started() {
-				return
-			}
-		}
-		errSessionNotFound(w, ids[0])
-		return
+	_ = p.st.attach(p.r.Context(), p.c, "", false)
+}
+
+// run hands p's message to the session. One request whose answer can still
+// be JSON has its handler run on this goroutine, which the watch stands in
+// for meanwhile; anything else is dispatched without waiting.
+func (h *Handler) run(p *sessionPost) error {
+	if p.kind == initializeMessage || p.msg.Batch != nil || (p.c != nil && !p.lazy) {
+		return p.s.deliver(p.msg)
 	}
-	if c != nil {
-		select {
-		case <-c.done:
-			c.kill() // answered already (inline): nothing to hold
-		default:
-			h.hold(r, s, st, c)
-		}
-		if lazy, final, finished := st.jsonAnswer(); lazy {
-			h.answerJSON(w, r, s, st, ids[0], init, final, finished, okSSE)
-			return
-		}
-		if init && s.protocolVersion() == "" {
-			s.terminate() // initialize failed: the session is useless
-		}
-		return
-	}
+	wt := h.watch(p.r, p.s, p.st, p.c)
+	defer wt.stop()
+	return p.s.serveInline(p.msg)
+}
+
+// finishSSE holds p's SSE response until its stream is done, and ends the
+// POST: with the JSON answer if the stream never became SSE.
+func (h *Handler) finishSSE(p *sessionPost) {
 	select {
-	case <-st.finishedCh:
-		st.mu.Lock()
-		final := st.final
-		st.mu.Unlock()
-		h.answerJSON(w, r, s, st, ids[0], init, final, true, okSSE)
-	case <-r.Context().Done():
-		h.answerJSON(w, r, s, st, ids[0], init, nil, false, okSSE)
-	case <-s.done:
-		errSessionNotFound(w, ids[0])
+	case <-p.c.done:
+		p.c.kill() // answered already (inline): nothing to hold
+	default:
+		h.hold(p.r, p.s, p.st, p.c)
+	}
+	if lazy, final, finished := p.st.jsonAnswer(); lazy {
+		if finished {
+			h.answerJSON(p, final)
+		} else {
+			h.answerUnfinished(p)
+		}
+		return
+	}
+	if p.kind == initializeMessage && p.s.protocolVersion() == "" {
+		p.s.terminate() // initialize failed: the session is useless
 	}
 }
 
@@ -371,29 +454,33 @@ func (wt *inlineWatch) stop() {
 	wt.mu.Unlock()
 }
 
-// answerJSON ends a POST answered with JSON: with final when the stream
-// finished with an answer, with answerCancelled when its requests were
-// cancelled, and when it did not finish, by giving up on its requests (the
-// client went away) or reporting the session gone. okSSE says whether the
-// client accepts an SSE stream.
-func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session, st *stream, id jsonrpc.ID, init bool, final *jsonrpc.Message, finished, okSSE bool) {
-	switch {
-	case !finished && r.Context().Err() != nil:
-		s.abandon(st)
-		if init {
-			h.forget(context.WithoutCancel(r.Context()), s.id)
-		}
-		return
-	case !finished:
-		errSessionNotFound(w, id)
-		return
-	case final == nil:
-		answerCancelled(w, id, okSSE)
+// answerUnfinished ends a POST answered with JSON whose stream did not
+// finish: the client went away (its requests are given up on), or the
+// session ended.
+func (h *Handler) answerUnfinished(p *sessionPost) {
+	if p.r.Context().Err() == nil {
+		errSessionNotFound(p.w, p.ids[0])
 		return
 	}
+	p.s.abandon(p.st)
+	if p.kind == initializeMessage {
+		h.forget(context.WithoutCancel(p.r.Context()), p.s.id)
+	}
+}
+
+// answerJSON ends a POST answered with JSON whose stream finished: with
+// final, or with answerCancelled when its requests were cancelled (final
+// nil).
+func (h *Handler) answerJSON(p *sessionPost, final *jsonrpc.Message) {
+	w, r := p.w, p.r
+	if final == nil {
+		answerCancelled(w, p.ids[0], p.accept)
+		return
+	}
+	init := p.kind == initializeMessage
 	ok := final.Error == nil && final.Batch == nil
 	if init && ok {
-		w.Header().Set(headerSessionID, s.id)
+		w.Header().Set(headerSessionID, p.s.id)
 	}
 	bp := bufPool.Get().(*[]byte)
 	b := final.AppendJSON((*bp)[:0])
@@ -407,7 +494,7 @@ func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session,
 	}
 	putBuf(bp, b)
 	if init && !ok {
-		s.terminate()
+		p.s.terminate()
 	}
 }
 
@@ -417,8 +504,8 @@ func (h *Handler) answerJSON(w http.ResponseWriter, r *http.Request, s *session,
 // response: so an SSE stream that ends empty (no event id either, so that
 // nothing invites the client to resume it), or, for a client that takes
 // JSON only, an error response it will ignore for the cancelled id.
-func answerCancelled(w http.ResponseWriter, id jsonrpc.ID, okSSE bool) {
-	if okSSE {
+func answerCancelled(w http.ResponseWriter, id jsonrpc.ID, accept acceptance) {
+	if accept.sse() {
 		writeSSEHeaders(w)
 		return
 	}

@@ -72,7 +72,7 @@ func headerMismatch(w http.ResponseWriter, id jsonrpc.ID, msg string) {
 }
 
 // serveStateless answers one POST of the stateless revision.
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, okJSON, okSSE bool) {
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, accept acceptance) {
 	// A batch never gets here: the body's decoder refuses it (refuseBatch).
 	if !msg.IsRequest() {
 		// Clients send no responses. Core 2026-07-28 defines no client
@@ -94,26 +94,47 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 			return
 		}
 	}
+	if !checkStatelessHeaders(w, r, msg) {
+		return
+	}
+	client, ok := h.admitStateless(w, r, msg.ID)
+	if !ok {
+		return
+	}
+	defer h.statelessReq.release(client)
+	if !msg.IsRequest() {
+		h.notifyStateless(w, r, msg)
+		return
+	}
+	h.answerStateless(w, r, msg, accept)
+}
+
+// checkStatelessHeaders checks what only the transport can see of a
+// stateless request, in the order the specification gives: the
+// MCP-Protocol-Version header, the _meta keys, then that the standard
+// headers repeat the body. It answers the POST and reports false on the
+// first failure.
+func checkStatelessHeaders(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) bool {
 	version := r.Header.Get(headerProtocolVersion)
 	if version == "" {
 		headerMismatch(w, msg.ID, "Missing MCP-Protocol-Version header")
-		return
+		return false
 	}
 	env := peekStateless(msg)
 	switch {
 	case env.Meta == nil:
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities")
-		return
+		return false
 	case env.Meta.ProtocolVersion == nil:
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/protocolVersion")
-		return
+		return false
 	case env.Meta.ClientCapabilities == nil:
 		writeError(w, http.StatusBadRequest, msg.ID, jsonrpc.CodeInvalidParams, "Invalid params: missing _meta keys: io.modelcontextprotocol/clientCapabilities")
-		return
+		return false
 	}
 	if *env.Meta.ProtocolVersion != version {
 		headerMismatch(w, msg.ID, "Header mismatch: MCP-Protocol-Version "+quoteHeader(version)+" differs from _meta protocolVersion "+quoteHeader(*env.Meta.ProtocolVersion))
-		return
+		return false
 	}
 	if got := r.Header.Get(mcp.HeaderMethod); got != msg.Method {
 		if got == "" {
@@ -121,8 +142,15 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		} else {
 			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Method "+quoteHeader(got)+" differs from the request method "+quoteHeader(msg.Method))
 		}
-		return
+		return false
 	}
+	return checkNameHeader(w, r, msg, env)
+}
+
+// checkNameHeader checks that the Mcp-Name header repeats the name the
+// request acts on (a tool, a prompt, a resource, a task), as
+// checkStatelessHeaders does.
+func checkNameHeader(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, env *statelessEnvelope) bool {
 	var name string
 	optional := false // the tasks extension's methods tolerate a missing Mcp-Name
 	switch msg.Method {
@@ -133,58 +161,69 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
 		name, optional = env.TaskID, true
 	}
-	if got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]; name != "" && (ok || !optional) {
-		if !ok {
-			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
-			return
-		}
-		v, err := mcp.DecodeHeaderValue(got[0])
-		if err != nil {
-			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name: "+err.Error())
-			return
-		}
-		if v != name {
-			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name "+quoteHeader(got[0])+" differs from the request's "+quoteHeader(name))
-			return
-		}
+	got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	if name == "" || (!ok && optional) {
+		return true
 	}
+	if !ok {
+		headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
+		return false
+	}
+	v, err := mcp.DecodeHeaderValue(got[0])
+	if err != nil {
+		headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name: "+err.Error())
+		return false
+	}
+	if v != name {
+		headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name "+quoteHeader(got[0])+" differs from the request's "+quoteHeader(name))
+		return false
+	}
+	return true
+}
 
+// admitStateless counts a stateless request against MaxStatelessRequests
+// and MaxStatelessRequestsPerClient and returns the client it counts for
+// (h.statelessReq.release(client) releases it), or refuses the POST (the
+// Handler closed, or a bound reached) and reports false.
+func (h *Handler) admitStateless(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) (client string, ok bool) {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server shutting down")
-		return
+		writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy, "server shutting down")
+		return "", false
 	}
-	client := h.clientKey(r)
+	client = h.clientKey(r)
 	if ok, overQuota := h.statelessReq.acquire(client); !ok {
 		w.Header().Set("Retry-After", "1")
 		if overQuota {
 			h.log.Warn("mcphttp: refusing stateless request: client at MaxStatelessRequestsPerClient", "client", client, "max", h.opts.MaxStatelessRequestsPerClient)
-			writeError(w, http.StatusTooManyRequests, msg.ID, CodeServerBusy,
+			writeError(w, http.StatusTooManyRequests, id, CodeServerBusy,
 				"too many requests: this client has "+strconv.Itoa(h.opts.MaxStatelessRequestsPerClient)+" requests in progress already; try again later")
-			return
+			return "", false
 		}
 		h.log.Warn("mcphttp: refusing stateless request: at MaxStatelessRequests", "max", h.opts.MaxStatelessRequests)
-		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy,
+		writeError(w, http.StatusServiceUnavailable, id, CodeServerBusy,
 			"server busy: "+strconv.Itoa(h.opts.MaxStatelessRequests)+" requests in progress; try again later")
-		return
+		return "", false
 	}
-	defer h.statelessReq.release(client)
-	if !msg.IsRequest() {
-		h.notifyStateless(w, r, msg)
-		return
-	}
-	// The response is an event stream when the client accepts only that,
-	// JSON when it accepts only that, and otherwise whichever the handler
-	// calls for: the answer alone goes out as JSON, with an HTTP status
-	// matching its error; a message before it starts an event stream.
+	return client, true
+}
+
+// answerStateless runs a stateless request's handler on this goroutine,
+// with the request's context (the client closing the response cancels
+// it), and writes its answer. The response is an event stream when the
+// client accepts only that, JSON when it accepts only that, and otherwise
+// whichever the handler calls for: the answer alone goes out as JSON, with
+// an HTTP status matching its error; a message before it starts an event
+// stream.
+func (h *Handler) answerStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, accept acceptance) {
 	var c *sseConn
-	if okSSE {
+	if accept.sse() {
 		c = newSSEConn(w, h.opts.WriteTimeout)
 		defer c.kill()
-		if !okJSON {
+		if !accept.json() {
 			_ = c.write(nil) // the headers
 		}
 		defer h.keepAlive(c)()
@@ -204,8 +243,6 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	info := newRequestInfo(r, "")
 	info.principal = h.principal(r)
 	msg.Info = info
-	// The handler runs here, on this goroutine, with the request's context:
-	// the client closing the response cancels it.
 	final := h.server.HandleStateless(r.Context(), msg, send)
 	switch {
 	case c != nil && c.started():
@@ -217,19 +254,25 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		w.WriteHeader(http.StatusNoContent) // the client went away
 		return
 	}
-	status := http.StatusOK
-	if final.Error != nil {
-		switch final.Error.Code {
-		case jsonrpc.CodeMethodNotFound:
-			status = http.StatusNotFound
-		case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
-			status = http.StatusBadRequest
-		}
-	}
 	bp := bufPool.Get().(*[]byte)
 	b := final.AppendJSON((*bp)[:0])
-	h.writeJSONStatus(w, r, status, b)
+	h.writeJSONStatus(w, r, statelessStatus(final.Error), b)
 	putBuf(bp, b)
+}
+
+// statelessStatus is the HTTP status of a stateless request's JSON answer
+// carrying e (nil for a result).
+func statelessStatus(e *jsonrpc.Error) int {
+	if e == nil {
+		return http.StatusOK
+	}
+	switch e.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // notifyStateless hands a stateless notification to the server, on this

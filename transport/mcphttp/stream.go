@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
 )
 
 // errStreamFinished is returned by stream.send after the stream's last
@@ -19,9 +20,19 @@ import (
 var errStreamFinished = errors.New("mcphttp: stream finished")
 
 // errNoStream is returned when the server sends a request on the standalone
-// stream while this Handler does not hold it: the client never opened it
-// here, or took it to another Handler.
-var errNoStream = errors.New("mcphttp: the client has no open stream on this handler to receive server requests (it never sent GET here)")
+// stream while this Handler does not hold it: the client did not open it
+// here in time (see awaitHeld), or took it to another Handler.
+var errNoStream = errors.New("mcphttp: the client has no open stream on this handler to receive server requests (it sent no GET here)")
+
+// Bounds on the requests that wait for a client's standalone stream (see
+// awaitHeld): how many may wait in one session, and how long each may
+// wait at most, whatever its context allows (a request sent from
+// ServerOptions.InitializedHandler holds the session's notification lane
+// while it waits).
+const (
+	maxHeldWaiters = 16
+	maxHeldWait    = 10 * time.Second
+)
 
 // standaloneName is the standalone GET stream's name in the EventStore and
 // in event ids; every Handler serving the session uses it, so the stream
@@ -69,6 +80,12 @@ type stream struct {
 	// messages. held and last change with both order and mu held.
 	held bool
 	last string // the store id of the stream's newest event this Handler knows
+	// everHeld: held was true once. heldCh is closed when held becomes
+	// true; waiters counts the requests waiting for that (awaitHeld).
+	// Guarded by mu.
+	everHeld bool
+	heldCh   chan struct{}
+	waiters  int
 	// handoff: a drain (Handler.Shutdown) ended the live connection of the
 	// held stream, whose client resumes it on another Handler. Guarded by
 	// mu.
@@ -98,6 +115,11 @@ type queuedEvent struct {
 // connection, without an event id, so it is not lost now but cannot be
 // replayed).
 func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) error {
+	if st.id == 0 && m.IsRequest() {
+		if err := st.awaitHeld(ctx); err != nil {
+			return err
+		}
+	}
 	if !st.resumable {
 		// A JSON answer: only the response comes here.
 		st.mu.Lock()
@@ -136,7 +158,10 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	}
 	data := m.AppendJSON(nil) // owned by the store from here on
 	h := st.s.h
-	sid, err := h.events.Append(ctx, st.s.id, st.name, data)
+	sid, dup, err := h.appendEvent(ctx, st.s.id, st.name, data)
+	if dup {
+		return nil // another Handler stored this notice's event: the client gets that copy
+	}
 	if err != nil {
 		h.log.Warn("mcphttp: event store: append", "session", st.s.id, "err", err)
 		err = fmt.Errorf("mcphttp: event store: %w", err)
@@ -163,6 +188,72 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 		st.finishLocked()
 	}
 	return err
+}
+
+// awaitHeld waits until this Handler holds the standalone stream, for a
+// request the server sends on it. A client opens its GET only once the
+// server has accepted its initialized notification, so a request sent
+// from ServerOptions.InitializedHandler (or any request sent right after
+// the handshake) would otherwise find no stream: it waits, bounded by ctx
+// (ServerOptions.RequestTimeout applies), by maxHeldWait and by the
+// session's end, and at most maxHeldWaiters requests of a session wait at
+// once. A stream that was held here and is no more (the client took it to
+// another Handler) is not waited for.
+func (st *stream) awaitHeld(ctx context.Context) error {
+	st.mu.Lock()
+	if st.held {
+		st.mu.Unlock()
+		return nil
+	}
+	if st.everHeld || st.waiters >= maxHeldWaiters {
+		st.mu.Unlock()
+		return errNoStream
+	}
+	if st.heldCh == nil {
+		st.heldCh = make(chan struct{})
+	}
+	ch := st.heldCh
+	st.waiters++
+	st.mu.Unlock()
+	defer func() {
+		st.mu.Lock()
+		st.waiters--
+		st.mu.Unlock()
+	}()
+	t := time.NewTimer(maxHeldWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", errNoStream, context.Cause(ctx))
+	case <-st.s.done:
+		return jsonrpc.ErrClosed
+	case <-t.C:
+		return errNoStream
+	}
+}
+
+// holdLocked makes this Handler the holder of the standalone stream, and
+// wakes the requests waiting for that. st.mu must be held.
+func (st *stream) holdLocked() {
+	st.held, st.everHeld = true, true
+	if st.heldCh != nil {
+		close(st.heldCh)
+		st.heldCh = nil
+	}
+}
+
+// appendEvent stores data as the next event of a session's stream. An
+// event caused by a notice (mcp.NoticeID) is stored once per stream when
+// the store can tell (OnceAppender): dup reports that another Handler,
+// which heard the notice too, stored it already.
+func (h *Handler) appendEvent(ctx context.Context, session, stream string, data []byte) (id string, dup bool, err error) {
+	if key := mcp.NoticeID(ctx); key != "" && h.once != nil {
+		return h.once.AppendOnce(ctx, session, stream, key, data)
+	}
+	id, err = h.events.Append(ctx, session, stream, data)
+	return id, false, err
 }
 
 // enqueueLocked queues ev for c, the standalone stream's live connection,
@@ -310,7 +401,8 @@ func (st *stream) attach(ctx context.Context, c *sseConn, after string, replay b
 	}
 	st.setConnLocked(c)
 	if st.id == 0 {
-		st.held, st.last = true, last
+		st.holdLocked()
+		st.last = last
 	}
 	return nil
 }
@@ -351,7 +443,8 @@ func (st *stream) open(ctx context.Context, c *sseConn, prime bool, retry time.D
 	if c.write(b) == nil {
 		st.setConnLocked(c)
 	}
-	st.held, st.last = true, last
+	st.holdLocked()
+	st.last = last
 	return true
 }
 

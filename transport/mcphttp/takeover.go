@@ -9,10 +9,12 @@ import "context"
 // session's events from just before its noticeStreamTaken (claim), the old
 // one until it hears it. So that the client gets every event once:
 //
-//   - an update published in that instant is stored by both; whichever
-//     copy the client gets first, the other is not sent (they are matched
-//     by content, which for the notices that reach every copy, resource
-//     updates, is the notice);
+//   - an update published in that instant is stored once, by whichever
+//     appends it first, when the EventStore is a OnceAppender (the other
+//     sends nothing); else both store it, and whichever copy the client
+//     gets first, the other is not sent (they are matched by content,
+//     which for the notices that reach every copy, resource updates, is
+//     the notice);
 //   - what the old holder stored after the new one's replay read the store
 //     (its appends racing the replay) is sent once it has let go
 //     (catchUp), every one of its appends being done by then.
@@ -83,7 +85,7 @@ func (st *stream) claim(ctx context.Context, after string) bool {
 	defer st.order.Unlock()
 	st.mu.Lock()
 	was := st.held
-	st.held = true
+	st.holdLocked()
 	st.mu.Unlock()
 	if was {
 		return false

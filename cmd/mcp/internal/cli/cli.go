@@ -1,6 +1,3 @@
-// Package cli implements the client commands of the mcp command: info,
-// tools, resources, templates, prompts, call, read, get, complete and ping,
-// each against a server named on the command line.
 package cli
 
 import (

@@ -31,7 +31,8 @@ var kindNames = map[string]itemKind{
 // guard hides tools, prompts and resources from the client of mcp proxy
 // (--allow and --deny): hidden items are left out of every page of the
 // list results, and a call, get or read of one is answered, without the
-// target seeing it, with the error an unknown item gets. A nil guard hides
+// target seeing it, with the error an unknown item gets; the target's
+// update notifications about one are dropped. A nil guard hides
 // nothing.
 //
 // A pattern is [KIND:]GLOB, KIND one of tools, prompts, resources (without
@@ -141,6 +142,17 @@ func (g *guard) refuse(m *jsonrpc.Message) *jsonrpc.Message {
 	return jsonrpc.NewErrorResponse(m.ID, err)
 }
 
+// hidesNotice reports whether the notification m is about a hidden item.
+func (g *guard) hidesNotice(m *jsonrpc.Message) bool {
+	if m.Method != mcp.NotificationResourceUpdated {
+		return false
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	return json.Unmarshal(m.Params, &p) == nil && g.hides(kindResource, p.URI)
+}
+
 // listField names, for each list method, the result's array and the kind
 // and field of its items that the patterns match.
 var listField = map[string]struct {
@@ -210,9 +222,20 @@ func (w *listWatch) note(m *jsonrpc.Message) {
 }
 
 // filter returns the server's message m, filtered if it answers a noted
-// list request.
+// list request, or nil when m is a notification about a hidden item
+// (notifications/resources/updated of a hidden resource), which the client
+// must not learn of.
 func (w *listWatch) filter(m *jsonrpc.Message) *jsonrpc.Message {
-	if w == nil || w.g == nil || !m.IsResponse() {
+	if w == nil || w.g == nil {
+		return m
+	}
+	if m.IsNotification() {
+		if w.g.hidesNotice(m) {
+			return nil
+		}
+		return m
+	}
+	if !m.IsResponse() {
 		return m
 	}
 	w.mu.Lock()

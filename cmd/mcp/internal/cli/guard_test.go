@@ -186,3 +186,29 @@ func TestGuardPatterns(t *testing.T) {
 		t.Error("no guard hides")
 	}
 }
+
+// TestGuardDropsNoticesOfHiddenItems: a target's update notification about
+// a hidden resource never reaches the client; one about a visible
+// resource, and other notifications, pass unchanged.
+func TestGuardDropsNoticesOfHiddenItems(t *testing.T) {
+	g, err := newGuard(nil, []string{"resources:mem://secret/*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &listWatch{g: g}
+	note := func(method, params string) *jsonrpc.Message {
+		return &jsonrpc.Message{Method: method, Params: []byte(params)}
+	}
+	hidden := note(mcp.NotificationResourceUpdated, `{"uri":"mem://secret/2"}`)
+	if got := w.filter(hidden); got != nil {
+		t.Errorf("update of a hidden resource passed: %+v", got)
+	}
+	for _, m := range []*jsonrpc.Message{
+		note(mcp.NotificationResourceUpdated, `{"uri":"mem://pub/1"}`),
+		note("notifications/message", `{"level":"info","data":"mem://secret/2"}`),
+	} {
+		if got := w.filter(m); got != m {
+			t.Errorf("%s %s: got %+v, want it unchanged", m.Method, m.Params, got)
+		}
+	}
+}

@@ -359,12 +359,13 @@ it, then the JSON-RPC messages it exchanged, one line each (→ sent,
 ← received, without their _meta), then its output. It exits when done,
 within a second, and needs no other program: the first command to run.
 `,
-	"serve": `usage: mcp serve [-v] [--http ADDR]
+	"serve": `usage: mcp serve [-v] [--http ADDR [--allow-remote]]
 
 Runs the demo server (tools, resources, a template, a prompt, completion,
 logging and progress) on stdio, or with --http over Streamable HTTP at
 http://ADDR/mcp (port 0 picks a free port; the first line on stdout is
-"listening on http://HOST:PORT/mcp"). On stdio it is for a client to run
+"listening on http://HOST:PORT/mcp"; an address off loopback is refused
+unless --allow-remote is given, as for mcp proxy --http). On stdio it is for a client to run
 (mcp shell mcp serve, mcp inspect mcp serve, or a host's config); typed at
 a terminal, it says so on stderr and waits. mcp try shows it at work.
 `,

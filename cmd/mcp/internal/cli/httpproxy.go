@@ -433,7 +433,9 @@ func (p *httpProxy) pump(s *proxySession) {
 		if err != nil {
 			return
 		}
-		m = s.lists.filter(m)
+		if m = s.lists.filter(m); m == nil {
+			continue // about a hidden item
+		}
 		s.mu.Lock()
 		var st *proxyStream
 		switch {

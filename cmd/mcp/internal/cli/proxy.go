@@ -128,7 +128,11 @@ func (r *relayer) fromServer(ctx context.Context, up, down jsonrpc.Stream) error
 		if r.book != nil {
 			r.book.learn(m)
 		}
-		if err := down.Write(ctx, r.lists.filter(m)); err != nil {
+		out := r.lists.filter(m)
+		if out == nil {
+			continue // about a hidden item
+		}
+		if err := down.Write(ctx, out); err != nil {
 			return err
 		}
 		if m.IsResponse() || m.IsInvalidResponse() {

@@ -1,0 +1,141 @@
+package mcphttp
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/gomcp/sdk/mcp"
+)
+
+// hubPort is one process's Notifier on a noticeHub: a notice published on
+// any port reaches every port's subscribers, unless the port holds it
+// back (as a slow link to that process would) until release.
+type hubPort struct {
+	hub  *noticeHub
+	mem  *mcp.MemoryNotifier
+	mu   sync.Mutex
+	hold func(*mcp.Notice) bool
+	held []mcp.Notice
+}
+
+// noticeHub links the hubPorts of the processes of a test deployment.
+type noticeHub struct{ ports []*hubPort }
+
+func (h *noticeHub) port() *hubPort {
+	p := &hubPort{hub: h, mem: mcp.NewMemoryNotifier()}
+	h.ports = append(h.ports, p)
+	return p
+}
+
+func (p *hubPort) Publish(ctx context.Context, n *mcp.Notice) error {
+	for _, q := range p.hub.ports {
+		q.mu.Lock()
+		if q.hold != nil && q.hold(n) {
+			q.held = append(q.held, *n)
+			q.mu.Unlock()
+			continue
+		}
+		q.mu.Unlock()
+		_ = q.mem.Publish(ctx, n)
+	}
+	return nil
+}
+
+func (p *hubPort) Subscribe(fn func(*mcp.Notice)) func() { return p.mem.Subscribe(fn) }
+
+// release delivers what the port held back, and holds nothing more.
+func (p *hubPort) release(ctx context.Context) {
+	p.mu.Lock()
+	held := p.held
+	p.held, p.hold = nil, nil
+	p.mu.Unlock()
+	for i := range held {
+		_ = p.mem.Publish(ctx, &held[i])
+	}
+}
+
+// TestTakeoverNoticeOnce: an update that reached the old holder of a
+// standalone stream before a takeover, and the new holder only after it,
+// reaches the client once: both Handlers store the event of the same
+// notice, the store keeps one.
+func TestTakeoverNoticeOnce(t *testing.T) {
+	hub := &noticeHub{}
+	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	var srvs [2]*mcp.Server
+	var urls [2]string
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
+		for _, u := range []string{"test://x", "test://end"} {
+			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+		}
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid := clusterSession(t, urls[0], "alice")
+	for _, u := range []string{"test://x", "test://end"} {
+		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
+	// The update reaches A at once, B only after B took the stream over.
+	b := hub.ports[1]
+	b.mu.Lock()
+	b.hold = func(n *mcp.Notice) bool { return n.Method == mcp.NotificationResourceUpdated && n.URI == "test://x" }
+	b.mu.Unlock()
+	srvs[0].ResourceUpdated(ctx(t), "test://x")
+	id1, uri := updated(t, rdA)
+	if uri != "test://x" {
+		t.Fatalf("live on A: %s", uri)
+	}
+	cutA()
+	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
+	b.release(ctx(t))
+	srvs[1].ResourceUpdated(ctx(t), "test://end")
+	if _, uri := updated(t, rdB); uri != "test://end" {
+		t.Fatalf("got %s after the takeover, want test://end (test://x once, on A)", uri)
+	}
+}
+
+// TestMemoryEventStoreAppendOnce: a notice's event is stored once per
+// stream, whoever appends it; other streams and other notices are not
+// affected.
+func TestMemoryEventStoreAppendOnce(t *testing.T) {
+	s := NewMemoryEventStore(nil)
+	c := context.Background()
+	id, dup, err := s.AppendOnce(c, "s", "0", "n1", []byte("a"))
+	if err != nil || dup || id == "" {
+		t.Fatalf("first: %q %v %v", id, dup, err)
+	}
+	if id, dup, _ := s.AppendOnce(c, "s", "0", "n1", []byte("a")); !dup || id != "" {
+		t.Fatalf("second: %q %v, want a duplicate", id, dup)
+	}
+	for _, tc := range []struct{ session, stream, key string }{{"s", "0", "n2"}, {"s", "1", "n1"}, {"t", "0", "n1"}} {
+		if _, dup, _ := s.AppendOnce(c, tc.session, tc.stream, tc.key, []byte("a")); dup {
+			t.Errorf("%+v: a duplicate", tc)
+		}
+	}
+	// Past the window, the check gives up: memory stays bounded.
+	for range OnceWindow {
+		if _, err := s.Append(c, "s", "0", []byte("b")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, dup, _ := s.AppendOnce(c, "s", "0", "n1", []byte("a")); dup {
+		t.Error("a notice OnceWindow events back is still compared")
+	}
+	if n, _ := s.Len(); n != 1+3+OnceWindow+1 {
+		t.Errorf("Len = %d", n)
+	}
+}
