@@ -256,6 +256,10 @@ func TestInspectAppBridge(t *testing.T) {
 	if s, _ := chromedp.Run(vctx, chromedp.Evaluate[string](`document.querySelector("#out-escape").textContent`)); strings.Count(s, "connect-src") != 1 {
 		t.Errorf("escape: %s", s)
 	}
+	do(t, ctx, waitText("#log", "appview: escape tried"))
+	if log := text(t, ctx, "#log"); strings.Contains(log, "message for the chat (user): sneaked") || strings.Contains(log, "view: → ui/message #990") {
+		t.Error("the page took a message from a window other than the sandbox proxy's")
+	}
 
 	// A call that fails: the new view hears of the cancellation, the old
 	// one was torn down first.
