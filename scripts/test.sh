@@ -378,7 +378,8 @@ bench() {
 
 # browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
 # its own so that the SDK does not depend on chromedp). Debian's chromium is
-# installed when missing.
+# installed when missing. The MCP Apps tests run the official example
+# server-basic-vanillajs from MCP_TS_SDK_DIR on NODE22 (scripts/tools.sh).
 browser() {
 	if ! command -v chromium >/dev/null && [[ -z ${CHROMIUM:-} ]]; then
 		local sudo=""
