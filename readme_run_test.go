@@ -31,13 +31,20 @@ var readmeRevs = []string{mcp.Version20260728, mcp.Version20251125}
 // my-server, and must print what it got. Blocks that listen on a port or
 // need Redis or an authorization server are built only.
 func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string) {
-	work := t.TempDir() // the servers' working directory: a tree of skills
-	skill := filepath.Join(work, "skills", "hello", "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(skill, []byte("---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// The servers' working directory: a tree of skills, and the view of
+	// the apps block.
+	work := t.TempDir()
+	for name, text := range map[string]string{
+		"skills/hello/SKILL.md": "---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n",
+		"web/view.html":         "<!DOCTYPE html><html><body><p>forecast</p></body></html>\n",
+	} {
+		file := filepath.Join(work, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	firstServer := ""
 	ran := 0
