@@ -53,10 +53,12 @@
 // (ID, ProtocolVersion, Close, Done, Stats), not a way to reach the client
 // about a request.
 //
-// A stateful session is data: SessionState, kept in a SessionStore, from
-// which another process rebuilds it (SessionOptions.State). Resource
-// updates reach the sessions of every process through a Notifier. Both have
-// in-memory defaults; a deployment of several processes shares them.
+// A stateful session is data: a shared.SessionState, kept in a
+// shared.SessionStore, from which another process rebuilds it
+// (SessionOptions.State). Resource updates reach the sessions of every
+// process through a shared.Notifier. Both have in-memory defaults; a
+// deployment of several processes shares them (package mcp/shared holds
+// that contract).
 //
 // # Extending the protocol
 //

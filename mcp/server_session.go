@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,14 +9,15 @@ import (
 	"sync"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // ServerSession is one client connection to a Server, made by
 // Server.Connect. On it, a client either opens a stateful session with the
 // initialize handshake (protocol revisions 2024-11-05 to 2025-11-25), or
 // sends requests of the stateless revision (2026-07-28), each carrying its
-// own client context in _meta. A session rebuilt from a SessionState starts
-// already initialized.
+// own client context in _meta. A session rebuilt from a shared.SessionState
+// starts already initialized.
 //
 // A ServerSession is the connection's lifetime (Close, Wait, Done) and its
 // state (ID, ProtocolVersion, ClientInfo, ClientCapabilities, LogLevel,
@@ -30,20 +32,20 @@ type ServerSession struct {
 	server    *Server
 	conn      *jsonrpc.Conn
 	id        string
-	store     SessionStore
+	store     shared.SessionStore
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 
 	mu       sync.Mutex
 	state    sessionFields       // ProtocolVersion "" until initialize
 	initDone bool                // initialize answered, or rebuilt from state
-	subs     map[string]struct{} // resource subscriptions (SessionState.Subscriptions is built on save)
+	subs     map[string]struct{} // resource subscriptions (shared.SessionState.Subscriptions is built on save)
 
 	metaCache *metaCache // client capabilities and info of 2026-07-28 requests; made on first use
 }
 
-// sessionFields is what a session holds of its SessionState: the fields
-// the ServerSession does not keep elsewhere (its id, its subscriptions),
-// so that an idle session costs no more than it must.
+// sessionFields is what a session holds of its shared.SessionState: the
+// fields the ServerSession does not keep elsewhere (its id, its
+// subscriptions), so that an idle session costs no more than it must.
 type sessionFields struct {
 	ProtocolVersion    string
 	ClientInfo         *Implementation
@@ -51,6 +53,15 @@ type sessionFields struct {
 	Principal          string
 	LogLevel           LoggingLevel
 	Initialized        bool
+
+	// clientJSON is ClientInfo and ClientCapabilities as a store keeps
+	// them: made on the first save, or taken from the state restored.
+	clientJSON *clientJSON
+}
+
+// clientJSON is the JSON encoding of what a client declared in initialize.
+type clientJSON struct {
+	info, caps json.RawMessage
 }
 
 // cache returns the session's cache of decoded client context, made on
@@ -73,11 +84,11 @@ type SessionOptions struct {
 	// State, if set, rebuilds a session initialized elsewhere (another
 	// process, or before a restart): the session starts with that state,
 	// and the client is not expected to initialize again.
-	State *SessionState
+	State *shared.SessionState
 	// Store, if set, receives the session's state when the handshake
 	// completes and after every change, before the request that changed it
 	// is answered. It needs ID.
-	Store SessionStore
+	Store shared.SessionStore
 	// Principal names who opens the session (for HTTP, derived from the
 	// request's credentials); it is saved with the state so that a
 	// transport can refuse the session to anyone else.
@@ -165,23 +176,39 @@ func (ss *ServerSession) LogLevel() LoggingLevel {
 	return ss.state.LogLevel
 }
 
-// State returns a copy of the session's state: what a SessionStore keeps.
-func (ss *ServerSession) State() *SessionState {
+// State returns a copy of the session's state: what a
+// shared.SessionStore keeps.
+func (ss *ServerSession) State() *shared.SessionState {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.stateLocked()
 }
 
-func (ss *ServerSession) stateLocked() *SessionState {
+func (ss *ServerSession) stateLocked() *shared.SessionState {
 	f := &ss.state
-	st := &SessionState{
+	if f.clientJSON == nil {
+		// What the client declared never changes once initialize is
+		// answered: it is encoded once. Both encode (they decoded).
+		info, _ := json.Marshal(f.ClientInfo)
+		caps, _ := json.Marshal(f.ClientCapabilities)
+		f.clientJSON = &clientJSON{info: info, caps: caps}
+		if f.ClientInfo == nil {
+			f.clientJSON.info = nil
+		}
+		if f.ClientCapabilities == nil {
+			f.clientJSON.caps = nil
+		}
+	}
+	st := &shared.SessionState{
 		ID:                 ss.id,
 		ProtocolVersion:    f.ProtocolVersion,
-		ClientInfo:         f.ClientInfo,
-		ClientCapabilities: f.ClientCapabilities,
+		ClientInfo:         f.clientJSON.info,
+		ClientCapabilities: f.clientJSON.caps,
 		Initialized:        f.Initialized,
-		LogLevel:           f.LogLevel,
 		Principal:          f.Principal,
+	}
+	if f.LogLevel.valid() {
+		st.LogLevel = f.LogLevel.String()
 	}
 	if len(ss.subs) > 0 {
 		st.Subscriptions = sortedKeys(ss.subs)
@@ -189,18 +216,27 @@ func (ss *ServerSession) stateLocked() *SessionState {
 	return st
 }
 
-// restore puts the session in the state st describes.
-func (ss *ServerSession) restore(st *SessionState) {
+// restore puts the session in the state st describes. What a store gives
+// back is trusted no more than what a client sends: client info or
+// capabilities that do not decode are left out, an unknown level is unset.
+func (ss *ServerSession) restore(st *shared.SessionState) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.state = sessionFields{
-		ProtocolVersion:    st.ProtocolVersion,
-		ClientInfo:         st.ClientInfo,
-		ClientCapabilities: st.ClientCapabilities,
-		Principal:          st.Principal,
-		LogLevel:           st.LogLevel,
-		Initialized:        st.Initialized,
+	old := ss.state
+	f := sessionFields{
+		ProtocolVersion: st.ProtocolVersion,
+		Principal:       st.Principal,
+		Initialized:     st.Initialized,
+		clientJSON:      new(clientJSON),
 	}
+	var was clientJSON
+	if old.clientJSON != nil {
+		was = *old.clientJSON
+	}
+	f.ClientInfo, f.clientJSON.info = decodeClient(old.ClientInfo, was.info, st.ClientInfo)
+	f.ClientCapabilities, f.clientJSON.caps = decodeClient(old.ClientCapabilities, was.caps, st.ClientCapabilities)
+	f.LogLevel, _ = ParseLoggingLevel(st.LogLevel)
+	ss.state = f
 	ss.initDone = st.ProtocolVersion != ""
 	ss.subs = nil
 	for _, u := range st.Subscriptions {
@@ -209,6 +245,24 @@ func (ss *ServerSession) restore(st *SessionState) {
 		}
 		ss.subs[u] = struct{}{}
 	}
+}
+
+// decodeClient decodes what a client declared from its stored JSON, raw,
+// or gives back cur when raw is the encoding cur was made from (a session
+// reloading the state it saved decodes nothing). JSON that does not decode
+// is dropped.
+func decodeClient[T any](cur *T, curJSON, raw json.RawMessage) (*T, json.RawMessage) {
+	switch {
+	case len(raw) == 0:
+		return nil, nil
+	case cur != nil && bytes.Equal(curJSON, raw):
+		return cur, curJSON
+	}
+	var v *T
+	if json.Unmarshal(raw, &v) != nil {
+		return nil, nil
+	}
+	return v, raw
 }
 
 // save writes the session's state to its store, if it has one, and tells
@@ -227,7 +281,7 @@ func (ss *ServerSession) save(ctx context.Context) error {
 // announce tells the other processes that the session's state changed, so
 // that their copies read it again.
 func (ss *ServerSession) announce(ctx context.Context) {
-	ss.server.publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id})
+	ss.server.publish(ctx, &shared.Notice{Method: shared.NoticeSessionChanged, Session: ss.id})
 }
 
 // update changes the session's state (change runs with ss.mu held) and
@@ -236,12 +290,12 @@ func (ss *ServerSession) announce(ctx context.Context) {
 // change this one may not have heard of yet, and saving a stale copy would
 // undo it (a subscription made there, lost here).
 //
-// A store that is a SessionUpdater makes the change in one step on the
+// A store that is a shared.SessionUpdater makes the change in one step on the
 // stored state, so that a change made at the same moment through another
 // process is kept too.
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
-	if u, ok := ss.store.(SessionUpdater); ok && ss.id != "" {
-		_, err := u.Update(ctx, ss.id, func(st *SessionState) {
+	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
+		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
 			// Each try starts from the stored state; the last one to run
 			// is the one saved, so this copy ends as the store has it.
 			ss.restore(st)
@@ -254,7 +308,7 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 		case err == nil:
 			ss.announce(ctx)
 			return nil
-		case !errors.Is(err, ErrNoSession):
+		case !errors.Is(err, shared.ErrNoSession):
 			return ss.storeDown("update", err)
 		}
 		// The store lost the session (expired, evicted): this copy saves
@@ -285,7 +339,7 @@ func (ss *ServerSession) reload(ctx context.Context) {
 	}
 	st, err := ss.store.Load(ctx, ss.id)
 	if err != nil {
-		if !errors.Is(err, ErrNoSession) {
+		if !errors.Is(err, shared.ErrNoSession) {
 			ss.server.log.Warn("mcp: session store: load", "session", ss.id, "err", err)
 		}
 		return

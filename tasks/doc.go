@@ -9,5 +9,5 @@
 // through its context.
 //
 // Tasks live in a TaskStore (NewMemoryStore by default); processes sharing a
-// store and the server's mcp.Notifier serve the same tasks.
+// store and the server's shared.Notifier serve the same tasks.
 package tasks
