@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
@@ -205,10 +206,10 @@ type ClientSession struct {
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
-	outputs      toolOutputs              // the tools' output schemas (client_tools.go)
-	paramHeaders map[string][]ParamHeader // stateless: tool name -> x-mcp-header params
-	cache        resultCache              // stateless: results reused per their caching hints
-	listenAcked  chan struct{}            // stateless: closed when the session's own listen stream is acknowledged
+	outputs      toolOutputs                        // the tools' output schemas (client_tools.go)
+	paramHeaders map[string][]mcpheader.ParamHeader // stateless: tool name -> x-mcp-header params
+	cache        resultCache                        // stateless: results reused per their caching hints
+	listenAcked  chan struct{}                      // stateless: closed when the session's own listen stream is acknowledged
 
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.

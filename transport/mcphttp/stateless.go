@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -115,7 +116,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		headerMismatch(w, msg.ID, "Header mismatch: MCP-Protocol-Version "+quoteHeader(version)+" differs from _meta protocolVersion "+quoteHeader(*env.Meta.ProtocolVersion))
 		return
 	}
-	if got := r.Header.Get(mcp.HeaderMethod); got != msg.Method {
+	if got := r.Header.Get(mcpheader.HeaderMethod); got != msg.Method {
 		if got == "" {
 			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Method header")
 		} else {
@@ -133,12 +134,12 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
 		name, optional = env.TaskID, true
 	}
-	if got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]; name != "" && (ok || !optional) {
+	if got, ok := r.Header[http.CanonicalHeaderKey(mcpheader.HeaderName)]; name != "" && (ok || !optional) {
 		if !ok {
 			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
 			return
 		}
-		v, err := mcp.DecodeHeaderValue(got[0])
+		v, err := mcpheader.DecodeHeaderValue(got[0])
 		if err != nil {
 			headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name: "+err.Error())
 			return
