@@ -68,9 +68,11 @@
 // Server.AddExtension add an extension's raw methods (and its
 // capabilities.extensions entry) to one Server; Client.AddMethod does the
 // same on a client, and ClientSession.Call and ServerSession.Call send such
-// methods. Every params and result type exposes its _meta through the
-// Params and Result interfaces, which middleware uses to read and inject
-// trace context (Request.Meta, Request.SetMeta). Fields a peer's revision
+// methods. Every params and result type has its _meta in a Meta field;
+// middleware reads and injects trace context with Request.Meta and
+// Request.SetMeta, and every result type implements Result, through which
+// the server stamps its identity into any result at 2026-07-28 (a custom
+// method's result type gets it by implementing Result). Fields a peer's revision
 // lacks are never sent to it, except capabilities.extensions, which peers
 // exchange in initialize before 2026-07-28 defines it; a handler reads the
 // client's with Request.ClientCapabilities.
