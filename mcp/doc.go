@@ -70,9 +70,10 @@
 // same on a client, and ClientSession.Call and ServerSession.Call send such
 // methods. Every params and result type has its _meta in a Meta field;
 // middleware reads and injects trace context with Request.Meta and
-// Request.SetMeta, and every result type implements Result, through which
-// the server stamps its identity into any result at 2026-07-28 (a custom
-// method's result type gets it by implementing Result). Fields a peer's revision
+// Request.SetMeta. Every result type implements Result (GetMeta), for code
+// that handles results of any type; a custom method's result type that
+// also has SetMeta gets the server's identity in its _meta at 2026-07-28,
+// as the core's results do. Fields a peer's revision
 // lacks are never sent to it, except capabilities.extensions, which peers
 // exchange in initialize before 2026-07-28 defines it; a handler reads the
 // client's with Request.ClientCapabilities.

@@ -12,16 +12,26 @@ type metaParams interface {
 	withMeta(m *Meta) metaParams
 }
 
-// Result is implemented by every result type of the protocol: typed access
-// to the result's _meta. A custom (extension) method's result type that
-// implements it gets the server's identity in its _meta at 2026-07-28, as
-// the core's results do.
+// Result is implemented by every result type of the protocol: typed,
+// read-only access to the result's _meta, for code that handles results of
+// any type (a tool-call hook returns one). Set the Meta field itself to
+// change it.
+//
+// A custom (extension) method's result type that implements Result and
+// also has a method SetMeta(*Meta), which replaces its _meta, gets the
+// server's identity in its _meta at 2026-07-28, as the core's results do.
 type Result interface {
 	// GetMeta returns the result's _meta, or nil.
 	GetMeta() *Meta
-	// SetMeta replaces the result's _meta.
-	SetMeta(*Meta)
 }
+
+// metaSetter is a result whose _meta the server may replace: every result
+// type of the protocol (setMeta) and a custom one with a SetMeta method
+// (see Result).
+type metaSetter interface{ setMeta(*Meta) }
+
+// customMetaSetter is a custom result type's way to the same.
+type customMetaSetter interface{ SetMeta(*Meta) }
 
 // typedResult is implemented by the results that carry the 2026-07-28
 // resultType.
@@ -47,7 +57,7 @@ func (x *EmptyResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *EmptyResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *EmptyResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *EmptyResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *CompleteParams) getMeta() *Meta {
@@ -71,7 +81,7 @@ func (x *CompleteResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CompleteResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *CompleteResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *CompleteResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *ElicitParams) getMeta() *Meta {
@@ -95,7 +105,7 @@ func (x *ElicitResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ElicitResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ElicitResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *ElicitationCompleteNotificationParams) getMeta() *Meta {
 	if x == nil {
@@ -133,7 +143,7 @@ func (x *InitializeResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *InitializeResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *InitializeResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *InitializedNotificationParams) getMeta() *Meta {
 	if x == nil {
@@ -216,7 +226,7 @@ func (x *DiscoverResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *DiscoverResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *DiscoverResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *DiscoverResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *DiscoverResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -256,7 +266,7 @@ func (x *InputRequiredResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *InputRequiredResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *InputRequiredResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *InputRequiredResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *ListPromptsParams) getMeta() *Meta {
@@ -280,7 +290,7 @@ func (x *ListPromptsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListPromptsResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListPromptsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListPromptsResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListPromptsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -310,7 +320,7 @@ func (x *GetPromptResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *GetPromptResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *GetPromptResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *GetPromptResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *PromptListChangedNotificationParams) getMeta() *Meta {
@@ -349,7 +359,7 @@ func (x *ListResourcesResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListResourcesResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListResourcesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourcesResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListResourcesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -374,7 +384,7 @@ func (x *ListResourceTemplatesResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListResourceTemplatesResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListResourceTemplatesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourceTemplatesResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListResourceTemplatesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -404,7 +414,7 @@ func (x *ReadResourceResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ReadResourceResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ReadResourceResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ReadResourceResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ReadResourceResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -486,7 +496,7 @@ func (x *ListRootsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListRootsResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ListRootsResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *RootsListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
@@ -524,7 +534,7 @@ func (x *CreateMessageResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CreateMessageResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CreateMessageResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *ListenParams) getMeta() *Meta {
 	if x == nil {
@@ -547,7 +557,7 @@ func (x *ListenResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListenResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListenResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListenResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *SubscriptionsAcknowledgedNotificationParams) getMeta() *Meta {
@@ -571,7 +581,7 @@ func (x *CreateTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CreateTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CreateTaskResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *GetTaskParams) getMeta() *Meta {
 	if x == nil {
@@ -594,7 +604,7 @@ func (x *GetTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *GetTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *GetTaskResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *GetTaskPayloadParams) getMeta() *Meta {
 	if x == nil {
@@ -632,7 +642,7 @@ func (x *ListTasksResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListTasksResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ListTasksResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *CancelTaskParams) getMeta() *Meta {
 	if x == nil {
@@ -655,7 +665,7 @@ func (x *CancelTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CancelTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CancelTaskResult) setMeta(m *Meta) { x.Meta = m }
 
 func (x *TaskStatusNotificationParams) getMeta() *Meta {
 	if x == nil {
@@ -693,7 +703,7 @@ func (x *ListToolsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListToolsResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListToolsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListToolsResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListToolsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
@@ -723,7 +733,7 @@ func (x *CallToolResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CallToolResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *CallToolResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *CallToolResult) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *ToolListChangedNotificationParams) getMeta() *Meta {

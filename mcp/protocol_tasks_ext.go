@@ -87,7 +87,7 @@ func (x *TaskHandle) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *TaskHandle) SetMeta(m *Meta)              { x.Meta = m }
+func (x *TaskHandle) setMeta(m *Meta)              { x.Meta = m }
 func (x *TaskHandle) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *DetailedTask) GetMeta() *Meta {
@@ -96,7 +96,7 @@ func (x *DetailedTask) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *DetailedTask) SetMeta(m *Meta)              { x.Meta = m }
+func (x *DetailedTask) setMeta(m *Meta)              { x.Meta = m }
 func (x *DetailedTask) resultTypeField() *ResultType { return &x.ResultType }
 
 var (
