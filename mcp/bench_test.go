@@ -210,7 +210,7 @@ func BenchmarkDispatchToolsCallPipelined(b *testing.B) {
 	}
 }
 
-// BenchmarkHandleToolsCall calls ServerSession.Handle directly with a decoded
+// BenchmarkHandleToolsCall calls the session's handler directly with a decoded
 // message: the mcp layer alone (route, params decode, validation, the typed
 // tool, result value), plus encoding the result as Conn would.
 func BenchmarkHandleToolsCall(b *testing.B) {
@@ -223,7 +223,7 @@ func BenchmarkHandleToolsCall(b *testing.B) {
 			b.ReportAllocs()
 			report := cpuMeter(b)
 			for b.Loop() {
-				res, err := ss.Handle(ctx, m)
+				res, err := mcp.SessionHandle(ss, ctx, m)
 				if err != nil {
 					b.Fatal(err)
 				}

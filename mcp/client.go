@@ -240,7 +240,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
-		Handler:        cs,
+		Handler:        jsonrpc.HandlerFunc(cs.handle),
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
@@ -306,8 +306,8 @@ func (c *Client) track(cs *ClientSession) {
 	}()
 }
 
-// Handle implements jsonrpc.Handler for messages from the server.
-func (cs *ClientSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+// handle is the connection's jsonrpc.Handler, for messages from the server.
+func (cs *ClientSession) handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	return cs.client.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: cs})
 }
 

@@ -295,7 +295,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 	}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
-		Handler:        ss,
+		Handler:        jsonrpc.HandlerFunc(ss.handle),
 		MaxConcurrency: s.opts.MaxConcurrency,
 		MaxQueued:      s.opts.MaxQueued,
 		CallTimeout:    s.opts.RequestTimeout,

@@ -99,9 +99,10 @@ type SessionOptions struct {
 // is sent.
 const levelUnset LoggingLevel = 0
 
-// Handle implements jsonrpc.Handler: it decides which lifecycle the message
-// belongs to, then runs the Receiving middleware and the method table.
-func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+// handle is the connection's jsonrpc.Handler: it decides which lifecycle
+// the message belongs to, then runs the Receiving middleware and the method
+// table.
+func (ss *ServerSession) handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	ctx = withTransportValues(ctx)
 	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params}
 	if !ss.initializeDone() {
