@@ -393,6 +393,7 @@ func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) 
 	ss.state.ProtocolVersion = version
 	ss.state.ClientInfo = p.ClientInfo
 	ss.state.ClientCapabilities = p.Capabilities
+	ss.state.clientJSON = nil // encoded anew on the next save
 	ss.initDone = true
 	ss.mu.Unlock()
 	if err := ss.save(ctx); err != nil {

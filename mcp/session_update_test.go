@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp/shared"
+	"github.com/gomcp/sdk/transport"
 )
 
 // pairedLoads is a shared.SessionUpdater whose Load waits until two Loads are in
@@ -118,5 +119,33 @@ func TestSessionStateRoundTrip(t *testing.T) {
 	}
 	if got := bad.State(); got.ClientInfo != nil || got.ClientCapabilities != nil || got.LogLevel != "" {
 		t.Errorf("undecodable state saved again as %+v", got)
+	}
+}
+
+// TestSessionInitializeAfterRestore: a session rebuilt from a state saved
+// before its handshake saves what the client declares in initialize, not
+// the encoding it was rebuilt with.
+func TestSessionInitializeAfterRestore(t *testing.T) {
+	ctx := context.Background()
+	store := shared.NewMemorySessionStore(nil)
+	s := NewServer(nil, nil)
+	a, b := transport.Pipe()
+	ss := s.Connect(b, &SessionOptions{ID: "s", Store: store, State: &shared.SessionState{
+		ID: "s", ClientInfo: json.RawMessage(`{"name":"before","version":"0"}`),
+	}})
+	defer ss.Wait()
+	defer ss.Close()
+	cs, err := NewClient(&Implementation{Name: "after", Version: "1"}, &ClientOptions{ProtocolVersion: Version20251125}).Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	st, err := store.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info Implementation
+	if err := json.Unmarshal(st.ClientInfo, &info); err != nil || info.Name != "after" || len(st.ClientCapabilities) == 0 {
+		t.Errorf("saved client info %s (%v), capabilities %s; want the client's of initialize", st.ClientInfo, err, st.ClientCapabilities)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Notifier is an shared.Notifier over a Redis stream, the key
+// Notifier is a shared.Notifier over a Redis stream, the key
 // Options.Channel: Publish hands a notice to this process's subscribers at
 // once, on the caller's goroutine, and appends it to the stream for every
 // other process; one goroutine per Notifier reads the stream (XREAD BLOCK,

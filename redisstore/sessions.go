@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// SessionStore is an shared.SessionStore in Redis: one string key per session
+// SessionStore is a shared.SessionStore in Redis: one string key per session
 // holding its shared.SessionState as JSON, expiring Options.SessionTTL after
 // the session was last saved or loaded. It holds nothing in process memory
 // and is safe for concurrent use.

@@ -24,7 +24,7 @@
 //
 // Several processes serve the same sessions, without session affinity,
 // when their Handlers share a SessionStore and an EventStore and their
-// servers share an shared.Notifier (see Handler):
+// servers share a shared.Notifier (see Handler):
 //
 //	server := mcp.NewServer(impl, &mcp.ServerOptions{Notifier: notifier})
 //	h := mcphttp.NewHandler(server, &mcphttp.HandlerOptions{

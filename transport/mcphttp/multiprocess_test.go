@@ -27,7 +27,7 @@ type backend struct {
 }
 
 // cluster is two backends sharing only a SessionStore, an EventStore and
-// an shared.Notifier, behind a round-robin reverse proxy.
+// a shared.Notifier, behind a round-robin reverse proxy.
 type cluster struct {
 	b     [2]*backend
 	proxy *httptest.Server
