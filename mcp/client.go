@@ -240,7 +240,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
-		Handler:        jsonrpc.HandlerFunc(cs.handle),
+		Handler:        (*clientConnHandler)(cs),
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
@@ -304,6 +304,15 @@ func (c *Client) track(cs *ClientSession) {
 		delete(c.sessions, cs)
 		c.mu.Unlock()
 	}()
+}
+
+// clientConnHandler is a ClientSession as its connection's
+// jsonrpc.Handler, which is no part of the session's API (see
+// serverConnHandler).
+type clientConnHandler ClientSession
+
+func (h *clientConnHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	return (*ClientSession)(h).handle(ctx, m)
 }
 
 // handle is the connection's jsonrpc.Handler, for messages from the server.

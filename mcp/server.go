@@ -295,7 +295,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 	}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
-		Handler:        jsonrpc.HandlerFunc(ss.handle),
+		Handler:        (*serverConnHandler)(ss),
 		MaxConcurrency: s.opts.MaxConcurrency,
 		MaxQueued:      s.opts.MaxQueued,
 		CallTimeout:    s.opts.RequestTimeout,

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,15 +52,6 @@ type sessionFields struct {
 	Principal          string
 	LogLevel           LoggingLevel
 	Initialized        bool
-
-	// clientJSON is ClientInfo and ClientCapabilities as a store keeps
-	// them: made on the first save, or taken from the state restored.
-	clientJSON *clientJSON
-}
-
-// clientJSON is the JSON encoding of what a client declared in initialize.
-type clientJSON struct {
-	info, caps json.RawMessage
 }
 
 // cache returns the session's cache of decoded client context, made on
@@ -98,6 +88,15 @@ type SessionOptions struct {
 // levelUnset means the client never called logging/setLevel: every message
 // is sent.
 const levelUnset LoggingLevel = 0
+
+// serverConnHandler is a ServerSession as its connection's
+// jsonrpc.Handler, which is no part of the session's API. A conversion,
+// not a method value, so that a session costs no allocation for it.
+type serverConnHandler ServerSession
+
+func (h *serverConnHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	return (*ServerSession)(h).handle(ctx, m)
+}
 
 // handle is the connection's jsonrpc.Handler: it decides which lifecycle
 // the message belongs to, then runs the Receiving middleware and the method
@@ -187,24 +186,11 @@ func (ss *ServerSession) State() *shared.SessionState {
 
 func (ss *ServerSession) stateLocked() *shared.SessionState {
 	f := &ss.state
-	if f.clientJSON == nil {
-		// What the client declared never changes once initialize is
-		// answered: it is encoded once. Both encode (they decoded).
-		info, _ := json.Marshal(f.ClientInfo)
-		caps, _ := json.Marshal(f.ClientCapabilities)
-		f.clientJSON = &clientJSON{info: info, caps: caps}
-		if f.ClientInfo == nil {
-			f.clientJSON.info = nil
-		}
-		if f.ClientCapabilities == nil {
-			f.clientJSON.caps = nil
-		}
-	}
 	st := &shared.SessionState{
 		ID:                 ss.id,
 		ProtocolVersion:    f.ProtocolVersion,
-		ClientInfo:         f.clientJSON.info,
-		ClientCapabilities: f.clientJSON.caps,
+		ClientInfo:         encodeClient(f.ClientInfo),
+		ClientCapabilities: encodeClient(f.ClientCapabilities),
 		Initialized:        f.Initialized,
 		Principal:          f.Principal,
 	}
@@ -221,22 +207,16 @@ func (ss *ServerSession) stateLocked() *shared.SessionState {
 // back is trusted no more than what a client sends: client info or
 // capabilities that do not decode are left out, an unknown level is unset.
 func (ss *ServerSession) restore(st *shared.SessionState) {
+	f := sessionFields{
+		ProtocolVersion:    st.ProtocolVersion,
+		ClientInfo:         decodeClient[Implementation](st.ClientInfo),
+		ClientCapabilities: decodeClient[ClientCapabilities](st.ClientCapabilities),
+		Principal:          st.Principal,
+		Initialized:        st.Initialized,
+	}
+	f.LogLevel, _ = ParseLoggingLevel(st.LogLevel)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	old := ss.state
-	f := sessionFields{
-		ProtocolVersion: st.ProtocolVersion,
-		Principal:       st.Principal,
-		Initialized:     st.Initialized,
-		clientJSON:      new(clientJSON),
-	}
-	var was clientJSON
-	if old.clientJSON != nil {
-		was = *old.clientJSON
-	}
-	f.ClientInfo, f.clientJSON.info = decodeClient(old.ClientInfo, was.info, st.ClientInfo)
-	f.ClientCapabilities, f.clientJSON.caps = decodeClient(old.ClientCapabilities, was.caps, st.ClientCapabilities)
-	f.LogLevel, _ = ParseLoggingLevel(st.LogLevel)
 	ss.state = f
 	ss.initDone = st.ProtocolVersion != ""
 	ss.subs = nil
@@ -248,22 +228,33 @@ func (ss *ServerSession) restore(st *shared.SessionState) {
 	}
 }
 
-// decodeClient decodes what a client declared from its stored JSON, raw,
-// or gives back cur when raw is the encoding cur was made from (a session
-// reloading the state it saved decodes nothing). JSON that does not decode
-// is dropped.
-func decodeClient[T any](cur *T, curJSON, raw json.RawMessage) (*T, json.RawMessage) {
-	switch {
-	case len(raw) == 0:
-		return nil, nil
-	case cur != nil && bytes.Equal(curJSON, raw):
-		return cur, curJSON
+// encodeClient encodes what a client declared (its info, its
+// capabilities) for a store: nil for nothing. The session keeps only the
+// decoded value, so that an idle session costs no more than it did; a
+// state is encoded when it is saved (the handshake, a change), not when
+// it is served.
+func encodeClient[T any](v *T) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil // a value decoded from JSON encodes
+	}
+	return b
+}
+
+// decodeClient decodes what a client declared from a store's JSON. JSON
+// that does not decode into it is dropped, not trusted.
+func decodeClient[T any](raw json.RawMessage) *T {
+	if len(raw) == 0 {
+		return nil
 	}
 	var v *T
 	if json.Unmarshal(raw, &v) != nil {
-		return nil, nil
+		return nil
 	}
-	return v, raw
+	return v
 }
 
 // save writes the session's state to its store, if it has one, and tells
@@ -393,7 +384,6 @@ func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) 
 	ss.state.ProtocolVersion = version
 	ss.state.ClientInfo = p.ClientInfo
 	ss.state.ClientCapabilities = p.Capabilities
-	ss.state.clientJSON = nil // encoded anew on the next save
 	ss.initDone = true
 	ss.mu.Unlock()
 	if err := ss.save(ctx); err != nil {
