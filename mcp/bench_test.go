@@ -217,7 +217,7 @@ func BenchmarkDispatchToolsCallPipelined(b *testing.B) {
 	}
 }
 
-// BenchmarkHandleToolsCall calls ServerSession.Handle directly with a decoded
+// BenchmarkHandleToolsCall calls the session's handler directly with a decoded
 // message: the mcp layer alone (route, params decode, validation, the typed
 // tool, result value), plus encoding the result as Conn would.
 func BenchmarkHandleToolsCall(b *testing.B) {
@@ -230,7 +230,7 @@ func BenchmarkHandleToolsCall(b *testing.B) {
 			b.ReportAllocs()
 			report := cpuMeter(b)
 			for b.Loop() {
-				res, err := ss.Handle(ctx, m)
+				res, err := mcp.SessionHandle(ss, ctx, m)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -292,7 +292,7 @@ func BenchmarkHandleToolsList(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := ss.Handle(ctx, m); err != nil {
+					if _, err := mcp.SessionHandle(ss, ctx, m); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
@@ -205,10 +206,10 @@ type ClientSession struct {
 
 	mu           sync.Mutex
 	progress     map[ProgressToken]func(*ProgressNotificationParams)
-	outputs      toolOutputs              // the tools' output schemas (client_tools.go)
-	paramHeaders map[string][]ParamHeader // stateless: tool name -> x-mcp-header params
-	cache        resultCache              // stateless: results reused per their caching hints
-	listenAcked  chan struct{}            // stateless: closed when the session's own listen stream is acknowledged
+	outputs      toolOutputs                        // the tools' output schemas (client_tools.go)
+	paramHeaders map[string][]mcpheader.ParamHeader // stateless: tool name -> x-mcp-header params
+	cache        resultCache                        // stateless: results reused per their caching hints
+	listenAcked  chan struct{}                      // stateless: closed when the session's own listen stream is acknowledged
 
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
@@ -239,7 +240,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
-		Handler:        cs,
+		Handler:        (*clientConnHandler)(cs),
 		MaxConcurrency: c.opts.MaxConcurrency,
 		CallTimeout:    c.opts.RequestTimeout,
 		OnCancel:       cs.sendCancel,
@@ -305,8 +306,17 @@ func (c *Client) track(cs *ClientSession) {
 	}()
 }
 
-// Handle implements jsonrpc.Handler for messages from the server.
-func (cs *ClientSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+// clientConnHandler is a ClientSession as its connection's
+// jsonrpc.Handler, which is no part of the session's API (see
+// serverConnHandler).
+type clientConnHandler ClientSession
+
+func (h *clientConnHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	return (*ClientSession)(h).handle(ctx, m)
+}
+
+// handle is the connection's jsonrpc.Handler, for messages from the server.
+func (cs *ClientSession) handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	return cs.client.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: cs})
 }
 

@@ -128,11 +128,11 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 // per-request client context; params that are not a protocol params type
 // are sent as they are.
 func (cs *ClientSession) withModernMeta(params any) any {
-	p, ok := params.(Params)
+	p, ok := params.(metaParams)
 	if !ok || p == nil {
 		return params
 	}
-	return p.withMeta(cs.requestMeta(cs.version, p.GetMeta()))
+	return p.withMeta(cs.requestMeta(cs.version, p.getMeta()))
 }
 
 // callStateless sends a stateless request and, for tools/call, prompts/get and

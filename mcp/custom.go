@@ -211,7 +211,7 @@ func decodeCustomParams[P any](raw json.RawMessage) (p P, in customInput, err er
 
 // customParams are the params of a custom request as the client sends
 // them: the caller's members, and the _meta and retry members the client
-// adds (Params, retryableParams).
+// adds (metaParams, retryableParams).
 type customParams struct {
 	raw   json.RawMessage // the caller's params without _meta: an object
 	meta  *Meta
@@ -239,16 +239,15 @@ func newCustomParams(params any) (*customParams, error) {
 	return p, nil
 }
 
-func (p *customParams) GetMeta() *Meta  { return p.meta }
-func (p *customParams) SetMeta(m *Meta) { p.meta = m }
+func (p *customParams) getMeta() *Meta { return p.meta }
 
-func (p *customParams) withMeta(m *Meta) Params {
+func (p *customParams) withMeta(m *Meta) metaParams {
 	cp := *p
 	cp.meta = m
 	return &cp
 }
 
-func (p *customParams) withInput(a map[string]*InputResponse, state string) Params {
+func (p *customParams) withInput(a map[string]*InputResponse, state string) metaParams {
 	cp := *p
 	cp.input, cp.state = a, state
 	return &cp

@@ -53,10 +53,12 @@
 // (ID, ProtocolVersion, Close, Done, Stats), not a way to reach the client
 // about a request.
 //
-// A stateful session is data: SessionState, kept in a SessionStore, from
-// which another process rebuilds it (SessionOptions.State). Resource
-// updates reach the sessions of every process through a Notifier. Both have
-// in-memory defaults; a deployment of several processes shares them.
+// A stateful session is data: a shared.SessionState, kept in a
+// shared.SessionStore, from which another process rebuilds it
+// (SessionOptions.State). Resource updates reach the sessions of every
+// process through a shared.Notifier. Both have in-memory defaults; a
+// deployment of several processes shares them (package mcp/shared holds
+// that contract).
 //
 // # Who sees what
 //
@@ -85,9 +87,14 @@
 // A handler reads the caller's verified OAuth token, at every revision,
 // with auth.TokenInfoFromContext(ctx), nil when no authentication
 // middleware ran: check it before use. ServerRequest.Principal names the
-// caller without the token. Every params and result type exposes its _meta through the
-// Params and Result interfaces, which middleware uses to read and inject
-// trace context (Request.Meta, Request.SetMeta). Fields a peer's revision
+// caller without the token.
+//
+// Every params and result type has its _meta in a Meta field;
+// middleware reads and injects trace context with Request.Meta and
+// Request.SetMeta. Every result type implements Result (GetMeta), for code
+// that handles results of any type; a custom method's result type that
+// also has SetMeta gets the server's identity in its _meta at 2026-07-28,
+// as the core's results do. Fields a peer's revision
 // lacks are never sent to it, except capabilities.extensions, which peers
 // exchange in initialize before 2026-07-28 defines it; a handler reads the
 // client's with Request.ClientCapabilities.

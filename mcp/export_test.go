@@ -8,3 +8,7 @@ var (
 	SessionElicit        = (*ServerSession).elicit
 	SessionListRoots     = (*ServerSession).ListRoots
 )
+
+// SessionHandle is the session's connection handler, which the benchmarks
+// of the mcp layer alone call directly.
+var SessionHandle = (*ServerSession).handle

@@ -1,29 +1,37 @@
 package mcp
 
-// Params is implemented by every params type of the protocol: it gives
-// middleware and the transports typed access to the params' _meta (progress
-// tokens, the 2026-07-28 client context, trace context) without knowing the
-// concrete type.
-type Params interface {
-	// GetMeta returns the params' _meta, or nil.
-	GetMeta() *Meta
-	// SetMeta replaces the params' _meta.
-	SetMeta(*Meta)
+// metaParams is implemented by every params type of the protocol (and a
+// custom request's params as the client sends them): the client reads the
+// caller's _meta and adds the 2026-07-28 client context to a copy, without
+// knowing the concrete type. Users read and set the Meta field itself.
+type metaParams interface {
+	// getMeta returns the params' _meta, or nil.
+	getMeta() *Meta
 	// withMeta returns a shallow copy of the params with _meta m, so that a
 	// caller's params are never modified.
-	withMeta(m *Meta) Params
+	withMeta(m *Meta) metaParams
 }
 
-// Result is implemented by every result type of the protocol: typed access
-// to the result's _meta. A custom (extension) method's result type that
-// implements it gets the server's identity in its _meta at 2026-07-28, as
-// the core's results do.
+// Result is implemented by every result type of the protocol: typed,
+// read-only access to the result's _meta, for code that handles results of
+// any type (a tool-call hook returns one). Set the Meta field itself to
+// change it.
+//
+// A custom (extension) method's result type that implements Result and
+// also has a method SetMeta(*Meta), which replaces its _meta, gets the
+// server's identity in its _meta at 2026-07-28, as the core's results do.
 type Result interface {
 	// GetMeta returns the result's _meta, or nil.
 	GetMeta() *Meta
-	// SetMeta replaces the result's _meta.
-	SetMeta(*Meta)
 }
+
+// metaSetter is a result whose _meta the server may replace: every result
+// type of the protocol (setMeta) and a custom one with a SetMeta method
+// (see Result).
+type metaSetter interface{ setMeta(*Meta) }
+
+// customMetaSetter is a custom result type's way to the same.
+type customMetaSetter interface{ SetMeta(*Meta) }
 
 // typedResult is implemented by the results that carry the 2026-07-28
 // resultType.
@@ -40,7 +48,7 @@ type cacheableResult interface {
 // retryableParams is implemented by the params of the requests that may be
 // retried with answers to an input-required result (2026-07-28).
 type retryableParams interface {
-	withInput(answers map[string]*InputResponse, state string) Params
+	withInput(answers map[string]*InputResponse, state string) metaParams
 }
 
 func (x *EmptyResult) GetMeta() *Meta {
@@ -49,17 +57,16 @@ func (x *EmptyResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *EmptyResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *EmptyResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *EmptyResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *CompleteParams) GetMeta() *Meta {
+func (x *CompleteParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *CompleteParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *CompleteParams) withMeta(m *Meta) Params {
+func (x *CompleteParams) withMeta(m *Meta) metaParams {
 	var cp CompleteParams
 	if x != nil {
 		cp = *x
@@ -74,17 +81,16 @@ func (x *CompleteResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CompleteResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *CompleteResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *CompleteResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *ElicitParams) GetMeta() *Meta {
+func (x *ElicitParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ElicitParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ElicitParams) withMeta(m *Meta) Params {
+func (x *ElicitParams) withMeta(m *Meta) metaParams {
 	var cp ElicitParams
 	if x != nil {
 		cp = *x
@@ -99,16 +105,15 @@ func (x *ElicitResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ElicitResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ElicitResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *ElicitationCompleteNotificationParams) GetMeta() *Meta {
+func (x *ElicitationCompleteNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ElicitationCompleteNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ElicitationCompleteNotificationParams) withMeta(m *Meta) Params {
+func (x *ElicitationCompleteNotificationParams) withMeta(m *Meta) metaParams {
 	var cp ElicitationCompleteNotificationParams
 	if x != nil {
 		cp = *x
@@ -117,14 +122,13 @@ func (x *ElicitationCompleteNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *InitializeParams) GetMeta() *Meta {
+func (x *InitializeParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *InitializeParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *InitializeParams) withMeta(m *Meta) Params {
+func (x *InitializeParams) withMeta(m *Meta) metaParams {
 	var cp InitializeParams
 	if x != nil {
 		cp = *x
@@ -139,16 +143,15 @@ func (x *InitializeResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *InitializeResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *InitializeResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *InitializedNotificationParams) GetMeta() *Meta {
+func (x *InitializedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *InitializedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *InitializedNotificationParams) withMeta(m *Meta) Params {
+func (x *InitializedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp InitializedNotificationParams
 	if x != nil {
 		cp = *x
@@ -157,14 +160,13 @@ func (x *InitializedNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *PingParams) GetMeta() *Meta {
+func (x *PingParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *PingParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *PingParams) withMeta(m *Meta) Params {
+func (x *PingParams) withMeta(m *Meta) metaParams {
 	var cp PingParams
 	if x != nil {
 		cp = *x
@@ -173,14 +175,13 @@ func (x *PingParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *CancelledNotificationParams) GetMeta() *Meta {
+func (x *CancelledNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *CancelledNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *CancelledNotificationParams) withMeta(m *Meta) Params {
+func (x *CancelledNotificationParams) withMeta(m *Meta) metaParams {
 	var cp CancelledNotificationParams
 	if x != nil {
 		cp = *x
@@ -189,14 +190,13 @@ func (x *CancelledNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ProgressNotificationParams) GetMeta() *Meta {
+func (x *ProgressNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ProgressNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ProgressNotificationParams) withMeta(m *Meta) Params {
+func (x *ProgressNotificationParams) withMeta(m *Meta) metaParams {
 	var cp ProgressNotificationParams
 	if x != nil {
 		cp = *x
@@ -205,14 +205,13 @@ func (x *ProgressNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *DiscoverParams) GetMeta() *Meta {
+func (x *DiscoverParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *DiscoverParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *DiscoverParams) withMeta(m *Meta) Params {
+func (x *DiscoverParams) withMeta(m *Meta) metaParams {
 	var cp DiscoverParams
 	if x != nil {
 		cp = *x
@@ -227,18 +226,17 @@ func (x *DiscoverResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *DiscoverResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *DiscoverResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *DiscoverResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *DiscoverResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *SetLevelParams) GetMeta() *Meta {
+func (x *SetLevelParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *SetLevelParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *SetLevelParams) withMeta(m *Meta) Params {
+func (x *SetLevelParams) withMeta(m *Meta) metaParams {
 	var cp SetLevelParams
 	if x != nil {
 		cp = *x
@@ -247,14 +245,13 @@ func (x *SetLevelParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *LoggingMessageNotificationParams) GetMeta() *Meta {
+func (x *LoggingMessageNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *LoggingMessageNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *LoggingMessageNotificationParams) withMeta(m *Meta) Params {
+func (x *LoggingMessageNotificationParams) withMeta(m *Meta) metaParams {
 	var cp LoggingMessageNotificationParams
 	if x != nil {
 		cp = *x
@@ -269,17 +266,16 @@ func (x *InputRequiredResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *InputRequiredResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *InputRequiredResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *InputRequiredResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *ListPromptsParams) GetMeta() *Meta {
+func (x *ListPromptsParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListPromptsParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListPromptsParams) withMeta(m *Meta) Params {
+func (x *ListPromptsParams) withMeta(m *Meta) metaParams {
 	var cp ListPromptsParams
 	if x != nil {
 		cp = *x
@@ -294,18 +290,17 @@ func (x *ListPromptsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListPromptsResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListPromptsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListPromptsResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListPromptsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *GetPromptParams) GetMeta() *Meta {
+func (x *GetPromptParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *GetPromptParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *GetPromptParams) withMeta(m *Meta) Params {
+func (x *GetPromptParams) withMeta(m *Meta) metaParams {
 	var cp GetPromptParams
 	if x != nil {
 		cp = *x
@@ -313,7 +308,7 @@ func (x *GetPromptParams) withMeta(m *Meta) Params {
 	cp.Meta = m
 	return &cp
 }
-func (x *GetPromptParams) withInput(a map[string]*InputResponse, state string) Params {
+func (x *GetPromptParams) withInput(a map[string]*InputResponse, state string) metaParams {
 	cp := *x
 	cp.InputResponses, cp.RequestState = a, state
 	return &cp
@@ -325,17 +320,16 @@ func (x *GetPromptResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *GetPromptResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *GetPromptResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *GetPromptResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *PromptListChangedNotificationParams) GetMeta() *Meta {
+func (x *PromptListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *PromptListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *PromptListChangedNotificationParams) withMeta(m *Meta) Params {
+func (x *PromptListChangedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp PromptListChangedNotificationParams
 	if x != nil {
 		cp = *x
@@ -344,14 +338,13 @@ func (x *PromptListChangedNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ListResourcesParams) GetMeta() *Meta {
+func (x *ListResourcesParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListResourcesParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListResourcesParams) withMeta(m *Meta) Params {
+func (x *ListResourcesParams) withMeta(m *Meta) metaParams {
 	var cp ListResourcesParams
 	if x != nil {
 		cp = *x
@@ -366,18 +359,17 @@ func (x *ListResourcesResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListResourcesResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListResourcesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourcesResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListResourcesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *ListResourceTemplatesParams) GetMeta() *Meta {
+func (x *ListResourceTemplatesParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListResourceTemplatesParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListResourceTemplatesParams) withMeta(m *Meta) Params {
+func (x *ListResourceTemplatesParams) withMeta(m *Meta) metaParams {
 	var cp ListResourceTemplatesParams
 	if x != nil {
 		cp = *x
@@ -392,18 +384,17 @@ func (x *ListResourceTemplatesResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListResourceTemplatesResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListResourceTemplatesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourceTemplatesResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListResourceTemplatesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *ReadResourceParams) GetMeta() *Meta {
+func (x *ReadResourceParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ReadResourceParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ReadResourceParams) withMeta(m *Meta) Params {
+func (x *ReadResourceParams) withMeta(m *Meta) metaParams {
 	var cp ReadResourceParams
 	if x != nil {
 		cp = *x
@@ -411,7 +402,7 @@ func (x *ReadResourceParams) withMeta(m *Meta) Params {
 	cp.Meta = m
 	return &cp
 }
-func (x *ReadResourceParams) withInput(a map[string]*InputResponse, state string) Params {
+func (x *ReadResourceParams) withInput(a map[string]*InputResponse, state string) metaParams {
 	cp := *x
 	cp.InputResponses, cp.RequestState = a, state
 	return &cp
@@ -423,18 +414,17 @@ func (x *ReadResourceResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ReadResourceResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ReadResourceResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ReadResourceResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ReadResourceResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *SubscribeParams) GetMeta() *Meta {
+func (x *SubscribeParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *SubscribeParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *SubscribeParams) withMeta(m *Meta) Params {
+func (x *SubscribeParams) withMeta(m *Meta) metaParams {
 	var cp SubscribeParams
 	if x != nil {
 		cp = *x
@@ -443,14 +433,13 @@ func (x *SubscribeParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *UnsubscribeParams) GetMeta() *Meta {
+func (x *UnsubscribeParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *UnsubscribeParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *UnsubscribeParams) withMeta(m *Meta) Params {
+func (x *UnsubscribeParams) withMeta(m *Meta) metaParams {
 	var cp UnsubscribeParams
 	if x != nil {
 		cp = *x
@@ -459,27 +448,25 @@ func (x *UnsubscribeParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ResourceUpdatedNotificationParams) GetMeta() *Meta {
+func (x *ResourceUpdatedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ResourceUpdatedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ResourceUpdatedNotificationParams) withMeta(m *Meta) Params {
+func (x *ResourceUpdatedNotificationParams) withMeta(m *Meta) metaParams {
 	cp := *x
 	cp.Meta = m
 	return &cp
 }
 
-func (x *ResourceListChangedNotificationParams) GetMeta() *Meta {
+func (x *ResourceListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ResourceListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ResourceListChangedNotificationParams) withMeta(m *Meta) Params {
+func (x *ResourceListChangedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp ResourceListChangedNotificationParams
 	if x != nil {
 		cp = *x
@@ -488,14 +475,13 @@ func (x *ResourceListChangedNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ListRootsParams) GetMeta() *Meta {
+func (x *ListRootsParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListRootsParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListRootsParams) withMeta(m *Meta) Params {
+func (x *ListRootsParams) withMeta(m *Meta) metaParams {
 	var cp ListRootsParams
 	if x != nil {
 		cp = *x
@@ -510,16 +496,15 @@ func (x *ListRootsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListRootsResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ListRootsResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *RootsListChangedNotificationParams) GetMeta() *Meta {
+func (x *RootsListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *RootsListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *RootsListChangedNotificationParams) withMeta(m *Meta) Params {
+func (x *RootsListChangedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp RootsListChangedNotificationParams
 	if x != nil {
 		cp = *x
@@ -528,14 +513,13 @@ func (x *RootsListChangedNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *CreateMessageParams) GetMeta() *Meta {
+func (x *CreateMessageParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *CreateMessageParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *CreateMessageParams) withMeta(m *Meta) Params {
+func (x *CreateMessageParams) withMeta(m *Meta) metaParams {
 	var cp CreateMessageParams
 	if x != nil {
 		cp = *x
@@ -550,16 +534,15 @@ func (x *CreateMessageResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CreateMessageResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CreateMessageResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *ListenParams) GetMeta() *Meta {
+func (x *ListenParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListenParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListenParams) withMeta(m *Meta) Params {
+func (x *ListenParams) withMeta(m *Meta) metaParams {
 	var cp ListenParams
 	if x != nil {
 		cp = *x
@@ -574,17 +557,16 @@ func (x *ListenResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListenResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListenResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListenResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *SubscriptionsAcknowledgedNotificationParams) GetMeta() *Meta {
+func (x *SubscriptionsAcknowledgedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *SubscriptionsAcknowledgedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *SubscriptionsAcknowledgedNotificationParams) withMeta(m *Meta) Params {
+func (x *SubscriptionsAcknowledgedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp SubscriptionsAcknowledgedNotificationParams
 	if x != nil {
 		cp = *x
@@ -599,16 +581,15 @@ func (x *CreateTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CreateTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CreateTaskResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *GetTaskParams) GetMeta() *Meta {
+func (x *GetTaskParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *GetTaskParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *GetTaskParams) withMeta(m *Meta) Params {
+func (x *GetTaskParams) withMeta(m *Meta) metaParams {
 	var cp GetTaskParams
 	if x != nil {
 		cp = *x
@@ -623,16 +604,15 @@ func (x *GetTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *GetTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *GetTaskResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *GetTaskPayloadParams) GetMeta() *Meta {
+func (x *GetTaskPayloadParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *GetTaskPayloadParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *GetTaskPayloadParams) withMeta(m *Meta) Params {
+func (x *GetTaskPayloadParams) withMeta(m *Meta) metaParams {
 	var cp GetTaskPayloadParams
 	if x != nil {
 		cp = *x
@@ -641,14 +621,13 @@ func (x *GetTaskPayloadParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ListTasksParams) GetMeta() *Meta {
+func (x *ListTasksParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListTasksParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListTasksParams) withMeta(m *Meta) Params {
+func (x *ListTasksParams) withMeta(m *Meta) metaParams {
 	var cp ListTasksParams
 	if x != nil {
 		cp = *x
@@ -663,16 +642,15 @@ func (x *ListTasksResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListTasksResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *ListTasksResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *CancelTaskParams) GetMeta() *Meta {
+func (x *CancelTaskParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *CancelTaskParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *CancelTaskParams) withMeta(m *Meta) Params {
+func (x *CancelTaskParams) withMeta(m *Meta) metaParams {
 	var cp CancelTaskParams
 	if x != nil {
 		cp = *x
@@ -687,16 +665,15 @@ func (x *CancelTaskResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CancelTaskResult) SetMeta(m *Meta) { x.Meta = m }
+func (x *CancelTaskResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *TaskStatusNotificationParams) GetMeta() *Meta {
+func (x *TaskStatusNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *TaskStatusNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *TaskStatusNotificationParams) withMeta(m *Meta) Params {
+func (x *TaskStatusNotificationParams) withMeta(m *Meta) metaParams {
 	var cp TaskStatusNotificationParams
 	if x != nil {
 		cp = *x
@@ -705,14 +682,13 @@ func (x *TaskStatusNotificationParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-func (x *ListToolsParams) GetMeta() *Meta {
+func (x *ListToolsParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ListToolsParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ListToolsParams) withMeta(m *Meta) Params {
+func (x *ListToolsParams) withMeta(m *Meta) metaParams {
 	var cp ListToolsParams
 	if x != nil {
 		cp = *x
@@ -727,18 +703,17 @@ func (x *ListToolsResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *ListToolsResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *ListToolsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListToolsResult) resultTypeField() *ResultType { return &x.ResultType }
 func (x *ListToolsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
-func (x *CallToolParams) GetMeta() *Meta {
+func (x *CallToolParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *CallToolParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *CallToolParams) withMeta(m *Meta) Params {
+func (x *CallToolParams) withMeta(m *Meta) metaParams {
 	var cp CallToolParams
 	if x != nil {
 		cp = *x
@@ -746,7 +721,7 @@ func (x *CallToolParams) withMeta(m *Meta) Params {
 	cp.Meta = m
 	return &cp
 }
-func (x *CallToolParams) withInput(a map[string]*InputResponse, state string) Params {
+func (x *CallToolParams) withInput(a map[string]*InputResponse, state string) metaParams {
 	cp := *x
 	cp.InputResponses, cp.RequestState = a, state
 	return &cp
@@ -758,17 +733,16 @@ func (x *CallToolResult) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *CallToolResult) SetMeta(m *Meta)              { x.Meta = m }
+func (x *CallToolResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *CallToolResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *ToolListChangedNotificationParams) GetMeta() *Meta {
+func (x *ToolListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ToolListChangedNotificationParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *ToolListChangedNotificationParams) withMeta(m *Meta) Params {
+func (x *ToolListChangedNotificationParams) withMeta(m *Meta) metaParams {
 	var cp ToolListChangedNotificationParams
 	if x != nil {
 		cp = *x
@@ -778,58 +752,58 @@ func (x *ToolListChangedNotificationParams) withMeta(m *Meta) Params {
 }
 
 var (
-	_ Params = (*CompleteParams)(nil)
-	_ Params = (*ElicitParams)(nil)
-	_ Params = (*ElicitationCompleteNotificationParams)(nil)
-	_ Params = (*InitializeParams)(nil)
-	_ Params = (*InitializedNotificationParams)(nil)
-	_ Params = (*PingParams)(nil)
-	_ Params = (*CancelledNotificationParams)(nil)
-	_ Params = (*ProgressNotificationParams)(nil)
-	_ Params = (*DiscoverParams)(nil)
-	_ Params = (*SetLevelParams)(nil)
-	_ Params = (*LoggingMessageNotificationParams)(nil)
-	_ Params = (*ListPromptsParams)(nil)
-	_ Params = (*GetPromptParams)(nil)
-	_ Params = (*PromptListChangedNotificationParams)(nil)
-	_ Params = (*ListResourcesParams)(nil)
-	_ Params = (*ListResourceTemplatesParams)(nil)
-	_ Params = (*ReadResourceParams)(nil)
-	_ Params = (*SubscribeParams)(nil)
-	_ Params = (*UnsubscribeParams)(nil)
-	_ Params = (*ResourceUpdatedNotificationParams)(nil)
-	_ Params = (*ResourceListChangedNotificationParams)(nil)
-	_ Params = (*ListRootsParams)(nil)
-	_ Params = (*RootsListChangedNotificationParams)(nil)
-	_ Params = (*CreateMessageParams)(nil)
-	_ Params = (*ListenParams)(nil)
-	_ Params = (*SubscriptionsAcknowledgedNotificationParams)(nil)
-	_ Params = (*GetTaskParams)(nil)
-	_ Params = (*GetTaskPayloadParams)(nil)
-	_ Params = (*ListTasksParams)(nil)
-	_ Params = (*CancelTaskParams)(nil)
-	_ Params = (*TaskStatusNotificationParams)(nil)
-	_ Params = (*ListToolsParams)(nil)
-	_ Params = (*CallToolParams)(nil)
-	_ Params = (*ToolListChangedNotificationParams)(nil)
-	_ Result = (*EmptyResult)(nil)
-	_ Result = (*CompleteResult)(nil)
-	_ Result = (*ElicitResult)(nil)
-	_ Result = (*InitializeResult)(nil)
-	_ Result = (*DiscoverResult)(nil)
-	_ Result = (*InputRequiredResult)(nil)
-	_ Result = (*ListPromptsResult)(nil)
-	_ Result = (*GetPromptResult)(nil)
-	_ Result = (*ListResourcesResult)(nil)
-	_ Result = (*ListResourceTemplatesResult)(nil)
-	_ Result = (*ReadResourceResult)(nil)
-	_ Result = (*ListRootsResult)(nil)
-	_ Result = (*CreateMessageResult)(nil)
-	_ Result = (*ListenResult)(nil)
-	_ Result = (*CreateTaskResult)(nil)
-	_ Result = (*GetTaskResult)(nil)
-	_ Result = (*ListTasksResult)(nil)
-	_ Result = (*CancelTaskResult)(nil)
-	_ Result = (*ListToolsResult)(nil)
-	_ Result = (*CallToolResult)(nil)
+	_ metaParams = (*CompleteParams)(nil)
+	_ metaParams = (*ElicitParams)(nil)
+	_ metaParams = (*ElicitationCompleteNotificationParams)(nil)
+	_ metaParams = (*InitializeParams)(nil)
+	_ metaParams = (*InitializedNotificationParams)(nil)
+	_ metaParams = (*PingParams)(nil)
+	_ metaParams = (*CancelledNotificationParams)(nil)
+	_ metaParams = (*ProgressNotificationParams)(nil)
+	_ metaParams = (*DiscoverParams)(nil)
+	_ metaParams = (*SetLevelParams)(nil)
+	_ metaParams = (*LoggingMessageNotificationParams)(nil)
+	_ metaParams = (*ListPromptsParams)(nil)
+	_ metaParams = (*GetPromptParams)(nil)
+	_ metaParams = (*PromptListChangedNotificationParams)(nil)
+	_ metaParams = (*ListResourcesParams)(nil)
+	_ metaParams = (*ListResourceTemplatesParams)(nil)
+	_ metaParams = (*ReadResourceParams)(nil)
+	_ metaParams = (*SubscribeParams)(nil)
+	_ metaParams = (*UnsubscribeParams)(nil)
+	_ metaParams = (*ResourceUpdatedNotificationParams)(nil)
+	_ metaParams = (*ResourceListChangedNotificationParams)(nil)
+	_ metaParams = (*ListRootsParams)(nil)
+	_ metaParams = (*RootsListChangedNotificationParams)(nil)
+	_ metaParams = (*CreateMessageParams)(nil)
+	_ metaParams = (*ListenParams)(nil)
+	_ metaParams = (*SubscriptionsAcknowledgedNotificationParams)(nil)
+	_ metaParams = (*GetTaskParams)(nil)
+	_ metaParams = (*GetTaskPayloadParams)(nil)
+	_ metaParams = (*ListTasksParams)(nil)
+	_ metaParams = (*CancelTaskParams)(nil)
+	_ metaParams = (*TaskStatusNotificationParams)(nil)
+	_ metaParams = (*ListToolsParams)(nil)
+	_ metaParams = (*CallToolParams)(nil)
+	_ metaParams = (*ToolListChangedNotificationParams)(nil)
+	_ Result     = (*EmptyResult)(nil)
+	_ Result     = (*CompleteResult)(nil)
+	_ Result     = (*ElicitResult)(nil)
+	_ Result     = (*InitializeResult)(nil)
+	_ Result     = (*DiscoverResult)(nil)
+	_ Result     = (*InputRequiredResult)(nil)
+	_ Result     = (*ListPromptsResult)(nil)
+	_ Result     = (*GetPromptResult)(nil)
+	_ Result     = (*ListResourcesResult)(nil)
+	_ Result     = (*ListResourceTemplatesResult)(nil)
+	_ Result     = (*ReadResourceResult)(nil)
+	_ Result     = (*ListRootsResult)(nil)
+	_ Result     = (*CreateMessageResult)(nil)
+	_ Result     = (*ListenResult)(nil)
+	_ Result     = (*CreateTaskResult)(nil)
+	_ Result     = (*GetTaskResult)(nil)
+	_ Result     = (*ListTasksResult)(nil)
+	_ Result     = (*CancelTaskResult)(nil)
+	_ Result     = (*ListToolsResult)(nil)
+	_ Result     = (*CallToolResult)(nil)
 )

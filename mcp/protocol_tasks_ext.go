@@ -87,7 +87,7 @@ func (x *TaskHandle) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *TaskHandle) SetMeta(m *Meta)              { x.Meta = m }
+func (x *TaskHandle) setMeta(m *Meta)              { x.Meta = m }
 func (x *TaskHandle) resultTypeField() *ResultType { return &x.ResultType }
 
 func (x *DetailedTask) GetMeta() *Meta {
@@ -96,7 +96,7 @@ func (x *DetailedTask) GetMeta() *Meta {
 	}
 	return x.Meta
 }
-func (x *DetailedTask) SetMeta(m *Meta)              { x.Meta = m }
+func (x *DetailedTask) setMeta(m *Meta)              { x.Meta = m }
 func (x *DetailedTask) resultTypeField() *ResultType { return &x.ResultType }
 
 var (
@@ -104,14 +104,13 @@ var (
 	_ Result = (*DetailedTask)(nil)
 )
 
-func (x *UpdateTaskParams) GetMeta() *Meta {
+func (x *UpdateTaskParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *UpdateTaskParams) SetMeta(m *Meta) { x.Meta = m }
-func (x *UpdateTaskParams) withMeta(m *Meta) Params {
+func (x *UpdateTaskParams) withMeta(m *Meta) metaParams {
 	var cp UpdateTaskParams
 	if x != nil {
 		cp = *x
@@ -120,4 +119,4 @@ func (x *UpdateTaskParams) withMeta(m *Meta) Params {
 	return &cp
 }
 
-var _ Params = (*UpdateTaskParams)(nil)
+var _ metaParams = (*UpdateTaskParams)(nil)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // ServerOptions configures a Server. The zero value is usable.
@@ -82,9 +83,9 @@ type ServerOptions struct {
 
 	// Notifier carries resource updates and list changes between the
 	// processes of one deployment, so that a change made in one reaches
-	// clients connected to any other. Default: NewMemoryNotifier, for this
-	// Server alone.
-	Notifier Notifier
+	// clients connected to any other. Default: shared.NewMemoryNotifier,
+	// for this Server alone.
+	Notifier shared.Notifier
 
 	// SkipOutputValidation turns off the check that the structured content
 	// of a tool's result matches the tool's output schema before it is
@@ -124,7 +125,7 @@ type Server struct {
 	send    Middleware    // Sending middleware, composed
 
 	// stateKey (see ServerOptions.RequestStateKey) and instance, this
-	// Server's id in notices (Notice.Origin), are random unless given, and
+	// Server's id in notices (shared.Notice.Origin), are random unless given, and
 	// made on first use (randomOnce, see random): the first read of the
 	// system's randomness costs a starting process most of a millisecond,
 	// which a server that never needs them should not pay.
@@ -132,7 +133,7 @@ type Server struct {
 	stateKey   []byte
 	instance   string
 
-	notifier  Notifier
+	notifier  shared.Notifier
 	metaCache metaCache // client capabilities and info of HandleStateless requests
 
 	mu        sync.Mutex
@@ -177,14 +178,14 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
 	s.notifier = s.opts.Notifier
 	if s.notifier == nil {
-		s.notifier = NewMemoryNotifier()
+		s.notifier = shared.NewMemoryNotifier()
 	}
 	s.notifier.Subscribe(s.hear)
 	return s
 }
 
 // InstanceID returns the random id that tells this Server's notices
-// (Notice.Origin) from those of other processes.
+// (shared.Notice.Origin) from those of other processes.
 func (s *Server) InstanceID() string { return s.random().instance }
 
 // random makes the server's random values on first use and returns s.
@@ -202,7 +203,7 @@ func (s *Server) random() *Server {
 
 // Notifier returns the Notifier the server publishes through, so that a
 // transport can carry its own notices on it.
-func (s *Server) Notifier() Notifier { return s.notifier }
+func (s *Server) Notifier() shared.Notifier { return s.notifier }
 
 // Implementation returns the server's self-description.
 func (s *Server) Implementation() *Implementation { return s.impl }
@@ -304,7 +305,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 	}
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
-		Handler:        ss,
+		Handler:        (*serverConnHandler)(ss),
 		MaxConcurrency: s.opts.MaxConcurrency,
 		MaxQueued:      s.opts.MaxQueued,
 		CallTimeout:    s.opts.RequestTimeout,
@@ -383,7 +384,7 @@ func (s *Server) notifyListChanged(method string) {
 		s.mu.Lock()
 		delete(s.changed, method)
 		s.mu.Unlock()
-		s.hear(&Notice{Method: method})
+		s.hear(&shared.Notice{Method: method})
 	})
 }
 
@@ -394,10 +395,10 @@ type emptyParams struct{}
 // of the deployment (see ServerOptions.Notifier), that the resource changed
 // (notifications/resources/updated).
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
-	s.publish(ctx, &Notice{Method: NotificationResourceUpdated, URI: uri})
+	s.publish(ctx, &shared.Notice{Method: NotificationResourceUpdated, URI: uri})
 }
 
-func (s *Server) publish(ctx context.Context, n *Notice) {
+func (s *Server) publish(ctx context.Context, n *shared.Notice) {
 	n.Origin = s.random().instance
 	if n.ID == "" {
 		n.ID = rand.Text()
@@ -408,7 +409,7 @@ func (s *Server) publish(ctx context.Context, n *Notice) {
 }
 
 // hear delivers a notice to the sessions and listen streams of this process.
-func (s *Server) hear(n *Notice) {
+func (s *Server) hear(n *shared.Notice) {
 	ctx := context.Background()
 	if n.ID != "" {
 		ctx = context.WithValue(ctx, noticeKey{}, n.ID)
@@ -433,7 +434,7 @@ func (s *Server) hear(n *Notice) {
 		s.notifyListeners(NotificationResourceUpdated, uri, func(m *Meta) any {
 			return &ResourceUpdatedNotificationParams{Meta: m, URI: uri}
 		})
-	case NoticeSessionChanged:
+	case shared.NoticeSessionChanged:
 		if n.Origin == s.random().instance || n.Session == "" {
 			return
 		}

@@ -8,14 +8,15 @@ import (
 	"sync"
 
 	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // ServerSession is one client connection to a Server, made by
 // Server.Connect. On it, a client either opens a stateful session with the
 // initialize handshake (protocol revisions 2024-11-05 to 2025-11-25), or
 // sends requests of the stateless revision (2026-07-28), each carrying its
-// own client context in _meta. A session rebuilt from a SessionState starts
-// already initialized.
+// own client context in _meta. A session rebuilt from a shared.SessionState
+// starts already initialized.
 //
 // A ServerSession is the connection's lifetime (Close, Wait, Done) and its
 // state (ID, ProtocolVersion, ClientInfo, ClientCapabilities, LogLevel,
@@ -30,21 +31,21 @@ type ServerSession struct {
 	server    *Server
 	conn      *jsonrpc.Conn
 	id        string
-	store     SessionStore
+	store     shared.SessionStore
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 
 	mu       sync.Mutex
 	state    sessionFields       // ProtocolVersion "" until initialize
 	initDone bool                // initialize answered, or rebuilt from state
-	subs     map[string]struct{} // resource subscriptions (SessionState.Subscriptions is built on save)
+	subs     map[string]struct{} // resource subscriptions (shared.SessionState.Subscriptions is built on save)
 
 	metaCache *metaCache // client capabilities and info of 2026-07-28 requests; made on first use
 	prints    viewPrints // what the client was last shown of each list, with visibility functions
 }
 
-// sessionFields is what a session holds of its SessionState: the fields
-// the ServerSession does not keep elsewhere (its id, its subscriptions),
-// so that an idle session costs no more than it must.
+// sessionFields is what a session holds of its shared.SessionState: the
+// fields the ServerSession does not keep elsewhere (its id, its
+// subscriptions), so that an idle session costs no more than it must.
 type sessionFields struct {
 	ProtocolVersion    string
 	ClientInfo         *Implementation
@@ -74,11 +75,11 @@ type SessionOptions struct {
 	// State, if set, rebuilds a session initialized elsewhere (another
 	// process, or before a restart): the session starts with that state,
 	// and the client is not expected to initialize again.
-	State *SessionState
+	State *shared.SessionState
 	// Store, if set, receives the session's state when the handshake
 	// completes and after every change, before the request that changed it
 	// is answered. It needs ID.
-	Store SessionStore
+	Store shared.SessionStore
 	// Principal names who opens the session (for HTTP, derived from the
 	// request's credentials); it is saved with the state so that a
 	// transport can refuse the session to anyone else.
@@ -89,9 +90,19 @@ type SessionOptions struct {
 // is sent.
 const levelUnset LoggingLevel = 0
 
-// Handle implements jsonrpc.Handler: it decides which lifecycle the message
-// belongs to, then runs the Receiving middleware and the method table.
-func (ss *ServerSession) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+// serverConnHandler is a ServerSession as its connection's
+// jsonrpc.Handler, which is no part of the session's API. A conversion,
+// not a method value, so that a session costs no allocation for it.
+type serverConnHandler ServerSession
+
+func (h *serverConnHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
+	return (*ServerSession)(h).handle(ctx, m)
+}
+
+// handle is the connection's jsonrpc.Handler: it decides which lifecycle
+// the message belongs to, then runs the Receiving middleware and the method
+// table.
+func (ss *ServerSession) handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
 	ctx = withTransportValues(ctx)
 	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params}
 	if !ss.initializeDone() {
@@ -166,23 +177,26 @@ func (ss *ServerSession) LogLevel() LoggingLevel {
 	return ss.state.LogLevel
 }
 
-// State returns a copy of the session's state: what a SessionStore keeps.
-func (ss *ServerSession) State() *SessionState {
+// State returns a copy of the session's state: what a
+// shared.SessionStore keeps.
+func (ss *ServerSession) State() *shared.SessionState {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.stateLocked()
 }
 
-func (ss *ServerSession) stateLocked() *SessionState {
+func (ss *ServerSession) stateLocked() *shared.SessionState {
 	f := &ss.state
-	st := &SessionState{
+	st := &shared.SessionState{
 		ID:                 ss.id,
 		ProtocolVersion:    f.ProtocolVersion,
-		ClientInfo:         f.ClientInfo,
-		ClientCapabilities: f.ClientCapabilities,
+		ClientInfo:         encodeClient(f.ClientInfo),
+		ClientCapabilities: encodeClient(f.ClientCapabilities),
 		Initialized:        f.Initialized,
-		LogLevel:           f.LogLevel,
 		Principal:          f.Principal,
+	}
+	if f.LogLevel.valid() {
+		st.LogLevel = f.LogLevel.String()
 	}
 	if len(ss.subs) > 0 {
 		st.Subscriptions = sortedKeys(ss.subs)
@@ -190,18 +204,21 @@ func (ss *ServerSession) stateLocked() *SessionState {
 	return st
 }
 
-// restore puts the session in the state st describes.
-func (ss *ServerSession) restore(st *SessionState) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.state = sessionFields{
+// restore puts the session in the state st describes. What a store gives
+// back is trusted no more than what a client sends: client info or
+// capabilities that do not decode are left out, an unknown level is unset.
+func (ss *ServerSession) restore(st *shared.SessionState) {
+	f := sessionFields{
 		ProtocolVersion:    st.ProtocolVersion,
-		ClientInfo:         st.ClientInfo,
-		ClientCapabilities: st.ClientCapabilities,
+		ClientInfo:         decodeClient[Implementation](st.ClientInfo),
+		ClientCapabilities: decodeClient[ClientCapabilities](st.ClientCapabilities),
 		Principal:          st.Principal,
-		LogLevel:           st.LogLevel,
 		Initialized:        st.Initialized,
 	}
+	f.LogLevel, _ = ParseLoggingLevel(st.LogLevel)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.state = f
 	ss.initDone = st.ProtocolVersion != ""
 	ss.subs = nil
 	for _, u := range st.Subscriptions {
@@ -210,6 +227,35 @@ func (ss *ServerSession) restore(st *SessionState) {
 		}
 		ss.subs[u] = struct{}{}
 	}
+}
+
+// encodeClient encodes what a client declared (its info, its
+// capabilities) for a store: nil for nothing. The session keeps only the
+// decoded value, so that an idle session costs no more than it did; a
+// state is encoded when it is saved (the handshake, a change), not when
+// it is served.
+func encodeClient[T any](v *T) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil // a value decoded from JSON encodes
+	}
+	return b
+}
+
+// decodeClient decodes what a client declared from a store's JSON. JSON
+// that does not decode into it is dropped, not trusted.
+func decodeClient[T any](raw json.RawMessage) *T {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v *T
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	return v
 }
 
 // save writes the session's state to its store, if it has one, and tells
@@ -228,7 +274,7 @@ func (ss *ServerSession) save(ctx context.Context) error {
 // announce tells the other processes that the session's state changed, so
 // that their copies read it again.
 func (ss *ServerSession) announce(ctx context.Context) {
-	ss.server.publish(ctx, &Notice{Method: NoticeSessionChanged, Session: ss.id})
+	ss.server.publish(ctx, &shared.Notice{Method: shared.NoticeSessionChanged, Session: ss.id})
 }
 
 // update changes the session's state (change runs with ss.mu held) and
@@ -237,12 +283,12 @@ func (ss *ServerSession) announce(ctx context.Context) {
 // change this one may not have heard of yet, and saving a stale copy would
 // undo it (a subscription made there, lost here).
 //
-// A store that is a SessionUpdater makes the change in one step on the
+// A store that is a shared.SessionUpdater makes the change in one step on the
 // stored state, so that a change made at the same moment through another
 // process is kept too.
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
-	if u, ok := ss.store.(SessionUpdater); ok && ss.id != "" {
-		_, err := u.Update(ctx, ss.id, func(st *SessionState) {
+	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
+		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
 			// Each try starts from the stored state; the last one to run
 			// is the one saved, so this copy ends as the store has it.
 			ss.restore(st)
@@ -255,7 +301,7 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 		case err == nil:
 			ss.announce(ctx)
 			return nil
-		case !errors.Is(err, ErrNoSession):
+		case !errors.Is(err, shared.ErrNoSession):
 			return ss.storeDown("update", err)
 		}
 		// The store lost the session (expired, evicted): this copy saves
@@ -286,7 +332,7 @@ func (ss *ServerSession) reload(ctx context.Context) {
 	}
 	st, err := ss.store.Load(ctx, ss.id)
 	if err != nil {
-		if !errors.Is(err, ErrNoSession) {
+		if !errors.Is(err, shared.ErrNoSession) {
 			ss.server.log.Warn("mcp: session store: load", "session", ss.id, "err", err)
 		}
 		return

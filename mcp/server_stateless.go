@@ -223,10 +223,20 @@ func (s *Server) stampResult(res any, method string) {
 }
 
 // stampServerInfo puts the server's identity in the _meta of res, if res
-// is a Result, leaving the rest of its _meta as it was.
+// is a Result whose _meta can be replaced (see Result), leaving the rest
+// of its _meta as it was.
 func (s *Server) stampServerInfo(res any) {
 	r, ok := res.(Result)
 	if !ok {
+		return
+	}
+	var set func(*Meta)
+	switch w := res.(type) {
+	case metaSetter:
+		set = w.setMeta
+	case customMetaSetter:
+		set = w.SetMeta
+	default:
 		return
 	}
 	m := &Meta{}
@@ -235,7 +245,7 @@ func (s *Server) stampServerInfo(res any) {
 	}
 	m.ServerInfo = s.impl
 	m.serverJSON = s.serverInfoJSON()
-	r.SetMeta(m)
+	set(m)
 }
 
 func (s *Server) cacheScope() CacheScope {

@@ -2,24 +2,27 @@ package mcp
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gomcp/sdk/mcp/shared"
+	"github.com/gomcp/sdk/transport"
 )
 
-// pairedLoads is a SessionUpdater whose Load waits until two Loads are in
+// pairedLoads is a shared.SessionUpdater whose Load waits until two Loads are in
 // progress (or a moment has passed), so that two read-change-save cycles
 // interleave: the schedule in which the later save undoes the earlier.
 type pairedLoads struct {
-	*MemorySessionStore
+	*shared.MemorySessionStore
 	mu      sync.Mutex
 	waiting int
 	both    chan struct{}
 }
 
-func (p *pairedLoads) Load(ctx context.Context, id string) (*SessionState, error) {
+func (p *pairedLoads) Load(ctx context.Context, id string) (*shared.SessionState, error) {
 	st, err := p.MemorySessionStore.Load(ctx, id)
 	p.mu.Lock()
 	if p.waiting++; p.waiting == 2 {
@@ -35,12 +38,12 @@ func (p *pairedLoads) Load(ctx context.Context, id string) (*SessionState, error
 
 // TestSessionUpdateConcurrent: two processes (two Servers, each with its
 // copy of one session) subscribe the session to a resource each at the
-// same moment. With a SessionUpdater store both subscriptions are kept;
+// same moment. With a shared.SessionUpdater store both subscriptions are kept;
 // read-change-save would lose one.
 func TestSessionUpdateConcurrent(t *testing.T) {
 	ctx := context.Background()
-	store := &pairedLoads{MemorySessionStore: NewMemorySessionStore(nil), both: make(chan struct{})}
-	st := &SessionState{ID: "s", ProtocolVersion: Version20251125, Initialized: true}
+	store := &pairedLoads{MemorySessionStore: shared.NewMemorySessionStore(nil), both: make(chan struct{})}
+	st := &shared.SessionState{ID: "s", ProtocolVersion: Version20251125, Initialized: true}
 	if err := store.Save(ctx, st); err != nil {
 		t.Fatal(err)
 	}
@@ -72,28 +75,77 @@ func TestSessionUpdateConcurrent(t *testing.T) {
 	}
 }
 
-// TestMemorySessionStoreUpdate: Update changes the stored state, keeps its
-// id, hands out copies, and knows no session it does not hold.
-func TestMemorySessionStoreUpdate(t *testing.T) {
-	ctx := context.Background()
-	s := NewMemorySessionStore(nil)
-	if _, err := s.Update(ctx, "nope", func(*SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, ErrNoSession) {
-		t.Errorf("unknown session: %v", err)
+// TestSessionStateRoundTrip: the state a session saves (client info and
+// capabilities as JSON, the level by name) rebuilds the same session in
+// another process, through a store that encodes it; what does not decode
+// is left out rather than trusted.
+func TestSessionStateRoundTrip(t *testing.T) {
+	ss := &ServerSession{server: NewServer(nil, nil), id: "s"}
+	ss.state = sessionFields{
+		ProtocolVersion:    Version20251125,
+		ClientInfo:         &Implementation{Name: "c", Version: "1"},
+		ClientCapabilities: &ClientCapabilities{Roots: &RootCapabilities{ListChanged: true}},
+		Principal:          "alice",
+		LogLevel:           LevelWarning,
+		Initialized:        true,
 	}
-	if err := s.Save(ctx, &SessionState{ID: "s", Subscriptions: []string{"a"}}); err != nil {
+	ss.subs = map[string]struct{}{"test://b": {}, "test://a": {}}
+	b, err := json.Marshal(ss.State())
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Update(ctx, "s", func(st *SessionState) {
-		st.ID = "other"
-		st.LogLevel = LevelError
-		st.Subscriptions = append(st.Subscriptions, "b")
-	})
-	if err != nil || out.ID != "s" || out.LogLevel != LevelError {
-		t.Fatalf("Update: %+v, %v", out, err)
+	var st shared.SessionState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
 	}
-	out.Subscriptions[0] = "changed by the caller"
-	got, _ := s.Load(ctx, "s")
-	if got.ID != "s" || got.LogLevel != LevelError || !slices.Equal(got.Subscriptions, []string{"a", "b"}) {
-		t.Errorf("stored %+v", got)
+	other := &ServerSession{server: NewServer(nil, nil), id: "s"}
+	other.restore(&st)
+	f := other.state
+	if f.ProtocolVersion != Version20251125 || f.ClientInfo == nil || f.ClientInfo.Name != "c" ||
+		f.ClientCapabilities == nil || f.ClientCapabilities.Roots == nil || !f.ClientCapabilities.Roots.ListChanged ||
+		f.Principal != "alice" || f.LogLevel != LevelWarning || !f.Initialized || !other.initDone ||
+		!other.subscribed("test://a") || !other.subscribed("test://b") {
+		t.Errorf("rebuilt %+v (subs %v) from %s", f, other.subs, b)
+	}
+	if got := other.State(); string(got.ClientInfo) != string(st.ClientInfo) || got.LogLevel != "warning" {
+		t.Errorf("state of the rebuilt session %+v, saved %+v", got, st)
+	}
+
+	bad := &ServerSession{server: NewServer(nil, nil), id: "s"}
+	bad.restore(&shared.SessionState{ID: "s", ProtocolVersion: Version20251125,
+		ClientInfo: json.RawMessage(`"not an object"`), ClientCapabilities: json.RawMessage(`[1]`), LogLevel: "loud"})
+	if f := bad.state; f.ClientInfo != nil || f.ClientCapabilities != nil || f.LogLevel != levelUnset {
+		t.Errorf("undecodable state restored as %+v", f)
+	}
+	if got := bad.State(); got.ClientInfo != nil || got.ClientCapabilities != nil || got.LogLevel != "" {
+		t.Errorf("undecodable state saved again as %+v", got)
+	}
+}
+
+// TestSessionInitializeAfterRestore: a session rebuilt from a state saved
+// before its handshake saves what the client declares in initialize, not
+// the encoding it was rebuilt with.
+func TestSessionInitializeAfterRestore(t *testing.T) {
+	ctx := context.Background()
+	store := shared.NewMemorySessionStore(nil)
+	s := NewServer(nil, nil)
+	a, b := transport.Pipe()
+	ss := s.Connect(b, &SessionOptions{ID: "s", Store: store, State: &shared.SessionState{
+		ID: "s", ClientInfo: json.RawMessage(`{"name":"before","version":"0"}`),
+	}})
+	defer ss.Wait()
+	defer ss.Close()
+	cs, err := NewClient(&Implementation{Name: "after", Version: "1"}, &ClientOptions{ProtocolVersion: Version20251125}).Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	st, err := store.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info Implementation
+	if err := json.Unmarshal(st.ClientInfo, &info); err != nil || info.Name != "after" || len(st.ClientCapabilities) == 0 {
+		t.Errorf("saved client info %s (%v), capabilities %s; want the client's of initialize", st.ClientInfo, err, st.ClientCapabilities)
 	}
 }

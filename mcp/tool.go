@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/jsonschema"
 )
@@ -121,9 +122,9 @@ type wrappedOutput struct {
 type serverTool struct {
 	tool      *Tool
 	handler   ToolHandler
-	validator *jsonschema.Validator // the compiled input schema
-	output    *jsonschema.Validator // the compiled output schema, nil when not checked
-	headers   []ParamHeader         // x-mcp-header arguments (SEP-2243)
+	validator *jsonschema.Validator   // the compiled input schema
+	output    *jsonschema.Validator   // the compiled output schema, nil when not checked
+	headers   []mcpheader.ParamHeader // x-mcp-header arguments (SEP-2243)
 }
 
 var objectSchema = json.RawMessage(`{"type":"object"}`)
@@ -143,7 +144,7 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 // returns a *RegistrationError (wrapping ErrInvalidFeature) when the name is
 // not 1 to 128 characters of [A-Za-z0-9_.-], when either schema is not a
 // JSON object with "type": "object" or does not compile, when an
-// x-mcp-header annotation is invalid (see ParamHeaders), or when t or h is
+// x-mcp-header annotation is invalid (see SEP-2243), or when t or h is
 // nil.
 func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if t == nil {
@@ -173,7 +174,7 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error 
 	if err != nil {
 		return fail(fmt.Errorf("input schema: %w", err))
 	}
-	hdrs, err := ParamHeaders(in)
+	hdrs, err := mcpheader.ParamHeaders(in)
 	if err != nil {
 		return fail(fmt.Errorf("input schema: %w", err))
 	}

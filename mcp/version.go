@@ -290,61 +290,35 @@ func features(version string) versionFeatures {
 	return versionFeatures{}
 }
 
-// Revision is what a transport needs to know about one protocol revision:
-// the version table's transport facts, read-only. Transports ask it instead
-// of comparing version strings.
+// Revision is what a transport, or a feature package such as tasks, needs
+// to know about one protocol revision that the rest of the mcp API does not
+// tell (IsStatelessVersion does the lifecycle): the version table's facts,
+// read-only. They ask it instead of comparing version strings.
 type Revision struct {
 	// Version is the revision's name, e.g. "2025-11-25".
 	Version string
-	// Stateless: no initialize handshake, per-request _meta (2026-07-28).
-	Stateless bool
 	// Batches: JSON-RPC batches must be accepted (2025-03-26 only).
 	Batches bool
-	// Sessions: Streamable HTTP sessions with Mcp-Session-Id.
-	Sessions bool
-	// StandaloneStream: GET opens a server-to-client SSE stream.
-	StandaloneStream bool
-	// Resumable: SSE event ids and resumption with Last-Event-ID.
-	Resumable bool
 	// SSEPriming: streams open with a priming event and retry-driven
 	// polling (SEP-1699).
 	SSEPriming bool
-	// ProtocolVersionHeader: requests carry MCP-Protocol-Version.
-	ProtocolVersionHeader bool
-	// StandardHeaders: Mcp-Method, Mcp-Name and Mcp-Param-* headers.
-	StandardHeaders bool
-	// DisconnectCancels: closing a response stream cancels the request.
-	DisconnectCancels bool
-	// OriginForbidden403: an invalid Origin is answered with 403.
-	OriginForbidden403 bool
-	// LegacySSE: the HTTP+SSE transport is the revision's own (2024-11-05).
-	LegacySSE bool
 	// CoreTasks: the revision has the tasks of SEP-1686 (params.task,
 	// tasks/get, tasks/result, tasks/list, tasks/cancel); 2025-11-25 only.
 	// Later revisions moved tasks into an extension.
 	CoreTasks bool
 }
 
-// LookupRevision returns the transport facts of revision v, and false when
-// this package does not implement v.
+// LookupRevision returns the facts of revision v, and false when this
+// package does not implement v.
 func LookupRevision(v string) (Revision, bool) {
 	f := features(v)
 	if f.version == "" {
 		return Revision{}, false
 	}
 	return Revision{
-		Version:               f.version,
-		Stateless:             f.stateless,
-		Batches:               f.batches,
-		Sessions:              f.sessions,
-		StandaloneStream:      f.httpGetStream,
-		Resumable:             f.sseResumable,
-		SSEPriming:            f.ssePolling,
-		ProtocolVersionHeader: f.protocolVersionHeader,
-		StandardHeaders:       f.standardHeaders,
-		DisconnectCancels:     f.disconnectCancels,
-		OriginForbidden403:    f.originForbidden403,
-		LegacySSE:             f.httpSSE,
-		CoreTasks:             f.tasks,
+		Version:    f.version,
+		Batches:    f.batches,
+		SSEPriming: f.ssePolling,
+		CoreTasks:  f.tasks,
 	}, true
 }

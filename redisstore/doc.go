@@ -1,11 +1,11 @@
 // Package redisstore keeps the shared state of a gomcp deployment in Redis,
 // so that several server processes behind a load balancer serve every
-// client without affinity: sessions (an mcp.SessionStore, and an
-// mcp.SessionUpdater whose changes are made with WATCH so that two
+// client without affinity: sessions (a shared.SessionStore, and a
+// shared.SessionUpdater whose changes are made with WATCH so that two
 // processes changing one session at once both keep theirs), the SSE events
 // a client resumes a broken stream from (an mcphttp.EventStore), the
 // notices that carry resource updates, list changes and stream takeovers
-// between processes (an mcp.Notifier), tasks (a tasks.TaskStore), the key
+// between processes (a shared.Notifier), tasks (a tasks.TaskStore), the key
 // that signs requestState (SharedKey) and the identifiers of the DPoP
 // proofs already used (ReplayCache, an auth.ReplayCache).
 //

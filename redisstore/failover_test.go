@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomcp/sdk/internal/replicas"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/redis/go-redis/v9"
 )
@@ -37,9 +38,9 @@ func TestClusterFailover(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	heard := make(chan string, 64)
-	defer b.Subscribe(func(n *mcp.Notice) { heard <- n.URI })()
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
 	for ready := false; !ready; {
-		if err := a.Publish(ctx, &mcp.Notice{Method: "probe", URI: "probe"}); err != nil {
+		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: "probe"}); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -59,7 +60,7 @@ func TestClusterFailover(t *testing.T) {
 	}
 
 	// The state before.
-	if err := ss.Save(ctx, &mcp.SessionState{ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true}); err != nil {
+	if err := ss.Save(ctx, &shared.SessionState{ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
@@ -83,7 +84,7 @@ func TestClusterFailover(t *testing.T) {
 	// The master goes.
 	start = time.Now()
 	rc.Kill(m.Options().Addr)
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "during"}); err != nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "during"}); err != nil {
 		t.Fatalf("Publish during the failover: %v", err)
 	}
 	failed := 0
@@ -121,7 +122,7 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatalf("Create after the failover: %v", err)
 	}
 	// The notice published meanwhile arrives once, then live ones.
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "after"}); err != nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "after"}); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()

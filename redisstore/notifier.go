@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/redis/go-redis/v9"
 )
 
-// Notifier is an mcp.Notifier over a Redis stream, the key
+// Notifier is a shared.Notifier over a Redis stream, the key
 // Options.Channel: Publish hands a notice to this process's subscribers at
 // once, on the caller's goroutine, and appends it to the stream for every
 // other process; one goroutine per Notifier reads the stream (XREAD BLOCK,
@@ -45,7 +45,7 @@ type Notifier struct {
 
 	mu   sync.RWMutex
 	next int
-	subs map[int]func(*mcp.Notice)
+	subs map[int]func(*shared.Notice)
 
 	omu        sync.Mutex
 	outbox     [][]byte // encoded envelopes not appended yet, oldest first
@@ -58,7 +58,7 @@ type Notifier struct {
 	once   sync.Once
 }
 
-var _ mcp.Notifier = (*Notifier)(nil)
+var _ shared.Notifier = (*Notifier)(nil)
 
 const (
 	// readBlock is how long one XREAD waits for new notices: Close waits
@@ -75,8 +75,8 @@ const (
 // envelope is a notice on the stream: the publishing Notifier and the
 // notice.
 type envelope struct {
-	From   string      `json:"from"`
-	Notice *mcp.Notice `json:"notice"`
+	From   string         `json:"from"`
+	Notice *shared.Notice `json:"notice"`
 }
 
 // NewNotifier starts reading the stream from its end, and appending what
@@ -94,7 +94,7 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
-		subs: make(map[int]func(*mcp.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
+		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
 	// NewNotifier returns is heard; if Redis does not answer at once, the
@@ -248,9 +248,9 @@ func (n *Notifier) pause(ctx context.Context, backoff *time.Duration, op string,
 }
 
 // deliver calls every subscriber with its own copy of the notice.
-func (n *Notifier) deliver(nt *mcp.Notice) {
+func (n *Notifier) deliver(nt *shared.Notice) {
 	n.mu.RLock()
-	fns := make([]func(*mcp.Notice), 0, len(n.subs))
+	fns := make([]func(*shared.Notice), 0, len(n.subs))
 	for _, fn := range n.subs {
 		fns = append(fns, fn)
 	}
@@ -261,12 +261,12 @@ func (n *Notifier) deliver(nt *mcp.Notice) {
 	}
 }
 
-// Publish implements mcp.Notifier: this process's subscribers hear the
+// Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
 // processes hear it once it is appended to the stream: now, or from the
 // outbox when Redis answers again, after the notices queued before it.
 // An error says the outbox was full, so the others never will.
-func (n *Notifier) Publish(ctx context.Context, nt *mcp.Notice) error {
+func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	n.deliver(nt)
 	b, err := json.Marshal(envelope{From: n.self, Notice: nt})
 	if err != nil {
@@ -292,8 +292,8 @@ func (n *Notifier) Publish(ctx context.Context, nt *mcp.Notice) error {
 // errOutboxFull is why a notice queued behind others was dropped.
 var errOutboxFull = errors.New("the outbox of notices waiting for Redis is full")
 
-// Subscribe implements mcp.Notifier.
-func (n *Notifier) Subscribe(fn func(*mcp.Notice)) func() {
+// Subscribe implements shared.Notifier.
+func (n *Notifier) Subscribe(fn func(*shared.Notice)) func() {
 	n.mu.Lock()
 	id := n.next
 	n.next++

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -116,10 +117,10 @@ func TestNotifierOutage(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	heard := make(chan string, 64)
-	defer b.Subscribe(func(n *mcp.Notice) { heard <- n.URI })()
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
 	// b reads once it found the stream's end: publish until it hears.
 	for ready := false; !ready; {
-		if err := a.Publish(ctx, &mcp.Notice{Method: "probe", URI: "probe"}); err != nil {
+		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: "probe"}); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -159,7 +160,7 @@ func TestNotifierOutage(t *testing.T) {
 	// b is cut off while a publishes.
 	gb.set(true)
 	for i := range 3 {
-		if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: fmt.Sprintf("b-away-%d", i)}); err != nil {
+		if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: fmt.Sprintf("b-away-%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -171,13 +172,13 @@ func TestNotifierOutage(t *testing.T) {
 	// fourth does not fit.
 	ga.set(true)
 	var local int
-	defer a.Subscribe(func(*mcp.Notice) { local++ })()
+	defer a.Subscribe(func(*shared.Notice) { local++ })()
 	for i := range 3 {
-		if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: fmt.Sprintf("a-away-%d", i)}); err != nil {
+		if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: fmt.Sprintf("a-away-%d", i)}); err != nil {
 			t.Fatalf("Publish %d while cut off: %v", i, err)
 		}
 	}
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "overflow"}); err == nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "overflow"}); err == nil {
 		t.Fatal("Publish beyond the outbox succeeded")
 	}
 	if local != 4 {
@@ -186,7 +187,7 @@ func TestNotifierOutage(t *testing.T) {
 	ga.set(false)
 	expect("a-away-0", "a-away-1", "a-away-2")
 	// And live again, after the queued ones.
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "after"}); err != nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "after"}); err != nil {
 		t.Fatal(err)
 	}
 	expect("after")

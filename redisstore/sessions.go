@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/redis/go-redis/v9"
 )
 
-// SessionStore is an mcp.SessionStore in Redis: one string key per session
-// holding its mcp.SessionState as JSON, expiring Options.SessionTTL after
+// SessionStore is a shared.SessionStore in Redis: one string key per session
+// holding its shared.SessionState as JSON, expiring Options.SessionTTL after
 // the session was last saved or loaded. It holds nothing in process memory
 // and is safe for concurrent use.
 type SessionStore struct {
@@ -28,29 +28,29 @@ func NewSessionStore(rdb redis.UniversalClient, opts *Options) *SessionStore {
 	return &SessionStore{rdb: rdb, prefix: o.Prefix + "session:", ttl: o.SessionTTL}
 }
 
-var _ mcp.SessionUpdater = (*SessionStore)(nil)
+var _ shared.SessionUpdater = (*SessionStore)(nil)
 
-// Load implements mcp.SessionStore. It extends the session's life by
+// Load implements shared.SessionStore. It extends the session's life by
 // SessionTTL, so that a session in use never expires.
-func (s *SessionStore) Load(ctx context.Context, id string) (*mcp.SessionState, error) {
+func (s *SessionStore) Load(ctx context.Context, id string) (*shared.SessionState, error) {
 	b, err := s.rdb.GetEx(ctx, s.prefix+id, s.ttl).Bytes()
 	if errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("redisstore: session %q: %w", id, mcp.ErrNoSession)
+		return nil, fmt.Errorf("redisstore: session %q: %w", id, shared.ErrNoSession)
 	}
 	if err != nil {
 		return nil, unavailable(s.rdb, "load session", err)
 	}
-	var st mcp.SessionState
+	var st shared.SessionState
 	if err := json.Unmarshal(b, &st); err != nil {
 		// Not ours, or corrupt: the session cannot be served, so it is
 		// as good as gone.
-		return nil, fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, mcp.ErrNoSession)
+		return nil, fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, shared.ErrNoSession)
 	}
 	return &st, nil
 }
 
-// Save implements mcp.SessionStore.
-func (s *SessionStore) Save(ctx context.Context, state *mcp.SessionState) error {
+// Save implements shared.SessionStore.
+func (s *SessionStore) Save(ctx context.Context, state *shared.SessionState) error {
 	b, err := json.Marshal(state)
 	if err != nil {
 		return fmt.Errorf("redisstore: encode session: %w", err)
@@ -61,23 +61,23 @@ func (s *SessionStore) Save(ctx context.Context, state *mcp.SessionState) error 
 	return nil
 }
 
-// Update implements mcp.SessionUpdater: optimistic, with WATCH; change
+// Update implements shared.SessionUpdater: optimistic, with WATCH; change
 // runs again when another process saved the session in between. It
 // extends the session's life by SessionTTL, as Save does.
-func (s *SessionStore) Update(ctx context.Context, id string, change func(*mcp.SessionState)) (*mcp.SessionState, error) {
+func (s *SessionStore) Update(ctx context.Context, id string, change func(*shared.SessionState)) (*shared.SessionState, error) {
 	key := s.prefix + id
-	var out *mcp.SessionState
+	var out *shared.SessionState
 	txf := func(tx *redis.Tx) error {
 		b, err := tx.Get(ctx, key).Bytes()
 		if errors.Is(err, redis.Nil) {
-			return fmt.Errorf("redisstore: session %q: %w", id, mcp.ErrNoSession)
+			return fmt.Errorf("redisstore: session %q: %w", id, shared.ErrNoSession)
 		}
 		if err != nil {
 			return err
 		}
-		var st mcp.SessionState
+		var st shared.SessionState
 		if err := json.Unmarshal(b, &st); err != nil {
-			return fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, mcp.ErrNoSession)
+			return fmt.Errorf("redisstore: session %q: undecodable state (%v): %w", id, err, shared.ErrNoSession)
 		}
 		change(&st)
 		st.ID = id
@@ -94,13 +94,13 @@ func (s *SessionStore) Update(ctx context.Context, id string, change func(*mcp.S
 		}
 		return err
 	}
-	if err := watchUpdate(ctx, s.rdb, key, txf, mcp.ErrNoSession, "update session", id); err != nil {
+	if err := watchUpdate(ctx, s.rdb, key, txf, shared.ErrNoSession, "update session", id); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// Delete implements mcp.SessionStore.
+// Delete implements shared.SessionStore.
 func (s *SessionStore) Delete(ctx context.Context, id string) error {
 	if err := s.rdb.Del(ctx, s.prefix+id).Err(); err != nil {
 		return unavailable(s.rdb, "delete session", err)

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
 	"github.com/redis/go-redis/v9"
@@ -22,12 +24,12 @@ func TestSessionStore(t *testing.T) { eachRedis(t, testSessionStore) }
 func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
-	if _, err := s.Load(ctx, "nope"); !errors.Is(err, mcp.ErrNoSession) {
+	if _, err := s.Load(ctx, "nope"); !errors.Is(err, shared.ErrNoSession) {
 		t.Fatalf("Load of an unknown id: %v, want ErrNoSession", err)
 	}
-	st := &mcp.SessionState{
-		ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true, LogLevel: mcp.LevelWarning,
-		ClientInfo: &mcp.Implementation{Name: "c", Version: "1"}, Subscriptions: []string{"a://1", "b://2"}, Principal: "alice",
+	st := &shared.SessionState{
+		ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true, LogLevel: "warning",
+		ClientInfo: json.RawMessage(`{"name":"c","version":"1"}`), Subscriptions: []string{"a://1", "b://2"}, Principal: "alice",
 	}
 	if err := s.Save(ctx, st); err != nil {
 		t.Fatal(err)
@@ -37,7 +39,7 @@ func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 		t.Fatal(err)
 	}
 	if got.ProtocolVersion != st.ProtocolVersion || !got.Initialized || got.LogLevel != st.LogLevel ||
-		got.ClientInfo.Name != "c" || strings.Join(got.Subscriptions, ",") != "a://1,b://2" || got.Principal != "alice" {
+		string(got.ClientInfo) != string(st.ClientInfo) || strings.Join(got.Subscriptions, ",") != "a://1,b://2" || got.Principal != "alice" {
 		t.Fatalf("Load = %+v, want %+v", got, st)
 	}
 	ttl := rdb.PTTL(ctx, prefix+"session:s1").Val()
@@ -66,7 +68,7 @@ func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	if err := s.Delete(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, "s1"); !errors.Is(err, mcp.ErrNoSession) {
+	if _, err := s.Load(ctx, "s1"); !errors.Is(err, shared.ErrNoSession) {
 		t.Fatalf("Load after Delete: %v", err)
 	}
 	if err := s.Delete(ctx, "s1"); err != nil {
@@ -74,16 +76,16 @@ func testSessionStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	}
 	// Garbage under a session key is a missing session, not a crash.
 	rdb.Set(ctx, prefix+"session:bad", "{not json", time.Minute)
-	if _, err := s.Load(ctx, "bad"); !errors.Is(err, mcp.ErrNoSession) {
+	if _, err := s.Load(ctx, "bad"); !errors.Is(err, shared.ErrNoSession) {
 		t.Fatalf("Load of garbage: %v, want ErrNoSession", err)
 	}
 	// A session expires SessionTTL after its last use.
 	short := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: 50 * time.Millisecond})
-	if err := short.Save(ctx, &mcp.SessionState{ID: "brief"}); err != nil {
+	if err := short.Save(ctx, &shared.SessionState{ID: "brief"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(150 * time.Millisecond)
-	if _, err := short.Load(ctx, "brief"); !errors.Is(err, mcp.ErrNoSession) {
+	if _, err := short.Load(ctx, "brief"); !errors.Is(err, shared.ErrNoSession) {
 		t.Fatalf("Load after the TTL: %v, want ErrNoSession", err)
 	}
 }
@@ -96,10 +98,10 @@ func TestSessionStoreUpdate(t *testing.T) { eachRedis(t, testSessionStoreUpdate)
 func testSessionStoreUpdate(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	s := NewSessionStore(rdb, &Options{Prefix: prefix, SessionTTL: time.Minute})
-	if _, err := s.Update(ctx, "nope", func(*mcp.SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, mcp.ErrNoSession) {
+	if _, err := s.Update(ctx, "nope", func(*shared.SessionState) { t.Error("change ran for an unknown session") }); !errors.Is(err, shared.ErrNoSession) {
 		t.Fatalf("Update of an unknown id: %v, want ErrNoSession", err)
 	}
-	if err := s.Save(ctx, &mcp.SessionState{ID: "s", ProtocolVersion: mcp.Version20251125}); err != nil {
+	if err := s.Save(ctx, &shared.SessionState{ID: "s", ProtocolVersion: mcp.Version20251125}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 8
@@ -107,7 +109,7 @@ func testSessionStoreUpdate(t *testing.T, rdb redis.UniversalClient, prefix stri
 	for i := range n {
 		wg.Go(func() {
 			uri := fmt.Sprintf("test://%d", i)
-			if _, err := s.Update(ctx, "s", func(st *mcp.SessionState) {
+			if _, err := s.Update(ctx, "s", func(st *shared.SessionState) {
 				st.ID = "other"
 				st.Subscriptions = append(st.Subscriptions, uri)
 			}); err != nil {
@@ -257,15 +259,15 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	defer a.Close()
 	defer b.Close()
 	got := make(chan string, 16)
-	ua := a.Subscribe(func(n *mcp.Notice) { got <- "a:" + n.Method + ":" + n.URI })
-	ub := b.Subscribe(func(n *mcp.Notice) { got <- "b:" + n.Method + ":" + n.URI })
+	ua := a.Subscribe(func(n *shared.Notice) { got <- "a:" + n.Method + ":" + n.URI })
+	ub := b.Subscribe(func(n *shared.Notice) { got <- "b:" + n.Method + ":" + n.URI })
 	// Wait until b's subscription is live: publish until it hears one.
 	deadline := time.Now().Add(5 * time.Second)
 	for ready := false; !ready; {
 		if time.Now().After(deadline) {
 			t.Fatal("the notifier never subscribed")
 		}
-		if err := a.Publish(ctx, &mcp.Notice{Method: "probe"}); err != nil {
+		if err := a.Publish(ctx, &shared.Notice{Method: "probe"}); err != nil {
 			t.Fatal(err)
 		}
 		timeout := time.After(100 * time.Millisecond)
@@ -282,7 +284,7 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	for len(got) > 0 {
 		<-got
 	}
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://1"}); err != nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://1"}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]int{}
@@ -306,8 +308,8 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	c := NewNotifier(anotherClient(t, rdb), opts, nil)
 	defer c.Close()
 	heardC := make(chan string, 4)
-	defer c.Subscribe(func(n *mcp.Notice) { heardC <- n.URI })()
-	if err := a.Publish(ctx, &mcp.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://early"}); err != nil {
+	defer c.Subscribe(func(n *shared.Notice) { heardC <- n.URI })()
+	if err := a.Publish(ctx, &shared.Notice{Method: mcp.NotificationResourceUpdated, URI: "x://early"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -324,7 +326,7 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ua()
 	ub()
 	ub()
-	if err := a.Publish(ctx, &mcp.Notice{Method: "after"}); err != nil {
+	if err := a.Publish(ctx, &shared.Notice{Method: "after"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -380,23 +382,23 @@ func testUnavailable(t *testing.T, rdb redis.UniversalClient) {
 	n := NewNotifier(rdb, &Options{MaxPendingNotices: 1}, nil)
 	defer n.Close()
 	// The first notice waits in the outbox, the second finds it full.
-	if err := n.Publish(ctx, &mcp.Notice{Method: "m"}); err != nil {
+	if err := n.Publish(ctx, &shared.Notice{Method: "m"}); err != nil {
 		t.Errorf("Publish of a notice the outbox can hold: %v", err)
 	}
 	heard := 0
-	defer n.Subscribe(func(*mcp.Notice) { heard++ })()
+	defer n.Subscribe(func(*shared.Notice) { heard++ })()
 	for name, op := range map[string]func() error{
 		"Load":   func() error { _, err := ss.Load(ctx, "x"); return err },
-		"Save":   func() error { return ss.Save(ctx, &mcp.SessionState{ID: "x"}) },
+		"Save":   func() error { return ss.Save(ctx, &shared.SessionState{ID: "x"}) },
 		"Delete": func() error { return ss.Delete(ctx, "x") },
 		"Update": func() error {
-			_, err := ss.Update(ctx, "x", func(*mcp.SessionState) {})
+			_, err := ss.Update(ctx, "x", func(*shared.SessionState) {})
 			return err
 		},
 		"Append":        func() error { _, err := es.Append(ctx, "x", "0", []byte("d")); return err },
 		"Replay":        func() error { return es.Replay(ctx, "x", "0", "", func(string, []byte) error { return nil }) },
 		"DeleteSession": func() error { return es.DeleteSession(ctx, "x") },
-		"Publish":       func() error { return n.Publish(ctx, &mcp.Notice{Method: "m"}) },
+		"Publish":       func() error { return n.Publish(ctx, &shared.Notice{Method: "m"}) },
 		"Ping":          func() error { return ss.Ping(ctx) },
 		"SharedKey":     func() error { _, err := SharedKey(ctx, rdb, nil, "k", 32); return err },
 		"Create task":   func() error { return ts.Create(ctx, &tasks.Record{ID: "x", Owner: "o"}) },

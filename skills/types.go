@@ -202,9 +202,8 @@ type DirectoryResult struct {
 	mcp.CacheHints
 }
 
-// GetMeta and SetMeta make the results mcp.Result values, so that the
-// server puts its identity in their _meta (2026-07-28) as in a core
-// result's.
+// GetMeta makes the results mcp.Result values, and SetMeta lets the server
+// put its identity in their _meta (2026-07-28) as in a core result's.
 
 // GetMeta returns the result's _meta, or nil.
 func (r *ListResult) GetMeta() *mcp.Meta {

@@ -9,7 +9,7 @@
 // through its context.
 //
 // Tasks live in a TaskStore (NewMemoryStore by default); processes sharing a
-// store and the server's mcp.Notifier serve the same tasks.
+// store and the server's shared.Notifier serve the same tasks.
 //
 // # How it is built
 //
@@ -30,7 +30,7 @@
 // The TaskStore is the source of truth: records are plain JSON data, Update is
 // an atomic read-modify-write (a Redis store: WATCH/MULTI/EXEC), List pages
 // per owner, expiry is the record's ExpiresAt. Every change is announced on
-// the server's mcp.Notifier (tasks/changed, the task id), so a handler waiting
+// the server's shared.Notifier (tasks/changed, the task id), so a handler waiting
 // for answers, a blocking tasks/result or a run whose task was cancelled in
 // another process re-reads the store; waiters also poll at PollInterval in
 // case a notice is lost. In-task questions become the record's inputRequests

@@ -15,12 +15,13 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // Options configure a Manager. The zero value is usable.
 type Options struct {
 	// Store keeps the tasks. Default: NewMemoryStore(nil). Processes that
-	// share a Store and the Server's mcp.Notifier serve the same tasks.
+	// share a Store and the Server's shared.Notifier serve the same tasks.
 	Store TaskStore
 	// TTL is how long a task is kept after its creation, and the most a
 	// 2025-11-25 client may ask for. Default: one hour.
@@ -51,7 +52,7 @@ type Manager struct {
 	store    TaskStore
 	opts     Options
 	log      *slog.Logger
-	notifier mcp.Notifier
+	notifier shared.Notifier
 	unsub    func()
 
 	mu       sync.Mutex
@@ -393,7 +394,7 @@ func detailed(rec *Record) *mcp.DetailedTask {
 // changed tells every process that the task changed, and the listen
 // streams of this one.
 func (m *Manager) changed(rec *Record) {
-	if err := m.notifier.Publish(context.Background(), &mcp.Notice{Method: NoticeTaskChanged, Data: rec.ID, Origin: m.srv.InstanceID()}); err != nil {
+	if err := m.notifier.Publish(context.Background(), &shared.Notice{Method: NoticeTaskChanged, Data: rec.ID, Origin: m.srv.InstanceID()}); err != nil {
 		m.log.Warn("tasks: publishing a change", "task", rec.ID, "err", err)
 	}
 	m.notifyListeners(rec)
@@ -432,7 +433,7 @@ func (m *Manager) listenHook(ctx context.Context, r *mcp.Request, requested, ack
 
 // onNotice wakes the waiters of a task and cancels a local run whose task
 // was cancelled elsewhere.
-func (m *Manager) onNotice(n *mcp.Notice) {
+func (m *Manager) onNotice(n *shared.Notice) {
 	if n.Method != NoticeTaskChanged {
 		return
 	}

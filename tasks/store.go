@@ -15,7 +15,7 @@ import (
 // The TaskStore is the source of truth for every task: the process that runs
 // a task's handler writes its status, questions and result there, and any
 // process answers tasks/get, tasks/update and tasks/cancel from it. Change
-// notices travel on the server's mcp.Notifier (NoticeTaskChanged), so a
+// notices travel on the server's shared.Notifier (NoticeTaskChanged), so a
 // process waiting on a task (a handler waiting for input, a blocking
 // tasks/result) re-reads the record when it changes elsewhere.
 
@@ -30,7 +30,7 @@ var (
 	ErrFull = errors.New("tasks: too many live tasks")
 )
 
-// NoticeTaskChanged is the mcp.Notice method published after a task
+// NoticeTaskChanged is the shared.Notice method published after a task
 // record changed; Notice.Data is the task id.
 const NoticeTaskChanged = "tasks/changed"
 

@@ -14,6 +14,7 @@ import (
 	"github.com/gomcp/sdk/internal/specschema"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/mcptest"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport"
@@ -572,7 +573,7 @@ func TestListenNotifications(t *testing.T) {
 // tasks/get, takes the answers of tasks/update and cancels it.
 func TestSharedStore(t *testing.T) {
 	store := tasks.NewMemoryStore(nil)
-	notifier := mcp.NewMemoryNotifier()
+	notifier := shared.NewMemoryNotifier()
 	servers := make([]*mcp.Server, 2)
 	for i := range servers {
 		servers[i] = mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "1"}, &mcp.ServerOptions{Notifier: notifier})

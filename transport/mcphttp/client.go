@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -328,7 +329,7 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 	}
 	// A stateless-revision request comes with its standard headers
 	// (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*).
-	if hh := mcp.HTTPHeaders(ctx); hh != nil {
+	if hh := mcpheader.HTTPHeaders(ctx); hh != nil {
 		for k, v := range hh {
 			req.Header[k] = v
 		}
@@ -336,7 +337,7 @@ func (c *ClientStream) post(ctx context.Context, m *jsonrpc.Message, sid, ver st
 		// A stateless-revision request written without them (the era
 		// probe): derive the version and method headers from the body.
 		req.Header.Set(headerProtocolVersion, *peekStateless(m).Meta.ProtocolVersion)
-		req.Header.Set(mcp.HeaderMethod, m.Method)
+		req.Header.Set(mcpheader.HeaderMethod, m.Method)
 	}
 	return c.do(req)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 func callText(t *testing.T, cs *mcp.ClientSession, name, args string) string {
@@ -298,7 +299,7 @@ func TestClientSessionSurvivesExpiry(t *testing.T) {
 func TestClientReinitializesAfterStateExpiry(t *testing.T) {
 	// Once the store forgot the session too, the client gets 404 and
 	// initializes a new one.
-	states := mcp.NewMemorySessionStore(nil)
+	states := shared.NewMemorySessionStore(nil)
 	f := newFixture(t, &HandlerOptions{SessionIdleTimeout: 100 * time.Millisecond, SessionStore: states})
 	cs, stream := f.connect(nil, &ClientOptions{DisableStandaloneStream: true})
 	sid := stream.SessionID()

@@ -24,11 +24,11 @@
 //
 // Several processes serve the same sessions, without session affinity,
 // when their Handlers share a SessionStore and an EventStore and their
-// servers share an mcp.Notifier (see Handler):
+// servers share a shared.Notifier (see Handler):
 //
 //	server := mcp.NewServer(impl, &mcp.ServerOptions{Notifier: notifier})
 //	h := mcphttp.NewHandler(server, &mcphttp.HandlerOptions{
-//		SessionStore: sessions, // mcp.SessionStore, e.g. backed by Redis
+//		SessionStore: sessions, // shared.SessionStore, e.g. backed by Redis
 //		EventStore:   events,
 //		Principal:    func(r *http.Request) string { return userFrom(r) },
 //	})

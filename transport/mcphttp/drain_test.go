@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // TestShutdownDrains stops one of two Handlers sharing their stores while
@@ -154,12 +155,12 @@ func TestClientRetriesBusy(t *testing.T) {
 // hookNotifier is a MemoryNotifier that runs after (once delivered) each
 // notice of one method.
 type hookNotifier struct {
-	*mcp.MemoryNotifier
+	*shared.MemoryNotifier
 	method string
 	after  func()
 }
 
-func (n *hookNotifier) Publish(c context.Context, nt *mcp.Notice) error {
+func (n *hookNotifier) Publish(c context.Context, nt *shared.Notice) error {
 	err := n.MemoryNotifier.Publish(c, nt)
 	if nt.Method == n.method && n.after != nil {
 		n.after()
@@ -171,8 +172,8 @@ func (n *hookNotifier) Publish(c context.Context, nt *mcp.Notice) error {
 // a standalone stream over, before its replay, is neither stored by the
 // previous holder (which let the stream go) nor lost by the new one.
 func TestTakeoverKeepsEvents(t *testing.T) {
-	notifier := &hookNotifier{MemoryNotifier: mcp.NewMemoryNotifier(), method: noticeStreamTaken}
-	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	notifier := &hookNotifier{MemoryNotifier: shared.NewMemoryNotifier(), method: noticeStreamTaken}
+	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
 	var srvs [2]*mcp.Server
 	var urls [2]string
 	for i := range srvs {
@@ -212,13 +213,13 @@ func TestTakeoverKeepsEvents(t *testing.T) {
 // lateNotifier is a MemoryNotifier that holds takeover notices back until
 // told, as a slow network would.
 type lateNotifier struct {
-	*mcp.MemoryNotifier
+	*shared.MemoryNotifier
 	mu     sync.Mutex
-	held   []*mcp.Notice
+	held   []*shared.Notice
 	onTake func() // run when a takeover notice is held back
 }
 
-func (n *lateNotifier) Publish(c context.Context, nt *mcp.Notice) error {
+func (n *lateNotifier) Publish(c context.Context, nt *shared.Notice) error {
 	if nt.Method == noticeStreamTaken {
 		n.mu.Lock()
 		n.held = append(n.held, nt)
@@ -301,8 +302,8 @@ func TestTakeoverReplayOnce(t *testing.T) {
 // and the client left after event id1.
 func lateCluster(t *testing.T) (notifier *lateNotifier, events EventStore, srvs [2]*mcp.Server, urls [2]string, sid, id1 string) {
 	t.Helper()
-	notifier = &lateNotifier{MemoryNotifier: mcp.NewMemoryNotifier()}
-	states := mcp.NewMemorySessionStore(nil)
+	notifier = &lateNotifier{MemoryNotifier: shared.NewMemoryNotifier()}
+	states := shared.NewMemorySessionStore(nil)
 	events = NewMemoryEventStore(nil)
 	for i := range srvs {
 		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // HandlerOptions configures a Handler. The zero value (and a nil
@@ -23,7 +24,7 @@ import (
 // requests of the stateless revision (2026-07-28) are served without a
 // session whatever the options, and sessions of the stateful revisions
 // scale horizontally by sharing a SessionStore, an EventStore and the
-// server's mcp.Notifier between the processes.
+// server's shared.Notifier between the processes.
 type HandlerOptions struct {
 	// JSONResponse answers each request with a single application/json
 	// body instead of an SSE stream. Messages the server sends while
@@ -53,13 +54,13 @@ type HandlerOptions struct {
 	// sharing a store (and an EventStore, and the mcp.Server's Notifier)
 	// serve the same sessions; every change is written to it before the
 	// request that made it is answered. Default: a
-	// mcp.NewMemorySessionStore(nil) of this Handler's own, which receives
+	// shared.NewMemorySessionStore(nil) of this Handler's own, which receives
 	// a session's state only when the Handler drops its copy (idle
 	// expiry), so a held session costs no memory there. A store with a
 	// Touch(ctx, id) error method (redisstore's) has it called at most once
 	// a minute for each session in use here, so that a store which
 	// expires sessions keeps those in use alive.
-	SessionStore mcp.SessionStore
+	SessionStore shared.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
 	// Default: an in-memory store with the MemoryEventStoreOptions defaults.
@@ -237,7 +238,7 @@ const smallBody = 2048
 // gzipMinSize is the smallest JSON body worth compressing.
 const gzipMinSize = 1024
 
-// Notices a Handler publishes on the server's mcp.Notifier, for the other
+// Notices a Handler publishes on the server's shared.Notifier, for the other
 // Handlers serving the same sessions.
 const (
 	// noticeStreamTaken: a Handler (Data) took the standalone stream of a
@@ -294,7 +295,7 @@ const (
 //     holder: it tells the others so (a notice on the Notifier) before
 //     replaying what the store kept, then continues live. With a Notifier
 //     that delivers to every process before Publish returns (as
-//     mcp.MemoryNotifier does), nothing is lost or sent twice; with one
+//     shared.MemoryNotifier does), nothing is lost or sent twice; with one
 //     that delivers later (Redis), both store the session's events while
 //     the notice travels, the old holder announces when it let go, and
 //     the new one then sends what the old one stored late (see takeover).
@@ -338,7 +339,7 @@ type Handler struct {
 	opts   HandlerOptions
 	events EventStore
 	once   OnceAppender // events, if it can store a notice's event once
-	states mcp.SessionStore
+	states shared.SessionStore
 	// writeThrough: states is shared (HandlerOptions.SessionStore), so
 	// sessions write every change to it; otherwise it is this Handler's
 	// own and receives a session's state when the Handler drops its copy.
@@ -397,7 +398,7 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	h.states = o.SessionStore
 	h.writeThrough = h.states != nil
 	if h.states == nil {
-		h.states = mcp.NewMemorySessionStore(nil)
+		h.states = shared.NewMemorySessionStore(nil)
 	}
 	h.policy = newOriginPolicy(o.AllowedHosts, o.AllowedOrigins)
 	if o.MaxBodyBytesInFlight == 0 {

@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // pingingSessions is the in-memory session store with a Ping that fails
 // when err is set, as a Redis store's would when Redis is down.
 type pingingSessions struct {
-	mcp.SessionStore
+	shared.SessionStore
 	err error
 }
 
@@ -75,7 +76,7 @@ func TestReady(t *testing.T) {
 			var opts *HandlerOptions
 			if tc.name != "memory stores" {
 				opts = &HandlerOptions{
-					SessionStore: &pingingSessions{mcp.NewMemorySessionStore(nil), tc.sessionErr},
+					SessionStore: &pingingSessions{shared.NewMemorySessionStore(nil), tc.sessionErr},
 					EventStore:   &pingingEvents{NewMemoryEventStore(nil), tc.eventErr},
 				}
 			}
@@ -113,7 +114,7 @@ func TestReady(t *testing.T) {
 // TestReadyNotifier checks that the server's Notifier is asked too when
 // it implements Pinger.
 func TestReadyNotifier(t *testing.T) {
-	n := &pingingNotifier{Notifier: mcp.NewMemoryNotifier(), err: errors.New("pubsub down")}
+	n := &pingingNotifier{Notifier: shared.NewMemoryNotifier(), err: errors.New("pubsub down")}
 	h := NewHandler(testServerWith(&mcp.ServerOptions{Notifier: n}), nil)
 	defer h.Close()
 	_, _, rep := probe(t, NewHealth(h, nil).Ready(), http.MethodGet)
@@ -123,14 +124,14 @@ func TestReadyNotifier(t *testing.T) {
 }
 
 type pingingNotifier struct {
-	mcp.Notifier
+	shared.Notifier
 	err error
 }
 
 func (n *pingingNotifier) Ping(context.Context) error { return n.err }
 
 func TestLive(t *testing.T) {
-	h := NewHandler(testServer(), &HandlerOptions{SessionStore: &pingingSessions{mcp.NewMemorySessionStore(nil), errors.New("down")}})
+	h := NewHandler(testServer(), &HandlerOptions{SessionStore: &pingingSessions{shared.NewMemorySessionStore(nil), errors.New("down")}})
 	defer h.Close()
 	live := NewHealth(h, nil).Live()
 	for _, tc := range []struct {

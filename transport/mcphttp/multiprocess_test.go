@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // backend is one "process" of a cluster: an mcp.Server with its own
@@ -26,7 +27,7 @@ type backend struct {
 }
 
 // cluster is two backends sharing only a SessionStore, an EventStore and
-// an mcp.Notifier, behind a round-robin reverse proxy.
+// a shared.Notifier, behind a round-robin reverse proxy.
 type cluster struct {
 	b     [2]*backend
 	proxy *httptest.Server
@@ -41,8 +42,8 @@ func newCluster(t *testing.T) *cluster {
 // newClusterWith is newCluster with the given event store.
 func newClusterWith(t *testing.T, events EventStore) *cluster {
 	t.Helper()
-	notifier := mcp.NewMemoryNotifier()
-	states := mcp.NewMemorySessionStore(nil)
+	notifier := shared.NewMemoryNotifier()
+	states := shared.NewMemorySessionStore(nil)
 	cl := &cluster{}
 	var targets [2]*url.URL
 	for i := range cl.b {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // hubPort is one process's Notifier on a noticeHub: a notice published on
@@ -15,22 +16,22 @@ import (
 // back (as a slow link to that process would) until release.
 type hubPort struct {
 	hub  *noticeHub
-	mem  *mcp.MemoryNotifier
+	mem  *shared.MemoryNotifier
 	mu   sync.Mutex
-	hold func(*mcp.Notice) bool
-	held []mcp.Notice
+	hold func(*shared.Notice) bool
+	held []shared.Notice
 }
 
 // noticeHub links the hubPorts of the processes of a test deployment.
 type noticeHub struct{ ports []*hubPort }
 
 func (h *noticeHub) port() *hubPort {
-	p := &hubPort{hub: h, mem: mcp.NewMemoryNotifier()}
+	p := &hubPort{hub: h, mem: shared.NewMemoryNotifier()}
 	h.ports = append(h.ports, p)
 	return p
 }
 
-func (p *hubPort) Publish(ctx context.Context, n *mcp.Notice) error {
+func (p *hubPort) Publish(ctx context.Context, n *shared.Notice) error {
 	for _, q := range p.hub.ports {
 		q.mu.Lock()
 		if q.hold != nil && q.hold(n) {
@@ -44,7 +45,7 @@ func (p *hubPort) Publish(ctx context.Context, n *mcp.Notice) error {
 	return nil
 }
 
-func (p *hubPort) Subscribe(fn func(*mcp.Notice)) func() { return p.mem.Subscribe(fn) }
+func (p *hubPort) Subscribe(fn func(*shared.Notice)) func() { return p.mem.Subscribe(fn) }
 
 // release delivers what the port held back, and holds nothing more.
 func (p *hubPort) release(ctx context.Context) {
@@ -63,7 +64,7 @@ func (p *hubPort) release(ctx context.Context) {
 // notice, the store keeps one.
 func TestTakeoverNoticeOnce(t *testing.T) {
 	hub := &noticeHub{}
-	states, events := mcp.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
 	var srvs [2]*mcp.Server
 	var urls [2]string
 	for i := range srvs {
@@ -92,7 +93,7 @@ func TestTakeoverNoticeOnce(t *testing.T) {
 	// The update reaches A at once, B only after B took the stream over.
 	b := hub.ports[1]
 	b.mu.Lock()
-	b.hold = func(n *mcp.Notice) bool { return n.Method == mcp.NotificationResourceUpdated && n.URI == "test://x" }
+	b.hold = func(n *shared.Notice) bool { return n.Method == mcp.NotificationResourceUpdated && n.URI == "test://x" }
 	b.mu.Unlock()
 	srvs[0].ResourceUpdated(ctx(t), "test://x")
 	id1, uri := updated(t, rdA)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // servePost decides, once, which lifecycle a POST belongs to: a request of
@@ -328,7 +329,7 @@ func (h *Handler) serveNoRequest(p *sessionPost) {
 	if h.writeThrough && p.kind != initializeMessage && hasResponse(msg) {
 		// The call this answers may wait in another Handler's copy of the
 		// session: pass it on.
-		n := &mcp.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
+		n := &shared.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
 		if err := h.server.Notifier().Publish(r.Context(), n); err != nil {
 			h.log.Warn("mcphttp: notifier: publish", "method", noticeResponse, "err", err)
 			w.Header().Set("Retry-After", "1")

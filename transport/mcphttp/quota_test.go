@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // TestRebuiltSessionsCountAgainstQuota: a client whose sessions another
@@ -14,9 +15,9 @@ import (
 // MaxSessionsPerClient; the one beyond gets 429 with Retry-After and an
 // error carrying the request's id, and the sessions it holds keep working.
 func TestRebuiltSessionsCountAgainstQuota(t *testing.T) {
-	states := mcp.NewMemorySessionStore(nil)
+	states := shared.NewMemorySessionStore(nil)
 	events := NewMemoryEventStore(nil)
-	notifier := mcp.NewMemoryNotifier()
+	notifier := shared.NewMemoryNotifier()
 	var urls [2]string
 	var handlers [2]*Handler
 	for i, quota := range []int{-1, 2} { // replica 0 has no quota, replica 1 a quota of 2

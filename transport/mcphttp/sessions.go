@@ -16,6 +16,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 func (h *Handler) lookup(id string) *session {
@@ -63,7 +64,7 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 	if s == nil {
 		state, err := h.states.Load(r.Context(), sid)
 		switch {
-		case errors.Is(err, mcp.ErrNoSession):
+		case errors.Is(err, shared.ErrNoSession):
 			errSessionNotFound(w, id)
 			return nil
 		case err != nil:
@@ -175,7 +176,7 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 // or returns nil when it cannot hold one more session (overQuota: the
 // client is at MaxSessionsPerClient; a rebuilt session counts like one it
 // initialized here).
-func (h *Handler) rebuild(state *mcp.SessionState, client string) (_ *session, overQuota bool) {
+func (h *Handler) rebuild(state *shared.SessionState, client string) (_ *session, overQuota bool) {
 	if ok, over := h.reserve(client, true); !ok {
 		if s := h.lookup(state.ID); s != nil {
 			return s, false
@@ -224,7 +225,7 @@ func (h *Handler) touch(ctx context.Context, s *session) {
 
 // sessionStore is the store sessions write their changes to: the shared
 // one, or none when the Handler keeps its own (see writeThrough).
-func (h *Handler) sessionStore() mcp.SessionStore {
+func (h *Handler) sessionStore() shared.SessionStore {
 	if h.writeThrough {
 		return h.states
 	}
@@ -248,14 +249,14 @@ func (h *Handler) forget(ctx context.Context, sid string) {
 
 // publish sends one of this package's notices to the other Handlers.
 func (h *Handler) publish(ctx context.Context, method, sid string) {
-	n := &mcp.Notice{Method: method, Session: sid, Data: h.id, Origin: h.server.InstanceID()}
+	n := &shared.Notice{Method: method, Session: sid, Data: h.id, Origin: h.server.InstanceID()}
 	if err := h.server.Notifier().Publish(ctx, n); err != nil {
 		h.log.Warn("mcphttp: notifier: publish", "method", method, "err", err)
 	}
 }
 
 // hear acts on the notices of other Handlers.
-func (h *Handler) hear(n *mcp.Notice) {
+func (h *Handler) hear(n *shared.Notice) {
 	if n.Data == h.id || n.Session == "" {
 		return
 	}
@@ -378,7 +379,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	} else {
 		state, err := h.states.Load(r.Context(), sid)
 		switch {
-		case errors.Is(err, mcp.ErrNoSession):
+		case errors.Is(err, shared.ErrNoSession):
 			errSessionNotFound(w, jsonrpc.ID{})
 			return
 		case err != nil:

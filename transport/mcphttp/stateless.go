@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -136,7 +137,7 @@ func checkStatelessHeaders(w http.ResponseWriter, r *http.Request, msg *jsonrpc.
 		headerMismatch(w, msg.ID, "Header mismatch: MCP-Protocol-Version "+quoteHeader(version)+" differs from _meta protocolVersion "+quoteHeader(*env.Meta.ProtocolVersion))
 		return false
 	}
-	if got := r.Header.Get(mcp.HeaderMethod); got != msg.Method {
+	if got := r.Header.Get(mcpheader.HeaderMethod); got != msg.Method {
 		if got == "" {
 			headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Method header")
 		} else {
@@ -161,7 +162,7 @@ func checkNameHeader(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Messag
 	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
 		name, optional = env.TaskID, true
 	}
-	got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	got, ok := r.Header[http.CanonicalHeaderKey(mcpheader.HeaderName)]
 	if name == "" || (!ok && optional) {
 		return true
 	}
@@ -169,7 +170,7 @@ func checkNameHeader(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Messag
 		headerMismatch(w, msg.ID, "Header mismatch: missing Mcp-Name header")
 		return false
 	}
-	v, err := mcp.DecodeHeaderValue(got[0])
+	v, err := mcpheader.DecodeHeaderValue(got[0])
 	if err != nil {
 		headerMismatch(w, msg.ID, "Header mismatch: Mcp-Name: "+err.Error())
 		return false

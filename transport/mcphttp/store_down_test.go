@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 )
 
 // downEventStore is a MemoryEventStore whose Replay fails while down is
@@ -53,7 +54,7 @@ func TestResumeWhileStoreDown(t *testing.T) {
 
 // touchingStore counts the Touch calls of a SessionStore that has them.
 type touchingStore struct {
-	*mcp.MemorySessionStore
+	*shared.MemorySessionStore
 	touches atomic.Int32
 }
 
@@ -68,7 +69,7 @@ func (s *touchingStore) Touch(context.Context, string) error {
 func TestSessionTouch(t *testing.T) {
 	defer func(d time.Duration) { touchEvery = d }(touchEvery)
 	touchEvery = 5 * time.Millisecond
-	store := &touchingStore{MemorySessionStore: mcp.NewMemorySessionStore(nil)}
+	store := &touchingStore{MemorySessionStore: shared.NewMemorySessionStore(nil)}
 	f := newFixture(t, &HandlerOptions{SessionStore: store})
 	sid := f.initSession(mcp.Version20251125)
 	for i := range 3 {

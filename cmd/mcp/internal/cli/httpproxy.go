@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -558,12 +559,12 @@ func (p *httpProxy) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc
 	defer func() { p.releaseUpstream(up, done) }()
 	h := http.Header{}
 	for k, v := range r.Header {
-		if k == mcp.HeaderProtocolVersion || strings.HasPrefix(k, "Mcp-") {
+		if k == mcpheader.HeaderProtocolVersion || strings.HasPrefix(k, "Mcp-") {
 			h[k] = v
 		}
 	}
 	p.book.note(m)
-	if err := up.Write(mcp.WithHTTPHeaders(r.Context(), h), m); err != nil {
+	if err := up.Write(mcpheader.WithHTTPHeaders(r.Context(), h), m); err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
@@ -682,13 +683,13 @@ func headerMismatch(r *http.Request, m *jsonrpc.Message) string {
 	if version == "" {
 		return "" // server/discover without _meta: the target answers
 	}
-	switch got := r.Header.Get(mcp.HeaderProtocolVersion); {
+	switch got := r.Header.Get(mcpheader.HeaderProtocolVersion); {
 	case got == "":
 		return "Missing MCP-Protocol-Version header"
 	case got != version:
 		return fmt.Sprintf("Header mismatch: MCP-Protocol-Version %q differs from _meta protocolVersion %q", got, version)
 	}
-	if got := r.Header.Get(mcp.HeaderMethod); got != m.Method {
+	if got := r.Header.Get(mcpheader.HeaderMethod); got != m.Method {
 		if got == "" {
 			return "Header mismatch: missing Mcp-Method header"
 		}
@@ -704,11 +705,11 @@ func headerMismatch(r *http.Request, m *jsonrpc.Message) string {
 	if name == "" {
 		return ""
 	}
-	got, ok := r.Header[http.CanonicalHeaderKey(mcp.HeaderName)]
+	got, ok := r.Header[http.CanonicalHeaderKey(mcpheader.HeaderName)]
 	if !ok {
 		return "Header mismatch: missing Mcp-Name header"
 	}
-	v, err := mcp.DecodeHeaderValue(got[0])
+	v, err := mcpheader.DecodeHeaderValue(got[0])
 	if err != nil {
 		return "Header mismatch: Mcp-Name: " + err.Error()
 	}

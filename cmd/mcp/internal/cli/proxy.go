@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
-	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
 )
 
@@ -106,7 +106,7 @@ func (r *relayer) fromClient(ctx context.Context, down, up jsonrpc.Stream) error
 		wctx := ctx
 		if r.book != nil {
 			if h := r.book.headers(m); h != nil {
-				wctx = mcp.WithHTTPHeaders(ctx, h)
+				wctx = mcpheader.WithHTTPHeaders(ctx, h)
 			}
 		}
 		if m.IsRequest() {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -23,8 +24,8 @@ const (
 // answers passing back through the proxy.
 type headerBook struct {
 	mu      sync.Mutex
-	pending map[jsonrpc.ID]bool          // tools/list requests in flight
-	tools   map[string][]mcp.ParamHeader // by tool name
+	pending map[jsonrpc.ID]bool                // tools/list requests in flight
+	tools   map[string][]mcpheader.ParamHeader // by tool name
 }
 
 // statelessMeta is the part of a request's params the book reads.
@@ -59,8 +60,8 @@ func (b *headerBook) headers(m *jsonrpc.Message) http.Header {
 		return nil
 	}
 	h := http.Header{}
-	h.Set(mcp.HeaderProtocolVersion, version)
-	h.Set(mcp.HeaderMethod, m.Method)
+	h.Set(mcpheader.HeaderProtocolVersion, version)
+	h.Set(mcpheader.HeaderMethod, m.Method)
 	switch m.Method {
 	case mcp.MethodToolsList:
 		b.mu.Lock()
@@ -77,9 +78,9 @@ func (b *headerBook) headers(m *jsonrpc.Message) http.Header {
 		hdrs := b.tools[p.Name]
 		b.mu.Unlock()
 		for _, ph := range hdrs {
-			if v, ok := mcp.ArgumentAt(p.Arguments, ph.Path); ok {
-				if s, ok := mcp.EncodeHeaderValue(v); ok {
-					h.Set(mcp.HeaderParamPrefix+ph.Name, s)
+			if v, ok := mcpheader.ArgumentAt(p.Arguments, ph.Path); ok {
+				if s, ok := mcpheader.EncodeHeaderValue(v); ok {
+					h.Set(mcpheader.HeaderParamPrefix+ph.Name, s)
 				}
 			}
 		}
@@ -92,8 +93,8 @@ func (b *headerBook) headers(m *jsonrpc.Message) http.Header {
 }
 
 func setName(h http.Header, name string) {
-	if s, ok := mcp.EncodeHeaderValue(name); ok {
-		h.Set(mcp.HeaderName, s)
+	if s, ok := mcpheader.EncodeHeaderValue(name); ok {
+		h.Set(mcpheader.HeaderName, s)
 	}
 }
 
@@ -119,10 +120,10 @@ func (b *headerBook) learn(m *jsonrpc.Message) {
 		return
 	}
 	if b.tools == nil {
-		b.tools = map[string][]mcp.ParamHeader{}
+		b.tools = map[string][]mcpheader.ParamHeader{}
 	}
 	for _, t := range res.Tools {
-		hdrs, err := mcp.ParamHeaders(t.InputSchema)
+		hdrs, err := mcpheader.ParamHeaders(t.InputSchema)
 		if err != nil || len(hdrs) == 0 {
 			delete(b.tools, t.Name)
 			continue
@@ -146,7 +147,7 @@ func (b *headerBook) check(h http.Header, m *jsonrpc.Message) string {
 	b.mu.Lock()
 	hdrs := b.tools[p.Name]
 	b.mu.Unlock()
-	if err := mcp.CheckParamHeaders(h, hdrs, p.Arguments); err != nil {
+	if err := mcpheader.CheckParamHeaders(h, hdrs, p.Arguments); err != nil {
 		return err.Error()
 	}
 	return ""

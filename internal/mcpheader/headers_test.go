@@ -1,4 +1,4 @@
-package mcp
+package mcpheader
 
 import (
 	"encoding/json"

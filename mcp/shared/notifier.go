@@ -1,4 +1,4 @@
-package mcp
+package shared
 
 import (
 	"context"
@@ -12,20 +12,20 @@ type Notice struct {
 	// ID names this notice in every process (Server gives each notice it
 	// publishes a random one), so that a transport storing what a notice
 	// caused for a session, in a store the processes share, stores it
-	// once however many processes hear it (see NoticeID).
+	// once however many processes hear it (see mcp.NoticeID).
 	ID string `json:"id,omitempty"`
-	// Method is a notification method (NotificationResourceUpdated and the
-	// list_changed notifications), NoticeSessionChanged, or a name of a
+	// Method is a notification method (mcp.NotificationResourceUpdated and
+	// the list_changed notifications), NoticeSessionChanged, or a name of a
 	// transport's own, which it should prefix with its package name
 	// ("mcphttp/...").
 	Method string `json:"method"`
-	// URI is the resource of NotificationResourceUpdated.
+	// URI is the resource of mcp.NotificationResourceUpdated.
 	URI string `json:"uri,omitempty"`
 	// Session is the session a session-scoped notice is about.
 	Session string `json:"session,omitempty"`
 	// Data is what a transport's own notices carry.
 	Data string `json:"data,omitempty"`
-	// Origin identifies the publisher (Server.InstanceID), so that a
+	// Origin identifies the publisher (mcp.Server.InstanceID), so that a
 	// subscriber can tell its own notices from others'.
 	Origin string `json:"origin,omitempty"`
 }
@@ -36,7 +36,7 @@ type Notice struct {
 const NoticeSessionChanged = "mcp/sessionChanged"
 
 // A Notifier fans notices out to every subscriber in every process of a
-// deployment, the publisher's own included. A Server publishes resource
+// deployment, the publisher's own included. An mcp.Server publishes resource
 // updates and list changes through it and delivers each notice it hears to
 // the sessions and subscriptions/listen streams it holds, so a change made
 // in one process reaches clients connected to any other.

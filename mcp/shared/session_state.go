@@ -1,7 +1,8 @@
-package mcp
+package shared
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -12,33 +13,36 @@ import (
 // to 2025-11-25) has established, as plain data: everything another process
 // needs to rebuild the session and go on serving it. A transport saves it in
 // a SessionStore keyed by ID and rebuilds a session from it with
-// Server.Connect and SessionOptions.State.
+// mcp.Server.Connect and mcp.SessionOptions.State.
 //
 // It is encoded as JSON by stores that leave the process; the field names
-// below are that encoding and stay stable.
+// below are that encoding and stay stable. What the client declared is kept
+// in its JSON encoding, as the mcp package writes and reads it, so that a
+// store needs nothing of the protocol's types.
 type SessionState struct {
 	// ID is the session id the transport issued (Mcp-Session-Id).
 	ID string `json:"id"`
 	// ProtocolVersion is the negotiated revision.
 	ProtocolVersion string `json:"protocolVersion"`
 	// ClientInfo and ClientCapabilities are what the client declared in
-	// initialize.
-	ClientInfo         *Implementation     `json:"clientInfo,omitempty"`
-	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
+	// initialize (an mcp.Implementation and mcp.ClientCapabilities, as
+	// JSON).
+	ClientInfo         json.RawMessage `json:"clientInfo,omitempty"`
+	ClientCapabilities json.RawMessage `json:"clientCapabilities,omitempty"`
 	// Initialized records that notifications/initialized arrived.
 	Initialized bool `json:"initialized,omitempty"`
-	// LogLevel is the level the client set with logging/setLevel; zero
-	// (unset) sends every level.
-	LogLevel LoggingLevel `json:"logLevel,omitempty"`
+	// LogLevel is the level the client set with logging/setLevel, by its
+	// wire name ("debug" ... "emergency"); "" (unset) sends every level.
+	LogLevel string `json:"logLevel,omitempty"`
 	// Subscriptions are the resource URIs the client subscribed to, sorted.
 	Subscriptions []string `json:"subscriptions,omitempty"`
-	// Principal names who created the session (see SessionOptions). A
+	// Principal names who created the session (see mcp.SessionOptions). A
 	// transport refuses requests for the session from anyone else.
 	Principal string `json:"principal,omitempty"`
 }
 
 // ErrNoSession is returned by SessionStore.Load for an id it does not hold.
-var ErrNoSession = errors.New("mcp: no such session")
+var ErrNoSession = errors.New("shared: no such session")
 
 // A SessionStore keeps the state of stateful sessions so that any process
 // of a deployment can serve any session, and sessions survive a restart. A
@@ -200,8 +204,8 @@ func (s *MemorySessionStore) evict(now time.Time) {
 	}
 }
 
-// clone copies the state's own slices; the pointed-to client info and
-// capabilities are read-only once received, so they are shared.
+// clone copies the state's own slices; the client's info and capabilities
+// are read-only once received, so they are shared.
 func (st *SessionState) clone() *SessionState {
 	c := *st
 	c.Subscriptions = slices.Clone(st.Subscriptions)
