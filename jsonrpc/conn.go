@@ -242,10 +242,13 @@ type Conn struct {
 	workers  sync.WaitGroup
 
 	// The reader runs a request itself while a worker slot is free (see
-	// runInline); takeover, armed meanwhile, starts reading on another
-	// goroutine if the handler takes longer than its budget.
-	inline   atomic.Int32 // inlineIdle, inlineRunning or inlineHandedOff
-	takeover *time.Timer
+	// runInline); watch, a timer armed while the reader runs requests,
+	// starts reading on another goroutine if one takes longer than its
+	// budget.
+	inline     atomic.Uint64 // the inline run: its number, pipelined bit and state (see inlineState)
+	watch      *time.Timer   // runs watchInline; set once, by the reader
+	watchArmed atomic.Bool   // watch is pending or running
+	watchSeen  atomic.Uint64 // inline as watchInline last saw it
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for
