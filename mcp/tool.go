@@ -244,9 +244,12 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 		}
 	}
 	structured := out != nil
+	fast := newArgsDecoder(reflect.TypeFor[In]())
 	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
-		if args := req.Params.Arguments; len(args) > 0 {
+		if args := req.Params.Arguments; len(args) > 0 && (fast == nil || !fast.decode(args, reflect.ValueOf(&in).Elem())) {
+			var zero In
+			in = zero // what the fast decoder filled before it gave up
 			if err := json.Unmarshal(args, &in); err != nil {
 				return errorResult(fmt.Errorf("invalid arguments: %v", err)), nil
 			}
