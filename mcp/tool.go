@@ -201,6 +201,15 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error 
 // cloneTool returns a deep copy of t with the schemas in and out, so that
 // the server shares no memory with the caller's Tool.
 func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
+	if t.Meta == nil && t.Annotations == nil && t.Icons == nil && t.Execution == nil {
+		// Nothing but strings and the schemas: a copy of the struct
+		// shares no memory. It spares a starting server encoding/json's
+		// first look at the Tool type (about 0.2 ms; TestCloneToolFields
+		// keeps the list of fields above whole).
+		c := *t
+		c.InputSchema, c.OutputSchema = bytes.Clone(in), bytes.Clone(out)
+		return &c, nil
+	}
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return nil, err

@@ -123,3 +123,27 @@ func FuzzArgsDecoder(f *testing.F) {
 		}
 	})
 }
+
+// cloneTool copies a Tool without encoding it when its fields that hold
+// memory (pointers, slices, maps) are nil but for the schemas: every such
+// field must be in that list.
+func TestCloneToolFields(t *testing.T) {
+	known := map[string]bool{"Meta": true, "Annotations": true, "Icons": true, "Execution": true, "InputSchema": true, "OutputSchema": true}
+	typ := reflect.TypeFor[Tool]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch f.Type.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int64, reflect.Float64:
+		default:
+			if !known[f.Name] {
+				t.Errorf("Tool.%s (%s) holds memory: cloneTool's fast path must check it is nil", f.Name, f.Type)
+			}
+		}
+	}
+	in := json.RawMessage(`{"type":"object"}`)
+	orig := &Tool{Name: "t", Title: "T", Description: "d"}
+	c, err := cloneTool(orig, in, nil)
+	if err != nil || c == orig || c.Name != "t" || c.Title != "T" || c.Description != "d" || string(c.InputSchema) != string(in) || &c.InputSchema[0] == &in[0] {
+		t.Errorf("cloneTool = %+v, %v", c, err)
+	}
+}
