@@ -59,7 +59,8 @@ func hostFor(s Stream, inline Inline) host {
 }
 
 // inlineBudget is how long the reader runs a request's handler itself
-// before another goroutine takes over reading. A cheap handler (most are
+// before another goroutine takes over reading (at least that, at most
+// twice that: see runInline). A cheap handler (most are
 // a few microseconds) is done well within it and costs no goroutine, no
 // stack growth and no wake-up of another thread; a slow one delays reading
 // the peer's next messages by at most this long.
