@@ -266,7 +266,7 @@ func (c *Conn) runInline(w work, pipelined bool) bool {
 		c.armWatch(run)
 	}
 	c.serve(w)
-	if !c.inline.CompareAndSwap(run, run&^inlineState|inlineIdle) {
+	if !c.inline.CompareAndSwap(run, run&^inlineState) { // inlineIdle
 		// The new reader may be waiting for input already: send the
 		// response held just now.
 		c.flushHeld()

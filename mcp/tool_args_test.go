@@ -14,9 +14,11 @@ type argsFlat struct {
 	F     float32 `json:"f"`
 	B     bool    `json:"b"`
 	Plain string
-	skip  string
+	skip  string // unexported: both decoders leave it alone
 	Dash  string `json:"-"`
 }
+
+var _ = argsFlat{skip: ""}
 
 type argsMode string
 
