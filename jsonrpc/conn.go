@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,6 +250,9 @@ type Conn struct {
 	watch      *time.Timer   // runs watchInline; set once, by the reader
 	watchArmed atomic.Bool   // watch is pending or running
 	watchSeen  atomic.Uint64 // inline as watchInline last saw it
+	// watchEachRun stops the watch after every run (see runInline): the
+	// process had a single processor when the Conn was made.
+	watchEachRun bool
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for
@@ -306,6 +310,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		c.nextID.Store(min(opts.FirstID, maxFirstID) - 1)
 	}
 	c.at = hostFor(s, opts.Inline)
+	c.watchEachRun = runtime.GOMAXPROCS(0) == 1
 	if opts.Bind != nil {
 		opts.Bind(c)
 	}

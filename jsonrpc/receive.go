@@ -249,6 +249,9 @@ func (c *Conn) admitInline(m *Message) (w work, ok bool) {
 // another thread (the runtime's poller) for each request, which at one
 // request in flight costs more than the request. It looks once a budget
 // while requests keep coming, and stops when none ran since its last look.
+// With a single processor (watchEachRun) arming wakes nothing, while a
+// look that finds the reader waiting for input wakes the process: there
+// the timer is stopped after every run, as a timer per request would be.
 //
 // It reports whether the caller is still the reader: false when the
 // handler outlasted its budget and another goroutine took over reading,
@@ -272,6 +275,9 @@ func (c *Conn) runInline(w work, pipelined bool) bool {
 		c.flushHeld()
 		c.workerAfter()
 		return false
+	}
+	if c.watchEachRun && c.watch.Stop() {
+		c.watchArmed.Store(false)
 	}
 	c.releaseSlot()
 	return true
