@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -242,10 +243,16 @@ type Conn struct {
 	workers  sync.WaitGroup
 
 	// The reader runs a request itself while a worker slot is free (see
-	// runInline); takeover, armed meanwhile, starts reading on another
-	// goroutine if the handler takes longer than its budget.
-	inline   atomic.Int32 // inlineIdle, inlineRunning or inlineHandedOff
-	takeover *time.Timer
+	// runInline); watch, a timer armed while the reader runs requests,
+	// starts reading on another goroutine if one takes longer than its
+	// budget.
+	inline     atomic.Uint64 // the inline run: its number, pipelined bit and state (see inlineState)
+	watch      *time.Timer   // runs watchInline; set once, by the reader
+	watchArmed atomic.Bool   // watch is pending or running
+	watchSeen  atomic.Uint64 // inline as watchInline last saw it
+	// watchEachRun stops the watch after every run (see runInline): the
+	// process had a single processor when the Conn was made.
+	watchEachRun bool
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for
@@ -303,6 +310,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		c.nextID.Store(min(opts.FirstID, maxFirstID) - 1)
 	}
 	c.at = hostFor(s, opts.Inline)
+	c.watchEachRun = runtime.GOMAXPROCS(0) == 1
 	if opts.Bind != nil {
 		opts.Bind(c)
 	}

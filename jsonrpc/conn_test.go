@@ -631,12 +631,23 @@ func TestHandlerFailures(t *testing.T) {
 func TestDuplicateID(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 2)
+	refused6 := make(chan struct{}) // closed when the second id 6 of the batch is refused
 	h := mux{"block": func(context.Context, *Message) (any, error) {
 		started <- struct{}{}
 		<-release
 		return "done", nil
+	}, "hold": func(context.Context, *Message) (any, error) {
+		// Still in flight when the batch's second id 6 is dispatched:
+		// once finished, the id could be used again.
+		<-refused6
+		return "done", nil
 	}}
-	_, peer := newRawConn(t, ConnOptions{Handler: h})
+	onReject := func(m *Message, _ *Error) {
+		if m.ID == Int64ID(6) {
+			close(refused6)
+		}
+	}
+	_, peer := newRawConn(t, ConnOptions{Handler: h, OnReject: onReject})
 	peer.send(`{"jsonrpc":"2.0","id":5,"method":"block"}`)
 	recvTimeout(t, started, "handler")
 	// The refusal has id null: with id 5 it would answer the live request.
@@ -650,6 +661,6 @@ func TestDuplicateID(t *testing.T) {
 	// Once finished, an id may be used again.
 	assertJSON(t, peer.roundTrip(`{"jsonrpc":"2.0","id":5,"method":"block"}`), `{"jsonrpc":"2.0","id":5,"result":"done"}`)
 	// Within one batch, the second use of an id is refused.
-	peer.send(`[{"jsonrpc":"2.0","id":6,"method":"block"},{"jsonrpc":"2.0","id":6,"method":"block"}]`)
+	peer.send(`[{"jsonrpc":"2.0","id":6,"method":"hold"},{"jsonrpc":"2.0","id":6,"method":"hold"}]`)
 	assertJSON(t, peer.recv(), `[{"jsonrpc":"2.0","id":6,"result":"done"},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}]`)
 }

@@ -503,6 +503,12 @@ func scanKey(b []byte, i int) (int, bool) {
 // past it.
 func scanString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
+		for i+8 <= len(b) && plain8(load8(b, i), false) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -632,15 +638,24 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i].
+// skipString returns the index just past the string starting at b[i]
+// (len(b) if it has no end). It looks for quotes with bytes.IndexByte
+// rather than byte by byte: a large argument or result is one long string.
 func skipString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for i++; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
 		}
+		j := i + q
+		k := j // the quote is escaped if an odd number of backslashes precede it
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
 	}
 }
 
@@ -759,6 +774,10 @@ func AppendString(b []byte, s string, escapeHTML bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && ascii8(load8(s, i), escapeHTML) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
@@ -804,3 +823,39 @@ func AppendString(b []byte, s string, escapeHTML bool) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Eight bytes at a time: the string scanners and AppendString skip runs of
+// bytes that need no look (no quote, backslash or control byte) a word at
+// a time, a large text being mostly such runs.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// load8 reads the eight bytes at s[i:] as a little-endian word.
+func load8[S string | []byte](s S, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// hasLess reports (as a non-zero word) whether a byte of x is below n,
+// n at most 128.
+func hasLess(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
+
+// hasByte reports (as a non-zero word) whether a byte of x is c.
+func hasByte(x, c uint64) uint64 { return hasLess(x^(ones*c), 1) }
+
+// plain8 reports whether none of the bytes of x is a quote, a backslash or
+// a control byte (nor, with html, '<', '>' or '&').
+func plain8(x uint64, html bool) bool {
+	m := hasLess(x, 0x20) | hasByte(x, '"') | hasByte(x, '\\')
+	if html {
+		m |= hasByte(x, '<') | hasByte(x, '>') | hasByte(x, '&')
+	}
+	return m == 0
+}
+
+// ascii8 is plain8 for bytes that are also ASCII (AppendString looks at
+// every other byte as part of a rune).
+func ascii8(x uint64, html bool) bool { return x&highs == 0 && plain8(x, html) }

@@ -13,7 +13,7 @@ import (
 // PushStream). What the receiving goroutine does with a request while a
 // worker slot is free is decided once, by NewConn (host): the reader of a
 // Buffered stream runs it itself, and a timer hands reading over to a new
-// goroutine if the handler outlasts its budget; a pusher runs it and
+// goroutine if the handler outlasts its budget (see runInline); a pusher runs it and
 // returns once its response is written. Anything else, and every request
 // with InlineNever, goes to dispatch: requests to workers, notifications
 // to the lane, responses to the calls waiting for them.
@@ -59,7 +59,8 @@ func hostFor(s Stream, inline Inline) host {
 }
 
 // inlineBudget is how long the reader runs a request's handler itself
-// before another goroutine takes over reading. A cheap handler (most are
+// before another goroutine takes over reading (at least that, at most
+// twice that: see runInline). A cheap handler (most are
 // a few microseconds) is done well within it and costs no goroutine, no
 // stack growth and no wake-up of another thread; a slow one delays reading
 // the peer's next messages by at most this long.
@@ -95,11 +96,20 @@ type HoldingStream interface {
 	FlushHeld() error
 }
 
-// The states of Conn.inline.
+// Conn.inline describes the reader's inline run: its low two bits are the
+// state (inlineIdle, inlineRunning or inlineHandedOff), the next bit says
+// whether the run is pipelined (its budget is pipelinedBudget), and the rest
+// numbers the runs, so that watchInline can tell one long run from two
+// short ones and a reader that was handed off cannot mistake a later run
+// for its own.
 const (
 	inlineIdle = iota
 	inlineRunning
 	inlineHandedOff
+
+	inlineState     = 3
+	inlinePipelined = 4
+	inlineOne       = 8 // one run more
 )
 
 // Push hands the Conn m, an incoming message of a PushStream, on the
@@ -226,43 +236,95 @@ func (c *Conn) admitInline(m *Message) (w work, ok bool) {
 	return work{m: m, ctx: hctx, wctx: wctx}, true
 }
 
-// runInline runs w on the reader's goroutine, with a timer armed that
-// hands reading over to a new goroutine after inlineBudget
-// (pipelinedBudget when more input waits behind the request): a slow
-// handler, or one that calls the peer, holds up reading (cancellations
-// included) no longer than the budget. While more input waits, the
-// response is held (HoldingStream), to go out in one write with the
-// response of the last request of the run.
+// runInline runs w on the reader's goroutine. A slow handler, or one that
+// calls the peer, must not hold up reading (cancellations included) for
+// long: the watch timer, armed while the reader runs requests, hands
+// reading over to a new goroutine when it finds the same run going on at
+// two looks in a row (see watchInline), within one to two budgets:
+// inlineBudget, or pipelinedBudget when more input waits behind the
+// request. While more input waits, the response is held (HoldingStream),
+// to go out in one write with the response of the last request of the run.
+//
+// The timer is not reset for every request: a timer armed anew wakes
+// another thread (the runtime's poller) for each request, which at one
+// request in flight costs more than the request. It looks once a budget
+// while requests keep coming, and stops when none ran since its last look.
+// With a single processor (watchEachRun) arming wakes nothing, while a
+// look that finds the reader waiting for input wakes the process: there
+// the timer is stopped after every run, as a timer per request would be.
 //
 // It reports whether the caller is still the reader: false when the
 // handler outlasted its budget and another goroutine took over reading,
 // in which case this one went on as a worker until the queue was empty.
 func (c *Conn) runInline(w work, pipelined bool) bool {
-	budget := inlineBudget
-	if pipelined {
-		budget = pipelinedBudget
-	}
 	// The last answer of a run goes out at once, with the ones held
 	// before it.
 	w.held = pipelined
-	c.inline.Store(inlineRunning)
-	if c.takeover == nil {
-		// Armed below, once c.takeover is set: the goroutine the timer
-		// starts reads it.
-		c.takeover = time.AfterFunc(math.MaxInt64, c.takeOver)
+	run := c.inline.Load()&^(inlineOne-1) + inlineOne | inlineRunning
+	if pipelined {
+		run |= inlinePipelined
 	}
-	c.takeover.Reset(budget)
+	c.inline.Store(run) // only the reader stores; the watch swaps a running state
+	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
+		c.armWatch(run)
+	}
 	c.serve(w)
-	if !c.inline.CompareAndSwap(inlineRunning, inlineIdle) {
+	if !c.inline.CompareAndSwap(run, run&^inlineState) { // inlineIdle
 		// The new reader may be waiting for input already: send the
 		// response held just now.
 		c.flushHeld()
 		c.workerAfter()
 		return false
 	}
-	c.takeover.Stop()
+	if c.watchEachRun && c.watch.Stop() {
+		c.watchArmed.Store(false)
+	}
 	c.releaseSlot()
 	return true
+}
+
+// armWatch starts the watch timer for its next look at the run seen; the
+// caller has set watchArmed.
+func (c *Conn) armWatch(seen uint64) {
+	c.watchSeen.Store(seen)
+	budget := inlineBudget
+	if seen&inlinePipelined != 0 {
+		budget = pipelinedBudget
+	}
+	if c.watch == nil {
+		// Armed below, once c.watch is set: watchInline reads it.
+		c.watch = time.AfterFunc(math.MaxInt64, c.watchInline)
+	}
+	c.watch.Reset(budget)
+}
+
+// watchInline is the watch timer's look at the reader's inline runs: the
+// run it saw last still going on has outlasted its budget, and this
+// goroutine takes over reading; otherwise it looks again a budget later,
+// unless no request ran since its last look.
+func (c *Conn) watchInline() {
+	for {
+		now := c.inline.Load()
+		if now == c.watchSeen.Load() {
+			if now&inlineState == inlineRunning {
+				if !c.inline.CompareAndSwap(now, now&^inlineState|inlineHandedOff) {
+					continue // the run just ended
+				}
+				c.watchArmed.Store(false) // the new reader arms it again
+				c.takeOver()
+				return
+			}
+			// Idle since the last look: stop, unless a run started as
+			// the watch stopped, and its reader saw it armed.
+			c.watchArmed.Store(false)
+			if c.inline.Load() == now || !c.watchArmed.CompareAndSwap(false, true) {
+				return
+			}
+			now = c.inline.Load()
+		}
+		c.armWatch(now)
+		return
+	}
 }
 
 // releaseSlot gives up the worker slot of a request run inline: to a new
@@ -283,13 +345,10 @@ func (c *Conn) releaseSlot() {
 }
 
 // takeOver runs when an inline handler outlasts its budget: this goroutine
-// (the timer's) becomes the reader. A late timer finds the state changed
-// and does nothing.
+// (the watch timer's) becomes the reader.
 func (c *Conn) takeOver() {
-	if c.inline.CompareAndSwap(inlineRunning, inlineHandedOff) {
-		c.flushHeld() // answers held while the slow handler ran
-		c.readLoop()
-	}
+	c.flushHeld() // answers held while the slow handler ran
+	c.readLoop()
 }
 
 // workerAfter is worker's loop for a goroutine that has served one request

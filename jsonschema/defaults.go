@@ -273,14 +273,23 @@ func skipSpace(data []byte, i int) int {
 }
 
 // skipString returns the offset after the JSON string at data[i] == '"'.
+// It finds quotes with bytes.IndexByte, not byte by byte: a large argument
+// is one long string. A string without an end gives len(data).
 func skipString(data []byte, i int) int {
-	for i++; ; i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for i++; ; {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return len(data)
 		}
+		j := i + q
+		k := j // the quote is escaped if an odd number of backslashes precede it
+		for k > i && data[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
 	}
 }
 

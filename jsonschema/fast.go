@@ -235,11 +235,12 @@ func typeBit(s string) uint8 {
 }
 
 // valid reports whether the valid JSON value starting at data[i] certainly
-// conforms to n, and where it ends.
+// conforms to n, and where it ends (only when it does). Each value is
+// walked once: an object or array ends where its members do.
 func (n *fastNode) valid(data []byte, i int) (int, bool) {
-	end := skipValue(data, i)
-	val := data[i:end]
 	if n.enum != nil {
+		end := skipValue(data, i)
+		val := data[i:end]
 		if bytes.IndexByte(val, '\\') >= 0 {
 			return end, false
 		}
@@ -257,56 +258,35 @@ func (n *fastNode) valid(data []byte, i int) (int, bool) {
 	switch c := data[i]; {
 	case c == '{':
 		if n.types != 0 && n.types&tObject == 0 {
-			return end, false
+			return i, false
 		}
-		return end, n.object(data, i)
+		return n.object(data, i)
 	case c == '[':
 		if n.types != 0 && n.types&tArray == 0 {
-			return end, false
+			return i, false
 		}
-		if n.items == nil && n.minItems < 0 && n.maxItems < 0 {
-			return end, true
-		}
-		count := 0
-		j := skipSpace(data, i+1)
-		if data[j] == ']' {
-			return end, n.minItems <= 0
-		}
-		for {
-			var ok bool
-			if n.items != nil {
-				if j, ok = n.items.valid(data, j); !ok {
-					return end, false
-				}
-			} else {
-				j = skipValue(data, j)
-			}
-			count++
-			j = skipSpace(data, j)
-			if data[j] == ']' {
-				break
-			}
-			j = skipSpace(data, j+1) // ','
-		}
-		return end, (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
+		return n.array(data, i)
 	case c == '"':
+		end := skipString(data, i)
 		if n.types != 0 && n.types&tString == 0 {
 			return end, false
 		}
 		if n.minLen < 0 && n.maxLen < 0 {
 			return end, true
 		}
-		inner := val[1 : len(val)-1]
+		inner := data[i+1 : end-1]
 		if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
 			return end, false
 		}
 		l := utf8.RuneCount(inner)
 		return end, (n.minLen < 0 || l >= n.minLen) && (n.maxLen < 0 || l <= n.maxLen)
 	case c == 't' || c == 'f':
-		return end, n.types == 0 || n.types&tBoolean != 0
+		return skipValue(data, i), n.types == 0 || n.types&tBoolean != 0
 	case c == 'n':
-		return end, n.types == 0 || n.types&tNull != 0
+		return skipValue(data, i), n.types == 0 || n.types&tNull != 0
 	default: // a number
+		end := skipValue(data, i)
+		val := data[i:end]
 		integral := !bytes.ContainsAny(val, ".eE")
 		switch {
 		case n.types == 0 || n.types&tNumber != 0:
@@ -324,6 +304,35 @@ func (n *fastNode) valid(data []byte, i int) (int, bool) {
 		return end, (math.IsNaN(n.min) || f >= n.min) && (math.IsNaN(n.max) || f <= n.max) &&
 			(math.IsNaN(n.xmin) || f > n.xmin) && (math.IsNaN(n.xmax) || f < n.xmax)
 	}
+}
+
+// array is valid for the array at data[i].
+func (n *fastNode) array(data []byte, i int) (int, bool) {
+	if n.items == nil && n.minItems < 0 && n.maxItems < 0 {
+		return skipValue(data, i), true
+	}
+	count := 0
+	j := skipSpace(data, i+1)
+	if data[j] == ']' {
+		return j + 1, n.minItems <= 0
+	}
+	for {
+		var ok bool
+		if n.items != nil {
+			if j, ok = n.items.valid(data, j); !ok {
+				return j, false
+			}
+		} else {
+			j = skipValue(data, j)
+		}
+		count++
+		j = skipSpace(data, j)
+		if data[j] == ']' {
+			break
+		}
+		j = skipSpace(data, j+1) // ','
+	}
+	return j + 1, (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
 }
 
 // smallInt parses an integer literal of at most 15 digits exactly.
@@ -348,7 +357,8 @@ func smallInt(b []byte) (float64, bool) {
 	return float64(v), true
 }
 
-func (n *fastNode) object(data []byte, i int) bool {
+// object is valid for the object at data[i].
+func (n *fastNode) object(data []byte, i int) (int, bool) {
 	var seen uint64
 	j := skipSpace(data, i+1)
 	if data[j] != '}' {
@@ -356,7 +366,7 @@ func (n *fastNode) object(data []byte, i int) bool {
 			kend := skipString(data, j)
 			key := data[j+1 : kend-1]
 			if bytes.IndexByte(key, '\\') >= 0 {
-				return false
+				return j, false
 			}
 			j = skipSpace(data, kend)
 			j = skipSpace(data, j+1) // ':'
@@ -370,7 +380,7 @@ func (n *fastNode) object(data []byte, i int) bool {
 			if sub == nil {
 				switch n.addl {
 				case addlNone:
-					return false
+					return j, false
 				case addlSchema:
 					sub = n.addlNode
 				}
@@ -378,7 +388,7 @@ func (n *fastNode) object(data []byte, i int) bool {
 			var ok bool
 			if sub != nil {
 				if j, ok = sub.valid(data, j); !ok {
-					return false
+					return j, false
 				}
 			} else {
 				j = skipValue(data, j)
@@ -395,5 +405,5 @@ func (n *fastNode) object(data []byte, i int) bool {
 			j = skipSpace(data, j+1) // ','
 		}
 	}
-	return seen == 1<<len(n.required)-1
+	return j + 1, seen == 1<<len(n.required)-1
 }

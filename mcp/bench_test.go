@@ -36,7 +36,16 @@ func addHandler(_ context.Context, _ *mcp.CallToolRequest, in addIn) (addOut, er
 func newBenchServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two integers"}, addHandler)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"}, echoHandler)
 	return s
+}
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+func echoHandler(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (string, error) {
+	return in.Text, nil
 }
 
 const (
@@ -298,5 +307,41 @@ func BenchmarkHandleToolsList(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkToolsCallLarge is the server's work for a tools/call whose
+// argument and result are one large text (the process benchmark's 1 MiB
+// figure), without the I/O: decode the line, route, validate the
+// arguments, decode them into the typed input, run the echo tool, encode
+// the reply.
+func BenchmarkToolsCallLarge(b *testing.B) {
+	for _, size := range []int{64 << 10, 1 << 20} {
+		b.Run(strconv.Itoa(size>>10)+"KiB", func(b *testing.B) {
+			_, ss := connectLineStream(b, eras[0])
+			text := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+			line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + string(text) + `"}}}`)
+			ctx := context.Background()
+			var buf []byte
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			report := cpuMeter(b)
+			for b.Loop() {
+				m := jsonrpc.Decode(line)
+				res, err := mcp.SessionHandle(ss, ctx, m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw, err := jsonrpc.Marshal(res)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = jsonrpc.NewResponse(m.ID, raw).AppendJSON(buf[:0])
+			}
+			report()
+			if !bytes.Contains(buf, text) || bytes.Contains(buf, []byte(`"isError":true`)) {
+				b.Fatalf("reply %.200s does not echo the text", buf)
+			}
+		})
 	}
 }

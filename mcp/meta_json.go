@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -25,14 +26,23 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string starting at b[i] ('"').
+// It finds quotes with bytes.IndexByte, not byte by byte: a large argument
+// is one long string.
 func skipString(b []byte, i int) (int, error) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++ // the escaped byte; \uXXXX digits are plain bytes
-		case '"':
-			return i + 1, nil
+	for i++; i <= len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			break
 		}
+		j := i + q
+		k := j // the quote is escaped if an odd number of backslashes precede it
+		for k > i && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1, nil
+		}
+		i = j + 1
 	}
 	return 0, errSyntax
 }

@@ -208,7 +208,13 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 		return append(b, raw...), err
 	}
 	if b == nil {
-		b = make([]byte, 0, 256)
+		// Room for the texts as they are: a large one is then encoded
+		// without the buffer growing (and being copied) on the way.
+		n := 256 + len(r.StructuredContent)
+		for _, c := range r.Content {
+			n += len(c.(*TextContent).Text) + 32
+		}
+		b = make([]byte, 0, n)
 	}
 	b = append(b, '{')
 	if r.Meta != nil {

@@ -202,6 +202,15 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error 
 // cloneTool returns a deep copy of t with the schemas in and out, so that
 // the server shares no memory with the caller's Tool.
 func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
+	if t.Meta == nil && t.Annotations == nil && t.Icons == nil && t.Execution == nil {
+		// Nothing but strings and the schemas: a copy of the struct
+		// shares no memory. It spares a starting server encoding/json's
+		// first look at the Tool type (about 0.2 ms; TestCloneToolFields
+		// keeps the list of fields above whole).
+		c := *t
+		c.InputSchema, c.OutputSchema = bytes.Clone(in), bytes.Clone(out)
+		return &c, nil
+	}
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return nil, err
@@ -245,9 +254,12 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 		}
 	}
 	structured := out != nil
+	fast := newArgsDecoder(reflect.TypeFor[In]())
 	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
-		if args := req.Params.Arguments; len(args) > 0 {
+		if args := req.Params.Arguments; len(args) > 0 && (fast == nil || !fast.decode(args, reflect.ValueOf(&in).Elem())) {
+			var zero In
+			in = zero // what the fast decoder filled before it gave up
 			if err := json.Unmarshal(args, &in); err != nil {
 				return errorResult(fmt.Errorf("invalid arguments: %v", err)), nil
 			}

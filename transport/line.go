@@ -106,6 +106,7 @@ type lineStream struct {
 	line     []byte // the line being assembled when it spans reads
 	skipping bool   // discarding the rest of an over-long line
 	dec      jsonrpc.Decoder
+	watch    *deadlineWatch // watches the ctx of the last Read, kept for the next (see Read)
 
 	// Write side, guarded by wmu.
 	wmu   sync.Mutex
@@ -183,16 +184,11 @@ func (s *lineStream) Read(ctx context.Context) (*jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var w *deadlineWatch
-	if s.dl != nil && ctx.Done() != nil {
-		w = watchDeadline(ctx, s.dl)
-	}
+	s.watchContext(ctx)
 	m, err := s.readMessage()
-	if w != nil {
-		w.stop()
-	}
 	if err != nil {
 		if s.rclosed.Load() {
+			s.stopWatch()
 			return nil, jsonrpc.ErrClosed
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
@@ -201,6 +197,32 @@ func (s *lineStream) Read(ctx context.Context) (*jsonrpc.Message, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// watchContext makes a blocked read end when ctx is done, if the reader
+// allows it. The watch stays in place after the read: a reader such as a
+// Conn's reads with the same ctx again and again, and registering a
+// watch with it for every message cost an allocation and a lock of ctx
+// each time. Until the next Read, a watch that fires leaves the reader's
+// deadline in the past: a Read with the same ctx returns at once anyway,
+// and one with another ctx stops it first, which clears the deadline.
+// s.rmu is held.
+func (s *lineStream) watchContext(ctx context.Context) {
+	if s.watch != nil && s.watch.ctx == ctx {
+		return
+	}
+	s.stopWatch()
+	if s.dl != nil && ctx.Done() != nil {
+		s.watch = watchDeadline(ctx, s.dl)
+	}
+}
+
+// stopWatch ends the watch of the last Read's ctx, if any; s.rmu is held.
+func (s *lineStream) stopWatch() {
+	if s.watch != nil {
+		s.watch.stop()
+		s.watch = nil
+	}
 }
 
 // readMessage reads up to the next non-blank line and decodes it. On an
@@ -468,6 +490,10 @@ func (s *lineStream) Close() error {
 		if s.closer != nil {
 			err = s.closer.Close()
 		}
+		if s.rmu.TryLock() { // else the Read in progress stops the watch
+			s.stopWatch()
+			s.rmu.Unlock()
+		}
 	})
 	return err
 }
@@ -500,6 +526,7 @@ var longAgo = time.Unix(1, 0)
 // deadlineWatch interrupts a blocked read when its context is done, by
 // moving the reader's deadline into the past.
 type deadlineWatch struct {
+	ctx      context.Context
 	dl       readDeadliner
 	mu       sync.Mutex
 	finished bool // the read is over; the watch must not touch the deadline
@@ -508,7 +535,7 @@ type deadlineWatch struct {
 }
 
 func watchDeadline(ctx context.Context, dl readDeadliner) *deadlineWatch {
-	w := &deadlineWatch{dl: dl}
+	w := &deadlineWatch{ctx: ctx, dl: dl}
 	w.stopFunc = context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
