@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -113,7 +114,13 @@ func (r ListTasksResult) MarshalJSON() ([]byte, error) {
 	if r.Tasks == nil {
 		r.Tasks = []*Task{}
 	}
-	return json.Marshal(wire(r))
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false) // as the connection writes everything else
+	if err := e.Encode(wire(r)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // CancelTaskParams are the params of tasks/cancel.
