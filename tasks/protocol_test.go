@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/internal/specschema"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -144,6 +145,24 @@ func TestTaskTTL(t *testing.T) {
 	} {
 		if s.Terminal() != terminal {
 			t.Errorf("%s.Terminal() = %v", s, !terminal)
+		}
+	}
+}
+
+// TestNamesAgree: mcp, which cannot import this package, spells the task
+// methods itself, to refuse them to AddMethod and to send their Mcp-Name
+// header; the spellings must be these.
+func TestNamesAgree(t *testing.T) {
+	for _, m := range []string{tasks.MethodGet, tasks.MethodResult, tasks.MethodList, tasks.MethodCancel,
+		tasks.MethodUpdate, tasks.NotificationStatus, tasks.NotificationTask} {
+		if !mcp.SpecMethod(m) {
+			t.Errorf("mcp.SpecMethod(%q) = false", m)
+		}
+	}
+	for m, named := range map[string]bool{tasks.MethodGet: true, tasks.MethodUpdate: true, tasks.MethodCancel: true,
+		tasks.MethodResult: false, tasks.MethodList: false} {
+		if mcpheader.NamedByTaskID(m) != named {
+			t.Errorf("mcpheader.NamedByTaskID(%q) = %v", m, !named)
 		}
 	}
 }
