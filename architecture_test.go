@@ -147,11 +147,12 @@ func TestArchitectureSizes(t *testing.T) {
 // (see exportedNames). Issue 22 asks for at most 900; the package exported
 // 1154 before its multi-process session state, header codec and
 // redundant accessors moved out (992), then took in the API of
-// per-request visibility and of typed client methods (1030). Lower it as
+// per-request visibility and of typed client methods (1030), then gave
+// the tasks API to package tasks (938). Lower it as
 // names move out; do not raise it to let a name in: move something out of
 // the core, or put the new name in a package of its own.
 const (
-	mcpSurfaceCeiling = 1030
+	mcpSurfaceCeiling = 938
 	mcpSurfaceTarget  = 900
 )
 

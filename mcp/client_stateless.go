@@ -107,7 +107,7 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 	out.ProtocolVersion = version
 	out.ClientCapabilities, out.clientJSON = cs.client.clientMeta()
 	if m != nil && m.ClientCapabilities != nil && len(m.ClientCapabilities.Extensions) > 0 {
-		// Extensions declared for this request alone (CallToolTask
+		// Extensions declared for this request alone (tasks.CallTool
 		// declares the tasks extension this way) join the client's.
 		c := *out.ClientCapabilities
 		c.Extensions = maps.Clone(c.Extensions)
@@ -178,7 +178,7 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 		}
 		answers := make(map[string]*InputResponse, len(ir.InputRequests))
 		for key, q := range ir.InputRequests {
-			a, err := cs.answer(ctx, q)
+			a, err := cs.Answer(ctx, q)
 			if err != nil {
 				return fmt.Errorf("mcp: answering input request %q: %w", key, err)
 			}
@@ -201,9 +201,11 @@ func withRetry(params any, answers map[string]*InputResponse, state string) (any
 	return p.withInput(answers, state), nil
 }
 
-// answer fulfils one input request with the client's handlers, as it would a
-// server request on a stateful session.
-func (cs *ClientSession) answer(ctx context.Context, q *InputRequest) (*InputResponse, error) {
+// Answer fulfils one input request with the client's handlers, as it
+// would a server request on a stateful session: how a question that does
+// not come with a request is answered, such as one a 2026-07-28 task asks
+// in its state (package tasks answers them this way).
+func (cs *ClientSession) Answer(ctx context.Context, q *InputRequest) (*InputResponse, error) {
 	c := cs.client
 	switch {
 	case q.Elicit != nil:
@@ -251,7 +253,10 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 	}
 	p := &ListenParams{Notifications: *filter}
 	if len(filter.TaskIDs) > 0 {
-		p.Meta = tasksMeta() // task notifications need the tasks extension
+		// Task notifications need the tasks extension, declared on this
+		// request (package tasks's ExtensionID; mcp cannot import it).
+		p.Meta = &Meta{ClientCapabilities: &ClientCapabilities{Extensions: map[string]json.RawMessage{
+			"io.modelcontextprotocol/tasks": json.RawMessage("{}")}}}
 	}
 	err := cs.call(ctx, MethodSubscriptionsListen, p, nil)
 	if err != nil && ctx.Err() != nil {

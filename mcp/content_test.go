@@ -146,7 +146,6 @@ func TestRequiredArraysAreNeverNull(t *testing.T) {
 		{GetPromptResult{}, `{"messages":[]}`},
 		{CompleteResult{}, `{"completion":{"values":[]}}`},
 		{ListRootsResult{}, `{"roots":[]}`},
-		{ListTasksResult{}, `{"tasks":[]}`},
 		{CreateMessageParams{MaxTokens: 1}, `{"messages":[],"maxTokens":1}`},
 		{DiscoverResult{}, `{"supportedVersions":[],"capabilities":{}}`},
 		{InitializeResult{ProtocolVersion: "v", ServerInfo: &Implementation{Name: "n", Version: "1"}}, `{"protocolVersion":"v","capabilities":{},"serverInfo":{"name":"n","version":"1"}}`},
@@ -158,7 +157,6 @@ func TestRequiredArraysAreNeverNull(t *testing.T) {
 		{EmptyResult{}, `{}`},
 		{Tool{Name: "t"}, `{"name":"t","inputSchema":{"type":"object"}}`},
 		{LoggingMessageNotificationParams{Level: LevelInfo}, `{"level":"info","data":null}`},
-		{Task{TaskID: "t", Status: TaskStatusWorking}, `{"taskId":"t","status":"working","createdAt":"","lastUpdatedAt":"","ttl":null}`},
 		{CancelledNotificationParams{}, `{}`},
 		{ListenResult{ResultType: ResultTypeComplete}, `{"resultType":"complete"}`},
 	}

@@ -26,17 +26,19 @@ type NotificationHandlerFor[P any] func(ctx context.Context, req *ServerRequest[
 // specMethods are the names of every method and notification a revision of
 // the specification (or the tasks extension) defines, in either direction.
 // An application's typed method may not take one: a client would read it as
-// the protocol's.
+// the protocol's. The tasks' names are package tasks's constants (which
+// mcp cannot import), spelled here once.
 var specMethods = []string{
 	MethodInitialize, MethodPing, MethodToolsList, MethodToolsCall, MethodResourcesList,
 	MethodResourcesTemplatesList, MethodResourcesRead, MethodResourcesSubscribe, MethodResourcesUnsubscribe,
 	MethodPromptsList, MethodPromptsGet, MethodCompletionComplete, MethodLoggingSetLevel,
-	MethodSamplingCreateMessage, MethodElicitationCreate, MethodRootsList, MethodTasksGet, MethodTasksResult,
-	MethodTasksList, MethodTasksCancel, MethodTasksUpdate, MethodServerDiscover, MethodSubscriptionsListen,
+	MethodSamplingCreateMessage, MethodElicitationCreate, MethodRootsList, MethodServerDiscover, MethodSubscriptionsListen,
 	NotificationInitialized, NotificationCancelled, NotificationProgress, NotificationMessage,
 	NotificationResourceUpdated, NotificationResourceListChanged, NotificationToolListChanged,
 	NotificationPromptListChanged, NotificationRootsListChanged, NotificationElicitationComplete,
-	NotificationTasksStatus, NotificationSubscriptionsAcknowledged, NotificationTasks,
+	NotificationSubscriptionsAcknowledged,
+	"tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "tasks/update",
+	"notifications/tasks/status", "notifications/tasks",
 }
 
 // AddMethod adds or replaces an application's own request, with the same

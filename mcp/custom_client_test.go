@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 type greetParams struct {
@@ -172,7 +173,7 @@ func TestClientTypedMethodDecodesStrictly(t *testing.T) {
 func TestAddClientMethodRefuses(t *testing.T) {
 	c := mcp.NewClient(clientImpl, nil)
 	h := func(context.Context, *mcp.ClientRequest[struct{}]) (struct{}, error) { return struct{}{}, nil }
-	for _, name := range []string{"", mcp.MethodRootsList, mcp.MethodToolsCall, mcp.MethodTasksGet} {
+	for _, name := range []string{"", mcp.MethodRootsList, mcp.MethodToolsCall, tasks.MethodGet} {
 		if err := mcp.AddClientMethod(c, name, h); !errors.Is(err, mcp.ErrInvalidMethod) {
 			t.Errorf("AddClientMethod(%q): %v, want ErrInvalidMethod", name, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 type addParams struct {
@@ -137,7 +138,7 @@ func testTypedCustomMethod(t *testing.T, rev string, connect handleConn) {
 func TestAddMethodRefusesSpecNames(t *testing.T) {
 	s := mcp.NewServer(serverImpl, nil)
 	h := func(context.Context, *mcp.ServerRequest[struct{}]) (struct{}, error) { return struct{}{}, nil }
-	for _, name := range []string{"", mcp.MethodToolsCall, mcp.MethodElicitationCreate, mcp.MethodTasksList, mcp.NotificationMessage} {
+	for _, name := range []string{"", mcp.MethodToolsCall, mcp.MethodElicitationCreate, tasks.MethodList, mcp.NotificationMessage} {
 		if err := mcp.AddMethod(s, name, h); !errors.Is(err, mcp.ErrInvalidMethod) {
 			t.Errorf("AddMethod(%q): %v, want ErrInvalidMethod", name, err)
 		}

@@ -80,9 +80,8 @@ func downgradeResult(f versionFeatures, method string, res any) any {
 	case *ListRootsResult:
 		return downgradeListRootsResult(f, r)
 	}
-	// The task results (CreateTaskResult, GetTaskResult, ListTasksResult,
-	// CancelTaskResult) exist in 2025-11-25 only and have no optional parts
-	// that differ; everything else is unknown here.
+	// The task results (package tasks's) exist in 2025-11-25 only and
+	// have no optional parts that differ; everything else is unknown here.
 	return res
 }
 

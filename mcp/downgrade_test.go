@@ -676,8 +676,6 @@ func dgCanCarry(f versionFeatures, s sample) bool {
 	switch v := s.value.(type) {
 	case *InputRequiredResult:
 		return f.inputRequired
-	case *CreateTaskResult:
-		return f.tasks
 	case *ElicitParams:
 		// 2025-11-25 requires the elicitationId 2026-07-28 dropped.
 		return v.Mode != ElicitModeURL || f.elicitationURLMode && (!f.elicitationComplete || v.ElicitationID != "")

@@ -61,12 +61,17 @@ func (cs *ClientSession) standardHeaders(version, method string, params any) htt
 		name = p.Name
 	case *ReadResourceParams:
 		name = p.URI
-	case *GetTaskParams:
-		name = p.TaskID
-	case *CancelTaskParams:
-		name = p.TaskID
-	case *UpdateTaskParams:
-		name = p.TaskID
+	case *customParams:
+		if !mcpheader.NamedByTaskID(method) {
+			return h
+		}
+		var task struct {
+			TaskID string `json:"taskId"`
+		}
+		if json.Unmarshal(p.raw, &task) != nil || task.TaskID == "" {
+			return h
+		}
+		name = task.TaskID
 	default:
 		return h
 	}

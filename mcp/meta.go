@@ -21,7 +21,7 @@ const (
 	MetaKeySubscriptionID         = "io.modelcontextprotocol/subscriptionId"           // 2026 listen notifications and result
 	MetaKeyServerInfo             = "io.modelcontextprotocol/serverInfo"               // 2026 result
 	MetaKeyRelatedTask            = "io.modelcontextprotocol/related-task"             // 2025-11-25 tasks
-	MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response" // 2025-11-25 CreateTaskResult
+	MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response" // 2025-11-25 tasks.CreateTaskResult
 	MetaKeyTraceParent            = "traceparent"                                      // W3C trace context (SEP-414)
 	MetaKeyTraceState             = "tracestate"                                       // W3C trace context (SEP-414)
 	MetaKeyBaggage                = "baggage"                                          // W3C baggage (SEP-414)
@@ -59,7 +59,7 @@ type Meta struct {
 	RelatedTask *RelatedTaskMetadata
 
 	// ModelImmediateResponse is the text a host may hand the model at once
-	// while a 2025-11-25 task runs (on CreateTaskResult).
+	// while a 2025-11-25 task runs (on tasks.CreateTaskResult).
 	ModelImmediateResponse string
 
 	// TraceParent, TraceState and Baggage propagate OpenTelemetry context.

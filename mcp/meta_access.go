@@ -575,113 +575,6 @@ func (x *SubscriptionsAcknowledgedNotificationParams) withMeta(m *Meta) metaPara
 	return &cp
 }
 
-func (x *CreateTaskResult) GetMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *CreateTaskResult) setMeta(m *Meta) { x.Meta = m }
-
-func (x *GetTaskParams) getMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *GetTaskParams) withMeta(m *Meta) metaParams {
-	var cp GetTaskParams
-	if x != nil {
-		cp = *x
-	}
-	cp.Meta = m
-	return &cp
-}
-
-func (x *GetTaskResult) GetMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *GetTaskResult) setMeta(m *Meta) { x.Meta = m }
-
-func (x *GetTaskPayloadParams) getMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *GetTaskPayloadParams) withMeta(m *Meta) metaParams {
-	var cp GetTaskPayloadParams
-	if x != nil {
-		cp = *x
-	}
-	cp.Meta = m
-	return &cp
-}
-
-func (x *ListTasksParams) getMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *ListTasksParams) withMeta(m *Meta) metaParams {
-	var cp ListTasksParams
-	if x != nil {
-		cp = *x
-	}
-	cp.Meta = m
-	return &cp
-}
-
-func (x *ListTasksResult) GetMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *ListTasksResult) setMeta(m *Meta) { x.Meta = m }
-
-func (x *CancelTaskParams) getMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *CancelTaskParams) withMeta(m *Meta) metaParams {
-	var cp CancelTaskParams
-	if x != nil {
-		cp = *x
-	}
-	cp.Meta = m
-	return &cp
-}
-
-func (x *CancelTaskResult) GetMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *CancelTaskResult) setMeta(m *Meta) { x.Meta = m }
-
-func (x *TaskStatusNotificationParams) getMeta() *Meta {
-	if x == nil {
-		return nil
-	}
-	return x.Meta
-}
-func (x *TaskStatusNotificationParams) withMeta(m *Meta) metaParams {
-	var cp TaskStatusNotificationParams
-	if x != nil {
-		cp = *x
-	}
-	cp.Meta = m
-	return &cp
-}
-
 func (x *ListToolsParams) getMeta() *Meta {
 	if x == nil {
 		return nil
@@ -778,11 +671,6 @@ var (
 	_ metaParams = (*CreateMessageParams)(nil)
 	_ metaParams = (*ListenParams)(nil)
 	_ metaParams = (*SubscriptionsAcknowledgedNotificationParams)(nil)
-	_ metaParams = (*GetTaskParams)(nil)
-	_ metaParams = (*GetTaskPayloadParams)(nil)
-	_ metaParams = (*ListTasksParams)(nil)
-	_ metaParams = (*CancelTaskParams)(nil)
-	_ metaParams = (*TaskStatusNotificationParams)(nil)
 	_ metaParams = (*ListToolsParams)(nil)
 	_ metaParams = (*CallToolParams)(nil)
 	_ metaParams = (*ToolListChangedNotificationParams)(nil)
@@ -800,10 +688,6 @@ var (
 	_ Result     = (*ListRootsResult)(nil)
 	_ Result     = (*CreateMessageResult)(nil)
 	_ Result     = (*ListenResult)(nil)
-	_ Result     = (*CreateTaskResult)(nil)
-	_ Result     = (*GetTaskResult)(nil)
-	_ Result     = (*ListTasksResult)(nil)
-	_ Result     = (*CancelTaskResult)(nil)
 	_ Result     = (*ListToolsResult)(nil)
 	_ Result     = (*CallToolResult)(nil)
 )

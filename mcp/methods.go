@@ -202,7 +202,21 @@ func (c *Client) method(name string) MethodHandler {
 // asks for input (elicitation, sampling, roots) is answered by the
 // client's handlers and the request retried, as for tools/call. Use
 // WithProgress on ctx to receive progress notifications.
+//
+// params may also be a params type of the protocol (*CallToolParams, say):
+// it is then sent as the typed method sends it, standard headers and
+// revision downgrades included, while the raw result is left to result
+// (a *json.RawMessage, say). That is how package tasks sends a tools/call
+// that the server may answer with a task.
 func (cs *ClientSession) Call(ctx context.Context, method string, params, result any) error {
+	if mp, ok := params.(metaParams); ok && mp != nil {
+		meta, done := cs.withProgressToken(ctx, mp.getMeta())
+		defer done()
+		if meta != mp.getMeta() {
+			mp = mp.withMeta(meta)
+		}
+		return cs.call(ctx, method, mp, result)
+	}
 	p, err := newCustomParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: %s: %w", method, err)

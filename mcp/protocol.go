@@ -28,10 +28,6 @@ const (
 	MethodSamplingCreateMessage  = "sampling/createMessage"   // all; 2026 only inside inputRequests
 	MethodElicitationCreate      = "elicitation/create"       // 2025-06-18+; 2026 only inside inputRequests
 	MethodRootsList              = "roots/list"               // all; 2026 only inside inputRequests
-	MethodTasksGet               = "tasks/get"                // 2025-11-25
-	MethodTasksResult            = "tasks/result"             // 2025-11-25
-	MethodTasksList              = "tasks/list"               // 2025-11-25
-	MethodTasksCancel            = "tasks/cancel"             // 2025-11-25
 	MethodServerDiscover         = "server/discover"          // 2026-07-28
 	MethodSubscriptionsListen    = "subscriptions/listen"     // 2026-07-28
 )
@@ -48,7 +44,6 @@ const (
 	NotificationPromptListChanged         = "notifications/prompts/list_changed"       // all; 2026 only on a listen stream
 	NotificationRootsListChanged          = "notifications/roots/list_changed"         // stateful revisions
 	NotificationElicitationComplete       = "notifications/elicitation/complete"       // 2025-11-25
-	NotificationTasksStatus               = "notifications/tasks/status"               // 2025-11-25
 	NotificationSubscriptionsAcknowledged = "notifications/subscriptions/acknowledged" // 2026-07-28
 )
 

@@ -259,30 +259,6 @@ func TestRequestIDsAndTokens(t *testing.T) {
 	}
 }
 
-func TestTaskTTL(t *testing.T) {
-	var r GetTaskResult
-	in := `{"taskId":"t","status":"completed","createdAt":"a","lastUpdatedAt":"b","ttl":null,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}`
-	if err := json.Unmarshal([]byte(in), &r); err != nil {
-		t.Fatal(err)
-	}
-	if r.TTL != nil || r.TaskID != "t" || r.Meta.RelatedTask.TaskID != "t" || !r.Status.Terminal() {
-		t.Errorf("decoded %#v", r)
-	}
-	r.TTL = new(int64(5))
-	b, _ := marshalJSONNoEscape(&r)
-	if !bytes.Contains(b, []byte(`"ttl":5`)) {
-		t.Errorf("encoded %s", b)
-	}
-	for s, terminal := range map[TaskStatus]bool{
-		TaskStatusWorking: false, TaskStatusInputRequired: false,
-		TaskStatusCompleted: true, TaskStatusFailed: true, TaskStatusCancelled: true,
-	} {
-		if s.Terminal() != terminal {
-			t.Errorf("%s.Terminal() = %v", s, !terminal)
-		}
-	}
-}
-
 func TestCacheHintsZeroTTLIsWritten(t *testing.T) {
 	r := ListPromptsResult{ResultType: ResultTypeComplete, CacheHints: CacheHints{TTLMs: new(int64(0)), CacheScope: CacheScopePublic}}
 	b, err := marshalJSONNoEscape(r)

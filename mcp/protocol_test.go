@@ -397,18 +397,6 @@ func (x fixtures) roots() *ListRootsResult {
 	return r
 }
 
-func (x fixtures) task(status TaskStatus) Task {
-	return Task{
-		TaskID:        "task-1",
-		Status:        status,
-		StatusMessage: "msg",
-		CreatedAt:     "2025-11-25T10:30:00Z",
-		LastUpdatedAt: "2025-11-25T10:31:00Z",
-		TTL:           new(int64(60000)),
-		PollInterval:  500,
-	}
-}
-
 // samples returns every protocol value of revision x.rev, in the messages
 // that carry them.
 func (x fixtures) samples() []sample {
@@ -490,10 +478,6 @@ func (x fixtures) samples() []sample {
 	}
 	if f.tasks {
 		req("tools/call as task", MethodToolsCall, &CallToolParams{Meta: rm(), Name: "slow", Task: &TaskMetadata{TTL: 1000}})
-		res("tools/call task created", MethodToolsCall, &CreateTaskResult{
-			Meta: &Meta{ModelImmediateResponse: "working on it", Extra: extra()},
-			Task: x.task(TaskStatusWorking),
-		})
 	}
 	if f.inputRequired {
 		ir := &InputRequiredResult{
@@ -630,24 +614,8 @@ func (x fixtures) samples() []sample {
 		notif("elicitation/complete", NotificationElicitationComplete, &ElicitationCompleteNotificationParams{ElicitationID: "el-1"})
 	}
 
-	// Tasks (2025-11-25).
-	if f.tasks {
-		req("tasks/get", MethodTasksGet, &GetTaskParams{TaskID: "task-1"})
-		res("tasks/get", MethodTasksGet, &GetTaskResult{Meta: &Meta{RelatedTask: &RelatedTaskMetadata{TaskID: "task-1"}}, Task: x.task(TaskStatusInputRequired)})
-		t := x.task(TaskStatusCompleted)
-		t.TTL, t.PollInterval, t.StatusMessage = nil, 0, ""
-		res("tasks/get unlimited ttl", MethodTasksGet, &GetTaskResult{Task: t})
-		req("tasks/result", MethodTasksResult, &GetTaskPayloadParams{Meta: &Meta{Extra: extra()}, TaskID: "task-1"})
-		res("tasks/result", MethodTasksResult, x.callToolResult())
-		req("tasks/list", MethodTasksList, &ListTasksParams{Cursor: "c"})
-		tl := x.task(TaskStatusFailed)
-		res("tasks/list", MethodTasksList, &ListTasksResult{Tasks: []*Task{new(x.task(TaskStatusWorking)), &tl}, NextCursor: "d"})
-		res("tasks/list empty", MethodTasksList, &ListTasksResult{Tasks: []*Task{}})
-		req("tasks/cancel", MethodTasksCancel, &CancelTaskParams{TaskID: "task-1"})
-		res("tasks/cancel", MethodTasksCancel, &CancelTaskResult{Task: x.task(TaskStatusCancelled)})
-		notif("tasks/status", NotificationTasksStatus, &TaskStatusNotificationParams{Task: x.task(TaskStatusWorking)})
-		notif("tasks/status meta", NotificationTasksStatus, &TaskStatusNotificationParams{Meta: &Meta{RelatedTask: &RelatedTaskMetadata{TaskID: "task-1"}}, Task: x.task(TaskStatusCompleted)})
-	}
+	// The task requests and results (2025-11-25) are package tasks's;
+	// its TestWireValidate checks them against the schema.
 
 	// subscriptions/listen (2026).
 	if f.subscriptionsListen {

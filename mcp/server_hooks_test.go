@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // The feature seams: a tool-call hook that answers with a result of its
@@ -30,7 +31,7 @@ func TestFeatureSeams(t *testing.T) {
 			s.SetToolCallHook(func(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.Tool, next func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error)) (mcp.Result, error) {
 				hookSaw = tool.Name
 				if string(req.Params.Arguments) == `{"handle":true}` {
-					return &mcp.TaskHandle{ResultType: mcp.ResultTypeTask, TaskInfo: mcp.TaskInfo{TaskID: "t1", Status: mcp.TaskStatusWorking}}, nil
+					return &tasks.TaskHandle{ResultType: mcp.ResultTypeTask, TaskInfo: tasks.TaskInfo{TaskID: "t1", Status: tasks.TaskStatusWorking}}, nil
 				}
 				ctx = mcp.WithInputFunc(ctx, func(_ context.Context, reqs map[string]*mcp.InputRequest) (map[string]*mcp.InputResponse, error) {
 					out := map[string]*mcp.InputResponse{}
@@ -65,7 +66,7 @@ func TestFeatureSeams(t *testing.T) {
 			if err := e.cs.Call(ctx, mcp.MethodToolsCall, &mcp.CallToolParams{Name: "ask", Arguments: json.RawMessage(`{"handle":true}`)}, &raw); err != nil {
 				t.Fatal(err)
 			}
-			var h mcp.TaskHandle
+			var h tasks.TaskHandle
 			if err := json.Unmarshal(raw, &h); err != nil || h.TaskID != "t1" {
 				t.Fatalf("hook's own result = %s, %v", raw, err)
 			}

@@ -213,15 +213,15 @@ func TestVisibilityTasks(t *testing.T) {
 			}
 			cs := visConnect(t, s, life, "", nil)
 			ctx := testCtx(t)
-			call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "pub1"}, nil)
+			call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "pub1"}, nil)
 			if err != nil {
 				t.Fatalf("a visible tool as a task: %v", err)
 			}
 			if _, err := call.Wait(ctx); err != nil {
 				t.Fatalf("waiting for the visible task: %v", err)
 			}
-			_, hidden := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "secret1"}, nil)
-			_, absent := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "nosuch"}, nil)
+			_, hidden := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "secret1"}, nil)
+			_, absent := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "nosuch"}, nil)
 			sameError(t, "a hidden tool as a task", hidden, absent, "secret1", "nosuch")
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/redis/go-redis/v9"
 )
@@ -21,7 +20,7 @@ func testTaskStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	s := NewTaskStore(rdb, &Options{Prefix: prefix, MaxTasksPerOwner: 5})
 	now := time.Now()
 	rec := func(id, owner string) *tasks.Record {
-		return &tasks.Record{ID: id, Owner: owner, Status: mcp.TaskStatus("working"), CreatedAt: now, UpdatedAt: now, TTL: time.Minute, ExpiresAt: now.Add(time.Minute)}
+		return &tasks.Record{ID: id, Owner: owner, Status: tasks.TaskStatus("working"), CreatedAt: now, UpdatedAt: now, TTL: time.Minute, ExpiresAt: now.Add(time.Minute)}
 	}
 	if _, err := s.Get(ctx, "t0"); !errors.Is(err, tasks.ErrNotFound) {
 		t.Fatalf("Get of an unknown task: %v", err)

@@ -41,7 +41,15 @@
 // random bits. A 2026-07-28 client that names tasks in a subscriptions/listen
 // filter (taskIds, only with the extension declared on that request, only its
 // own tasks) receives notifications/tasks, the full task, at every change;
-// each process delivers to the streams it holds. The client side is
-// ClientSession.CallToolTask, whose ToolCall waits (Wait), iterates over
-// states (Updates, answering questions with the client's handlers) or cancels.
+// each process delivers to the streams it holds.
+//
+// The client side is CallTool, whose ToolCall waits (Wait), iterates over
+// states (Updates, answering questions with the client's handlers through
+// mcp.ClientSession.Answer) or cancels; Get, Update, Cancel, Result and List
+// are the task requests one by one. They send through
+// mcp.ClientSession.Call, which adds the 2026-07-28 client context and
+// standard headers as the typed methods do. The wire types of both task
+// models (Task, DetailedTask, CreateTaskResult, ...) are this package's;
+// package mcp keeps only what its core types carry (CallToolParams.Task,
+// Tool.Execution, the tasks capabilities, Meta.RelatedTask).
 package tasks

@@ -54,7 +54,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer cs.Close()
-	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "build_report"}, nil)
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "build_report"}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

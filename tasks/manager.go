@@ -85,16 +85,16 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
-	if err := srv.AddExtension(&mcp.Extension{ID: mcp.ExtensionTasks, Methods: []mcp.Method{
-		{Name: mcp.MethodTasksGet, Handler: m.handleGet, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
-		{Name: mcp.MethodTasksCancel, Handler: m.handleCancel, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
-		{Name: mcp.MethodTasksUpdate, Handler: m.handleUpdate, Lifecycle: mcp.StatelessOnly},
+	if err := srv.AddExtension(&mcp.Extension{ID: ExtensionID, Methods: []mcp.Method{
+		{Name: MethodGet, Handler: m.handleGet, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
+		{Name: MethodCancel, Handler: m.handleCancel, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},
+		{Name: MethodUpdate, Handler: m.handleUpdate, Lifecycle: mcp.StatelessOnly},
 	}, Revisions: []string{mcp.Version20260728}}); err != nil {
 		return nil, err
 	}
 	for _, meth := range []mcp.Method{
-		{Name: mcp.MethodTasksResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
-		{Name: mcp.MethodTasksList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
+		{Name: MethodResult, Handler: m.handleResult, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
+		{Name: MethodList, Handler: m.handleList, Lifecycle: mcp.StatefulOnly, Revisions: []string{mcp.Version20251125}},
 	} {
 		if err := srv.AddMethod(meth); err != nil {
 			return nil, err
@@ -178,13 +178,13 @@ func declares(c *mcp.ClientCapabilities) bool {
 	if c == nil {
 		return false
 	}
-	_, ok := c.Extensions[mcp.ExtensionTasks]
+	_, ok := c.Extensions[ExtensionID]
 	return ok
 }
 
 // requiredCapability is the -32021 error naming the extension.
 func requiredCapability() *jsonrpc.Error {
-	return mcp.MissingCapabilityError(&mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}})
+	return mcp.MissingCapabilityError(&mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{ExtensionID: json.RawMessage("{}")}})
 }
 
 func (m *Manager) owner(ctx context.Context, ss *mcp.ServerSession) string {
@@ -256,7 +256,7 @@ func (m *Manager) hook(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.
 	r := &run{m: m, legacy: legacy, ss: ss, started: make(chan struct{})}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.cancel = cancel
-	rec := &Record{ID: newID(), Owner: m.owner(ctx, ss), Status: mcp.TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
+	rec := &Record{ID: newID(), Owner: m.owner(ctx, ss), Status: TaskStatusWorking, TTL: ttl, PollInterval: m.opts.PollInterval}
 	if legacy {
 		rec.Session = ss.ID()
 	}
@@ -350,15 +350,15 @@ func (m *Manager) launch(r *run, ctx context.Context, req *mcp.CallToolRequest, 
 // handle is the result that answers a call that became a task.
 func (m *Manager) handle(rec *Record, legacy bool) mcp.Result {
 	if legacy {
-		return &mcp.CreateTaskResult{Task: *legacyTask(rec)}
+		return &CreateTaskResult{Task: *legacyTask(rec)}
 	}
-	return &mcp.TaskHandle{ResultType: mcp.ResultTypeTask, TaskInfo: info(rec)}
+	return &TaskHandle{ResultType: mcp.ResultTypeTask, TaskInfo: info(rec)}
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func info(rec *Record) mcp.TaskInfo {
-	i := mcp.TaskInfo{TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
+func info(rec *Record) TaskInfo {
+	i := TaskInfo{TaskID: rec.ID, Status: rec.Status, StatusMessage: rec.StatusMessage,
 		CreatedAt: timestamp(rec.CreatedAt), LastUpdatedAt: timestamp(rec.UpdatedAt),
 		PollIntervalMs: rec.PollInterval.Milliseconds()}
 	if rec.TTL > 0 {
@@ -368,21 +368,21 @@ func info(rec *Record) mcp.TaskInfo {
 	return i
 }
 
-func legacyTask(rec *Record) *mcp.Task {
+func legacyTask(rec *Record) *Task {
 	i := info(rec)
-	return &mcp.Task{TaskID: i.TaskID, Status: i.Status, StatusMessage: i.StatusMessage, CreatedAt: i.CreatedAt,
+	return &Task{TaskID: i.TaskID, Status: i.Status, StatusMessage: i.StatusMessage, CreatedAt: i.CreatedAt,
 		LastUpdatedAt: i.LastUpdatedAt, TTL: i.TTLMs, PollInterval: i.PollIntervalMs}
 }
 
 // detailed is the 2026-07-28 tasks/get result of rec.
-func detailed(rec *Record) *mcp.DetailedTask {
-	d := &mcp.DetailedTask{ResultType: mcp.ResultTypeComplete, TaskInfo: info(rec)}
+func detailed(rec *Record) *DetailedTask {
+	d := &DetailedTask{ResultType: mcp.ResultTypeComplete, TaskInfo: info(rec)}
 	switch rec.Status {
-	case mcp.TaskStatusInputRequired:
+	case TaskStatusInputRequired:
 		d.InputRequests = rec.InputRequests
-	case mcp.TaskStatusCompleted:
+	case TaskStatusCompleted:
 		d.Result = rec.Result
-	case mcp.TaskStatusFailed:
+	case TaskStatusFailed:
 		d.Error = rec.Error
 		if d.Error == nil {
 			d.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "task failed")
@@ -403,7 +403,7 @@ func (m *Manager) changed(rec *Record) {
 // notifyListeners sends notifications/tasks, the full task, to the listen
 // streams of this process that asked for the task (2026-07-28).
 func (m *Manager) notifyListeners(rec *Record) {
-	m.srv.NotifyListeners(mcp.NotificationTasks,
+	m.srv.NotifyListeners(NotificationTask,
 		func(f *mcp.SubscriptionFilter) bool { return slices.Contains(f.TaskIDs, rec.ID) },
 		func(meta *mcp.Meta) any {
 			d := detailed(rec)

@@ -58,7 +58,7 @@ func (m *Manager) lookup(ctx context.Context, r *mcp.Request, p any, id func() s
 }
 
 func (m *Manager) handleGet(ctx context.Context, r *mcp.Request) (any, error) {
-	var p mcp.GetTaskParams
+	var p GetTaskParams
 	rec, _, err := m.lookup(ctx, r, &p, func() string { return p.TaskID })
 	if err != nil {
 		return nil, err
@@ -66,11 +66,11 @@ func (m *Manager) handleGet(ctx context.Context, r *mcp.Request) (any, error) {
 	if r.Stateless() {
 		return detailed(rec), nil
 	}
-	return &mcp.GetTaskResult{Task: *legacyTask(rec)}, nil
+	return &GetTaskResult{Task: *legacyTask(rec)}, nil
 }
 
 func (m *Manager) handleCancel(ctx context.Context, r *mcp.Request) (any, error) {
-	var p mcp.CancelTaskParams
+	var p CancelTaskParams
 	rec, _, err := m.lookup(ctx, r, &p, func() string { return p.TaskID })
 	if err != nil {
 		return nil, err
@@ -119,16 +119,16 @@ func (m *Manager) handleCancel(ctx context.Context, r *mcp.Request) (any, error)
 	}
 	t := legacyTask(rec)
 	if !t.Status.Terminal() {
-		t.Status = mcp.TaskStatusCancelled
+		t.Status = TaskStatusCancelled
 	}
-	return &mcp.CancelTaskResult{Task: *t}, nil
+	return &CancelTaskResult{Task: *t}, nil
 }
 
 // handleUpdate takes answers to the task's questions (2026-07-28). Keys the
 // task is not waiting for are ignored; an answer of the wrong kind is an
 // error.
 func (m *Manager) handleUpdate(ctx context.Context, r *mcp.Request) (any, error) {
-	var p mcp.UpdateTaskParams
+	var p UpdateTaskParams
 	rec, _, err := m.lookup(ctx, r, &p, func() string { return p.TaskID })
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (m *Manager) handleUpdate(ctx context.Context, r *mcp.Request) (any, error)
 				rec.InputResponses[k] = a
 			}
 			if len(rec.InputRequests) == 0 {
-				rec.Status = mcp.TaskStatusWorking
+				rec.Status = TaskStatusWorking
 			}
 			return nil
 		})
@@ -192,7 +192,7 @@ func answersKind(a *mcp.InputResponse, q *mcp.InputRequest) bool {
 // request's result or error (2025-11-25). While it waits, the task's
 // requests to the client travel on its stream.
 func (m *Manager) handleResult(ctx context.Context, r *mcp.Request) (any, error) {
-	var p mcp.GetTaskPayloadParams
+	var p GetTaskPayloadParams
 	rec, _, err := m.lookup(ctx, r, &p, func() string { return p.TaskID })
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func (m *Manager) handleResult(ctx context.Context, r *mcp.Request) (any, error)
 	}
 	related := &mcp.Meta{RelatedTask: &mcp.RelatedTaskMetadata{TaskID: rec.ID}}
 	switch {
-	case rec.Status == mcp.TaskStatusCancelled:
+	case rec.Status == TaskStatusCancelled:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "task %s was cancelled", rec.ID)
 	case rec.Error != nil:
 		return nil, rec.Error
@@ -243,7 +243,7 @@ func (m *Manager) handleResult(ctx context.Context, r *mcp.Request) (any, error)
 
 // handleList lists the caller's tasks (2025-11-25).
 func (m *Manager) handleList(ctx context.Context, r *mcp.Request) (any, error) {
-	var p mcp.ListTasksParams
+	var p ListTasksParams
 	owner, _, err := m.caller(ctx, r)
 	if err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func (m *Manager) handleList(ctx context.Context, r *mcp.Request) (any, error) {
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)
 	}
-	res := &mcp.ListTasksResult{NextCursor: next}
+	res := &ListTasksResult{NextCursor: next}
 	for _, rec := range recs {
 		res.Tasks = append(res.Tasks, legacyTask(rec))
 	}

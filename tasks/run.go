@@ -127,7 +127,7 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 	}
 	r.m.changed(rec)
 	if r.legacy && r.ss != nil {
-		_ = r.ss.Notify(context.WithoutCancel(ctx), mcp.NotificationTasksStatus, &mcp.TaskStatusNotificationParams{Task: *legacyTask(rec)})
+		_ = r.ss.Notify(context.WithoutCancel(ctx), NotificationStatus, &TaskStatusNotificationParams{Task: *legacyTask(rec)})
 	}
 	return rec, nil
 }
@@ -148,22 +148,22 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 		var je *jsonrpc.Error
 		switch {
 		case rec.CancelRequested:
-			rec.Status = mcp.TaskStatusCancelled
+			rec.Status = TaskStatusCancelled
 			rec.StatusMessage = "cancelled"
 		case closing:
-			rec.Status = mcp.TaskStatusFailed
+			rec.Status = TaskStatusFailed
 			rec.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "the server shut down while the task ran")
 		case err == nil && r.legacy && res.IsError:
-			rec.Status = mcp.TaskStatusFailed
+			rec.Status = TaskStatusFailed
 			rec.Result = raw
 		case err == nil:
-			rec.Status = mcp.TaskStatusCompleted
+			rec.Status = TaskStatusCompleted
 			rec.Result = raw
 		case errors.As(err, &je):
-			rec.Status = mcp.TaskStatusFailed
+			rec.Status = TaskStatusFailed
 			rec.Error = je
 		default:
-			rec.Status = mcp.TaskStatusFailed
+			rec.Status = TaskStatusFailed
 			rec.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, err.Error())
 		}
 		return nil
@@ -230,7 +230,7 @@ func (r *run) inputStore(ctx context.Context, reqs map[string]*mcp.InputRequest)
 			rec.InputRequests[wk] = reqs[k]
 			names[wk] = k
 		}
-		rec.Status = mcp.TaskStatusInputRequired
+		rec.Status = TaskStatusInputRequired
 		return nil
 	})
 	if err != nil {
@@ -266,7 +266,7 @@ func (r *run) inputStore(ctx context.Context, reqs map[string]*mcp.InputRequest)
 					delete(rec.InputResponses, wk)
 				}
 				if len(rec.InputRequests) == 0 {
-					rec.Status = mcp.TaskStatusWorking
+					rec.Status = TaskStatusWorking
 				}
 				return nil
 			})
@@ -289,7 +289,7 @@ func (r *run) inputSession(ctx context.Context, req *mcp.CallToolRequest, reqs m
 		return nil, errors.New("tasks: no request to ask through")
 	}
 	if _, err := r.update(ctx, func(rec *Record) error {
-		rec.Status = mcp.TaskStatusInputRequired
+		rec.Status = TaskStatusInputRequired
 		return nil
 	}); err != nil {
 		return nil, err
@@ -325,7 +325,7 @@ func (r *run) inputSession(ctx context.Context, req *mcp.CallToolRequest, reqs m
 		return nil, err
 	}
 	if _, err := r.update(ctx, func(rec *Record) error {
-		rec.Status = mcp.TaskStatusWorking
+		rec.Status = TaskStatusWorking
 		return nil
 	}); err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ type Record struct {
 	// (2025-11-25 tasks), "" for a 2026-07-28 task.
 	Session string `json:"session,omitempty"`
 	// Status is the task's state.
-	Status mcp.TaskStatus `json:"status"`
+	Status TaskStatus `json:"status"`
 	// StatusMessage describes the state for people.
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// CreatedAt and UpdatedAt are set by the Manager.

@@ -16,7 +16,7 @@ func TestMemoryStore(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasks: 3, Now: func() time.Time { return now }})
 	mk := func(id, owner string, ttl time.Duration) *tasks.Record {
-		r := &tasks.Record{ID: id, Owner: owner, Status: mcp.TaskStatusWorking, CreatedAt: now, TTL: ttl}
+		r := &tasks.Record{ID: id, Owner: owner, Status: tasks.TaskStatusWorking, CreatedAt: now, TTL: ttl}
 		if ttl > 0 {
 			r.ExpiresAt = now.Add(ttl)
 		}
@@ -38,12 +38,12 @@ func TestMemoryStore(t *testing.T) {
 	}
 	// Updates are atomic and return copies.
 	r, err := s.Update(ctx, "b", func(r *tasks.Record) error {
-		r.Status = mcp.TaskStatusInputRequired
+		r.Status = tasks.TaskStatusInputRequired
 		r.InputRequests = map[string]*mcp.InputRequest{"k": {ListRoots: &mcp.ListRootsParams{}}}
 		r.Owner = "mallory"
 		return nil
 	})
-	if err != nil || r.Owner != "alice" || r.Status != mcp.TaskStatusInputRequired {
+	if err != nil || r.Owner != "alice" || r.Status != tasks.TaskStatusInputRequired {
 		t.Fatalf("Update = %+v, %v", r, err)
 	}
 	r.InputRequests["other"] = nil
@@ -52,10 +52,10 @@ func TestMemoryStore(t *testing.T) {
 		t.Fatalf("store shares maps with callers: %v", got.InputRequests)
 	}
 	boom := errors.New("boom")
-	if _, err := s.Update(ctx, "b", func(r *tasks.Record) error { r.Status = mcp.TaskStatusFailed; return boom }); !errors.Is(err, boom) {
+	if _, err := s.Update(ctx, "b", func(r *tasks.Record) error { r.Status = tasks.TaskStatusFailed; return boom }); !errors.Is(err, boom) {
 		t.Fatalf("Update error = %v", err)
 	}
-	if got, _ := s.Get(ctx, "b"); got.Status != mcp.TaskStatusInputRequired {
+	if got, _ := s.Get(ctx, "b"); got.Status != tasks.TaskStatusInputRequired {
 		t.Fatalf("failed Update stored its change: %s", got.Status)
 	}
 	// A record that does not encode is refused, not stored.

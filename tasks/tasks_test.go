@@ -222,14 +222,14 @@ func TestTaskLifecycle(t *testing.T) {
 		}
 
 		// A call that completes.
-		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":50}`)}, nil)
+		call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":50}`)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if call.Task == nil || call.Task.TaskID == "" || call.Result != nil {
 			t.Fatalf("CallToolTask = %+v, want a task", call)
 		}
-		if d, err := cs.GetTask(ctx, call.Task.TaskID); err != nil || d.TaskID != call.Task.TaskID {
+		if d, err := tasks.Get(ctx, cs, call.Task.TaskID); err != nil || d.TaskID != call.Task.TaskID {
 			t.Fatalf("GetTask right after creation = %+v, %v", d, err)
 		}
 		res, err := call.Wait(ctx)
@@ -247,7 +247,7 @@ func TestTaskLifecycle(t *testing.T) {
 		}
 
 		// Questions asked inside the task reach the client's handler.
-		call, err = cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+		call, err = tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "ask"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestTaskLifecycle(t *testing.T) {
 		// Questions before Start are the call's own input rounds (2026),
 		// answered before the task exists; a 2025-11-25 call is a task
 		// from the start.
-		call, err = cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "intro"}, nil)
+		call, err = tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "intro"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestTaskLifecycle(t *testing.T) {
 
 		// Protocol errors and panics fail the task.
 		for _, name := range []string{"broken", "panics"} {
-			call, err = cs.CallToolTask(ctx, &mcp.CallToolParams{Name: name}, nil)
+			call, err = tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: name}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,23 +302,23 @@ func TestTaskLifecycle(t *testing.T) {
 		}
 
 		// Cancellation reaches the handler through its context.
-		call, err = cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
+		call, err = tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := call.Cancel(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := call.Wait(ctx); !errors.Is(err, mcp.ErrTaskCancelled) {
+		if _, err := call.Wait(ctx); !errors.Is(err, tasks.ErrCancelled) {
 			t.Fatalf("Wait after Cancel = %v", err)
 		}
-		d, err := cs.GetTask(ctx, call.Task.TaskID)
-		if err != nil || d.Status != mcp.TaskStatusCancelled {
+		d, err := tasks.Get(ctx, cs, call.Task.TaskID)
+		if err != nil || d.Status != tasks.TaskStatusCancelled {
 			t.Fatalf("GetTask after Cancel = %+v, %v", d, err)
 		}
 
 		// Unknown tasks.
-		if _, err := cs.GetTask(ctx, "no-such-task"); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		if _, err := tasks.Get(ctx, cs, "no-such-task"); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("GetTask of an unknown task = %v", err)
 		}
 	})
@@ -336,12 +336,12 @@ func testUpdates(t *testing.T, conn connector, version string) {
 	cs := conn.connect(t, s, version, answerer())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen []mcp.TaskStatus
-	var last *mcp.DetailedTask
+	var seen []tasks.TaskStatus
+	var last *tasks.DetailedTask
 	for d, err := range call.Updates(ctx) {
 		if err != nil {
 			t.Fatal(err)
@@ -349,7 +349,7 @@ func testUpdates(t *testing.T, conn connector, version string) {
 		seen = append(seen, d.Status)
 		last = d
 	}
-	if last == nil || last.Status != mcp.TaskStatusCompleted {
+	if last == nil || last.Status != tasks.TaskStatusCompleted {
 		t.Fatalf("last state %+v (seen %v)", last, seen)
 	}
 	res, err := last.ToolResult()
@@ -363,7 +363,7 @@ func TestExpiry(t *testing.T) {
 		s, _ := newServer(t, &tasks.Options{TTL: 300 * time.Millisecond})
 		cs := conn.connect(t, s, version, nil)
 		ctx := context.Background()
-		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":1}`)}, &mcp.TaskOptions{TTL: time.Hour})
+		call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":1}`)}, &tasks.CallOptions{TTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +375,7 @@ func TestExpiry(t *testing.T) {
 		}
 		time.Sleep(400 * time.Millisecond)
 		var je *jsonrpc.Error
-		if _, err := cs.GetTask(ctx, call.Task.TaskID); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		if _, err := tasks.Get(ctx, cs, call.Task.TaskID); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Fatalf("GetTask after expiry = %v", err)
 		}
 	})
@@ -385,11 +385,11 @@ func TestBound(t *testing.T) {
 	s, _ := newServer(t, &tasks.Options{Store: tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasks: 1})})
 	cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2026-07-28"})
 	ctx := context.Background()
-	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":1}`)}, nil); err == nil {
+	if _, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":1}`)}, nil); err == nil {
 		t.Fatal("a task beyond the store's bound was created")
 	}
 	if err := call.Cancel(ctx); err != nil {
@@ -404,22 +404,22 @@ func TestOwnership(t *testing.T) {
 	ctx := context.Background()
 	a := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2025-11-25"})
 	b := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2025-11-25"})
-	call, err := a.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
+	call, err := tasks.CallTool(ctx, a, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var je *jsonrpc.Error
-	if _, err := b.GetTask(ctx, call.Task.TaskID); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+	if _, err := tasks.Get(ctx, b, call.Task.TaskID); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("another session's GetTask = %v", err)
 	}
-	if err := b.CancelTask(ctx, call.Task.TaskID); err == nil {
+	if err := tasks.Cancel(ctx, b, call.Task.TaskID); err == nil {
 		t.Fatal("another session cancelled the task")
 	}
-	list, err := a.ListTasks(ctx, "")
+	list, err := tasks.List(ctx, a, "")
 	if err != nil || len(list.Tasks) != 1 || list.Tasks[0].TaskID != call.Task.TaskID {
 		t.Fatalf("ListTasks = %+v, %v", list, err)
 	}
-	if list, err := b.ListTasks(ctx, ""); err != nil || len(list.Tasks) != 0 {
+	if list, err := tasks.List(ctx, b, ""); err != nil || len(list.Tasks) != 0 {
 		t.Fatalf("another session's ListTasks = %+v, %v", list, err)
 	}
 	if err := call.Cancel(ctx); err != nil {
@@ -430,10 +430,10 @@ func TestOwnership(t *testing.T) {
 // A 2025-11-25 client hears notifications/tasks/status.
 func TestStatusNotifications(t *testing.T) {
 	s, _ := newServer(t, nil)
-	got := make(chan mcp.TaskStatus, 100)
+	got := make(chan tasks.TaskStatus, 100)
 	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: "2025-11-25"})
-	if err := c.AddMethod(mcp.NotificationTasksStatus, func(_ context.Context, r *mcp.Request) (any, error) {
-		var p mcp.TaskStatusNotificationParams
+	if err := c.AddMethod(tasks.NotificationStatus, func(_ context.Context, r *mcp.Request) (any, error) {
+		var p tasks.TaskStatusNotificationParams
 		if err := json.Unmarshal(r.Params, &p); err != nil {
 			return nil, err
 		}
@@ -452,7 +452,7 @@ func TestStatusNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":10}`)}, nil)
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":10}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestStatusNotifications(t *testing.T) {
 	for {
 		select {
 		case st := <-got:
-			if st == mcp.TaskStatusCompleted {
+			if st == tasks.TaskStatusCompleted {
 				return
 			}
 		case <-timeout:
@@ -477,11 +477,11 @@ func TestStatusNotifications(t *testing.T) {
 // the extension is refused.
 func TestListenNotifications(t *testing.T) {
 	s, _ := newServer(t, nil)
-	got := make(chan *mcp.DetailedTask, 100)
+	got := make(chan *tasks.DetailedTask, 100)
 	c := answerer()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, c)
-	if err := cl.AddMethod(mcp.NotificationTasks, func(_ context.Context, r *mcp.Request) (any, error) {
-		var d mcp.DetailedTask
+	if err := cl.AddMethod(tasks.NotificationTask, func(_ context.Context, r *mcp.Request) (any, error) {
+		var d tasks.DetailedTask
 		if err := json.Unmarshal(r.Params, &d); err != nil {
 			return nil, err
 		}
@@ -501,7 +501,7 @@ func TestListenNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,14 +515,14 @@ func TestListenNotifications(t *testing.T) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for done := false; !done; {
-		var d *mcp.DetailedTask
+		var d *tasks.DetailedTask
 		select {
 		case d = <-got:
 		case <-tick.C:
-			if d, err = cs.GetTask(ctx, call.Task.TaskID); err != nil {
+			if d, err = tasks.Get(ctx, cs, call.Task.TaskID); err != nil {
 				t.Fatal(err)
 			}
-			if d.Status == mcp.TaskStatusCompleted {
+			if d.Status == tasks.TaskStatusCompleted {
 				continue // wait for the notification
 			}
 		case <-ctx.Done():
@@ -533,7 +533,7 @@ func TestListenNotifications(t *testing.T) {
 		}
 		{
 			switch d.Status {
-			case mcp.TaskStatusInputRequired:
+			case tasks.TaskStatusInputRequired:
 				answers := map[string]*mcp.InputResponse{}
 				for k, q := range d.InputRequests {
 					if !answered[k] {
@@ -542,11 +542,11 @@ func TestListenNotifications(t *testing.T) {
 					}
 				}
 				if len(answers) > 0 {
-					if err := cs.UpdateTask(ctx, call.Task.TaskID, answers); err != nil {
+					if err := tasks.Update(ctx, cs, call.Task.TaskID, answers); err != nil {
 						t.Fatal(err)
 					}
 				}
-			case mcp.TaskStatusCompleted:
+			case tasks.TaskStatusCompleted:
 				res, err := d.ToolResult()
 				if err != nil || text(t, res) != "color! size! sure!" {
 					t.Fatalf("result %v, %v", res, err)
@@ -599,19 +599,19 @@ func TestSharedStore(t *testing.T) {
 	a := mcptest.Connect(t, servers[0], &mcptest.Options{ProtocolVersion: "2026-07-28"})
 	b := mcptest.Connect(t, servers[1], &mcptest.Options{ProtocolVersion: "2026-07-28"})
 
-	call, err := a.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	call, err := tasks.CallTool(ctx, a, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := call.Task.TaskID
-	var d *mcp.DetailedTask
-	for d == nil || d.Status != mcp.TaskStatusInputRequired {
-		if d, err = b.GetTask(ctx, id); err != nil {
+	var d *tasks.DetailedTask
+	for d == nil || d.Status != tasks.TaskStatusInputRequired {
+		if d, err = tasks.Get(ctx, b, id); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for k := range d.InputRequests {
-		if err := b.UpdateTask(ctx, id, map[string]*mcp.InputResponse{k: {Elicit: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}}); err != nil {
+		if err := tasks.Update(ctx, b, id, map[string]*mcp.InputResponse{k: {Elicit: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -621,19 +621,19 @@ func TestSharedStore(t *testing.T) {
 	}
 
 	// Cancelled from the other replica while it waits for input.
-	call, err = a.CallToolTask(ctx, &mcp.CallToolParams{Name: "ask"}, nil)
+	call, err = tasks.CallTool(ctx, a, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.CancelTask(ctx, call.Task.TaskID); err != nil {
+	if err := tasks.Cancel(ctx, b, call.Task.TaskID); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		d, err := b.GetTask(ctx, call.Task.TaskID)
+		d, err := tasks.Get(ctx, b, call.Task.TaskID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Status == mcp.TaskStatusCancelled {
+		if d.Status == tasks.TaskStatusCancelled {
 			break
 		}
 		if d.Status.Terminal() {
@@ -660,15 +660,15 @@ func TestLegacyWireShapes(t *testing.T) {
 		}
 	}
 	check("CreateTaskResult", created)
-	var c mcp.CreateTaskResult
+	var c tasks.CreateTaskResult
 	if err := json.Unmarshal(created, &c); err != nil || c.Task.TaskID == "" || c.Task.TTL == nil || *c.Task.TTL != 60000 {
 		t.Fatalf("CreateTaskResult %s: %v", created, err)
 	}
 	id := map[string]string{"taskId": c.Task.TaskID}
 	for _, step := range []struct{ method, def string }{
-		{mcp.MethodTasksGet, "GetTaskResult"},
-		{mcp.MethodTasksList, "ListTasksResult"},
-		{mcp.MethodTasksCancel, "CancelTaskResult"},
+		{tasks.MethodGet, "GetTaskResult"},
+		{tasks.MethodList, "ListTasksResult"},
+		{tasks.MethodCancel, "CancelTaskResult"},
 	} {
 		var raw json.RawMessage
 		if err := cs.Call(ctx, step.method, id, &raw); err != nil {
@@ -691,7 +691,7 @@ func TestLegacyWireShapes(t *testing.T) {
 	}
 	// A cancelled task cannot be cancelled again.
 	var je *jsonrpc.Error
-	if err := cs.Call(ctx, mcp.MethodTasksCancel, id, nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+	if err := cs.Call(ctx, tasks.MethodCancel, id, nil); !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("second tasks/cancel = %v", err)
 	}
 }
@@ -713,7 +713,7 @@ func TestTypedTool(t *testing.T) {
 	for _, v := range versions {
 		cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: v})
 		ctx := context.Background()
-		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "double", Arguments: json.RawMessage(`{"n":21}`)}, nil)
+		call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "double", Arguments: json.RawMessage(`{"n":21}`)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

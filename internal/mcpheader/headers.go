@@ -334,3 +334,16 @@ func HTTPHeaders(ctx context.Context) http.Header {
 func WithHTTPHeaders(ctx context.Context, h http.Header) context.Context {
 	return context.WithValue(ctx, Key{}, h)
 }
+
+// NamedByTaskID reports whether method is one of the tasks extension's
+// (tasks/get, tasks/update, tasks/cancel) whose Mcp-Name is the params'
+// taskId: told here, once, for the client that sends the header (package
+// mcp) and the transport that checks it, neither of which imports package
+// tasks, which defines the methods.
+func NamedByTaskID(method string) bool {
+	switch method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return true
+	}
+	return false
+}

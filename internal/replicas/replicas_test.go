@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -545,7 +546,7 @@ func replicaTests(t *testing.T, c *cluster) {
 		defer cs.Close()
 		// Created on one replica, polled and answered (tasks/update)
 		// through the others, while its handler waits on the first.
-		call, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "confirm_delete", Arguments: json.RawMessage(`{"filename":"a.txt"}`)}, nil)
+		call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "confirm_delete", Arguments: json.RawMessage(`{"filename":"a.txt"}`)}, nil)
 		if err != nil || call.Task == nil {
 			t.Fatalf("CallToolTask: %+v, %v", call, err)
 		}
@@ -557,22 +558,22 @@ func replicaTests(t *testing.T, c *cluster) {
 			t.Fatalf("task result %q", got)
 		}
 		// Cancelled through another replica than the one running it.
-		slow, err := cs.CallToolTask(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":30,"label":"x"}`)}, nil)
+		slow, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":30,"label":"x"}`)}, nil)
 		if err != nil || slow.Task == nil {
 			t.Fatalf("CallToolTask slow_compute: %+v, %v", slow, err)
 		}
-		if err := cs.CancelTask(ctx, slow.Task.TaskID); err != nil {
+		if err := tasks.Cancel(ctx, cs, slow.Task.TaskID); err != nil {
 			t.Fatal(err)
 		}
 		for {
-			dt, err := cs.GetTask(ctx, slow.Task.TaskID)
+			dt, err := tasks.Get(ctx, cs, slow.Task.TaskID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dt.Status == mcp.TaskStatusCancelled {
+			if dt.Status == tasks.TaskStatusCancelled {
 				break
 			}
-			if dt.Status != mcp.TaskStatusWorking {
+			if dt.Status != tasks.TaskStatusWorking {
 				t.Fatalf("after tasks/cancel: %s", dt.Status)
 			}
 			time.Sleep(50 * time.Millisecond)

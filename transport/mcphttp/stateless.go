@@ -154,12 +154,12 @@ func checkStatelessHeaders(w http.ResponseWriter, r *http.Request, msg *jsonrpc.
 func checkNameHeader(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, env *statelessEnvelope) bool {
 	var name string
 	optional := false // the tasks extension's methods tolerate a missing Mcp-Name
-	switch msg.Method {
-	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+	switch {
+	case msg.Method == mcp.MethodToolsCall, msg.Method == mcp.MethodPromptsGet:
 		name = env.Name
-	case mcp.MethodResourcesRead:
+	case msg.Method == mcp.MethodResourcesRead:
 		name = env.URI
-	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+	case mcpheader.NamedByTaskID(msg.Method):
 		name, optional = env.TaskID, true
 	}
 	got, ok := r.Header[http.CanonicalHeaderKey(mcpheader.HeaderName)]

@@ -20,7 +20,7 @@
 // (try.go) runs the demo server of package main over a transport.Pipe and
 // drives the client commands themselves against it, a jsonrpc.Stream wrapper
 // printing each message. Tasks (task.go) go through the SDK's
-// ClientSession.CallToolTask: a 2026-07-28 task is followed with
+// tasks.CallTool: a 2026-07-28 task is followed with
 // ToolCall.Updates (which answers its questions), a 2025-11-25 one with Wait
 // (tasks/result, where such a server sends its questions) while a goroutine
 // polls tasks/get for the status; the same follower reports to stderr for mcp

@@ -21,6 +21,7 @@ import (
 	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // The inspector's page: plain HTML, JavaScript and CSS, built into the
@@ -623,7 +624,7 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		}
 		return res, err
 	case "task-cancel":
-		return map[string]any{}, cs.CancelTask(ctx, a.TaskID)
+		return map[string]any{}, tasks.Cancel(ctx, cs, a.TaskID)
 	case "read":
 		return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: a.URI})
 	case "get":
@@ -702,14 +703,14 @@ func splitWords(s string) ([]string, error) {
 // page, which offers to cancel it meanwhile. A page that leaves before the
 // end cancels the task.
 func (in *inspector) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	tc, err := cs.CallToolTask(ctx, p, nil)
+	tc, err := tasks.CallTool(ctx, cs, p, nil)
 	if err != nil {
 		return nil, err
 	}
 	if tc.Task == nil {
 		return tc.Result, nil
 	}
-	return followTask(ctx, cs, tc, func(t *mcp.TaskInfo) {
+	return followTask(ctx, cs, tc, func(t *tasks.TaskInfo) {
 		in.hub.publish("task", "", map[string]any{"tool": p.Name, "task": t})
 	})
 }

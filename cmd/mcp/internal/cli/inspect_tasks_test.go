@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // TestInspectorTasksAndRoots: the page's calls run as tasks when it asks
@@ -26,8 +27,8 @@ func TestInspectorTasksAndRoots(t *testing.T) {
 			_, feed := in.hub.subscribe()
 			defer in.hub.unsubscribe(feed)
 			type taskEvent struct {
-				Tool string       `json:"tool"`
-				Task mcp.TaskInfo `json:"task"`
+				Tool string         `json:"tool"`
+				Task tasks.TaskInfo `json:"task"`
 			}
 			// next returns the next task event.
 			next := func() taskEvent {
@@ -55,10 +56,10 @@ func TestInspectorTasksAndRoots(t *testing.T) {
 			if text := res.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text; text != "computed p after 0.3s" {
 				t.Errorf("result %q", text)
 			}
-			if e := next(); e.Tool != "slow_compute" || e.Task.Status != mcp.TaskStatusWorking {
+			if e := next(); e.Tool != "slow_compute" || e.Task.Status != tasks.TaskStatusWorking {
 				t.Errorf("first task event %+v", e)
 			}
-			for e := next(); e.Task.Status != mcp.TaskStatusCompleted; e = next() {
+			for e := next(); e.Task.Status != tasks.TaskStatusCompleted; e = next() {
 			}
 
 			// Cancelled from the page while it runs.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // Tasks: mcp call --task (or a tool whose execution.taskSupport is
@@ -44,7 +45,7 @@ func needsTasks(err error) bool {
 	if json.Unmarshal(je.Data, &d) != nil {
 		return false
 	}
-	_, ok := d.Required.Extensions[mcp.ExtensionTasks]
+	_, ok := d.Required.Extensions[tasks.ExtensionID]
 	return ok
 }
 
@@ -52,7 +53,7 @@ func needsTasks(err error) bool {
 // task to its result, printing its status on stderr as progress is. With
 // --no-wait it prints the task instead and returns a nil result.
 func (inv *invocation) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	tc, err := cs.CallToolTask(ctx, p, nil)
+	tc, err := tasks.CallTool(ctx, cs, p, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ var errTaskCancelSent = errors.New("cancel sent")
 // polled beside it for the status. When ctx ends first (Ctrl-C,
 // --timeout, a page gone) the task is cancelled, as it would run on
 // unseen, and the error wraps errTaskCancelSent.
-func followTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, report func(*mcp.TaskInfo)) (*mcp.CallToolResult, error) {
+func followTask(ctx context.Context, cs *mcp.ClientSession, tc *tasks.ToolCall, report func(*tasks.TaskInfo)) (*mcp.CallToolResult, error) {
 	report(tc.Task)
 	res, err := waitTask(ctx, cs, tc, report)
 	if err != nil && ctx.Err() != nil {
@@ -95,7 +96,7 @@ func followTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, re
 }
 
 // waitTask is followTask without the cancellation.
-func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, report func(*mcp.TaskInfo)) (*mcp.CallToolResult, error) {
+func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *tasks.ToolCall, report func(*tasks.TaskInfo)) (*mcp.CallToolResult, error) {
 	if cs.Stateless() {
 		last := *tc.Task
 		for d, err := range tc.Updates(ctx) {
@@ -107,15 +108,15 @@ func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, repo
 				last = d.TaskInfo
 			}
 			switch d.Status {
-			case mcp.TaskStatusCompleted:
+			case tasks.TaskStatusCompleted:
 				return d.ToolResult()
-			case mcp.TaskStatusFailed:
+			case tasks.TaskStatusFailed:
 				if d.Error != nil {
 					return nil, d.Error
 				}
 				return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the task failed: "+d.StatusMessage)
-			case mcp.TaskStatusCancelled:
-				return nil, mcp.ErrTaskCancelled
+			case tasks.TaskStatusCancelled:
+				return nil, tasks.ErrCancelled
 			}
 		}
 		return nil, ctx.Err()
@@ -123,7 +124,7 @@ func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, repo
 	pollCtx, stop := context.WithCancel(ctx)
 	var (
 		wg   sync.WaitGroup
-		last mcp.TaskInfo
+		last tasks.TaskInfo
 	)
 	wg.Add(1)
 	go func() {
@@ -135,7 +136,7 @@ func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, repo
 	wg.Wait()
 	if !last.Status.Terminal() && ctx.Err() == nil {
 		// The final status, which the poll did not see.
-		if d, gerr := cs.GetTask(ctx, tc.Task.TaskID); gerr == nil && d.Status != last.Status {
+		if d, gerr := tasks.Get(ctx, cs, tc.Task.TaskID); gerr == nil && d.Status != last.Status {
 			report(&d.TaskInfo)
 		}
 	}
@@ -144,7 +145,7 @@ func waitTask(ctx context.Context, cs *mcp.ClientSession, tc *mcp.ToolCall, repo
 
 // pollStatus reports the task's status each time it changes, until ctx
 // ends or the task does, and returns the last status it reported.
-func pollStatus(ctx context.Context, cs *mcp.ClientSession, t *mcp.TaskInfo, report func(*mcp.TaskInfo)) (last mcp.TaskInfo) {
+func pollStatus(ctx context.Context, cs *mcp.ClientSession, t *tasks.TaskInfo, report func(*tasks.TaskInfo)) (last tasks.TaskInfo) {
 	last = *t
 	for !last.Status.Terminal() {
 		timer := time.NewTimer(pollInterval(last.PollIntervalMs))
@@ -154,7 +155,7 @@ func pollStatus(ctx context.Context, cs *mcp.ClientSession, t *mcp.TaskInfo, rep
 			return last
 		case <-timer.C:
 		}
-		d, err := cs.GetTask(ctx, t.TaskID)
+		d, err := tasks.Get(ctx, cs, t.TaskID)
 		if err != nil {
 			return last
 		}
@@ -183,7 +184,7 @@ func pollInterval(ms int64) time.Duration {
 
 // taskStatus prints a task's status on stderr, as progress is printed.
 // Repeats are the caller's to avoid.
-func (inv *invocation) taskStatus(t *mcp.TaskInfo) {
+func (inv *invocation) taskStatus(t *tasks.TaskInfo) {
 	line := fmt.Sprintf("task %s: %s", t.TaskID, t.Status)
 	if t.StatusMessage != "" {
 		line += " - " + t.StatusMessage
@@ -193,7 +194,7 @@ func (inv *invocation) taskStatus(t *mcp.TaskInfo) {
 
 // printTask prints a task's state on stdout: JSON under --json, lines
 // otherwise.
-func (inv *invocation) printTask(t *mcp.TaskInfo) error {
+func (inv *invocation) printTask(t *tasks.TaskInfo) error {
 	if inv.json {
 		return inv.printJSON(t)
 	}
@@ -225,7 +226,7 @@ func runTasks(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error
 	case "list":
 		return inv.listTasks(ctx, cs)
 	case "get":
-		d, err := cs.GetTask(ctx, inv.pos[1])
+		d, err := tasks.Get(ctx, cs, inv.pos[1])
 		if err != nil {
 			return err
 		}
@@ -234,7 +235,7 @@ func runTasks(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error
 		}
 		return inv.printTask(&d.TaskInfo)
 	case "cancel":
-		if err := cs.CancelTask(ctx, inv.pos[1]); err != nil {
+		if err := tasks.Cancel(ctx, cs, inv.pos[1]); err != nil {
 			return err
 		}
 		if inv.json {
@@ -256,13 +257,13 @@ func (inv *invocation) listTasks(ctx context.Context, cs *mcp.ClientSession) err
 	if cs.Stateless() {
 		return fmt.Errorf("tasks list: a %s server does not list tasks (get, result and cancel work by id)", cs.ProtocolVersion())
 	}
-	all := []*mcp.Task{}
+	all := []*tasks.Task{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxTaskPages {
 			return fmt.Errorf("tasks list: more than %d pages", maxTaskPages)
 		}
-		res, err := cs.ListTasks(ctx, cursor)
+		res, err := tasks.List(ctx, cs, cursor)
 		if err != nil {
 			return err
 		}
@@ -290,17 +291,17 @@ const maxTaskPages = 1000
 // asks meanwhile is left to mcp call, which answers it).
 func (inv *invocation) taskResult(ctx context.Context, cs *mcp.ClientSession, id string) (*mcp.CallToolResult, error) {
 	if !cs.Stateless() {
-		res, err := cs.TaskResult(ctx, id)
+		res, err := tasks.Result(ctx, cs, id)
 		if err != nil {
-			if d, gerr := cs.GetTask(ctx, id); gerr == nil && d.Status == mcp.TaskStatusCancelled {
-				return nil, mcp.ErrTaskCancelled
+			if d, gerr := tasks.Get(ctx, cs, id); gerr == nil && d.Status == tasks.TaskStatusCancelled {
+				return nil, tasks.ErrCancelled
 			}
 		}
 		return res, err
 	}
-	var last mcp.TaskStatus
+	var last tasks.TaskStatus
 	for {
-		d, err := cs.GetTask(ctx, id)
+		d, err := tasks.Get(ctx, cs, id)
 		if err != nil {
 			return nil, err
 		}
@@ -309,16 +310,16 @@ func (inv *invocation) taskResult(ctx context.Context, cs *mcp.ClientSession, id
 			last = d.Status
 		}
 		switch d.Status {
-		case mcp.TaskStatusCompleted:
+		case tasks.TaskStatusCompleted:
 			return d.ToolResult()
-		case mcp.TaskStatusFailed:
+		case tasks.TaskStatusFailed:
 			if d.Error != nil {
 				return nil, d.Error
 			}
 			return nil, errors.New("the task failed: " + d.StatusMessage)
-		case mcp.TaskStatusCancelled:
-			return nil, mcp.ErrTaskCancelled
-		case mcp.TaskStatusInputRequired:
+		case tasks.TaskStatusCancelled:
+			return nil, tasks.ErrCancelled
+		case tasks.TaskStatusInputRequired:
 			return nil, fmt.Errorf("task %s waits for input, which only the call that started it answers", id)
 		}
 		timer := time.NewTimer(pollInterval(d.PollIntervalMs))
