@@ -24,6 +24,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
@@ -453,9 +454,8 @@ func walkServerEverything(t *testing.T, es *everythingSession) {
 			t.Errorf("prompts capability: %s", mustJSON(t, caps.Prompts))
 		case caps.Resources == nil || !caps.Resources.Subscribe || !caps.Resources.ListChanged:
 			t.Errorf("resources capability: %s", mustJSON(t, caps.Resources))
-		case caps.Tasks == nil || caps.Tasks.List == nil || caps.Tasks.Cancel == nil ||
-			caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil || caps.Tasks.Requests.Tools.Call == nil:
-			t.Errorf("tasks capability: %s", mustJSON(t, caps.Tasks))
+		case !tasksCapable(caps):
+			t.Errorf("tasks capability: %s", caps.Tasks)
 		}
 	})
 
@@ -1251,4 +1251,12 @@ func walkServerEverything(t *testing.T, es *everythingSession) {
 		}
 		es.conn.ended(t)
 	})
+}
+
+// tasksCapable reports whether a server advertised tasks/list, tasks/cancel
+// and task-augmented tools/call (2025-11-25).
+func tasksCapable(caps *mcp.ServerCapabilities) bool {
+	tc, err := tasks.ServerCapabilitiesOf(caps)
+	return err == nil && tc != nil && tc.List != nil && tc.Cancel != nil &&
+		tc.Requests != nil && tc.Requests.Tools != nil && tc.Requests.Tools.Call != nil
 }

@@ -44,7 +44,7 @@ func dgServerCaps() *ServerCapabilities {
 		Logging:     &LoggingCapabilities{},
 		Completions: &CompletionCapabilities{},
 		Tools:       &ToolCapabilities{ListChanged: true},
-		Tasks:       &ServerTasksCapabilities{List: &struct{}{}},
+		Tasks:       json.RawMessage(`{"list":{}}`),
 	}
 }
 
@@ -54,7 +54,7 @@ func dgClientCaps() *ClientCapabilities {
 		Roots:       &RootCapabilities{ListChanged: true},
 		Sampling:    &SamplingCapabilities{Context: &struct{}{}, Tools: &struct{}{}},
 		Elicitation: &ElicitationCapabilities{Form: &struct{}{}, URL: &struct{}{}},
-		Tasks:       &ClientTasksCapabilities{List: &struct{}{}},
+		Tasks:       json.RawMessage(`{"list":{}}`),
 	}
 }
 
@@ -366,7 +366,7 @@ func dgCases() []dgCase {
 		},
 		{
 			name: "tools/list_changed", method: NotificationToolListChanged, params: true,
-			in:   func() any { return &ToolListChangedNotificationParams{Meta: dgMeta()} },
+			in:   func() any { return &toolListChangedNotificationParams{Meta: dgMeta()} },
 			want: dgAll(`{"_meta":{"k":1}}`),
 		},
 		{

@@ -13,18 +13,18 @@ import (
 
 // Reserved _meta keys with a typed field in Meta.
 const (
-	MetaKeyProgressToken          = "progressToken"
-	MetaKeyProtocolVersion        = "io.modelcontextprotocol/protocolVersion"          // 2026 request
-	MetaKeyClientCapabilities     = "io.modelcontextprotocol/clientCapabilities"       // 2026 request
-	MetaKeyClientInfo             = "io.modelcontextprotocol/clientInfo"               // 2026 request
-	MetaKeyLogLevel               = "io.modelcontextprotocol/logLevel"                 // 2026 request
-	MetaKeySubscriptionID         = "io.modelcontextprotocol/subscriptionId"           // 2026 listen notifications and result
-	MetaKeyServerInfo             = "io.modelcontextprotocol/serverInfo"               // 2026 result
-	MetaKeyRelatedTask            = "io.modelcontextprotocol/related-task"             // 2025-11-25 tasks
-	MetaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response" // 2025-11-25 tasks.CreateTaskResult
-	MetaKeyTraceParent            = "traceparent"                                      // W3C trace context (SEP-414)
-	MetaKeyTraceState             = "tracestate"                                       // W3C trace context (SEP-414)
-	MetaKeyBaggage                = "baggage"                                          // W3C baggage (SEP-414)
+	metaKeyProgressToken          = "progressToken"
+	metaKeyProtocolVersion        = "io.modelcontextprotocol/protocolVersion"          // 2026 request
+	metaKeyClientCapabilities     = "io.modelcontextprotocol/clientCapabilities"       // 2026 request
+	metaKeyClientInfo             = "io.modelcontextprotocol/clientInfo"               // 2026 request
+	metaKeyLogLevel               = "io.modelcontextprotocol/logLevel"                 // 2026 request
+	metaKeySubscriptionID         = "io.modelcontextprotocol/subscriptionId"           // 2026 listen notifications and result
+	metaKeyServerInfo             = "io.modelcontextprotocol/serverInfo"               // 2026 result
+	metaKeyRelatedTask            = "io.modelcontextprotocol/related-task"             // 2025-11-25 tasks
+	metaKeyModelImmediateResponse = "io.modelcontextprotocol/model-immediate-response" // 2025-11-25 tasks.CreateTaskResult
+	metaKeyTraceParent            = "traceparent"                                      // W3C trace context (SEP-414)
+	metaKeyTraceState             = "tracestate"                                       // W3C trace context (SEP-414)
+	metaKeyBaggage                = "baggage"                                          // W3C baggage (SEP-414)
 )
 
 // Meta is the _meta object that params, results and many protocol objects
@@ -136,47 +136,47 @@ func (w *metaWriter) str(k, v string) {
 // writeTyped writes the typed fields that are set, in a fixed order.
 func (m *Meta) writeTyped(w *metaWriter) error {
 	if !m.ProgressToken.IsZero() {
-		w.key(MetaKeyProgressToken)
+		w.key(metaKeyProgressToken)
 		w.b = m.ProgressToken.AppendJSON(w.b)
 	}
 	if m.ProtocolVersion != "" {
-		w.str(MetaKeyProtocolVersion, m.ProtocolVersion)
+		w.str(metaKeyProtocolVersion, m.ProtocolVersion)
 	}
 	if m.clientJSON != nil {
 		w.sep()
 		w.b = append(w.b, m.clientJSON...)
 	} else {
 		if m.ClientCapabilities != nil {
-			w.value(MetaKeyClientCapabilities, m.ClientCapabilities)
+			w.value(metaKeyClientCapabilities, m.ClientCapabilities)
 		}
 		if m.ClientInfo != nil {
-			w.value(MetaKeyClientInfo, m.ClientInfo)
+			w.value(metaKeyClientInfo, m.ClientInfo)
 		}
 	}
 	if m.LogLevel != 0 {
 		if !m.LogLevel.valid() {
-			return fmt.Errorf("mcp: _meta %q: invalid logging level %d", MetaKeyLogLevel, int8(m.LogLevel))
+			return fmt.Errorf("mcp: _meta %q: invalid logging level %d", metaKeyLogLevel, int8(m.LogLevel))
 		}
-		w.str(MetaKeyLogLevel, levelNames[m.LogLevel])
+		w.str(metaKeyLogLevel, levelNames[m.LogLevel])
 	}
 	if !m.SubscriptionID.IsZero() {
-		w.key(MetaKeySubscriptionID)
+		w.key(metaKeySubscriptionID)
 		w.b = m.SubscriptionID.AppendJSON(w.b)
 	}
 	if m.serverJSON != nil {
 		w.sep()
 		w.b = append(w.b, m.serverJSON...)
 	} else if m.ServerInfo != nil {
-		w.value(MetaKeyServerInfo, m.ServerInfo)
+		w.value(metaKeyServerInfo, m.ServerInfo)
 	}
 	if m.RelatedTask != nil {
-		w.value(MetaKeyRelatedTask, m.RelatedTask)
+		w.value(metaKeyRelatedTask, m.RelatedTask)
 	}
 	for _, f := range [...]struct{ k, v string }{
-		{MetaKeyModelImmediateResponse, m.ModelImmediateResponse},
-		{MetaKeyTraceParent, m.TraceParent},
-		{MetaKeyTraceState, m.TraceState},
-		{MetaKeyBaggage, m.Baggage},
+		{metaKeyModelImmediateResponse, m.ModelImmediateResponse},
+		{metaKeyTraceParent, m.TraceParent},
+		{metaKeyTraceState, m.TraceState},
+		{metaKeyBaggage, m.Baggage},
 	} {
 		if f.v != "" {
 			w.str(f.k, f.v)
@@ -214,29 +214,29 @@ func (m *Meta) writeExtra(w *metaWriter) error {
 // claims reports whether a set typed field is written under key.
 func (m *Meta) claims(key string) bool {
 	switch key {
-	case MetaKeyProgressToken:
+	case metaKeyProgressToken:
 		return !m.ProgressToken.IsZero()
-	case MetaKeyProtocolVersion:
+	case metaKeyProtocolVersion:
 		return m.ProtocolVersion != ""
-	case MetaKeyClientCapabilities:
+	case metaKeyClientCapabilities:
 		return m.ClientCapabilities != nil
-	case MetaKeyClientInfo:
+	case metaKeyClientInfo:
 		return m.ClientInfo != nil
-	case MetaKeyLogLevel:
+	case metaKeyLogLevel:
 		return m.LogLevel != 0
-	case MetaKeySubscriptionID:
+	case metaKeySubscriptionID:
 		return !m.SubscriptionID.IsZero()
-	case MetaKeyServerInfo:
+	case metaKeyServerInfo:
 		return m.ServerInfo != nil
-	case MetaKeyRelatedTask:
+	case metaKeyRelatedTask:
 		return m.RelatedTask != nil
-	case MetaKeyModelImmediateResponse:
+	case metaKeyModelImmediateResponse:
 		return m.ModelImmediateResponse != ""
-	case MetaKeyTraceParent:
+	case metaKeyTraceParent:
 		return m.TraceParent != ""
-	case MetaKeyTraceState:
+	case metaKeyTraceState:
 		return m.TraceState != ""
-	case MetaKeyBaggage:
+	case metaKeyBaggage:
 		return m.Baggage != ""
 	}
 	return false
@@ -323,44 +323,44 @@ func (m *Meta) decode(data []byte, c *metaCache) error {
 		}
 		var err error
 		switch string(kb) {
-		case MetaKeyProgressToken:
+		case metaKeyProgressToken:
 			err = m.ProgressToken.UnmarshalJSON(v)
-		case MetaKeyProtocolVersion:
+		case metaKeyProtocolVersion:
 			m.ProtocolVersion, err = metaString(v)
-		case MetaKeyClientCapabilities:
+		case metaKeyClientCapabilities:
 			if c != nil {
 				m.ClientCapabilities, err = c.clientCapabilities(v)
 				break
 			}
 			m.ClientCapabilities = new(ClientCapabilities)
 			err = json.Unmarshal(v, m.ClientCapabilities)
-		case MetaKeyClientInfo:
+		case metaKeyClientInfo:
 			if c != nil {
 				m.ClientInfo, err = c.clientInfo(v)
 				break
 			}
 			m.ClientInfo = new(Implementation)
 			err = json.Unmarshal(v, m.ClientInfo)
-		case MetaKeyLogLevel:
+		case metaKeyLogLevel:
 			var name string
 			if name, err = metaString(v); err == nil {
 				err = m.LogLevel.UnmarshalText([]byte(name))
 			}
-		case MetaKeySubscriptionID:
+		case metaKeySubscriptionID:
 			err = m.SubscriptionID.UnmarshalJSON(v)
-		case MetaKeyServerInfo:
+		case metaKeyServerInfo:
 			m.ServerInfo = new(Implementation)
 			err = json.Unmarshal(v, m.ServerInfo)
-		case MetaKeyRelatedTask:
+		case metaKeyRelatedTask:
 			m.RelatedTask = new(RelatedTaskMetadata)
 			err = json.Unmarshal(v, m.RelatedTask)
-		case MetaKeyModelImmediateResponse:
+		case metaKeyModelImmediateResponse:
 			m.ModelImmediateResponse, err = metaString(v)
-		case MetaKeyTraceParent:
+		case metaKeyTraceParent:
 			m.TraceParent, err = metaString(v)
-		case MetaKeyTraceState:
+		case metaKeyTraceState:
 			m.TraceState, err = metaString(v)
-		case MetaKeyBaggage:
+		case metaKeyBaggage:
 			m.Baggage, err = metaString(v)
 		default:
 			if m.Extra == nil {
@@ -378,10 +378,10 @@ func (m *Meta) decode(data []byte, c *metaCache) error {
 // reserved reports whether k is a key with a typed field.
 func (m *Meta) reserved(k string) bool {
 	switch k {
-	case MetaKeyProgressToken, MetaKeyProtocolVersion, MetaKeyClientCapabilities,
-		MetaKeyClientInfo, MetaKeyLogLevel, MetaKeySubscriptionID, MetaKeyServerInfo,
-		MetaKeyRelatedTask, MetaKeyModelImmediateResponse, MetaKeyTraceParent,
-		MetaKeyTraceState, MetaKeyBaggage:
+	case metaKeyProgressToken, metaKeyProtocolVersion, metaKeyClientCapabilities,
+		metaKeyClientInfo, metaKeyLogLevel, metaKeySubscriptionID, metaKeyServerInfo,
+		metaKeyRelatedTask, metaKeyModelImmediateResponse, metaKeyTraceParent,
+		metaKeyTraceState, metaKeyBaggage:
 		return true
 	}
 	return false

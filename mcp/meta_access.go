@@ -145,14 +145,14 @@ func (x *InitializeResult) GetMeta() *Meta {
 }
 func (x *InitializeResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *InitializedNotificationParams) getMeta() *Meta {
+func (x *initializedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *InitializedNotificationParams) withMeta(m *Meta) metaParams {
-	var cp InitializedNotificationParams
+func (x *initializedNotificationParams) withMeta(m *Meta) metaParams {
+	var cp initializedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -323,14 +323,14 @@ func (x *GetPromptResult) GetMeta() *Meta {
 func (x *GetPromptResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *GetPromptResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *PromptListChangedNotificationParams) getMeta() *Meta {
+func (x *promptListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *PromptListChangedNotificationParams) withMeta(m *Meta) metaParams {
-	var cp PromptListChangedNotificationParams
+func (x *promptListChangedNotificationParams) withMeta(m *Meta) metaParams {
+	var cp promptListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -460,14 +460,14 @@ func (x *ResourceUpdatedNotificationParams) withMeta(m *Meta) metaParams {
 	return &cp
 }
 
-func (x *ResourceListChangedNotificationParams) getMeta() *Meta {
+func (x *resourceListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ResourceListChangedNotificationParams) withMeta(m *Meta) metaParams {
-	var cp ResourceListChangedNotificationParams
+func (x *resourceListChangedNotificationParams) withMeta(m *Meta) metaParams {
+	var cp resourceListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -498,14 +498,14 @@ func (x *ListRootsResult) GetMeta() *Meta {
 }
 func (x *ListRootsResult) setMeta(m *Meta) { x.Meta = m }
 
-func (x *RootsListChangedNotificationParams) getMeta() *Meta {
+func (x *rootsListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *RootsListChangedNotificationParams) withMeta(m *Meta) metaParams {
-	var cp RootsListChangedNotificationParams
+func (x *rootsListChangedNotificationParams) withMeta(m *Meta) metaParams {
+	var cp rootsListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -629,14 +629,14 @@ func (x *CallToolResult) GetMeta() *Meta {
 func (x *CallToolResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *CallToolResult) resultTypeField() *ResultType { return &x.ResultType }
 
-func (x *ToolListChangedNotificationParams) getMeta() *Meta {
+func (x *toolListChangedNotificationParams) getMeta() *Meta {
 	if x == nil {
 		return nil
 	}
 	return x.Meta
 }
-func (x *ToolListChangedNotificationParams) withMeta(m *Meta) metaParams {
-	var cp ToolListChangedNotificationParams
+func (x *toolListChangedNotificationParams) withMeta(m *Meta) metaParams {
+	var cp toolListChangedNotificationParams
 	if x != nil {
 		cp = *x
 	}
@@ -649,7 +649,7 @@ var (
 	_ metaParams = (*ElicitParams)(nil)
 	_ metaParams = (*ElicitationCompleteNotificationParams)(nil)
 	_ metaParams = (*InitializeParams)(nil)
-	_ metaParams = (*InitializedNotificationParams)(nil)
+	_ metaParams = (*initializedNotificationParams)(nil)
 	_ metaParams = (*PingParams)(nil)
 	_ metaParams = (*CancelledNotificationParams)(nil)
 	_ metaParams = (*ProgressNotificationParams)(nil)
@@ -658,22 +658,22 @@ var (
 	_ metaParams = (*LoggingMessageNotificationParams)(nil)
 	_ metaParams = (*ListPromptsParams)(nil)
 	_ metaParams = (*GetPromptParams)(nil)
-	_ metaParams = (*PromptListChangedNotificationParams)(nil)
+	_ metaParams = (*promptListChangedNotificationParams)(nil)
 	_ metaParams = (*ListResourcesParams)(nil)
 	_ metaParams = (*ListResourceTemplatesParams)(nil)
 	_ metaParams = (*ReadResourceParams)(nil)
 	_ metaParams = (*SubscribeParams)(nil)
 	_ metaParams = (*UnsubscribeParams)(nil)
 	_ metaParams = (*ResourceUpdatedNotificationParams)(nil)
-	_ metaParams = (*ResourceListChangedNotificationParams)(nil)
+	_ metaParams = (*resourceListChangedNotificationParams)(nil)
 	_ metaParams = (*ListRootsParams)(nil)
-	_ metaParams = (*RootsListChangedNotificationParams)(nil)
+	_ metaParams = (*rootsListChangedNotificationParams)(nil)
 	_ metaParams = (*CreateMessageParams)(nil)
 	_ metaParams = (*ListenParams)(nil)
 	_ metaParams = (*SubscriptionsAcknowledgedNotificationParams)(nil)
 	_ metaParams = (*ListToolsParams)(nil)
 	_ metaParams = (*CallToolParams)(nil)
-	_ metaParams = (*ToolListChangedNotificationParams)(nil)
+	_ metaParams = (*toolListChangedNotificationParams)(nil)
 	_ Result     = (*EmptyResult)(nil)
 	_ Result     = (*CompleteResult)(nil)
 	_ Result     = (*ElicitResult)(nil)

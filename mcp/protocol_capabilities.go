@@ -24,8 +24,10 @@ type ClientCapabilities struct {
 	Sampling *SamplingCapabilities `json:"sampling,omitempty"`
 	// Elicitation: the client answers elicitation/create (2025-06-18+).
 	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
-	// Tasks: the client supports task-augmented requests (2025-11-25 only).
-	Tasks *ClientTasksCapabilities `json:"tasks,omitempty"`
+	// Tasks: the client supports task-augmented requests (2025-11-25
+	// only), as JSON: package tasks has its type (tasks.ClientCapabilities)
+	// and decodes it (tasks.ClientCapabilitiesOf).
+	Tasks json.RawMessage `json:"tasks,omitempty"`
 }
 
 // RootCapabilities is the client's roots capability.
@@ -66,8 +68,11 @@ type ServerCapabilities struct {
 	Prompts     *PromptCapabilities     `json:"prompts,omitempty"`
 	Resources   *ResourceCapabilities   `json:"resources,omitempty"`
 	Tools       *ToolCapabilities       `json:"tools,omitempty"`
-	// Tasks: the server supports task-augmented requests (2025-11-25 only).
-	Tasks *ServerTasksCapabilities `json:"tasks,omitempty"`
+	// Tasks: the server supports task-augmented requests (2025-11-25
+	// only), as JSON: package tasks has its type (tasks.ServerCapabilities),
+	// sets it on a server with a tasks.Manager and decodes it
+	// (tasks.ServerCapabilitiesOf).
+	Tasks json.RawMessage `json:"tasks,omitempty"`
 }
 
 // LoggingCapabilities marks the logging capability.
@@ -94,52 +99,4 @@ type ResourceCapabilities struct {
 type ToolCapabilities struct {
 	// ListChanged: the server sends notifications/tools/list_changed.
 	ListChanged bool `json:"listChanged,omitempty"`
-}
-
-// ClientTasksCapabilities is the client's tasks capability (2025-11-25).
-type ClientTasksCapabilities struct {
-	// List: the client answers tasks/list.
-	List *struct{} `json:"list,omitempty"`
-	// Cancel: the client answers tasks/cancel.
-	Cancel *struct{} `json:"cancel,omitempty"`
-	// Requests names the requests the client accepts as tasks.
-	Requests *ClientTaskRequests `json:"requests,omitempty"`
-}
-
-// ClientTaskRequests names the server-to-client requests a client accepts
-// with a task parameter.
-type ClientTaskRequests struct {
-	Sampling    *SamplingTaskRequests    `json:"sampling,omitempty"`
-	Elicitation *ElicitationTaskRequests `json:"elicitation,omitempty"`
-}
-
-// SamplingTaskRequests: sampling/createMessage may be task-augmented.
-type SamplingTaskRequests struct {
-	CreateMessage *struct{} `json:"createMessage,omitempty"`
-}
-
-// ElicitationTaskRequests: elicitation/create may be task-augmented.
-type ElicitationTaskRequests struct {
-	Create *struct{} `json:"create,omitempty"`
-}
-
-// ServerTasksCapabilities is the server's tasks capability (2025-11-25).
-type ServerTasksCapabilities struct {
-	// List: the server answers tasks/list.
-	List *struct{} `json:"list,omitempty"`
-	// Cancel: the server answers tasks/cancel.
-	Cancel *struct{} `json:"cancel,omitempty"`
-	// Requests names the requests the server accepts as tasks.
-	Requests *ServerTaskRequests `json:"requests,omitempty"`
-}
-
-// ServerTaskRequests names the client-to-server requests a server accepts
-// with a task parameter.
-type ServerTaskRequests struct {
-	Tools *ToolTaskRequests `json:"tools,omitempty"`
-}
-
-// ToolTaskRequests: tools/call may be task-augmented.
-type ToolTaskRequests struct {
-	Call *struct{} `json:"call,omitempty"`
 }

@@ -43,8 +43,8 @@ func (r InitializeResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// InitializedNotificationParams are the params of notifications/initialized.
-type InitializedNotificationParams struct {
+// initializedNotificationParams are the params of notifications/initialized.
+type initializedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }
 

@@ -112,8 +112,8 @@ func (r GetPromptResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// PromptListChangedNotificationParams are the params of
+// promptListChangedNotificationParams are the params of
 // notifications/prompts/list_changed.
-type PromptListChangedNotificationParams struct {
+type promptListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

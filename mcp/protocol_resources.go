@@ -136,8 +136,8 @@ type ResourceUpdatedNotificationParams struct {
 	URI  string `json:"uri"`
 }
 
-// ResourceListChangedNotificationParams are the params of
+// resourceListChangedNotificationParams are the params of
 // notifications/resources/list_changed.
-type ResourceListChangedNotificationParams struct {
+type resourceListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

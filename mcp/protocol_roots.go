@@ -27,8 +27,8 @@ func (r ListRootsResult) MarshalJSON() ([]byte, error) {
 	return marshalJSONNoEscape(wire(r))
 }
 
-// RootsListChangedNotificationParams are the params of notifications/roots/list_changed
+// rootsListChangedNotificationParams are the params of notifications/roots/list_changed
 // (stateful revisions only).
-type RootsListChangedNotificationParams struct {
+type rootsListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }

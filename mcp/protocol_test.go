@@ -124,14 +124,7 @@ func (x fixtures) clientCaps() *ClientCapabilities {
 		}
 	}
 	if x.f.tasks {
-		c.Tasks = &ClientTasksCapabilities{
-			List:   &struct{}{},
-			Cancel: &struct{}{},
-			Requests: &ClientTaskRequests{
-				Sampling:    &SamplingTaskRequests{CreateMessage: &struct{}{}},
-				Elicitation: &ElicitationTaskRequests{Create: &struct{}{}},
-			},
-		}
+		c.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}`)
 	}
 	// Every revision: peers exchange extensions in initialize too.
 	c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{}`)}
@@ -150,11 +143,7 @@ func (x fixtures) serverCaps() *ServerCapabilities {
 		c.Completions = &CompletionCapabilities{}
 	}
 	if x.f.tasks {
-		c.Tasks = &ServerTasksCapabilities{
-			List:     &struct{}{},
-			Cancel:   &struct{}{},
-			Requests: &ServerTaskRequests{Tools: &ToolTaskRequests{Call: &struct{}{}}},
-		}
+		c.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
 	}
 	c.Extensions = map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{"mode":"x"}`)}
 	return c
@@ -433,7 +422,7 @@ func (x fixtures) samples() []sample {
 		req("initialize", MethodInitialize, &InitializeParams{Meta: rm(), ProtocolVersion: x.rev, Capabilities: x.clientCaps(), ClientInfo: x.impl()})
 		res("initialize", MethodInitialize, &InitializeResult{Meta: x.resultMeta(), ProtocolVersion: x.rev, Capabilities: x.serverCaps(), ServerInfo: x.impl(), Instructions: "Use <tools> & prompts."})
 		res("initialize minimal", MethodInitialize, &InitializeResult{ProtocolVersion: x.rev, Capabilities: &ServerCapabilities{}, ServerInfo: &Implementation{Name: "s", Version: "1"}})
-		notif("initialized", NotificationInitialized, &InitializedNotificationParams{})
+		notif("initialized", NotificationInitialized, &initializedNotificationParams{})
 	}
 	if f.ping {
 		req("ping", MethodPing, &PingParams{})
@@ -513,11 +502,11 @@ func (x fixtures) samples() []sample {
 		if f.subscriptionsListen {
 			nm = &Meta{SubscriptionID: jsonrpc.Int64ID(12)}
 		}
-		notif("tools/list_changed", NotificationToolListChanged, &ToolListChangedNotificationParams{Meta: nm})
-		notif("prompts/list_changed", NotificationPromptListChanged, &PromptListChangedNotificationParams{Meta: nm})
-		notif("resources/list_changed", NotificationResourceListChanged, &ResourceListChangedNotificationParams{Meta: nm})
+		notif("tools/list_changed", NotificationToolListChanged, &toolListChangedNotificationParams{Meta: nm})
+		notif("prompts/list_changed", NotificationPromptListChanged, &promptListChangedNotificationParams{Meta: nm})
+		notif("resources/list_changed", NotificationResourceListChanged, &resourceListChangedNotificationParams{Meta: nm})
 		notif("resources/updated", NotificationResourceUpdated, &ResourceUpdatedNotificationParams{Meta: nm, URI: "file:///a.txt"})
-		notif("list_changed bare", NotificationToolListChanged, &ToolListChangedNotificationParams{})
+		notif("list_changed bare", NotificationToolListChanged, &toolListChangedNotificationParams{})
 	}
 
 	// Resources.
@@ -608,7 +597,7 @@ func (x fixtures) samples() []sample {
 		}
 	}
 	if f.rootsListChanged {
-		notif("roots/list_changed", NotificationRootsListChanged, &RootsListChangedNotificationParams{})
+		notif("roots/list_changed", NotificationRootsListChanged, &rootsListChangedNotificationParams{})
 	}
 	if f.elicitationComplete {
 		notif("elicitation/complete", NotificationElicitationComplete, &ElicitationCompleteNotificationParams{ElicitationID: "el-1"})

@@ -150,8 +150,8 @@ func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// ToolListChangedNotificationParams are the params of notifications/tools/list_changed.
-type ToolListChangedNotificationParams struct {
+// toolListChangedNotificationParams are the params of notifications/tools/list_changed.
+type toolListChangedNotificationParams struct {
 	Meta *Meta `json:"_meta,omitempty"`
 }
 

@@ -422,7 +422,7 @@ func (s *Server) hear(n *shared.Notice) {
 				_ = ss.notify(ctx, n.Method, &emptyParams{})
 			}
 		}
-		s.notifyListeners(n.Method, "", func(m *Meta) any { return &ToolListChangedNotificationParams{Meta: m} })
+		s.notifyListeners(n.Method, "", func(m *Meta) any { return &toolListChangedNotificationParams{Meta: m} })
 	case NotificationResourceUpdated:
 		uri := n.URI
 		fns := s.visibility()

@@ -43,7 +43,7 @@ func TestFeatureSeams(t *testing.T) {
 				return next(ctx, req)
 			})
 			s.ExtendCapabilities(func(c *mcp.ServerCapabilities) {
-				c.Tasks = &mcp.ServerTasksCapabilities{List: &struct{}{}}
+				c.Tasks = json.RawMessage(`{"list":{}}`)
 			})
 			refused := jsonrpc.NewError(-32099, "no listening here")
 			s.AddListenHook(func(context.Context, *mcp.Request, *mcp.SubscriptionFilter, *mcp.SubscriptionFilter) error {
@@ -57,7 +57,7 @@ func TestFeatureSeams(t *testing.T) {
 				t.Fatalf("call through the hook = %v, %v (hook saw %q)", res, err, hookSaw)
 			}
 			if rev != "2026-07-28" {
-				if caps := e.cs.ServerCapabilities(); caps.Tasks == nil || caps.Tasks.List == nil {
+				if caps := e.cs.ServerCapabilities(); string(caps.Tasks) != `{"list":{}}` {
 					t.Fatalf("ExtendCapabilities: capabilities %+v lack tasks", caps)
 				}
 				return

@@ -475,6 +475,14 @@ func (c *call) metricAttrs(ctx context.Context, r *mcp.Request, errType, status 
 	return a
 }
 
+// The W3C trace context keys (SEP-414) of params._meta, which mcp.Meta
+// holds as TraceParent, TraceState and Baggage.
+const (
+	keyTraceParent = "traceparent"
+	keyTraceState  = "tracestate"
+	keyBaggage     = "baggage"
+)
+
 // metaCarrier lets a propagator read and write the trace context fields
 // of params._meta.
 type metaCarrier struct{ m *mcp.Meta }
@@ -482,11 +490,11 @@ type metaCarrier struct{ m *mcp.Meta }
 // Get returns the value of a trace context key.
 func (c metaCarrier) Get(key string) string {
 	switch key {
-	case mcp.MetaKeyTraceParent:
+	case keyTraceParent:
 		return c.m.TraceParent
-	case mcp.MetaKeyTraceState:
+	case keyTraceState:
 		return c.m.TraceState
-	case mcp.MetaKeyBaggage:
+	case keyBaggage:
 		return c.m.Baggage
 	}
 	return ""
@@ -495,11 +503,11 @@ func (c metaCarrier) Get(key string) string {
 // Set stores a trace context key; other keys are not propagated.
 func (c metaCarrier) Set(key, value string) {
 	switch key {
-	case mcp.MetaKeyTraceParent:
+	case keyTraceParent:
 		c.m.TraceParent = value
-	case mcp.MetaKeyTraceState:
+	case keyTraceState:
 		c.m.TraceState = value
-	case mcp.MetaKeyBaggage:
+	case keyBaggage:
 		c.m.Baggage = value
 	}
 }
@@ -508,9 +516,9 @@ func (c metaCarrier) Set(key, value string) {
 func (c metaCarrier) Keys() []string {
 	var k []string
 	for _, kv := range [...][2]string{
-		{mcp.MetaKeyTraceParent, c.m.TraceParent},
-		{mcp.MetaKeyTraceState, c.m.TraceState},
-		{mcp.MetaKeyBaggage, c.m.Baggage},
+		{keyTraceParent, c.m.TraceParent},
+		{keyTraceState, c.m.TraceState},
+		{keyBaggage, c.m.Baggage},
 	} {
 		if kv[1] != "" {
 			k = append(k, kv[0])

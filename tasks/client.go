@@ -123,7 +123,8 @@ func decodeToolCall(cs *mcp.ClientSession, raw json.RawMessage) (*ToolCall, erro
 // serverTakesToolTasks reports whether a 2025-11-25 server declared
 // tasks.requests.tools.call, without which a client must not ask for a task.
 func serverTakesToolTasks(c *mcp.ServerCapabilities) bool {
-	return c != nil && c.Tasks != nil && c.Tasks.Requests != nil && c.Tasks.Requests.Tools != nil && c.Tasks.Requests.Tools.Call != nil
+	tc, err := ServerCapabilitiesOf(c)
+	return err == nil && tc != nil && tc.Requests != nil && tc.Requests.Tools != nil && tc.Requests.Tools.Call != nil
 }
 
 func taskInfo(t *Task) *TaskInfo {

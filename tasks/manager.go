@@ -101,8 +101,7 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 		}
 	}
 	srv.ExtendCapabilities(func(c *mcp.ServerCapabilities) {
-		c.Tasks = &mcp.ServerTasksCapabilities{List: &struct{}{}, Cancel: &struct{}{},
-			Requests: &mcp.ServerTaskRequests{Tools: &mcp.ToolTaskRequests{Call: &struct{}{}}}}
+		c.Tasks = serverCapability
 	})
 	srv.AddListenHook(m.listenHook)
 	m.notifier = srv.Notifier()

@@ -686,8 +686,8 @@ func TestLegacyWireShapes(t *testing.T) {
 			t.Errorf("tool %s has no execution.taskSupport", tool.Name)
 		}
 	}
-	if caps := cs.ServerCapabilities(); caps.Tasks == nil || caps.Tasks.Requests == nil || caps.Tasks.Requests.Tools == nil {
-		t.Errorf("capabilities %+v lack tasks.requests.tools", caps)
+	if tc, err := tasks.ServerCapabilitiesOf(cs.ServerCapabilities()); err != nil || tc == nil || tc.Requests == nil || tc.Requests.Tools == nil || tc.Requests.Tools.Call == nil {
+		t.Errorf("capabilities %s lack tasks.requests.tools.call (%v)", cs.ServerCapabilities().Tasks, err)
 	}
 	// A cancelled task cannot be cancelled again.
 	var je *jsonrpc.Error

@@ -30,13 +30,13 @@ func TestStatelessEchoBody(t *testing.T) {
 	if req.Method != "tools/call" || req.Params.Name != "echo" || req.Params.Arguments["text"] != `a "quoted" text` {
 		t.Errorf("request %+v", req)
 	}
-	for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo} {
+	for _, k := range []string{"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo"} {
 		if req.Params.Meta[k] == nil {
 			t.Errorf("_meta lacks %s", k)
 		}
 	}
-	if req.Params.Meta[mcp.MetaKeyProtocolVersion] != statelessVersion {
-		t.Errorf("protocol version %v", req.Params.Meta[mcp.MetaKeyProtocolVersion])
+	if req.Params.Meta["io.modelcontextprotocol/protocolVersion"] != statelessVersion {
+		t.Errorf("protocol version %v", req.Params.Meta["io.modelcontextprotocol/protocolVersion"])
 	}
 }
 
