@@ -547,4 +547,7 @@ $("#root-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   changeRoots("roots-add", $("#root-dir").value).then(() => { if (!$("#root-error").textContent) $("#root-dir").value = ""; });
 });
-openFeed();
+// The feed starts once every script has run (apps.js too, which the
+// feed's handlers call): between two deferred scripts the browser may run
+// other tasks, such as the feed's first events.
+document.addEventListener("DOMContentLoaded", openFeed);
