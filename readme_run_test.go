@@ -28,9 +28,11 @@ var readmeRevs = []string{mcp.Version20260728, mcp.Version20251125}
 // made from its input schema, every prompt got, every resource and
 // template read, with handlers for elicitation, sampling and roots. The
 // block that starts "my-server" is run with the first server block as
-// my-server, and must print what it got. Blocks that listen on a port or
-// need Redis or an authorization server are built only.
-func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string) {
+// my-server, and must print what it got. A block that serves Streamable
+// HTTP runs on a free loopback port (runHTTPBlock), unless it needs what
+// the test lacks (notRunHere: an authorization server; Redis without
+// GOMCP_REDIS_URL).
+func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string, addr string) {
 	// The servers' working directory: a tree of skills, and the view of
 	// the apps block.
 	work := t.TempDir()
@@ -66,6 +68,17 @@ func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string) {
 		t.Fatalf("%s has no server on stdio to run", readme)
 	}
 	for i, b := range blocks {
+		if bins[i] == "" || !bytes.Contains(b.code, []byte("mcphttp.NewHandler(")) {
+			continue
+		}
+		name := fmt.Sprintf("%s:%d", readme, b.line)
+		if why := notRunHere(b.code); why != "" {
+			t.Logf("%s serves HTTP but is built only: %s", name, why)
+			continue
+		}
+		t.Run(name, func(t *testing.T) { runHTTPBlock(t, bins[i], work, addr, b.code) })
+	}
+	for i, b := range blocks {
 		if bins[i] != "" && bytes.Contains(b.code, []byte(`exec.Command("my-server")`)) {
 			t.Run(fmt.Sprintf("%s:%d", readme, b.line), func(t *testing.T) {
 				runClientBlock(t, bins[i], firstServer)
@@ -74,11 +87,10 @@ func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string) {
 	}
 }
 
-// runServerBlock starts bin and uses everything it serves at rev.
-func runServerBlock(t *testing.T, bin, dir, rev string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "readme-test", Version: "1"}, &mcp.ClientOptions{
+// readmeClient is the client the README's servers are used with, at rev:
+// it answers elicitation, sampling and roots.
+func readmeClient(rev string) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "readme-test", Version: "1"}, &mcp.ClientOptions{
 		ProtocolVersion: rev,
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: fillForm(req.Params.RequestedSchema)}, nil
@@ -88,9 +100,15 @@ func runServerBlock(t *testing.T, bin, dir, rev string) {
 		},
 		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
 	})
+}
+
+// runServerBlock starts bin and uses everything it serves at rev.
+func runServerBlock(t *testing.T, bin, dir, rev string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
-	cs, err := c.Connect(ctx, &transport.CommandTransport{Cmd: cmd})
+	cs, err := readmeClient(rev).Connect(ctx, &transport.CommandTransport{Cmd: cmd})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -99,10 +117,18 @@ func runServerBlock(t *testing.T, bin, dir, rev string) {
 			t.Errorf("Close: %v", err)
 		}
 	}()
+	if useServer(ctx, t, cs, rev) == 0 {
+		t.Error("the server serves nothing to use")
+	}
+}
+
+// useServer uses everything cs's server registers and says how many
+// features it used.
+func useServer(ctx context.Context, t *testing.T, cs *mcp.ClientSession, rev string) (used int) {
+	t.Helper()
 	if got := cs.ProtocolVersion(); got != rev {
 		t.Fatalf("the session speaks %s, want %s", got, rev)
 	}
-	used := 0
 	caps := cs.ServerCapabilities()
 	if caps.Tools != nil {
 		used += useTools(ctx, t, cs)
@@ -113,9 +139,7 @@ func runServerBlock(t *testing.T, bin, dir, rev string) {
 	if caps.Resources != nil {
 		used += useResources(ctx, t, cs)
 	}
-	if used == 0 {
-		t.Error("the server serves nothing to use")
-	}
+	return used
 }
 
 // useTools calls every tool, with arguments made from its schema.

@@ -84,6 +84,7 @@ func TestReadmeBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	addr := freeLoopbackAddr(t) // where the blocks serving HTTP listen here
 	replace := make(map[string]string)
 	var pkgs []string
 	bins := make([]string, len(blocks)) // the built program of each block
@@ -98,7 +99,7 @@ func TestReadmeBuilds(t *testing.T) {
 			t.Errorf("%s:%d: the Go block is not gofmt-formatted", readme, b.line)
 		}
 		backing := filepath.Join(tmp, fmt.Sprintf("block%d.go", i+1))
-		src := fmt.Appendf(nil, "//line %s:%d\n%s", filepath.Join(root, readme), b.line, b.code)
+		src := fmt.Appendf(nil, "//line %s:%d\n%s", filepath.Join(root, readme), b.line, localAddrs(b.code, addr))
 		if err := os.WriteFile(backing, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestReadmeBuilds(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the Go blocks of %s do not build: %v\n%s", readme, err, out)
 	}
-	runReadme(t, readme, blocks, bins)
+	runReadme(t, readme, blocks, bins, addr)
 }
 
 func TestGoBlocks(t *testing.T) {
