@@ -86,25 +86,6 @@ func try(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Try(ctx, s, stdout)
 }
 
-// checkLoopback refuses an --http address off loopback (all interfaces,
-// as ":PORT", included) unless allowed: the demo server has no
-// authentication, and its tools are for whoever runs it, not for the
-// network. Allowed, it comes with a warning, as for mcp proxy and mcp mock.
-func checkLoopback(addr string, allowed bool, stderr io.Writer) error {
-	a, err := net.ResolveTCPAddr("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
-	}
-	if a.IP != nil && a.IP.IsLoopback() {
-		return nil
-	}
-	if !allowed {
-		return fmt.Errorf("--http %s is not a loopback address: other machines could use the demo server, which has no authentication; give --allow-remote to listen there anyway, or listen on 127.0.0.1", addr)
-	}
-	fmt.Fprintf(stderr, "mcp serve: warning: listening on %s, off loopback, without authentication\n", addr)
-	return nil
-}
-
 // serve runs the demo server on stdio, or over Streamable HTTP at
 // http://ADDR/mcp with --http, until ctx ends.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -117,7 +98,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *addr != "" {
-		if err := checkLoopback(*addr, *remote, stderr); err != nil {
+		if _, err := cli.ListenAddr(*addr, *remote, stderr, "mcp serve", "use the demo server"); err != nil {
 			return err
 		}
 	}

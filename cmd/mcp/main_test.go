@@ -135,7 +135,7 @@ func TestServeHTTPLoopbackOnly(t *testing.T) {
 		}
 	}
 	var warn strings.Builder
-	if err := checkLoopback("0.0.0.0:0", true, &warn); err != nil || !strings.Contains(warn.String(), "warning") {
+	if _, err := cli.ListenAddr("0.0.0.0:0", true, &warn, "mcp serve", "use the demo server"); err != nil || !strings.Contains(warn.String(), "warning") {
 		t.Errorf("allowed: err %v, stderr %q", err, warn.String())
 	}
 }

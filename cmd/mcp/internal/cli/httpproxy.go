@@ -45,7 +45,7 @@ func (inv *invocation) proxyHTTP(ctx context.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	addr, err := inv.listenAddr()
+	addr, err := inv.listenAddr("mcp proxy", "drive the target with its -H credentials")
 	if err != nil {
 		return err
 	}
@@ -79,23 +79,33 @@ func serveUntilDone(ctx context.Context, inv *invocation, ln net.Listener, h htt
 	return nil
 }
 
-// listenAddr resolves --http. Anyone who can reach the proxy drives the
-// target with whatever credentials -H gives it, and the proxy has no
-// authentication of its own: an address off loopback (all interfaces, as
-// ":PORT", included) is refused unless --allow-remote says so, and then
-// comes with a warning.
-func (inv *invocation) listenAddr() (*net.TCPAddr, error) {
-	addr, err := net.ResolveTCPAddr("tcp", inv.httpAddr)
+// listenAddr resolves --http for a command (ListenAddr) whose server
+// others could use to do what risk says.
+func (inv *invocation) listenAddr(command, risk string) (*net.TCPAddr, error) {
+	addr, err := ListenAddr(inv.httpAddr, inv.remote, inv.stderr, command, risk)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--http %s: %w", inv.httpAddr, err)}
+		return nil, usageError{err}
+	}
+	return addr, nil
+}
+
+// ListenAddr resolves the --http address of a command that serves MCP
+// without authentication of its own (mcp proxy, mcp mock, mcp serve): an
+// address off loopback (all interfaces, as ":PORT", included) is refused
+// unless allowRemote (--allow-remote) says so, and then comes with a
+// warning on stderr naming what others could do there (risk).
+func ListenAddr(httpAddr string, allowRemote bool, stderr io.Writer, command, risk string) (*net.TCPAddr, error) {
+	addr, err := net.ResolveTCPAddr("tcp", httpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %s: %w", httpAddr, err)
 	}
 	if addr.IP != nil && addr.IP.IsLoopback() {
 		return addr, nil
 	}
-	if !inv.remote {
-		return nil, usageError{fmt.Errorf("--http %s is not a loopback address: other machines could drive the target, with its -H credentials, and the proxy has no authentication; give --allow-remote to listen there anyway, or listen on 127.0.0.1", inv.httpAddr)}
+	if !allowRemote {
+		return nil, fmt.Errorf("--http %s is not a loopback address: other machines could %s, and %s has no authentication; give --allow-remote to listen there anyway, or listen on 127.0.0.1", httpAddr, risk, command)
 	}
-	fmt.Fprintf(inv.stderr, "mcp proxy: warning: listening on %s, off loopback, without authentication: whoever reaches it drives the target with its -H credentials\n", inv.httpAddr)
+	fmt.Fprintf(stderr, "%s: warning: listening on %s, off loopback, without authentication: whoever reaches it can %s\n", command, httpAddr, risk)
 	return addr, nil
 }
 

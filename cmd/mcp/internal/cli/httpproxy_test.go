@@ -394,13 +394,13 @@ func TestProxyHTTPLoopbackOnly(t *testing.T) {
 	// Resolved, not listened on: the tests stay on loopback.
 	var stderr strings.Builder
 	inv := &invocation{httpAddr: "0.0.0.0:0", remote: true, stderr: &stderr}
-	if _, err := inv.listenAddr(); err != nil || !strings.Contains(stderr.String(), "warning") {
+	if _, err := inv.listenAddr("mcp proxy", "drive the target"); err != nil || !strings.Contains(stderr.String(), "warning") {
 		t.Errorf("--allow-remote: %v, stderr %q; want a warning", err, stderr.String())
 	}
 	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
 		stderr.Reset()
 		inv := &invocation{httpAddr: addr, stderr: &stderr}
-		if _, err := inv.listenAddr(); err != nil || stderr.Len() > 0 {
+		if _, err := inv.listenAddr("mcp proxy", "drive the target"); err != nil || stderr.Len() > 0 {
 			t.Errorf("--http %s: %v, stderr %q", addr, err, stderr.String())
 		}
 	}

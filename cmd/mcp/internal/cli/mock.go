@@ -234,7 +234,7 @@ func runMock(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // serveHTTP serves s at http://ADDR/mcp (--http, checked as proxy --http
 // checks it) until ctx ends.
 func (inv *invocation) serveHTTP(ctx context.Context, s *mcp.Server) error {
-	addr, err := inv.listenAddr()
+	addr, err := inv.listenAddr("mcp mock", "call the mock")
 	if err != nil {
 		return err
 	}
