@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -407,45 +408,78 @@ func TestCommandConnect(t *testing.T) {
 // The Stdio tests run Stdio in a child process, whose standard input and
 // output are the pipes Command set up.
 
-func TestStdioEcho(t *testing.T) {
-	s := startHelper(t, "stdio-echo", nil)
-	ctx := context.Background()
-	msgs := []*jsonrpc.Message{
-		jsonrpc.NewRequest(jsonrpc.Int64ID(1), "ping", nil),
-		{Batch: []*jsonrpc.Message{jsonrpc.NewNotification("a", nil), jsonrpc.NewResponse(jsonrpc.Int64ID(2), nil)}},
-		jsonrpc.NewErrorResponse(jsonrpc.StringID("e"), jsonrpc.NewError(-1, "oops")),
+// stdioHelper starts the helper in a Stdio mode with procs processors,
+// and has it check that it reads standard input as it should with them:
+// on Linux with more than one, through a pollReader (stdin_linux.go), and
+// otherwise through the runtime poller.
+func stdioHelper(t *testing.T, mode string, procs int) *CommandTransport {
+	t.Helper()
+	want := "*os.File"
+	if runtime.GOOS == "linux" && procs > 1 {
+		want = "*transport.pollReader"
 	}
-	for _, m := range msgs {
-		if err := s.Write(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-		expectMessage(t, s, string(m.AppendJSON(nil)))
-	}
-	if err := s.Close(); err != nil {
+	cmd := helperCmd(mode)
+	cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(procs), "GOMCP_TEST_STDIN_READER="+want)
+	ct := &CommandTransport{Cmd: cmd}
+	if err := ct.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Wait(); err != nil {
-		t.Fatalf("child: %v", err)
+	t.Cleanup(func() { ct.Close() })
+	return ct
+}
+
+// forProcs runs test with one processor and with two.
+func forProcs(t *testing.T, test func(t *testing.T, procs int)) {
+	for _, procs := range []int{1, 2} {
+		t.Run("GOMAXPROCS="+strconv.Itoa(procs), func(t *testing.T) { test(t, procs) })
 	}
+}
+
+func TestStdioEcho(t *testing.T) {
+	forProcs(t, func(t *testing.T, procs int) {
+		s := stdioHelper(t, "stdio-echo", procs)
+		ctx := context.Background()
+		msgs := []*jsonrpc.Message{
+			jsonrpc.NewRequest(jsonrpc.Int64ID(1), "ping", nil),
+			{Batch: []*jsonrpc.Message{jsonrpc.NewNotification("a", nil), jsonrpc.NewResponse(jsonrpc.Int64ID(2), nil)}},
+			jsonrpc.NewErrorResponse(jsonrpc.StringID("e"), jsonrpc.NewError(-1, "oops")),
+		}
+		for _, m := range msgs {
+			if err := s.Write(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			expectMessage(t, s, string(m.AppendJSON(nil)))
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	})
 }
 
 func TestStdioReadContext(t *testing.T) {
-	s := startHelper(t, "stdio-cancel", nil)
-	expectMessage(t, s, `{"jsonrpc":"2.0","method":"cancelled"}`)
-	m := jsonrpc.NewRequest(jsonrpc.Int64ID(5), "after", nil)
-	if err := s.Write(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
-	expectMessage(t, s, string(m.AppendJSON(nil)))
-	if err := s.Wait(); err != nil {
-		t.Fatalf("child: %v", err)
-	}
+	forProcs(t, func(t *testing.T, procs int) {
+		s := stdioHelper(t, "stdio-cancel", procs)
+		expectMessage(t, s, `{"jsonrpc":"2.0","method":"cancelled"}`)
+		m := jsonrpc.NewRequest(jsonrpc.Int64ID(5), "after", nil)
+		if err := s.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		expectMessage(t, s, string(m.AppendJSON(nil)))
+		if err := s.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	})
 }
 
 func TestStdioCloseUnblocksRead(t *testing.T) {
-	s := startHelper(t, "stdio-close", nil)
-	expectMessage(t, s, ready)
-	if err := s.Wait(); err != nil {
-		t.Fatalf("child: %v", err)
-	}
+	forProcs(t, func(t *testing.T, procs int) {
+		s := stdioHelper(t, "stdio-close", procs)
+		expectMessage(t, s, ready)
+		if err := s.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+	})
 }

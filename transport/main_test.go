@@ -90,6 +90,9 @@ func echoLines() int {
 
 func stdioEcho() int {
 	s := Stdio()
+	if !readerAsExpected(s) {
+		return 3
+	}
 	defer s.Close()
 	ctx := context.Background()
 	for {
@@ -113,6 +116,9 @@ func stdioEcho() int {
 
 func stdioCancel() int {
 	s := Stdio()
+	if !readerAsExpected(s) {
+		return 3
+	}
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -138,6 +144,9 @@ func stdioCancel() int {
 
 func stdioClose() int {
 	s := Stdio()
+	if !readerAsExpected(s) {
+		return 3
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.Read(context.Background())
@@ -173,4 +182,16 @@ func mcpServer() int {
 		return 1
 	}
 	return 0
+}
+
+// readerAsExpected reports whether Stdio's stream s reads standard input
+// through the reader type that GOMCP_TEST_STDIN_READER names, if set.
+func readerAsExpected(s jsonrpc.Stream) bool {
+	want := os.Getenv("GOMCP_TEST_STDIN_READER")
+	got := fmt.Sprintf("%T", s.(*lineStream).dl)
+	if want != "" && got != want {
+		fmt.Fprintf(os.Stderr, "helper: standard input read through %s, want %s\n", got, want)
+		return false
+	}
+	return true
 }

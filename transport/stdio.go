@@ -17,11 +17,14 @@ func Stdio() jsonrpc.Stream { return StdioWithOptions(nil) }
 // standard error instead. opts may be nil.
 //
 // On Unix, when standard input is a pipe or a socket (as it is under an MCP
-// client), the stream reads from a non-blocking duplicate of it, so a Read
-// blocked on a quiet client ends when ctx is done or the stream is closed.
-// Close releases that duplicate and puts standard input back into blocking
-// mode. In every case Close leaves os.Stdin and os.Stdout themselves open,
-// so a program can still print after shutting down its server.
+// client), a Read blocked on a quiet client ends when ctx is done or the
+// stream is closed. On Linux with more than one processor the stream reads
+// a duplicate of standard input in ppoll(2), which leaves its mode alone
+// and costs one system call per wait (see stdin_linux.go for why);
+// elsewhere it reads a non-blocking duplicate in the runtime poller, whose
+// mode Close puts back. Close releases the duplicate. In every case Close
+// leaves os.Stdin and os.Stdout themselves open, so a program can still
+// print after shutting down its server.
 func StdioWithOptions(opts *LineOptions) jsonrpc.Stream {
 	in, release := openStdin()
 	return NewLineStream(in, os.Stdout, closerFunc(release), opts)

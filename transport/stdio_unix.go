@@ -9,9 +9,10 @@ import (
 )
 
 // openStdin returns the reader for Stdio and a function releasing it. When
-// standard input is a pipe or a socket, the reader is a duplicate of its
-// descriptor put into non-blocking mode, which registers it with the
-// runtime poller: deadlines and Close then interrupt a blocked read. A
+// standard input is a pipe or a socket, the reader is waitingStdin's if
+// there is one (Linux), or else a duplicate of its descriptor put into
+// non-blocking mode, which registers it with the runtime poller: deadlines
+// and Close then interrupt a blocked read. A
 // terminal or a regular file is read through os.Stdin as it is: changing the
 // mode of a terminal would leak into the shell that shares it.
 func openStdin() (io.Reader, func() error) {
@@ -19,6 +20,9 @@ func openStdin() (io.Reader, func() error) {
 	fi, err := os.Stdin.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return os.Stdin, nop
+	}
+	if r := waitingStdin(); r != nil {
+		return r, r.Close
 	}
 	rc, err := os.Stdin.SyscallConn()
 	if err != nil {
