@@ -70,18 +70,37 @@ func checkToolName(name string) error {
 // checkObjectSchema checks that schema is a JSON object whose root says
 // "type": "object", as every revision requires of a tool's input schema and
 // every revision before 2026-07-28 of its output schema. (A server answers
-// every revision, so the stricter rule applies.)
+// every revision, so the stricter rule applies.) It looks at the root's
+// members without decoding the schema into a map: every typed tool's two
+// schemas come through here at registration, where a starting server
+// spends its time.
 func checkObjectSchema(schema json.RawMessage) error {
-	var root map[string]any
-	if err := json.Unmarshal(schema, &root); err != nil {
+	var typ []byte // the root's last "type" member, as encoding/json would keep it
+	err := errSyntax
+	if json.Valid(schema) {
+		err = eachMember(schema, func(key, val []byte) error {
+			if k, _ := unquote(key); k == "type" {
+				typ = val
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		var root map[string]any // for encoding/json's account of what is wrong
+		if err = json.Unmarshal(schema, &root); err == nil {
+			err = errors.New("not an object")
+		}
 		return fmt.Errorf("schema is not a JSON object: %w", err)
 	}
-	if t, ok := root["type"]; !ok {
+	if typ == nil {
 		return errors.New(`schema root has no "type": "object"`)
-	} else if t != "object" {
-		return fmt.Errorf(`schema root must have "type": "object", not %v`, t)
 	}
-	return nil
+	if t, _ := unquote(typ); t == "object" {
+		return nil
+	}
+	var t any
+	_ = json.Unmarshal(typ, &t)
+	return fmt.Errorf(`schema root must have "type": "object", not %v`, t)
 }
 
 // checkResourceURI checks that uri is an absolute URI: it has a scheme,

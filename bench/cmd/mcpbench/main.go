@@ -96,6 +96,18 @@ func main() {
 	}
 	for r := 0; r < *rounds; r++ {
 		for _, fig := range figs {
+			if fig == "startup" {
+				ms, err := startupRound(servers, r)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "mcpbench: startup: %v\n", err)
+					os.Exit(1)
+				}
+				for _, s := range servers {
+					add("startup.ms", s.name, ms[s.name])
+					fmt.Fprintf(os.Stderr, "round %d %-8s %-6s startup.ms=%.4g\n", r+1, fig, s.name, ms[s.name])
+				}
+				continue
+			}
 			// Rotate the order each round, so no server always runs first.
 			for i := range servers {
 				s := servers[(i+r)%len(servers)]
@@ -152,8 +164,6 @@ func run(fig string, s server) (map[string]float64, error) {
 		return statelessThroughput(s)
 	case "idle":
 		return idleSessions(s)
-	case "startup":
-		return startup(s)
 	}
 	return nil, fmt.Errorf("unknown figure %q", fig)
 }
@@ -492,21 +502,34 @@ func stdioThroughput(s server, inFlight, size int, fig string) (map[string]float
 
 // --- startup ---
 
-func startup(s server) (map[string]float64, error) {
-	var ds []float64
+// startupRound spawns every server -startups times, one server after the
+// other spawn by spawn (rotated by round), and returns each one's median.
+// Spawning one server's whole series before the next one's would let the
+// machine's drift over the round (frequency, the host's other guests)
+// weigh on one server more than another: a spawn takes a few
+// milliseconds, and the figure compares a few hundred microseconds.
+func startupRound(servers []server, round int) (map[string]float64, error) {
+	ds := map[string][]float64{}
 	for range *startups {
-		t0 := time.Now()
-		c, err := dialStdio(s)
-		d := time.Since(t0)
-		if c != nil {
-			c.p.stop()
+		for i := range servers {
+			s := servers[(i+round)%len(servers)]
+			t0 := time.Now()
+			c, err := dialStdio(s)
+			d := time.Since(t0)
+			if c != nil {
+				c.p.stop()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			ds[s.name] = append(ds[s.name], float64(d)/1e6)
 		}
-		if err != nil {
-			return nil, err
-		}
-		ds = append(ds, float64(d)/1e6)
 	}
-	return map[string]float64{"startup.ms": median(ds)}, nil
+	ms := map[string]float64{}
+	for name, v := range ds {
+		ms[name] = median(v)
+	}
+	return ms, nil
 }
 
 // --- the table ---
