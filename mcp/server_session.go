@@ -370,8 +370,10 @@ func (ss *ServerSession) subscribed(uri string) bool {
 func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) {
 	ss := r.session()
 	var p InitializeParams
-	if err := decodeParams(r.Params, &p); err != nil {
-		return nil, err
+	if !p.decodeFast(r.Params) {
+		if err := decodeParams(r.Params, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.ProtocolVersion == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: protocolVersion is required")

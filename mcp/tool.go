@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
@@ -120,12 +121,35 @@ type wrappedOutput struct {
 }
 
 type serverTool struct {
-	tool      *Tool
-	handler   ToolHandler
-	validator *jsonschema.Validator   // the compiled input schema
-	output    *jsonschema.Validator   // the compiled output schema, nil when not checked
-	headers   []mcpheader.ParamHeader // x-mcp-header arguments (SEP-2243)
+	tool    *Tool
+	handler ToolHandler
+	headers []mcpheader.ParamHeader // x-mcp-header arguments (SEP-2243)
+	// validators returns the compiled schemas, compiled when compileTime
+	// says.
+	validators func() (toolValidators, error)
 }
+
+// toolValidators are a tool's compiled schemas.
+type toolValidators struct {
+	in  *jsonschema.Validator
+	out *jsonschema.Validator // nil when results are not checked
+}
+
+// compileTime says when a tool's schemas are compiled.
+type compileTime int
+
+const (
+	// compileAtRegistration is for schemas the caller wrote: their errors
+	// belong to AddTool.
+	compileAtRegistration compileTime = iota
+	// compileAtFirstCall is for schemas inferred from Go types that have
+	// no custom schema (jsonschema.Schemer) in them: those cannot fail to
+	// compile, so compiling them can wait for the tool's first call. A
+	// server then starts sooner (compiling is most of what a typed AddTool
+	// costs a starting process) and compiles only the tools it is asked
+	// to run.
+	compileAtFirstCall
+)
 
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
@@ -154,12 +178,12 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if in == nil {
 		in = objectSchema
 	}
-	return s.addTool(t, in, t.OutputSchema, h)
+	return s.addTool(t, in, t.OutputSchema, h, compileAtRegistration)
 }
 
 // addTool checks a tool whose schemas are in and out, and registers a copy
 // of t with them only if all is well. t itself is never changed.
-func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error {
+func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler, when compileTime) error {
 	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
 	if h == nil {
 		return fail(errNilHandler)
@@ -170,34 +194,85 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler) error 
 	if err := checkObjectSchema(in); err != nil {
 		return fail(fmt.Errorf("input schema: %w", err))
 	}
-	v, err := jsonschema.Compile(in)
-	if err != nil {
-		return fail(fmt.Errorf("input schema: %w", err))
-	}
 	hdrs, err := mcpheader.ParamHeaders(in)
 	if err != nil {
 		return fail(fmt.Errorf("input schema: %w", err))
 	}
-	var outV *jsonschema.Validator
 	if out != nil {
 		if err := checkObjectSchema(out); err != nil {
 			return fail(fmt.Errorf("output schema: %w", err))
 		}
-		if outV, err = jsonschema.Compile(out); err != nil {
-			return fail(fmt.Errorf("output schema: %w", err))
+	}
+	compile := func() (toolValidators, error) { return compileToolSchemas(in, out, s.opts.SkipOutputValidation) }
+	validators := sync.OnceValues(compile)
+	if when == compileAtRegistration {
+		vs, err := compile()
+		if err != nil {
+			return fail(err)
 		}
-		if s.opts.SkipOutputValidation {
-			outV = nil
-		}
+		validators = func() (toolValidators, error) { return vs, nil }
 	}
 	tool, err := cloneTool(t, in, out)
 	if err != nil {
 		return fail(err)
 	}
-	s.tools.put([]string{t.Name}, []*serverTool{{tool: tool, handler: h, validator: v, output: outV, headers: hdrs}})
+	s.tools.put([]string{t.Name}, []*serverTool{{tool: tool, handler: h, headers: hdrs, validators: validators}})
 	s.notifyListChanged(NotificationToolListChanged)
 	return nil
 }
+
+// compileToolSchemas compiles a tool's input schema and, unless skipOut,
+// its output schema (nil for none).
+func compileToolSchemas(in, out json.RawMessage, skipOut bool) (toolValidators, error) {
+	var vs toolValidators
+	var err error
+	if vs.in, err = jsonschema.Compile(in); err != nil {
+		return toolValidators{}, fmt.Errorf("input schema: %w", err)
+	}
+	if out != nil {
+		// Compiled even when not checked, so that a broken schema is
+		// still refused.
+		if vs.out, err = jsonschema.Compile(out); err != nil {
+			return toolValidators{}, fmt.Errorf("output schema: %w", err)
+		}
+		if skipOut {
+			vs.out = nil
+		}
+	}
+	return vs, nil
+}
+
+// hasCustomSchema reports whether a schema inferred from t may hold a
+// custom part (a jsonschema.Schemer anywhere in t), which could fail to
+// compile. It errs on the side of yes.
+func hasCustomSchema(t reflect.Type) bool {
+	return customSchemaIn(t, map[reflect.Type]bool{})
+}
+
+func customSchemaIn(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Implements(schemerType) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(schemerType)) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return customSchemaIn(t.Elem(), seen)
+	case reflect.Map:
+		return customSchemaIn(t.Key(), seen) || customSchemaIn(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if customSchemaIn(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var schemerType = reflect.TypeFor[jsonschema.Schemer]()
 
 // cloneTool returns a deep copy of t with the schemas in and out, so that
 // the server shares no memory with the caller's Tool.
@@ -231,6 +306,10 @@ func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
 // *RegistrationError and registering nothing, an In whose schema cannot be
 // inferred or does not describe a JSON object, an Out whose schema cannot
 // be inferred, and an Out of ToolResult[T] instead of *ToolResult[T].
+//
+// Schemas inferred from types without a custom part (jsonschema.Schemer)
+// are compiled at the tool's first call rather than here: they cannot
+// fail to, and a server registering many tools starts sooner.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil {
 		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
@@ -255,6 +334,10 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	}
 	structured := out != nil
 	fast := newArgsDecoder(reflect.TypeFor[In]())
+	when := compileAtRegistration
+	if t.InputSchema == nil && t.OutputSchema == nil && !hasCustomSchema(reflect.TypeFor[In]()) && !hasCustomSchema(reflect.TypeFor[Out]()) {
+		when = compileAtFirstCall
+	}
 	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 && (fast == nil || !fast.decode(args, reflect.ValueOf(&in).Elem())) {
@@ -269,7 +352,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 			return nil, err
 		}
 		return toolOutput(out, structured, wrap)
-	})
+	}, when)
 }
 
 // toolOutput builds the result of a typed tool from what its handler
@@ -434,9 +517,13 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 			return nil, err
 		}
 	}
-	if st.validator != nil {
+	vs, err := st.validators()
+	if err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q: %v", p.Name, err)
+	}
+	if vs.in != nil {
 		// The arguments are part of a decoded message: valid JSON.
-		filled, err := st.validator.ValidateDecoded(p.Arguments)
+		filled, err := vs.in.ValidateDecoded(p.Arguments)
 		if err != nil {
 			return errorResult(fmt.Errorf("invalid arguments for tool %q: %v", p.Name, err)), nil
 		}
@@ -491,8 +578,8 @@ func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolR
 	if res.Content == nil {
 		res.Content = []Content{}
 	}
-	if st.output != nil && !res.IsError {
-		if err := st.checkOutput(res); err != nil {
+	if vs, _ := st.validators(); vs.out != nil && !res.IsError {
+		if err := st.checkOutput(res, vs.out); err != nil {
 			return errorResult(err), nil
 		}
 	}
@@ -501,11 +588,11 @@ func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolR
 
 // checkOutput checks a result against the tool's output schema: the spec
 // has a server that declares one send conforming structured content.
-func (st *serverTool) checkOutput(res *CallToolResult) error {
+func (st *serverTool) checkOutput(res *CallToolResult, out *jsonschema.Validator) error {
 	if res.StructuredContent == nil {
 		return fmt.Errorf("tool %q declares an output schema but returned no structured content", st.tool.Name)
 	}
-	if err := st.output.Validate(res.StructuredContent); err != nil {
+	if err := out.Validate(res.StructuredContent); err != nil {
 		return fmt.Errorf("tool %q returned structured content that does not match its output schema: %v", st.tool.Name, err)
 	}
 	return nil

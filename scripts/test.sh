@@ -190,7 +190,8 @@ fuzz() {
 		fuzz_target FuzzAuthorization ./auth &&
 		fuzz_target FuzzParseWWWAuthenticate ./oauth &&
 		fuzz_target FuzzCompileValidate ./jsonschema &&
-		fuzz_target FuzzToolUI ./apps
+		fuzz_target FuzzToolUI ./apps &&
+		fuzz_target FuzzInitializeJSON ./mcp
 }
 
 # fuzz_target NAME PKG fuzzes one target for $fuzztime. Go 1.26's fuzzing
