@@ -105,6 +105,17 @@ func (v visibleSet) allow(ctx context.Context, c Caller, f Feature) bool {
 	return true
 }
 
+// Sees reports whether caller c may see and use feature f under the
+// server's rules (ServerOptions.Visible, AddVisibleFunc): always when none
+// is installed. An extension that serves things of its own through a
+// registered feature asks it, so that what hides the feature hides them
+// on the extension's own methods too (package skills: a skill goes with
+// its SKILL.md resource). In a method handler, Request.Caller is c.
+func (s *Server) Sees(ctx context.Context, c Caller, f Feature) bool {
+	fns := s.visibility()
+	return fns == nil || fns.allow(ctx, c, f)
+}
+
 // visibility returns the installed functions, nil when there are none (the
 // fast path: nothing is filtered and nothing allocated).
 func (s *Server) visibility() visibleSet {
@@ -133,8 +144,11 @@ func (s *Server) viewOf(ctx context.Context, r *Request) view {
 	if fns == nil {
 		return view{}
 	}
-	return view{fns: fns, ctx: ctx, caller: &ServerRequest[struct{}]{life: r.lifecycle(), id: r.ID}}
+	return view{fns: fns, ctx: ctx, caller: r.Caller()}
 }
+
+// Caller returns who sent r, as visibility rules see it (Server.Sees).
+func (r *Request) Caller() Caller { return &ServerRequest[struct{}]{life: r.lifecycle(), id: r.ID} }
 
 // sessionView is the view of a stateful session's client outside any of
 // its requests (re-evaluated on changes), with a background context; the

@@ -12,6 +12,13 @@
 // opens files through an os.Root, so that holds even while links are
 // swapped into the tree as a file is read.
 //
+// The mcp.Server's visibility rules (mcp.ServerOptions.Visible) decide
+// which skills a caller sees: a skill goes with its SKILL.md resource. A
+// hidden skill, with everything at or below its directory (a skill inside
+// it too), is absent from skills/list, skills/get, resources/directory/read
+// and every read through the skill:// template, and answers as a skill that
+// does not exist.
+//
 // The client side is a Host: it lists entries (never fetching a file),
 // loads a skill by reading its SKILL.md and checking size, digest and
 // frontmatter against the entry, and then reads only the files that entry

@@ -69,6 +69,7 @@ type Server struct {
 type index struct {
 	skills []*skillEntry          // sorted by URI
 	byURI  map[string]*skillEntry // SKILL.md URI → skill
+	byDir  map[string]*skillEntry // skill directory URI → skill
 	files  map[string]*fileEntry  // file URI → file
 	dirs   map[string][]*mcp.Resource
 }
@@ -183,12 +184,15 @@ func (s *Server) Register(ms *mcp.Server) error {
 	if err != nil {
 		return err
 	}
+	method := func(h func(view, *mcp.Request) (any, error)) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) { return h(s.viewOf(ctx, ms, r.Caller()), r) }
+	}
 	ext := &mcp.Extension{ID: ExtensionID, Settings: settings, Methods: []mcp.Method{
-		{Name: MethodList, Handler: s.handleList},
-		{Name: MethodGet, Handler: s.handleGet},
+		{Name: MethodList, Handler: method(s.handleList)},
+		{Name: MethodGet, Handler: method(s.handleGet)},
 	}}
 	if s.opts.DirectoryRead {
-		ext.Methods = append(ext.Methods, mcp.Method{Name: MethodDirectoryRead, Handler: s.handleDirectory})
+		ext.Methods = append(ext.Methods, mcp.Method{Name: MethodDirectoryRead, Handler: method(s.handleDirectory)})
 	}
 	if err := ms.AddExtension(ext); err != nil {
 		return err
@@ -198,7 +202,7 @@ func (s *Server) Register(ms *mcp.Server) error {
 		Name:        "skill-file",
 		Description: "A file of a skill; skills/list names them all.",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest, _ map[string]string) (*mcp.ReadResourceResult, error) {
-		return s.read(ctx, req)
+		return s.read(s.viewOf(ctx, ms, req), req)
 	}); err != nil {
 		return err
 	}
@@ -212,8 +216,11 @@ func (s *Server) Register(ms *mcp.Server) error {
 }
 
 func (s *Server) addResources(ms *mcp.Server, idx *index) error {
+	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return s.read(s.viewOf(ctx, ms, req), req)
+	}
 	for _, e := range idx.skills {
-		if err := ms.AddResource(e.resource, s.read); err != nil {
+		if err := ms.AddResource(e.resource, read); err != nil {
 			return err
 		}
 	}
@@ -232,80 +239,99 @@ func (s *Server) cacheHints() mcp.CacheHints {
 	return mcp.CacheHints{TTLMs: &ms, CacheScope: s.opts.CacheScope}
 }
 
-func (s *Server) handleList(_ context.Context, r *mcp.Request) (any, error) {
+func (s *Server) handleList(v view, r *mcp.Request) (any, error) {
 	var p ListParams
 	if err := decode(r.Params, &p); err != nil {
 		return nil, err
 	}
-	idx := s.idx.Load()
-	start := 0
-	if p.Cursor != "" {
-		after, err := decodeCursor(p.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		start, _ = slices.BinarySearchFunc(idx.skills, after, func(e *skillEntry, uri string) int {
-			if e.skill.URI <= uri {
-				return -1
-			}
-			return 1
-		})
+	skills := v.idx.skills
+	start, err := pageStart(p.Cursor, skills, func(e *skillEntry) string { return e.skill.URI })
+	if err != nil {
+		return nil, err
 	}
-	end := min(start+s.opts.PageSize, len(idx.skills))
-	res := &ListResult{Skills: make([]*Skill, 0, end-start), CacheHints: s.cacheHints()}
-	for _, e := range idx.skills[start:end] {
-		res.Skills = append(res.Skills, e.skill)
+	page, more := visiblePage(skills[start:], s.opts.PageSize, func(e *skillEntry) bool { return v.visible(e.skill.URI) })
+	res := &ListResult{Skills: make([]*Skill, len(page)), CacheHints: s.cacheHints()}
+	for i, e := range page {
+		res.Skills[i] = e.skill
 	}
-	if end < len(idx.skills) {
-		res.NextCursor = encodeCursor(idx.skills[end-1].skill.URI)
+	if more {
+		res.NextCursor = encodeCursor(page[len(page)-1].skill.URI)
 	}
 	return res, nil
 }
 
-func (s *Server) handleGet(_ context.Context, r *mcp.Request) (any, error) {
+func (s *Server) handleGet(v view, r *mcp.Request) (any, error) {
 	var p GetParams
 	if err := decode(r.Params, &p); err != nil {
 		return nil, err
 	}
-	e := s.idx.Load().byURI[p.URI]
-	if e == nil {
+	e := v.idx.byURI[p.URI]
+	if e == nil || !v.visible(p.URI) {
 		return nil, invalidParams("No skill is served at %s", p.URI)
 	}
 	return &GetResult{Skill: e.skill, CacheHints: s.cacheHints()}, nil
 }
 
-func (s *Server) handleDirectory(_ context.Context, r *mcp.Request) (any, error) {
+func (s *Server) handleDirectory(v view, r *mcp.Request) (any, error) {
 	var p DirectoryParams
 	if err := decode(r.Params, &p); err != nil {
 		return nil, err
 	}
-	idx := s.idx.Load()
-	children, ok := idx.dirs[p.URI]
+	children, ok := v.idx.dirs[p.URI]
+	if !v.visible(p.URI) {
+		ok = false // a hidden skill's directories are absent, as are its files
+	} else if !ok && v.idx.files[p.URI] != nil {
+		return nil, invalidParams("%s is not a directory resource", p.URI)
+	}
 	if !ok {
-		if idx.files[p.URI] != nil {
-			return nil, invalidParams("%s is not a directory resource", p.URI)
-		}
 		return nil, invalidParams("No directory is served at %s", p.URI)
 	}
-	start := 0
-	if p.Cursor != "" {
-		after, err := decodeCursor(p.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		start, _ = slices.BinarySearchFunc(children, after, func(c *mcp.Resource, uri string) int {
-			if c.URI <= uri {
-				return -1
-			}
-			return 1
-		})
+	start, err := pageStart(p.Cursor, children, func(c *mcp.Resource) string { return c.URI })
+	if err != nil {
+		return nil, err
 	}
-	end := min(start+s.opts.PageSize, len(children))
-	res := &DirectoryResult{Resources: slices.Clone(children[start:end]), CacheHints: s.cacheHints()}
-	if end < len(children) {
-		res.NextCursor = encodeCursor(children[end-1].URI)
+	page, more := visiblePage(children[start:], s.opts.PageSize, func(c *mcp.Resource) bool { return v.visible(c.URI) })
+	res := &DirectoryResult{Resources: page, CacheHints: s.cacheHints()}
+	if more {
+		res.NextCursor = encodeCursor(page[len(page)-1].URI)
 	}
 	return res, nil
+}
+
+// pageStart returns the index in items, sorted by key, of the first item
+// after the one cursor names (0 without a cursor).
+func pageStart[T any](cursor string, items []T, key func(T) string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return 0, err
+	}
+	i, _ := slices.BinarySearchFunc(items, after, func(it T, k string) int {
+		if key(it) <= k {
+			return -1
+		}
+		return 1
+	})
+	return i, nil
+}
+
+// visiblePage returns the first size items the caller sees (walking past
+// hidden ones, so that a page is full whenever more can be seen), and
+// whether the caller sees any item after them.
+func visiblePage[T any](items []T, size int, visible func(T) bool) (page []T, more bool) {
+	page = make([]T, 0, min(size, len(items)))
+	for _, it := range items {
+		if !visible(it) {
+			continue
+		}
+		if len(page) == size {
+			return page, true
+		}
+		page = append(page, it)
+	}
+	return page, false
 }
 
 func decode(raw json.RawMessage, p any) error {
@@ -331,10 +357,10 @@ func decodeCursor(c string) (string, error) {
 }
 
 // read answers resources/read for the skill files.
-func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) read(v view, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	f := s.idx.Load().files[uri]
-	if f == nil {
+	f := v.idx.files[uri]
+	if f == nil || !v.visible(uri) {
 		return nil, invalidParams("No skill file is served at %s", uri)
 	}
 	data, err := s.readFile(f)
@@ -458,7 +484,7 @@ func (s *Server) build() (*index, error) {
 			skillDirs = append(skillDirs, dir)
 		}
 	}
-	idx := &index{byURI: map[string]*skillEntry{}, files: map[string]*fileEntry{}, dirs: map[string][]*mcp.Resource{}}
+	idx := &index{byURI: map[string]*skillEntry{}, byDir: map[string]*skillEntry{}, files: map[string]*fileEntry{}, dirs: map[string][]*mcp.Resource{}}
 	// owners: file path → the skill directories above it; members: skill
 	// directory → its files, in walk order.
 	isSkill := make(map[string]bool, len(skillDirs))
@@ -503,6 +529,7 @@ func (s *Server) build() (*index, error) {
 		}
 		idx.skills = append(idx.skills, e)
 		idx.byURI[e.skill.URI] = e
+		idx.byDir[pathURI(dir)] = e
 	}
 	slices.SortFunc(idx.skills, func(a, b *skillEntry) int { return strings.Compare(a.skill.URI, b.skill.URI) })
 	// Directories: every directory holding a served file, and the ones above.
@@ -624,4 +651,35 @@ func isText(mime string) bool {
 		return true
 	}
 	return strings.HasPrefix(mime, "text/")
+}
+
+// A view is what one caller may see of the skills. A skill is hidden with
+// its SKILL.md resource (by the mcp.Server's visibility rules), and with it
+// every file and directory at or below its directory: a skill inside a
+// hidden one too. Directories above skills stay, listing only what can be
+// seen.
+type view struct {
+	ctx    context.Context
+	ms     *mcp.Server
+	caller mcp.Caller
+	idx    *index
+}
+
+func (s *Server) viewOf(ctx context.Context, ms *mcp.Server, c mcp.Caller) view {
+	return view{ctx: ctx, ms: ms, caller: c, idx: s.idx.Load()}
+}
+
+// visible reports whether the file or directory at uri lies in no skill
+// the caller may not see.
+func (v view) visible(uri string) bool {
+	for u := uri; ; {
+		if e := v.idx.byDir[u]; e != nil && !v.ms.Sees(v.ctx, v.caller, mcp.Feature{Kind: mcp.FeatureResource, Resource: e.resource}) {
+			return false
+		}
+		i := strings.LastIndexByte(u, '/')
+		if i < len(Scheme+"://") {
+			return true
+		}
+		u = u[:i]
+	}
 }
