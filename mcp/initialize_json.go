@@ -59,26 +59,10 @@ func (c *ClientCapabilities) decodeFast(raw []byte) error {
 			})
 		case `"sampling"`:
 			c.Sampling = newIfNil(c.Sampling)
-			return eachMember(val, func(key, val []byte) error {
-				switch string(key) {
-				case `"context"`:
-					return emptyStruct(val, &c.Sampling.Context)
-				case `"tools"`:
-					return emptyStruct(val, &c.Sampling.Tools)
-				}
-				return errSyntax
-			})
+			return emptyMembers(val, `"context"`, &c.Sampling.Context, `"tools"`, &c.Sampling.Tools)
 		case `"elicitation"`:
 			c.Elicitation = newIfNil(c.Elicitation)
-			return eachMember(val, func(key, val []byte) error {
-				switch string(key) {
-				case `"form"`:
-					return emptyStruct(val, &c.Elicitation.Form)
-				case `"url"`:
-					return emptyStruct(val, &c.Elicitation.URL)
-				}
-				return errSyntax
-			})
+			return emptyMembers(val, `"form"`, &c.Elicitation.Form, `"url"`, &c.Elicitation.URL)
 		}
 		return errSyntax // experimental, extensions, tasks: encoding/json's
 	})
@@ -136,6 +120,20 @@ func decodeBool(raw []byte, dst *bool) error {
 		return errSyntax
 	}
 	return nil
+}
+
+// emptyMembers decodes an object whose members, named a or b (quoted),
+// are empty objects, setting *da and *db as encoding/json would.
+func emptyMembers(raw []byte, a string, da **struct{}, b string, db **struct{}) error {
+	return eachMember(raw, func(key, val []byte) error {
+		switch string(key) {
+		case a:
+			return emptyStruct(val, da)
+		case b:
+			return emptyStruct(val, db)
+		}
+		return errSyntax
+	})
 }
 
 // emptyStruct sets *dst for an empty JSON object, as encoding/json would.
