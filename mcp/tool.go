@@ -204,8 +204,11 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler, when c
 		}
 	}
 	compile := func() (toolValidators, error) { return compileToolSchemas(in, out, s.opts.SkipOutputValidation) }
-	validators := sync.OnceValues(compile)
-	if when == compileAtRegistration {
+	var validators func() (toolValidators, error)
+	switch when {
+	case compileAtFirstCall:
+		validators = sync.OnceValues(compile)
+	default:
 		vs, err := compile()
 		if err != nil {
 			return fail(err)
