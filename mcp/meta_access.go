@@ -40,10 +40,13 @@ type typedResult interface {
 }
 
 // cacheableResult is implemented by the results that carry 2026-07-28
-// caching hints.
+// caching hints: by every type that embeds CacheHints, an extension's
+// results included.
 type cacheableResult interface {
 	cacheHintsField() *CacheHints
 }
+
+func (c *CacheHints) cacheHintsField() *CacheHints { return c }
 
 // retryableParams is implemented by the params of the requests that may be
 // retried with answers to an input-required result (2026-07-28).

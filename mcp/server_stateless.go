@@ -145,6 +145,7 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 		// result still carries resultType, and the server's identity
 		// when the type has a _meta (implements Result).
 		s.stampServerInfo(res)
+		s.privateWithRules(res)
 		return withResultType(res)
 	}
 	s.stampResult(res, r.Method)
@@ -217,6 +218,18 @@ func (s *Server) stampResult(res any, method string) {
 		if method != MethodServerDiscover && s.visibility() != nil {
 			// What the caller sees decided the result: no one else may
 			// be given it from a shared cache.
+			ch.CacheScope = CacheScopePrivate
+		}
+	}
+}
+
+// privateWithRules marks a custom method's cacheable result private when a
+// visibility rule is installed: an extension's result (skills/list, say)
+// may hold what the caller sees (Server.Sees), and must not be shared from
+// a cache any more than the core lists.
+func (s *Server) privateWithRules(res any) {
+	if c, ok := res.(cacheableResult); ok && s.visibility() != nil {
+		if ch := c.cacheHintsField(); ch.CacheScope != CacheScopePrivate {
 			ch.CacheScope = CacheScopePrivate
 		}
 	}

@@ -128,3 +128,43 @@ func TestVisibility(t *testing.T) {
 		})
 	}
 }
+
+// TestVisibilityCacheScope: with a visibility rule installed, what the
+// extension lists depends on the caller, so a result the server would mark
+// public goes out private (2026-07-28), as mcp's own lists do.
+func TestVisibilityCacheScope(t *testing.T) {
+	fsys := fstest.MapFS{"open/SKILL.md": skillFile("open")}
+	all := func(context.Context, mcp.Caller, mcp.Feature) bool { return true }
+	for _, tc := range []struct {
+		rule mcp.VisibleFunc
+		want mcp.CacheScope
+	}{{nil, mcp.CacheScopePublic}, {all, mcp.CacheScopePrivate}} {
+		ss, err := skills.NewServer(fsys, &skills.Options{DirectoryRead: true, CacheScope: mcp.CacheScopePublic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{Visible: tc.rule})
+		if err := ss.Register(s); err != nil {
+			t.Fatal(err)
+		}
+		cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2026-07-28"})
+		for _, c := range []struct {
+			method string
+			params any
+		}{
+			{skills.MethodList, &skills.ListParams{}},
+			{skills.MethodGet, &skills.GetParams{URI: "skill://open/SKILL.md"}},
+			{skills.MethodDirectoryRead, &skills.DirectoryParams{URI: "skill://open"}},
+		} {
+			var res struct {
+				CacheScope mcp.CacheScope `json:"cacheScope"`
+			}
+			if err := cs.Call(t.Context(), c.method, c.params, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.CacheScope != tc.want {
+				t.Errorf("rule %v: %s cacheScope %q, want %q", tc.rule != nil, c.method, res.CacheScope, tc.want)
+			}
+		}
+	}
+}
