@@ -12,9 +12,9 @@ import (
 // standard input is a pipe or a socket, the reader is waitingStdin's if
 // there is one (Linux), or else a duplicate of its descriptor put into
 // non-blocking mode, which registers it with the runtime poller: deadlines
-// and Close then interrupt a blocked read. A
-// terminal or a regular file is read through os.Stdin as it is: changing the
-// mode of a terminal would leak into the shell that shares it.
+// and Close then interrupt a blocked read. A terminal or a regular file is
+// read through os.Stdin as it is: changing the mode of a terminal would
+// leak into the shell that shares it.
 func openStdin() (io.Reader, func() error) {
 	nop := func() error { return nil }
 	fi, err := os.Stdin.Stat()
