@@ -231,7 +231,6 @@ func (x *DiscoverResult) GetMeta() *Meta {
 }
 func (x *DiscoverResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *DiscoverResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *DiscoverResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *SetLevelParams) getMeta() *Meta {
 	if x == nil {
@@ -295,7 +294,6 @@ func (x *ListPromptsResult) GetMeta() *Meta {
 }
 func (x *ListPromptsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListPromptsResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *ListPromptsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *GetPromptParams) getMeta() *Meta {
 	if x == nil {
@@ -364,7 +362,6 @@ func (x *ListResourcesResult) GetMeta() *Meta {
 }
 func (x *ListResourcesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourcesResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *ListResourcesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *ListResourceTemplatesParams) getMeta() *Meta {
 	if x == nil {
@@ -389,7 +386,6 @@ func (x *ListResourceTemplatesResult) GetMeta() *Meta {
 }
 func (x *ListResourceTemplatesResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListResourceTemplatesResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *ListResourceTemplatesResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *ReadResourceParams) getMeta() *Meta {
 	if x == nil {
@@ -419,7 +415,6 @@ func (x *ReadResourceResult) GetMeta() *Meta {
 }
 func (x *ReadResourceResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ReadResourceResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *ReadResourceResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *SubscribeParams) getMeta() *Meta {
 	if x == nil {
@@ -601,7 +596,6 @@ func (x *ListToolsResult) GetMeta() *Meta {
 }
 func (x *ListToolsResult) setMeta(m *Meta)              { x.Meta = m }
 func (x *ListToolsResult) resultTypeField() *ResultType { return &x.ResultType }
-func (x *ListToolsResult) cacheHintsField() *CacheHints { return &x.CacheHints }
 
 func (x *CallToolParams) getMeta() *Meta {
 	if x == nil {
