@@ -148,7 +148,7 @@ func useTools(ctx context.Context, t *testing.T, cs *mcp.ClientSession) (used in
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: argsFor(tool.InputSchema)})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: argsFor(tool.InputSchema.(json.RawMessage))})
 		if err != nil || res.IsError {
 			t.Errorf("tool %s: %v %+v", tool.Name, err, res)
 		}

@@ -46,7 +46,13 @@ type cacheEntry struct {
 	err    error
 }
 
-var cache sync.Map // reflect.Type -> cacheEntry
+// cacheKey is one inference: a type, with open or closed structs.
+type cacheKey struct {
+	t      reflect.Type
+	closed bool
+}
+
+var cache sync.Map // cacheKey -> cacheEntry
 
 // For returns the JSON Schema (draft 2020-12) inferred for the Go type T.
 // See ForType.
@@ -64,14 +70,30 @@ func For[T any]() (json.RawMessage, error) {
 // cannot be encoded as JSON (channels, functions, complex numbers, maps
 // with unsupported key types) and malformed tags yield an error.
 func ForType(t reflect.Type) (json.RawMessage, error) {
+	return forType(t, false)
+}
+
+// ForTypeClosed is ForType with "additionalProperties": false in the
+// schema of every struct type (after its "required"), as go-sdk
+// (google/jsonschema-go) and invopop/jsonschema write them: an instance
+// with a member the struct has no field for is invalid, where ForType's
+// schema accepts it as encoding/json would (and ignores it). Maps stay
+// open. MCP servers use it for tool schemas, so that a misspelled
+// optional argument is refused rather than silently dropped.
+func ForTypeClosed(t reflect.Type) (json.RawMessage, error) {
+	return forType(t, true)
+}
+
+func forType(t reflect.Type, closed bool) (json.RawMessage, error) {
 	if t == nil {
 		return nil, errors.New("jsonschema: nil type")
 	}
-	e, ok := cache.Load(t)
+	key := cacheKey{t, closed}
+	e, ok := cache.Load(key)
 	if !ok {
 		var ce cacheEntry
-		ce.schema, ce.err = infer(t)
-		e, _ = cache.LoadOrStore(t, ce)
+		ce.schema, ce.err = infer(t, closed)
+		e, _ = cache.LoadOrStore(key, ce)
 	}
 	ce := e.(cacheEntry)
 	if ce.err != nil {
@@ -80,8 +102,9 @@ func ForType(t reflect.Type) (json.RawMessage, error) {
 	return bytes.Clone(ce.schema), nil
 }
 
-func infer(t reflect.Type) (schema json.RawMessage, err error) {
+func infer(t reflect.Type, closed bool) (schema json.RawMessage, err error) {
 	g := &generator{
+		closed:     closed,
 		root:       derefType(t),
 		inProgress: map[reflect.Type]bool{},
 		defNames:   map[reflect.Type]string{},
@@ -104,6 +127,7 @@ func infer(t reflect.Type) (schema json.RawMessage, err error) {
 // themselves are emitted once under $defs and referenced with $ref; the
 // root type refers to itself with "#". All other types are inlined.
 type generator struct {
+	closed     bool // structs get "additionalProperties": false
 	root       reflect.Type
 	inProgress map[reflect.Type]bool   // named composite types being generated
 	defNames   map[reflect.Type]string // recursive types and their $defs names
@@ -271,14 +295,24 @@ func validMapKey(k reflect.Type) bool {
 func (g *generator) genStruct(t reflect.Type) (*object, error) {
 	fields := typeFields(t)
 	s := keywords("type", `"object"`)
-	if len(fields) == 0 {
-		s.set("additionalProperties", json.RawMessage("false"))
-		return s, nil
+	// The struct's convention decides what is required: invopop-style
+	// structs (see readTag) require only the fields tagged required.
+	tags := make([]fieldTag, len(fields))
+	invopop := false
+	for i, f := range fields {
+		var err error
+		if tags[i], err = readTag(f.tag.Get("jsonschema")); err != nil {
+			return nil, fmt.Errorf("field %s.%s: %w", t, f.goName, err)
+		}
+		invopop = invopop || tags[i].invopop
 	}
 	props := &object{}
 	var required []string
-	for _, f := range fields {
-		fs, req, err := g.genField(f)
+	for i, f := range fields {
+		if tags[i].skip {
+			continue
+		}
+		fs, req, err := g.genField(f, tags[i], invopop)
 		if err != nil {
 			return nil, fmt.Errorf("field %s.%s: %w", t, f.goName, err)
 		}
@@ -287,15 +321,22 @@ func (g *generator) genStruct(t reflect.Type) (*object, error) {
 			required = append(required, f.name)
 		}
 	}
-	s.set("properties", props)
+	if len(props.members) > 0 {
+		s.set("properties", props)
+	}
 	if len(required) > 0 {
 		s.set("required", rawStrings(required))
+	}
+	if g.closed || len(props.members) == 0 {
+		s.set("additionalProperties", json.RawMessage("false"))
 	}
 	return s, nil
 }
 
-// genField returns the schema of one struct field and whether it is required.
-func (g *generator) genField(f field) (any, bool, error) {
+// genField returns the schema of one struct field and whether it is
+// required; ft is its jsonschema tag, invopop whether its struct is
+// invopop-style.
+func (g *generator) genField(f field, ft fieldTag, invopop bool) (any, bool, error) {
 	var (
 		s    any
 		kind jsonKind
@@ -307,11 +348,11 @@ func (g *generator) genField(f field) (any, bool, error) {
 	} else if s, kind, err = g.gen(f.typ); err != nil {
 		return nil, false, err
 	}
-	tags, err := parseFieldTags(f.tag, kind, f.typ)
+	tags, err := parseFieldTags(f.tag, ft, invopop, kind, f.typ)
 	if err != nil {
 		return nil, false, err
 	}
-	required := !f.omit
+	required := !f.omit && !invopop
 	switch {
 	case tags.optional:
 		required = false
@@ -320,26 +361,43 @@ func (g *generator) genField(f field) (any, bool, error) {
 	}
 	_, generated := s.(*object)
 	if len(tags.keywords) > 0 {
-		o, ok := s.(*object)
-		if !ok {
-			if o, err = parseObject(s.(json.RawMessage)); err != nil {
-				return nil, false, fmt.Errorf("cannot apply tags to custom schema: %w", err)
-			}
+		if s, err = withKeywords(s, tags.keywords); err != nil {
+			return nil, false, err
 		}
-		for _, kw := range tags.keywords {
-			o.set(kw.key, kw.val)
-		}
-		if generated {
-			slices.SortStableFunc(o.members, func(a, b member) int {
-				return keywordOrder[a.key] - keywordOrder[b.key]
-			})
-		}
-		s = o
 	}
-	if !f.omit && canBeNull(f.typ) {
+	if len(tags.items) > 0 {
+		items, _ := s.(*object).get("items") // invopop's array keywords: s is a generated array schema
+		if items, err = withKeywords(items, tags.items); err != nil {
+			return nil, false, fmt.Errorf("items: %w", err)
+		}
+		s.(*object).set("items", items)
+	}
+	if tags.nullable || !f.omit && canBeNull(f.typ) {
 		s = nullable(s, generated)
 	}
 	return s, required, nil
+}
+
+// withKeywords sets keywords on schema s: an inferred one keeps its
+// keywords in keywordOrder, a custom one (raw JSON) its own order, the new
+// keywords last.
+func withKeywords(s any, kws []member) (*object, error) {
+	o, generated := s.(*object)
+	if !generated {
+		var err error
+		if o, err = parseObject(s.(json.RawMessage)); err != nil {
+			return nil, fmt.Errorf("cannot apply tags to custom schema: %w", err)
+		}
+	}
+	for _, kw := range kws {
+		o.set(kw.key, kw.val)
+	}
+	if generated {
+		slices.SortStableFunc(o.members, func(a, b member) int {
+			return keywordOrder[a.key] - keywordOrder[b.key]
+		})
+	}
+	return o, nil
 }
 
 // canBeNull reports whether encoding/json writes null for some values of t

@@ -405,7 +405,7 @@ type (
 		A string `jsonschema:"title=a,title=b"`
 	}
 	badNoValue struct {
-		A string `jsonschema:"title"`
+		A string `jsonschema:"description=x,title"` // items (it begins with WORD=), one wrong
 	}
 	badOptValue struct {
 		A string `jsonschema:"optional=yes"`

@@ -39,8 +39,8 @@ func (o *toolOutputs) remember(tools []*Tool, complete bool) {
 	}
 	for _, t := range tools {
 		var v *jsonschema.Validator
-		if t.OutputSchema != nil {
-			v, _ = jsonschema.Compile(t.OutputSchema) // a schema that does not compile checks nothing
+		if out := schemaBytes(t.OutputSchema); out != nil {
+			v, _ = jsonschema.Compile(out) // a schema that does not compile checks nothing
 		}
 		o.byName[t.Name] = v
 	}

@@ -145,9 +145,6 @@ func NewAudioContent(data []byte, mimeType string) *AudioContent {
 	return &AudioContent{Data: base64.StdEncoding.EncodeToString(data), MIMEType: mimeType}
 }
 
-// NewResourceLink returns a link to the resource uri, called name.
-func NewResourceLink(uri, name string) *ResourceLink { return &ResourceLink{URI: uri, Name: name} }
-
 // NewEmbeddedResource returns a block embedding r, a *TextResourceContents or
 // *BlobResourceContents.
 func NewEmbeddedResource(r ResourceContents) *EmbeddedResource {

@@ -217,9 +217,6 @@ func TestConstructors(t *testing.T) {
 	if c := NewTextContent("hi"); c.Text != "hi" {
 		t.Errorf("NewTextContent = %#v", c)
 	}
-	if c := NewResourceLink("file:///x", "x"); c.URI != "file:///x" || c.Name != "x" {
-		t.Errorf("NewResourceLink = %#v", c)
-	}
 	rc := &TextResourceContents{URI: "file:///x", Text: "t"}
 	if c := NewEmbeddedResource(rc); c.Resource != rc {
 		t.Errorf("NewEmbeddedResource = %#v", c)

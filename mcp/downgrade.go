@@ -351,7 +351,7 @@ func downgradeTool(f versionFeatures, t *Tool) *Tool {
 	if !f.titles && t.Title != "" {
 		w.edit().Title = ""
 	}
-	if len(t.OutputSchema) > 0 && (!f.structuredOutput || !f.structuredContentAnyJSON && !isObjectSchema(t.OutputSchema)) {
+	if out := schemaBytes(t.OutputSchema); len(out) > 0 && (!f.structuredOutput || !f.structuredContentAnyJSON && !isObjectSchema(out)) {
 		w.edit().OutputSchema = nil
 	}
 	if !f.toolAnnotations && t.Annotations != nil {

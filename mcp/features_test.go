@@ -87,7 +87,7 @@ func TestTypedTool(t *testing.T) {
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
-		if err := json.Unmarshal(tool.InputSchema, &in); err != nil {
+		if err := json.Unmarshal(tool.InputSchema.(json.RawMessage), &in); err != nil {
 			t.Fatal(err)
 		}
 		props := in.Properties
@@ -113,7 +113,7 @@ func TestTypedTool(t *testing.T) {
 			Type       string                     `json:"type"`
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
-		if err := json.Unmarshal(tool.OutputSchema, &out); err != nil {
+		if err := json.Unmarshal(tool.OutputSchema.(json.RawMessage), &out); err != nil {
 			t.Fatalf("output schema %s: %v", tool.OutputSchema, err)
 		}
 		if out.Type != "object" || !slices.Equal(slices.Sorted(maps.Keys(out.Properties)), []string{"city", "temps", "unit"}) {
@@ -273,12 +273,12 @@ func TestRawSchemaPreserved(t *testing.T) {
 		})
 		e := connect(t, rev, s, nil)
 		tool := findTool(t, e, "raw-schema")
-		if string(tool.InputSchema) != rawSchema {
+		if string(tool.InputSchema.(json.RawMessage)) != rawSchema {
 			t.Errorf("input schema changed:\n got %s\nwant %s", tool.InputSchema, rawSchema)
 		}
 		if want := rawOutputSchema; !since(rev, mcp.Version20250618) && tool.OutputSchema != nil {
 			t.Errorf("output schema %s sent to a %s client", tool.OutputSchema, rev)
-		} else if since(rev, mcp.Version20250618) && string(tool.OutputSchema) != want {
+		} else if got, _ := tool.OutputSchema.(json.RawMessage); since(rev, mcp.Version20250618) && string(got) != want {
 			t.Errorf("output schema changed:\n got %s\nwant %s", tool.OutputSchema, rawOutputSchema)
 		}
 		// And the server validates against it, $ref to an anchor,
@@ -450,8 +450,8 @@ func TestResources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://{", Name: "bad"}, noTemplate); err == nil {
-			t.Error("AddResourceTemplate accepted an invalid template")
+		if err := s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://{", Name: "bad"}, noTemplate); !errors.Is(err, mcp.ErrInvalidFeature) {
+			t.Errorf("AddResourceTemplate accepted an invalid template: %v", err)
 		}
 		e := connect(t, rev, s, nil)
 		ctx := testCtx(t)

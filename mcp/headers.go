@@ -91,7 +91,7 @@ func (cs *ClientSession) keepValidTools(tools []*Tool) []*Tool {
 		cs.paramHeaders = make(map[string][]mcpheader.ParamHeader)
 	}
 	for _, t := range tools {
-		hdrs, err := mcpheader.ParamHeaders(t.InputSchema)
+		hdrs, err := mcpheader.ParamHeaders(schemaBytes(t.InputSchema))
 		if err != nil {
 			cs.client.log.Warn("mcp: dropping tool with invalid x-mcp-header", "tool", t.Name, "err", err)
 			delete(cs.paramHeaders, t.Name)

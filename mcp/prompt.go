@@ -23,9 +23,11 @@ type serverPrompt struct {
 // empty, an argument is nil, unnamed or named twice, or p or h is nil.
 func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 	if p == nil {
-		return &RegistrationError{Kind: featurePrompt, Err: errNilFeature}
+		return s.refuse(&RegistrationError{Kind: featurePrompt, Err: errNilFeature})
 	}
-	fail := func(err error) error { return &RegistrationError{Kind: featurePrompt, Name: p.Name, Err: err} }
+	fail := func(err error) error {
+		return s.refuse(&RegistrationError{Kind: featurePrompt, Name: p.Name, Err: err})
+	}
 	if h == nil {
 		return fail(errNilHandler)
 	}
@@ -45,6 +47,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 		seen[a.Name] = true
 	}
 	s.prompts.put([]string{p.Name}, []*serverPrompt{{prompt: p, handler: h}})
+	s.registered(featurePrompt, p.Name)
 	s.notifyListChanged(NotificationPromptListChanged)
 	return nil
 }

@@ -26,7 +26,7 @@ func TestToolSchemasStayRaw(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if string(back.InputSchema) != schema {
+	if raw, ok := back.InputSchema.(json.RawMessage); !ok || string(raw) != schema {
 		t.Errorf("decoded input schema %s", back.InputSchema)
 	}
 	// Whitespace is compacted, nothing else.

@@ -17,12 +17,21 @@ type Tool struct {
 	// then Annotations.Title, then Name.
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
-	// InputSchema is the JSON Schema of the arguments: an object schema,
-	// kept as raw JSON so every keyword survives. Nil is written as
-	// {"type":"object"}.
-	InputSchema json.RawMessage `json:"inputSchema"`
-	// OutputSchema is the JSON Schema of StructuredContent (2025-06-18+).
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// InputSchema is the JSON Schema of the arguments: an object schema.
+	// A server may set it to any value whose JSON encoding is the schema,
+	// so that schemas built with any library work as they are: a
+	// json.RawMessage (or []byte) of raw JSON, a *jsonschema.Schema of
+	// github.com/google/jsonschema-go, a map[string]any, a struct.
+	// AddTool encodes it once, with json.Marshal, and serves exactly
+	// those bytes; the server keeps them, so it holds a json.RawMessage
+	// afterwards (Server.Tool, hooks). A decoded Tool (a client's
+	// tools/list, sampling tools) always holds a json.RawMessage: the
+	// bytes the server sent, every keyword and number as written.
+	// Nil is written as {"type":"object"}.
+	InputSchema any `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of StructuredContent (2025-06-18+),
+	// given and decoded as InputSchema is.
+	OutputSchema any `json:"outputSchema,omitempty"`
 	// Annotations are behaviour hints (2025-03-26+); never trust them from an
 	// untrusted server.
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
@@ -35,13 +44,62 @@ type Tool struct {
 // defaultInputSchema is the schema written for a Tool with no InputSchema.
 var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
-// MarshalJSON writes a nil InputSchema as {"type":"object"}.
+// MarshalJSON writes a nil InputSchema as {"type":"object"}, and a schema
+// given as []byte as the raw JSON it holds.
 func (t Tool) MarshalJSON() ([]byte, error) {
 	type wire Tool
-	if len(t.InputSchema) == 0 {
+	t.InputSchema, t.OutputSchema = rawSchemaValue(t.InputSchema), rawSchemaValue(t.OutputSchema)
+	if t.InputSchema == nil {
 		t.InputSchema = defaultInputSchema
 	}
 	return marshalJSONNoEscape(wire(t))
+}
+
+// rawSchemaValue is schema as encoding/json should see it: []byte is raw
+// JSON, not base64, and an empty json.RawMessage is no schema.
+func rawSchemaValue(schema any) any {
+	switch v := schema.(type) {
+	case json.RawMessage:
+		if len(v) == 0 {
+			return nil
+		}
+	case []byte:
+		if len(v) == 0 {
+			return nil
+		}
+		return json.RawMessage(v)
+	}
+	return schema
+}
+
+// UnmarshalJSON decodes the schemas as json.RawMessage, the bytes the
+// server sent, where encoding/json would make maps of them (losing the
+// order of keys and the digits of numbers); a Tool round-trips byte for
+// byte. A struct that embeds Tool gets this method too, and with it
+// decodes only Tool's fields: name the field instead, or decode the
+// struct's own fields apart.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	type toolFields Tool // without Tool's methods
+	var w struct {
+		toolFields
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*t = Tool(w.toolFields)
+	t.InputSchema, t.OutputSchema = decodedSchema(w.InputSchema), decodedSchema(w.OutputSchema)
+	return nil
+}
+
+// decodedSchema is a decoded schema as a Tool holds it: nil when absent
+// or null.
+func decodedSchema(raw json.RawMessage) any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }
 
 // ToolAnnotations are hints about a tool's behaviour (2025-03-26+). The

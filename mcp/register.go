@@ -5,6 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // ErrInvalidFeature is wrapped by every error that AddTool, AddResource,
@@ -16,6 +22,15 @@ var ErrInvalidFeature = errors.New("mcp: invalid feature")
 // A RegistrationError reports a feature that an Add function refused. It
 // wraps ErrInvalidFeature and the underlying cause, so both errors.Is and
 // errors.As see through it. Nothing was registered.
+//
+// A refused registration cannot go unnoticed: until its error is looked at
+// (Error, which printing and logging call, or Unwrap, which errors.Is
+// calls), or the same feature is added successfully, the Server refuses
+// to serve: Run returns an error naming every such failure, and a session
+// from Connect answers every request with one. To leave a feature out on
+// purpose, say so: if errors.Is(err, ErrInvalidFeature) { ... }. Once the
+// server serves, a refused Add only returns its error (and logs it on
+// ServerOptions.Logger): a running server is not stopped for it.
 type RegistrationError struct {
 	// Kind is the kind of feature: "tool", "prompt", "resource" or
 	// "resource template".
@@ -25,15 +40,107 @@ type RegistrationError struct {
 	Name string
 	// Err is what is wrong with it.
 	Err error
+
+	seen *atomic.Bool // set once the error is looked at; nil for errors a Server did not make
 }
 
 // Error names the feature and the problem.
 func (e *RegistrationError) Error() string {
-	return fmt.Sprintf("mcp: invalid %s %q: %v", e.Kind, e.Name, e.Err)
+	e.look()
+	return e.text()
 }
 
 // Unwrap returns ErrInvalidFeature and the cause.
-func (e *RegistrationError) Unwrap() []error { return []error{ErrInvalidFeature, e.Err} }
+func (e *RegistrationError) Unwrap() []error {
+	e.look()
+	return []error{ErrInvalidFeature, e.Err}
+}
+
+func (e *RegistrationError) look() {
+	if e.seen != nil {
+		e.seen.Store(true)
+	}
+}
+
+// text is Error without looking at the error.
+func (e *RegistrationError) text() string {
+	return fmt.Sprintf("mcp: invalid %s %q: %v", e.Kind, e.Name, e.Err)
+}
+
+// maxRefusals bounds the refused registrations a Server remembers.
+const maxRefusals = 64
+
+// refusals remembers a Server's refused registrations until it serves:
+// those whose errors nobody looked at stop it from serving.
+type refusals struct {
+	mu      sync.Mutex
+	serving bool
+	failed  []*RegistrationError
+	dropped int // failures beyond maxRefusals
+
+	once    sync.Once
+	refusal *jsonrpc.Error // what every request gets, when serving began with unhandled failures
+}
+
+// refuse records e, a registration the server refused, and returns it.
+func (s *Server) refuse(e *RegistrationError) error {
+	e.seen = new(atomic.Bool)
+	r := &s.refused
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.serving:
+		s.log.Warn("mcp: a feature was refused while serving", "error", e.text())
+	case len(r.failed) < maxRefusals:
+		r.failed = append(r.failed, e)
+	default:
+		r.dropped++
+	}
+	return e
+}
+
+// registered forgets the refusals of a feature now added successfully.
+func (s *Server) registered(kind, name string) {
+	r := &s.refused
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed = slices.DeleteFunc(r.failed, func(e *RegistrationError) bool { return e.Kind == kind && e.Name == name })
+}
+
+// serving marks the server as serving (Run, Connect, or the first request
+// of any transport) and returns the error every request gets if a refused
+// registration went unnoticed until then; nil if all is well.
+func (s *Server) serving() *jsonrpc.Error {
+	r := &s.refused
+	r.once.Do(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.serving = true
+		var lines []string
+		for _, e := range r.failed {
+			if !e.seen.Load() {
+				lines = append(lines, e.text())
+			}
+		}
+		r.failed = nil
+		if len(lines) == 0 && r.dropped == 0 {
+			return
+		}
+		n := len(lines) + r.dropped
+		if len(lines) > 10 {
+			lines = lines[:10]
+		}
+		if more := n - len(lines); more > 0 {
+			lines = append(lines, fmt.Sprintf("and %d more", more))
+		}
+		msg := fmt.Sprintf("mcp: the server refuses to serve: %d feature registration(s) failed and the error was dropped "+
+			"(handle the error of every Add call; errors.Is(err, mcp.ErrInvalidFeature) marks one as left out on purpose): %s",
+			n, strings.Join(lines, "; "))
+		s.log.Error(msg)
+		r.refusal = jsonrpc.NewError(jsonrpc.CodeInternalError, msg)
+	})
+	return r.refusal
+}
 
 // Feature kinds named by RegistrationError.Kind.
 const (
@@ -123,3 +230,19 @@ func checkResourceURI(uri string) error {
 	}
 	return nil
 }
+
+// refusedRequest answers a request to a server that refuses to serve (see
+// Server.serving); notifications are dropped.
+func refusedRequest(r *Request, e *jsonrpc.Error) (any, error) {
+	if r.IsNotification() {
+		return nil, nil
+	}
+	return nil, e
+}
+
+// servingRefused is Run's error for a server that refuses to serve: it
+// wraps ErrInvalidFeature.
+type servingRefused string
+
+func (e servingRefused) Error() string { return string(e) }
+func (servingRefused) Unwrap() error   { return ErrInvalidFeature }

@@ -194,7 +194,7 @@ func TestRegistrationErrors(t *testing.T) {
 
 	// Nothing was registered: only the valid features are listed, as
 	// they were.
-	if tool, ok := s.Tool("keep"); !ok || !strings.Contains(string(tool.InputSchema), `"k"`) {
+	if tool, ok := s.Tool("keep"); !ok || !strings.Contains(string(tool.InputSchema.(json.RawMessage)), `"k"`) {
 		t.Errorf("the valid tool was replaced: %v %+v", ok, tool)
 	}
 	e := connect(t, mcp.Version20251125, s, nil)

@@ -36,9 +36,11 @@ type serverTemplate struct {
 // Name (which the spec requires), or r or h is nil.
 func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 	if r == nil {
-		return &RegistrationError{Kind: featureResource, Err: errNilFeature}
+		return s.refuse(&RegistrationError{Kind: featureResource, Err: errNilFeature})
 	}
-	fail := func(err error) error { return &RegistrationError{Kind: featureResource, Name: r.URI, Err: err} }
+	fail := func(err error) error {
+		return s.refuse(&RegistrationError{Kind: featureResource, Name: r.URI, Err: err})
+	}
 	if h == nil {
 		return fail(errNilHandler)
 	}
@@ -49,6 +51,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 		return fail(errors.New("empty name"))
 	}
 	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
+	s.registered(featureResource, r.URI)
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }
@@ -62,9 +65,11 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 // requires), or t or h is nil.
 func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHandler) error {
 	if t == nil {
-		return &RegistrationError{Kind: featureTemplate, Err: errNilFeature}
+		return s.refuse(&RegistrationError{Kind: featureTemplate, Err: errNilFeature})
 	}
-	fail := func(err error) error { return &RegistrationError{Kind: featureTemplate, Name: t.URITemplate, Err: err} }
+	fail := func(err error) error {
+		return s.refuse(&RegistrationError{Kind: featureTemplate, Name: t.URITemplate, Err: err})
+	}
 	if h == nil {
 		return fail(errNilHandler)
 	}
@@ -79,6 +84,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHand
 		return fail(errors.New("empty name"))
 	}
 	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
+	s.registered(featureTemplate, t.URITemplate)
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }

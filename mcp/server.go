@@ -120,6 +120,7 @@ type Server struct {
 	prompts   registry[*serverPrompt]
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
+	refused   refusals // Add* failures, until the server serves
 
 	receive MethodHandler // Receiving middleware around route
 	send    Middleware    // Sending middleware, composed
@@ -286,8 +287,11 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // Connect starts serving one client connection on stream and returns at
 // once; the connection is served until the stream ends or Close is called.
 // opts may be nil: a connection with no session id, as on stdio. With
-// opts.State the session is rebuilt in the state it had elsewhere.
+// opts.State the session is rebuilt in the state it had elsewhere. A
+// server with a refused registration whose error was never looked at
+// answers every request with an error naming it (see RegistrationError).
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
+	s.serving() // a refused registration nobody noticed: every request is refused (see route)
 	ss := &ServerSession{server: s}
 	var firstID int64
 	if opts != nil {
@@ -342,8 +346,13 @@ func isBarrier(method string) bool {
 }
 
 // Run serves one client on stream until the stream ends or ctx is done.
-// It is how a stdio server runs: s.Run(ctx, transport.Stdio()).
+// It is how a stdio server runs: s.Run(ctx, transport.Stdio()). It serves
+// nothing and returns an error wrapping ErrInvalidFeature if a refused
+// registration's error was never looked at (see RegistrationError).
 func (s *Server) Run(ctx context.Context, stream jsonrpc.Stream) error {
+	if e := s.serving(); e != nil {
+		return servingRefused(e.Message)
+	}
 	ss := s.Connect(stream, nil)
 	select {
 	case <-ctx.Done():
@@ -462,6 +471,9 @@ func NoticeID(ctx context.Context) string {
 
 // route dispatches one incoming request to its method handler.
 func (s *Server) route(ctx context.Context, r *Request) (any, error) {
+	if e := s.serving(); e != nil {
+		return refusedRequest(r, e)
+	}
 	if r.rc != nil {
 		return s.routeStateless(ctx, r)
 	}

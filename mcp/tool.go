@@ -154,9 +154,11 @@ const (
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 // AddTool adds or replaces a tool whose handler builds its own results.
-// t.InputSchema is kept byte for byte as given (a nil schema means any
-// object); arguments are validated against it before h runs. The server
-// keeps a copy of t: changing t afterwards changes nothing.
+// t.InputSchema may be any value whose JSON is the schema (see Tool): it
+// is encoded once, here, and those bytes are served as they are (a
+// json.RawMessage byte for byte; a nil schema means any object);
+// arguments are validated against it before h runs. The server keeps a
+// copy of t: changing t, or the schema value, afterwards changes nothing.
 //
 // When t has an OutputSchema, every result that is not an error result
 // must carry structured content matching it (unless
@@ -166,25 +168,70 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 //
 // A tool clients could not use is refused: AddTool registers nothing and
 // returns a *RegistrationError (wrapping ErrInvalidFeature) when the name is
-// not 1 to 128 characters of [A-Za-z0-9_.-], when either schema is not a
-// JSON object with "type": "object" or does not compile, when an
+// not 1 to 128 characters of [A-Za-z0-9_.-], when either schema cannot be
+// encoded, is not a JSON object with "type": "object" or does not
+// compile, when an
 // x-mcp-header annotation is invalid (see SEP-2243), or when t or h is
 // nil.
 func (s *Server) AddTool(t *Tool, h ToolHandler) error {
 	if t == nil {
-		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
+		return s.refuse(&RegistrationError{Kind: featureTool, Err: errNilFeature})
 	}
-	in := t.InputSchema
+	in, out, err := toolSchemas(t)
+	if err != nil {
+		return s.refuse(&RegistrationError{Kind: featureTool, Name: t.Name, Err: err})
+	}
 	if in == nil {
 		in = objectSchema
 	}
-	return s.addTool(t, in, t.OutputSchema, h, compileAtRegistration)
+	return s.addTool(t, in, out, h, compileAtRegistration)
+}
+
+// toolSchemas returns the JSON of t's schemas, given as any values (see
+// Tool.InputSchema); nil for one not given.
+func toolSchemas(t *Tool) (in, out json.RawMessage, err error) {
+	if in, err = schemaJSON(t.InputSchema); err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	if out, err = schemaJSON(t.OutputSchema); err != nil {
+		return nil, nil, fmt.Errorf("output schema: %w", err)
+	}
+	return in, out, nil
+}
+
+// schemaJSON is jsonschema.Raw without checking raw JSON, which
+// checkObjectSchema does.
+func schemaJSON(schema any) (json.RawMessage, error) {
+	if raw, ok := schema.(json.RawMessage); ok {
+		if len(raw) == 0 {
+			return nil, nil
+		}
+		return raw, nil
+	}
+	return jsonschema.Raw(schema)
+}
+
+// schemaBytes returns the JSON of a schema a Tool holds: the server's
+// copies and decoded tools hold json.RawMessage; any other value is
+// encoded now, nil if it cannot be.
+func schemaBytes(schema any) json.RawMessage {
+	raw, _ := schemaJSON(schema)
+	return raw
+}
+
+// schemaValue is raw as a Tool holds it: nil, not a nil json.RawMessage,
+// for no schema.
+func schemaValue(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return raw
 }
 
 // addTool checks a tool whose schemas are in and out, and registers a copy
 // of t with them only if all is well. t itself is never changed.
 func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler, when compileTime) error {
-	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
+	fail := func(err error) error { return s.refuse(&RegistrationError{Kind: featureTool, Name: t.Name, Err: err}) }
 	if h == nil {
 		return fail(errNilHandler)
 	}
@@ -220,6 +267,7 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler, when c
 		return fail(err)
 	}
 	s.tools.put([]string{t.Name}, []*serverTool{{tool: tool, handler: h, headers: hdrs, validators: validators}})
+	s.registered(featureTool, t.Name)
 	s.notifyListChanged(NotificationToolListChanged)
 	return nil
 }
@@ -286,10 +334,12 @@ func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
 		// first look at the Tool type (about 0.2 ms; TestCloneToolFields
 		// keeps the list of fields above whole).
 		c := *t
-		c.InputSchema, c.OutputSchema = bytes.Clone(in), bytes.Clone(out)
+		c.InputSchema, c.OutputSchema = schemaValue(bytes.Clone(in)), schemaValue(bytes.Clone(out))
 		return &c, nil
 	}
-	raw, err := json.Marshal(t)
+	bare := *t
+	bare.InputSchema, bare.OutputSchema = nil, nil // encoded already
+	raw, err := json.Marshal(bare)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +348,7 @@ func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
 		return nil, err
 	}
 	// Kept byte for byte, which a JSON round trip would not do.
-	c.InputSchema, c.OutputSchema = bytes.Clone(in), bytes.Clone(out)
+	c.InputSchema, c.OutputSchema = schemaValue(bytes.Clone(in)), schemaValue(bytes.Clone(out))
 	return c, nil
 }
 
@@ -315,20 +365,24 @@ func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
 // fail to, and a server registering many tools starts sooner.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	if t == nil {
-		return &RegistrationError{Kind: featureTool, Err: errNilFeature}
+		return s.refuse(&RegistrationError{Kind: featureTool, Err: errNilFeature})
 	}
-	fail := func(err error) error { return &RegistrationError{Kind: featureTool, Name: t.Name, Err: err} }
+	fail := func(err error) error { return s.refuse(&RegistrationError{Kind: featureTool, Name: t.Name, Err: err}) }
 	if h == nil {
 		return fail(errNilHandler)
 	}
-	in := t.InputSchema
+	in, out, err := toolSchemas(t)
+	if err != nil {
+		return fail(err)
+	}
+	given := in != nil || out != nil
 	if in == nil {
 		var err error
 		if in, err = inferObjectSchema(reflect.TypeFor[In]()); err != nil {
 			return fail(fmt.Errorf("input type: %w", err))
 		}
 	}
-	out, wrap := t.OutputSchema, false
+	wrap := false
 	if out == nil {
 		var err error
 		if out, wrap, err = inferOutputSchema[Out](); err != nil {
@@ -338,7 +392,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) error {
 	structured := out != nil
 	fast := newArgsDecoder(reflect.TypeFor[In]())
 	when := compileAtRegistration
-	if t.InputSchema == nil && t.OutputSchema == nil && !hasCustomSchema(reflect.TypeFor[In]()) && !hasCustomSchema(reflect.TypeFor[Out]()) {
+	if !given && !hasCustomSchema(reflect.TypeFor[In]()) && !hasCustomSchema(reflect.TypeFor[Out]()) {
 		when = compileAtFirstCall
 	}
 	return s.addTool(t, in, out, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
@@ -407,7 +461,7 @@ func inferOutputSchema[Out any]() (schema json.RawMessage, wrap bool, err error)
 	if t.Kind() == reflect.Interface || t == reflect.TypeFor[json.RawMessage]() {
 		return nil, false, nil // any JSON at all: nothing to promise
 	}
-	if schema, err = jsonschema.ForType(t); err != nil {
+	if schema, err = jsonschema.ForTypeClosed(t); err != nil {
 		return nil, false, err
 	}
 	if checkObjectSchema(schema) == nil {
@@ -453,7 +507,7 @@ func inferObjectSchema(t reflect.Type) (json.RawMessage, error) {
 	if t.Kind() == reflect.Interface || t == reflect.TypeFor[json.RawMessage]() {
 		return objectSchema, nil
 	}
-	schema, err := jsonschema.ForType(t)
+	schema, err := jsonschema.ForTypeClosed(t)
 	if err != nil {
 		return nil, err
 	}
@@ -469,7 +523,7 @@ func (s *Server) Tool(name string) (*Tool, bool) {
 	if !ok {
 		return nil, false
 	}
-	c, err := cloneTool(st.tool, st.tool.InputSchema, st.tool.OutputSchema)
+	c, err := cloneTool(st.tool, schemaBytes(st.tool.InputSchema), schemaBytes(st.tool.OutputSchema))
 	if err != nil {
 		return nil, false // it was copied once already: cannot happen
 	}

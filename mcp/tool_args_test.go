@@ -145,7 +145,8 @@ func TestCloneToolFields(t *testing.T) {
 	in := json.RawMessage(`{"type":"object"}`)
 	orig := &Tool{Name: "t", Title: "T", Description: "d"}
 	c, err := cloneTool(orig, in, nil)
-	if err != nil || c == orig || c.Name != "t" || c.Title != "T" || c.Description != "d" || string(c.InputSchema) != string(in) || &c.InputSchema[0] == &in[0] {
+	got, _ := c.InputSchema.(json.RawMessage)
+	if err != nil || c == orig || c.Name != "t" || c.Title != "T" || c.Description != "d" || string(got) != string(in) || &got[0] == &in[0] || c.OutputSchema != nil {
 		t.Errorf("cloneTool = %+v, %v", c, err)
 	}
 }

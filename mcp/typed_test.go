@@ -313,11 +313,12 @@ func contentTexts(res *mcp.CallToolResult) []string {
 
 // schemaProps returns the sorted, comma-separated property names of an
 // object schema, or "" for no schema.
-func schemaProps(t *testing.T, schema json.RawMessage) string {
+func schemaProps(t *testing.T, v any) string {
 	t.Helper()
-	if schema == nil {
+	if v == nil {
 		return ""
 	}
+	schema := v.(json.RawMessage)
 	var s struct {
 		Type       string                     `json:"type"`
 		Properties map[string]json.RawMessage `json:"properties"`

@@ -100,7 +100,7 @@ func run(ctx context.Context, url, scenario, version, rawContext string) error {
 		}
 		for _, t := range tools {
 			if t.Name == "json_schema_2020_12_tool" {
-				args, _ := json.Marshal(map[string]json.RawMessage{"schema": t.InputSchema})
+				args, _ := json.Marshal(map[string]any{"schema": t.InputSchema})
 				return call(ctx, cs, "json_schema_echo", string(args))
 			}
 		}

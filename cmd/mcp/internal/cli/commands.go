@@ -118,7 +118,8 @@ func runTools(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error
 	}
 	var rows [][]string
 	for _, t := range tools {
-		rows = append(rows, []string{t.Name, schemaSummary(t.InputSchema), oneLine(t.Description)})
+		in, _ := t.InputSchema.(json.RawMessage) // a listed tool's schema is raw JSON
+		rows = append(rows, []string{t.Name, schemaSummary(in), oneLine(t.Description)})
 	}
 	return inv.table([]string{"NAME", "ARGUMENTS", "DESCRIPTION"}, rows)
 }
@@ -353,7 +354,7 @@ func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	if len(inv.kv) > 0 {
 		var schema json.RawMessage
 		if tool != nil {
-			schema = tool.InputSchema
+			schema, _ = tool.InputSchema.(json.RawMessage)
 		}
 		types := propertyTypes(schema)
 		for _, k := range inv.kvOrder {

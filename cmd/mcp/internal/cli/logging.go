@@ -83,8 +83,8 @@ func runSchema(ctx context.Context, inv *invocation, cs *mcp.ClientSession) erro
 		v    any
 		on   bool
 	}{
-		{"input schema", tool.InputSchema, len(tool.InputSchema) > 0},
-		{"output schema", tool.OutputSchema, len(tool.OutputSchema) > 0},
+		{"input schema", tool.InputSchema, tool.InputSchema != nil},
+		{"output schema", tool.OutputSchema, tool.OutputSchema != nil},
 		{"annotations", tool.Annotations, tool.Annotations != nil},
 		{"execution", tool.Execution, tool.Execution != nil},
 	} {

@@ -44,6 +44,33 @@ type mockTool struct {
 	Text   string          `json:"text,omitempty"`
 }
 
+// UnmarshalJSON reads the tool's fields and the mock's, strictly: the
+// embedded mcp.Tool's own UnmarshalJSON would read only the tool's.
+func (t *mockTool) UnmarshalJSON(data []byte) error {
+	type toolFields mcp.Tool // without its UnmarshalJSON
+	var w struct {
+		toolFields
+		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Result       json.RawMessage `json:"result,omitempty"`
+		Text         string          `json:"text,omitempty"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	t.Tool, t.Result, t.Text = mcp.Tool(w.toolFields), w.Result, w.Text
+	t.InputSchema, t.OutputSchema = nil, nil
+	if w.InputSchema != nil {
+		t.InputSchema = w.InputSchema
+	}
+	if w.OutputSchema != nil {
+		t.OutputSchema = w.OutputSchema
+	}
+	return nil
+}
+
 // mockResource is a resource (its fields as in resources/list) whose
 // contents are Text, or Blob (base64).
 type mockResource struct {

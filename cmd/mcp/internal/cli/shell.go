@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -323,7 +324,8 @@ func (sh *shellState) argumentCandidates(prior []string) []string {
 		}
 		for _, t := range sh.tools {
 			if t.Name == pos[0] {
-				for k := range propertyTypes(t.InputSchema) {
+				in, _ := t.InputSchema.(json.RawMessage)
+				for k := range propertyTypes(in) {
 					if !given[k] {
 						cands = append(cands, k+"=")
 					}
