@@ -40,11 +40,14 @@
 // Channels, functions, complex numbers and maps with other key types are
 // errors. Struct fields follow encoding/json: json tag names, "-",
 // unexported fields skipped, embedded structs flattened with the same
-// precedence rules, and `json:",string"` scalars become strings. Structs
-// do not get "additionalProperties": false, since encoding/json ignores
-// unknown members. Named types that contain themselves are written once
-// under "$defs" and referenced with "$ref" ("#" for the root type); all
-// other types are inlined.
+// precedence rules, and `json:",string"` scalars become strings. ForType's
+// structs do not get "additionalProperties": false, since encoding/json
+// ignores unknown members; ForTypeClosed's do, as go-sdk's and invopop's
+// inferred schemas have them (an MCP server infers tool schemas with it,
+// so that a misspelled argument is refused rather than ignored). Named
+// types that contain themselves are written once under "$defs" and
+// referenced with "$ref" ("#" for the root type); all other types are
+// inlined.
 //
 // # Struct tags
 //
@@ -72,12 +75,46 @@
 // Enum and default values are typed by the field: string fields take the
 // text literally, integer, number and boolean fields take a JSON literal of
 // that type (checked against the Go type's range), and other fields take
-// JSON text. Unknown keywords, repeated keywords, values of the wrong type
-// and keywords that do not apply to the field's type make For return an
-// error.
+// JSON text. Unknown keywords in a tag beginning with WORD= (any other tag
+// is a description: see below), repeated keywords (but enum, example and
+// an array's default), values of the wrong type and keywords that do not
+// apply to the field's type make For return an error.
 //
 //	Unit  string `json:"unit,omitempty" jsonschema:"enum=celsius|fahrenheit,default=celsius"`
 //	Count int    `json:"count" jsonschema:"minimum=1,maximum=100"`
+//
+// # Other SDKs' tags
+//
+// Structs written for the other Go MCP SDKs keep working:
+//
+//   - go-sdk (google/jsonschema-go): a tag that is not a list of the items
+//     above and below is free text, the description, kept verbatim:
+//     `jsonschema:"the city, e.g. Paris"`. As in google/jsonschema-go, it
+//     must not begin with WORD=, which is read as an item (a misspelled
+//     one is an error). A lone word that is an item (required,
+//     optional) is that item.
+//   - mcp-go: free text with enum=X items gives those enum values and the
+//     rest (joined with ", ") as the description; a jsonschema_description
+//     tag is the description too.
+//   - invopop/jsonschema (mcp-grafana): the items description=TEXT,
+//     example=V (repeatable, into "examples"), enum=A,enum=B (repeated:
+//     one value each, no '|' splitting), multipleOf=N, uniqueItems,
+//     readOnly=BOOL, writeOnly=BOOL, nullable (the field also accepts
+//     null), default=V (repeatable on array fields) and "-" (the field is
+//     left out of the schema). On an array field of an invopop-style
+//     struct, enum, example, format, pattern, length and numeric bounds
+//     apply to the items, as invopop applies them.
+//
+// A struct is invopop-style when any of its fields uses an item only
+// invopop has: description=, example=, nullable, uniqueItems, readOnly=,
+// writeOnly=. Such a struct requires only the fields tagged required
+// (omitempty does not matter), as invopop's Reflector with
+// RequiredFromJSONSchemaTags, which MCP servers such as mcp-grafana use;
+// fields that code written for invopop's default reflector needed because
+// they lack omitempty must be tagged required. Invopop items with no
+// counterpart (oneof_required=, anyof_required=, type=, the
+// jsonschema_extras tag, ...) are errors that say to give the type a
+// JSONSchema method instead.
 //
 // # Validation
 //
