@@ -354,7 +354,11 @@ func cloneTool(t *Tool, in, out json.RawMessage) (*Tool, error) {
 
 // AddTool adds or replaces a typed tool. Unless t sets them, the input
 // schema is inferred from In and the output schema from Out (see
-// ToolHandlerFor, which says what each Out sends). The server keeps a copy
+// ToolHandlerFor, which says what each Out sends), with every struct
+// closed ("additionalProperties": false, jsonschema.ForTypeClosed): an
+// argument In has no field for is refused, not ignored. To accept them,
+// give the schema: t.InputSchema, _ = jsonschema.For[In](). Schemas t sets
+// are taken as Server.AddTool takes them. The server keeps a copy
 // of t. Besides what Server.AddTool refuses, it refuses, with a
 // *RegistrationError and registering nothing, an In whose schema cannot be
 // inferred or does not describe a JSON object, an Out whose schema cannot
