@@ -123,6 +123,9 @@ func TestTagConventionErrors(t *testing.T) {
 	type badReadOnly struct {
 		A string `jsonschema:"readOnly=yes"`
 	}
+	type unescapedComma struct {
+		A string `jsonschema:"description=The UID, a string"`
+	}
 	type dupDefault struct {
 		A string `jsonschema:"default=a,default=b"`
 	}
@@ -137,6 +140,7 @@ func TestTagConventionErrors(t *testing.T) {
 		{reflect.TypeFor[badUnique](), "uniqueItems: not applicable to a string"},
 		{reflect.TypeFor[badReadOnly](), `readOnly: "yes" is not a boolean`},
 		{reflect.TypeFor[dupDefault](), `duplicate keyword "default"`},
+		{reflect.TypeFor[unescapedComma](), `"a string" is not an item: write a comma inside a value as \\, in the Go source (the tag then holds \,)`},
 	}
 	for _, tt := range tests {
 		_, err := ForType(tt.typ)

@@ -225,6 +225,9 @@ func unknownItem(key string) error {
 	case "type", "anchor", "oneof_required", "anyof_required", "oneof_ref", "oneof_type", "anyof_ref", "anyof_type":
 		return fmt.Errorf("%s: invopop's %[1]s= is not supported; give the field's type a JSONSchema() json.RawMessage method (jsonschema.Schemer) or set the tool's schema yourself", key)
 	}
+	if strings.ContainsAny(key, " \t") {
+		return fmt.Errorf(`%q is not an item: write a comma inside a value as \\, in the Go source (the tag then holds \,)`, key)
+	}
 	return fmt.Errorf("%s: unknown keyword (a description written as free text must not begin with WORD=)", key)
 }
 
