@@ -538,7 +538,7 @@ func walkServerEverything(t *testing.T, es *everythingSession) {
 			Properties map[string]struct{ Type, Description string } `json:"properties"`
 			Required   []string                                      `json:"required"`
 		}
-		if err := json.Unmarshal(echo.InputSchema, &schema); err != nil {
+		if err := json.Unmarshal(echo.InputSchema.(json.RawMessage), &schema); err != nil {
 			t.Fatal(err)
 		}
 		if schema.Type != "object" || schema.Properties["message"].Type != "string" ||

@@ -193,7 +193,7 @@ func (w *v2Walk) run(t *testing.T, want string) {
 		if want := []string{"add", "echo", "fail", "progress", "log", "sample", "elicit", "roots", "block", "image"}; !slices.Equal(names, want) {
 			t.Fatalf("tools = %q, want %q", names, want)
 		}
-		if add := tools["add"]; add.OutputSchema == nil || !bytes.Contains(add.InputSchema, []byte(`"integer"`)) {
+		if add := tools["add"]; add.OutputSchema == nil || !bytes.Contains(add.InputSchema.(json.RawMessage), []byte(`"integer"`)) {
 			t.Errorf("add schemas: %s / %s", add.InputSchema, add.OutputSchema)
 		}
 		// Our client validates the structured content against the
