@@ -47,7 +47,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) error {
 		seen[a.Name] = true
 	}
 	s.prompts.put([]string{p.Name}, []*serverPrompt{{prompt: p, handler: h}})
-	s.registered(featurePrompt, p.Name)
+	s.registeredFeature(featurePrompt, p.Name)
 	s.notifyListChanged(NotificationPromptListChanged)
 	return nil
 }

@@ -99,8 +99,8 @@ func (s *Server) refuse(e *RegistrationError) error {
 	return e
 }
 
-// registered forgets the refusals of a feature now added successfully.
-func (s *Server) registered(kind, name string) {
+// registeredFeature forgets the refusals of a feature now added successfully.
+func (s *Server) registeredFeature(kind, name string) {
 	r := &s.refused
 	r.mu.Lock()
 	defer r.mu.Unlock()

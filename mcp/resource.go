@@ -51,7 +51,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) error {
 		return fail(errors.New("empty name"))
 	}
 	s.resources.put([]string{r.URI}, []*serverResource{{resource: r, handler: h}})
-	s.registered(featureResource, r.URI)
+	s.registeredFeature(featureResource, r.URI)
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }
@@ -84,7 +84,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceTemplateHand
 		return fail(errors.New("empty name"))
 	}
 	s.templates.put([]string{t.URITemplate}, []*serverTemplate{{template: t, parsed: parsed, handler: h}})
-	s.registered(featureTemplate, t.URITemplate)
+	s.registeredFeature(featureTemplate, t.URITemplate)
 	s.notifyListChanged(NotificationResourceListChanged)
 	return nil
 }

@@ -267,7 +267,7 @@ func (s *Server) addTool(t *Tool, in, out json.RawMessage, h ToolHandler, when c
 		return fail(err)
 	}
 	s.tools.put([]string{t.Name}, []*serverTool{{tool: tool, handler: h, headers: hdrs, validators: validators}})
-	s.registered(featureTool, t.Name)
+	s.registeredFeature(featureTool, t.Name)
 	s.notifyListChanged(NotificationToolListChanged)
 	return nil
 }
