@@ -120,7 +120,6 @@ type Server struct {
 	prompts   registry[*serverPrompt]
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
-	refused   refusals // Add* failures, until the server serves
 
 	receive MethodHandler // Receiving middleware around route
 	send    Middleware    // Sending middleware, composed
@@ -143,6 +142,8 @@ type Server struct {
 	changed   map[string]*time.Timer // pending list_changed notifications, by method
 
 	capsByShape [8]atomic.Pointer[ServerCapabilities] // see capabilities
+
+	refused refusals // Add* failures, until the server serves
 
 	methods      atomic.Pointer[methodTable]
 	extensions   map[string]json.RawMessage   // capabilities.extensions; guarded by mu
@@ -291,7 +292,6 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // server with a refused registration whose error was never looked at
 // answers every request with an error naming it (see RegistrationError).
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
-	s.serving() // a refused registration nobody noticed: every request is refused (see route)
 	ss := &ServerSession{server: s}
 	var firstID int64
 	if opts != nil {
@@ -307,6 +307,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 		}
 		ss.state.Principal = opts.Principal
 	}
+	s.serving() // a refused registration nobody noticed: every request is refused (see route)
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { ss.conn = c },
 		Handler:        (*serverConnHandler)(ss),
