@@ -29,7 +29,12 @@
 // The Add functions (AddTool, Server.AddTool, AddResource,
 // AddResourceTemplate, AddPrompt) check a feature when it is added and
 // return an error wrapping ErrInvalidFeature, registering nothing, for one
-// that clients could not use. A typed tool returns *ToolResult[T] to send
+// that clients could not use; a server whose such error was dropped unread
+// refuses to serve, naming it (see RegistrationError). A tool's schemas
+// may be given as any value whose JSON is the schema, a
+// google/jsonschema-go *jsonschema.Schema included (see Tool.InputSchema);
+// inferred ones read the struct tags of gomcp, go-sdk, mcp-go and
+// invopop/jsonschema (see package jsonschema). A typed tool returns *ToolResult[T] to send
 // structured output together with isError, content of its own or _meta. A
 // resource template's handler (ResourceTemplateHandler) receives the
 // variables matched in the URI. On the client, CallToolFor takes any Go
