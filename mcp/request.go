@@ -28,7 +28,8 @@ type Request struct {
 
 	outgoingRequest bool  // an outgoing request (ID is assigned later)
 	rejected        bool  // refused before reaching a handler
-	meta            *Meta // params._meta, when it has been decoded
+	meta            *Meta        // params._meta, when it has been decoded
+	typed           *typedParams // params decoded by hooks.Params
 
 	// Where an incoming message came from, decided once when it arrives:
 	// Session for a stateful session's, rc for one of the stateless

@@ -121,8 +121,9 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 
-	receive MethodHandler // Receiving middleware around route
-	send    Middleware    // Sending middleware, composed
+	mw     mwStack                                        // Receiving middleware around route, Sending middleware
+	toolMW atomic.Pointer[[]func(ToolHandler) ToolHandler] // hooks.AddToolMiddleware; nil: none
+	hooks  sessionHooks                                   // hooks.OnRegisterSession, OnUnregisterSession; guarded by mu
 
 	// stateKey (see ServerOptions.RequestStateKey) and instance, this
 	// Server's id in notices (shared.Notice.Origin), are random unless given, and
@@ -174,8 +175,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	s.methods.Store(coreMethods())
 	s.AddVisibleFunc(s.opts.Visible)
-	s.receive = chain(s.route, s.opts.Receiving)
-	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
+	s.mw.init(s.route, s.opts.Receiving, s.opts.Sending)
 	s.notifier = s.opts.Notifier
 	if s.notifier == nil {
 		s.notifier = shared.NewMemoryNotifier()
@@ -321,16 +321,31 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			ss.untracked = true
+			hooked := ss.hooked == hookedRegistered
 			s.mu.Unlock()
+			if hooked {
+				s.unregistered(ss)
+			}
 		},
 	})
 	s.mu.Lock()
+	hook := false
 	if !ss.untracked { // the connection may already be over
 		s.sessions[ss] = struct{}{}
+		if hook = len(s.hooks.register)+len(s.hooks.unregister) > 0; hook {
+			ss.hooked = hookedRegistering
+		}
 	}
 	s.mu.Unlock()
+	if hook {
+		s.registered(ss)
+	}
 	return ss
 }
+
+// receive runs an incoming message through the Receiving middleware and
+// the route.
+func (s *Server) receive(ctx context.Context, r *Request) (any, error) { return s.mw.receive(ctx, r) }
 
 // isBarrier marks the messages a connection handles on its reader, before
 // any later message: initialize (a client may pipeline requests behind it),

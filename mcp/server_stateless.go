@@ -313,7 +313,7 @@ func (l *listener) wants(method, uri string) bool {
 // then) or the session ends (the listen result is sent).
 func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	var p ListenParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	caps := s.capabilities()
