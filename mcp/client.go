@@ -99,10 +99,10 @@ type ClientOptions struct {
 // Client is an MCP client: an identity and a set of handlers, used to open
 // sessions with servers. It is safe for concurrent use.
 type Client struct {
-	impl    *Implementation
-	opts    ClientOptions
-	log     *slog.Logger
-	mw      mwStack // Receiving middleware around route, Sending middleware
+	impl *Implementation
+	opts ClientOptions
+	log  *slog.Logger
+	mw   mwStack // Receiving middleware around route, Sending middleware
 
 	mu       sync.Mutex
 	roots    []*Root

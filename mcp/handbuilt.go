@@ -34,8 +34,8 @@ func (noClient) logLevel() LoggingLevel          { return levelUnset }
 func (noClient) session() *ServerSession         { return nil }
 func (noClient) principal() string               { return "" }
 
-func (noClient) logs(context.Context, LoggingLevel) bool             { return false }
-func (noClient) notify(context.Context, string, any) error           { return nil }
+func (noClient) logs(context.Context, LoggingLevel) bool   { return false }
+func (noClient) notify(context.Context, string, any) error { return nil }
 func (noClient) input(_ context.Context, reqs map[string]*InputRequest) (map[string]*InputResponse, error) {
 	return nil, errNoClient(reqs)
 }

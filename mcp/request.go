@@ -26,8 +26,8 @@ type Request struct {
 	// belongs to no session.
 	Session Session
 
-	outgoingRequest bool  // an outgoing request (ID is assigned later)
-	rejected        bool  // refused before reaching a handler
+	outgoingRequest bool         // an outgoing request (ID is assigned later)
+	rejected        bool         // refused before reaching a handler
 	meta            *Meta        // params._meta, when it has been decoded
 	typed           *typedParams // params decoded by hooks.Params
 

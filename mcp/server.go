@@ -121,9 +121,9 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 
-	mw     mwStack                                        // Receiving middleware around route, Sending middleware
+	mw     mwStack                                         // Receiving middleware around route, Sending middleware
 	toolMW atomic.Pointer[[]func(ToolHandler) ToolHandler] // hooks.AddToolMiddleware; nil: none
-	hooks  sessionHooks                                   // hooks.OnRegisterSession, OnUnregisterSession; guarded by mu
+	hooks  sessionHooks                                    // hooks.OnRegisterSession, OnUnregisterSession; guarded by mu
 
 	// stateKey (see ServerOptions.RequestStateKey) and instance, this
 	// Server's id in notices (shared.Notice.Origin), are random unless given, and
