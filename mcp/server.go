@@ -134,8 +134,13 @@ type Server struct {
 	stateKey   []byte
 	instance   string
 
-	notifier  shared.Notifier
-	metaCache metaCache // client capabilities and info of HandleStateless requests
+	notifier shared.Notifier
+	// Subscribed to notifier while serving sessions or listen streams
+	// (retain, release).
+	subMu       sync.Mutex
+	users       int
+	unsubscribe func()
+	metaCache   metaCache // client capabilities and info of HandleStateless requests
 
 	mu        sync.Mutex
 	sessions  map[*ServerSession]struct{}
@@ -180,8 +185,30 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.notifier == nil {
 		s.notifier = shared.NewMemoryNotifier()
 	}
-	s.notifier.Subscribe(s.hear)
 	return s
+}
+
+// retain and release count the sessions and listen streams the server
+// serves: it hears the Notifier only while it has any, for a notice
+// concerns only them. A Server made per HTTP request
+// (mcphttp.NewHandlerFor) with a Notifier shared by a deployment is then
+// left for the garbage collector once its session ends, instead of staying
+// subscribed.
+func (s *Server) retain() {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.users++; s.users == 1 {
+		s.unsubscribe = s.notifier.Subscribe(s.hear)
+	}
+}
+
+func (s *Server) release() {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.users--; s.users == 0 {
+		s.unsubscribe()
+		s.unsubscribe = nil
+	}
 }
 
 // InstanceID returns the random id that tells this Server's notices
@@ -289,6 +316,7 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // opts.State the session is rebuilt in the state it had elsewhere.
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
 	ss := &ServerSession{server: s}
+	s.retain()
 	var firstID int64
 	if opts != nil {
 		if opts.Store != nil {
@@ -323,6 +351,7 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 			ss.untracked = true
 			hooked := ss.hooked == hookedRegistered
 			s.mu.Unlock()
+			s.release()
 			if hooked {
 				s.unregistered(ss)
 			}

@@ -345,6 +345,8 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	// acknowledgement misses no change that follows it, and hold sendMu
 	// until the acknowledgement is written, so that it stays the first
 	// message of the stream.
+	s.retain()
+	defer s.release()
 	l.sendMu.Lock()
 	s.mu.Lock()
 	if s.listeners == nil {
