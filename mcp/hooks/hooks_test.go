@@ -301,9 +301,9 @@ func TestParamsOfEveryDirection(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for key, want := range map[string]string{
-			"server receives tools/call":            "CallToolParams",
-			"client sends tools/call":               "CallToolParams",
-			"server sends notifications/progress":   "ProgressNotificationParams",
+			"server receives tools/call":             "CallToolParams",
+			"client sends tools/call":                "CallToolParams",
+			"server sends notifications/progress":    "ProgressNotificationParams",
 			"client receives notifications/progress": "ProgressNotificationParams",
 		} {
 			if types[key] != want {
