@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -120,4 +122,48 @@ func TestNewRequest(t *testing.T) {
 	if _, ok := r2.ProgressToken(); !ok {
 		t.Errorf("the params' progress token was lost")
 	}
+}
+
+// getIssue is a tool handler as servers write them, called directly by
+// the tests below.
+func getIssue(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Owner  string `json:"owner"`
+		Number int    `json:"number"`
+	}
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+		return nil, err
+	}
+	req.Logger().Info("fetching", "owner", in.Owner, "client", req.ClientInfo().Name)
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(in.Owner + "#" + strconv.Itoa(in.Number))}}, nil
+}
+
+// A handler called directly, with a request built for the test: no
+// server, session or connection.
+func ExampleCallToolRequest() {
+	res, err := getIssue(context.Background(), mcptest.CallToolRequest("get_issue", map[string]any{"owner": "octo", "number": 42}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output: octo#42
+}
+
+// The same handler, with a client that says who it is and receives the
+// handler's log messages.
+func ExampleNewRequest() {
+	req := mcptest.NewRequest(&mcp.CallToolParams{Name: "get_issue", Arguments: json.RawMessage(`{"owner":"octo","number":7}`)}, &mcptest.RequestOptions{
+		ClientInfo: &mcp.Implementation{Name: "ide", Version: "2"},
+		Notify: func(ctx context.Context, method string, params any) error {
+			if p, ok := params.(*mcp.LoggingMessageNotificationParams); ok {
+				fmt.Println(method, p.Level, string(p.Data))
+			}
+			return nil
+		},
+	})
+	if _, err := getIssue(context.Background(), req); err != nil {
+		fmt.Println(err)
+	}
+	// Output: notifications/message info {"client":"ide","msg":"fetching","owner":"octo"}
 }
