@@ -87,12 +87,24 @@ func (m *mwStack) receive(ctx context.Context, r *Request) (any, error) {
 func (m *mwStack) receivingMW() []Middleware { return *m.receiving.Load() }
 func (m *mwStack) sendingMW() []Middleware   { return *m.sending.Load() }
 
-// typedParams is what hooks.Params decoded of a message's params, and the
-// raw params it decoded them from: a handler uses the value only while
-// Request.Params is still those bytes.
-type typedParams struct {
-	v   any
-	raw json.RawMessage
+// requestExtra is what few messages need, kept out of Request so that the
+// common one stays in its allocation size class: the outgoing and rejected
+// marks, and what hooks.Params decoded of the params, with the raw params it
+// decoded them from (a handler uses the value only while Request.Params is
+// still those bytes).
+type requestExtra struct {
+	outgoingRequest bool // an outgoing request (ID is assigned later)
+	rejected        bool // refused before reaching a handler
+	typed           any  // nil: not decoded
+	typedRaw        json.RawMessage
+}
+
+// decoded returns what hooks.Params decoded of r's params, or nil.
+func (r *Request) decoded() any {
+	if x := r.x; x != nil && x.typed != nil && sameBytes(x.typedRaw, r.Params) {
+		return x.typed
+	}
+	return nil
 }
 
 // sameBytes reports whether a and b are the same slice of memory.
@@ -104,11 +116,10 @@ func sameBytes(a, b []byte) bool {
 // (hooks.Params), or nil: the handler then decodes them itself. A message
 // is decoded once either way.
 func decodedAs[P any](r *Request) *P {
-	t := r.typed
-	if t == nil || !sameBytes(t.raw, r.Params) {
+	if r.x == nil {
 		return nil
 	}
-	p, _ := t.v.(*P)
+	p, _ := r.decoded().(*P)
 	return p
 }
 
@@ -144,11 +155,11 @@ var paramsTypes = map[string]func() any{
 // typedParams returns r's params as the method's params type (see
 // hooks.Params), decoding them at most once.
 func (r *Request) typedParams() (any, error) {
-	if t := r.typed; t != nil && sameBytes(t.raw, r.Params) {
-		return t.v, nil
+	if v := r.decoded(); v != nil {
+		return v, nil
 	}
 	mk := paramsTypes[r.Method]
-	if mk == nil || r.rejected {
+	if mk == nil || r.Rejected() {
 		return nil, nil
 	}
 	v := mk()
@@ -161,7 +172,10 @@ func (r *Request) typedParams() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.typed = &typedParams{v: v, raw: r.Params}
+	if r.x == nil {
+		r.x = new(requestExtra)
+	}
+	r.x.typed, r.x.typedRaw = v, r.Params
 	return v, nil
 }
 
@@ -267,14 +281,17 @@ func (c *Client) addNotificationHook(fn func(context.Context, *ClientSession, *R
 	c.notifyHooks.Store(&fns)
 }
 
-// sentParams is what hooks.Params returns for a message being sent: the
-// params value it was sent with, when the specification defines the method
-// (nothing to decode).
-func sentParams(method string, params any, raw json.RawMessage) *typedParams {
-	if t, ok := paramsTypeOf[method]; !ok || reflect.TypeOf(params) != t {
+// sentParams is the extra of a message being sent: whether it is a
+// request, and what hooks.Params returns for it, the params value it is
+// sent with when the specification defines the method (nothing to decode).
+func sentParams(method string, params any, raw json.RawMessage, request bool) *requestExtra {
+	x := &requestExtra{outgoingRequest: request}
+	if t, ok := paramsTypeOf[method]; ok && reflect.TypeOf(params) == t {
+		x.typed, x.typedRaw = params, raw
+	} else if !request {
 		return nil // a custom method, or params a downgrade rewrote
 	}
-	return &typedParams{v: params, raw: raw}
+	return x
 }
 
 // paramsTypeOf is the type paramsTypes makes for each method.

@@ -139,7 +139,7 @@ func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
 		return
 	}
 	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, rejected: true}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, x: &requestExtra{rejected: true}}
 	_, _ = h(context.Background(), r)
 }
 
@@ -644,7 +644,7 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		r.ID = id // for the middleware to read once next returns
 		return res, err
 	}, mws)
-	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, outgoingRequest: true, typed: sentParams(method, params, raw)})
+	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, x: sentParams(method, params, raw, true)})
 	if err != nil || result == nil {
 		return err
 	}
@@ -681,7 +681,7 @@ func sendNotify(ctx context.Context, write func(context.Context, string, any) er
 	h := chain(func(ctx context.Context, r *Request) (any, error) {
 		return nil, write(ctx, r.Method, r.Params)
 	}, mws)
-	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s, typed: sentParams(method, params, raw)})
+	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s, x: sentParams(method, params, raw, false)})
 	return err
 }
 
