@@ -115,7 +115,9 @@ type MethodHandler func(ctx context.Context, r *Request) (result any, err error)
 // Middleware wraps a MethodHandler. It is the hook for logging, metrics,
 // tracing and authorization: it sees every message a session receives
 // (ServerOptions.Receiving, ClientOptions.Receiving) or sends (the Sending
-// options), with its duration and error.
+// options), with its duration and error. hooks.AddReceivingMiddleware and
+// AddSendingMiddleware (package mcp/hooks) add middleware after
+// construction, and hooks.Params gives it the typed params.
 type Middleware func(next MethodHandler) MethodHandler
 
 // chain applies mws so that mws[0] is outermost.

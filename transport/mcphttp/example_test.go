@@ -77,13 +77,14 @@ func ExampleNewClientStream() {
 // load balancer share a SessionStore, an EventStore and a Notifier (here
 // the in-memory ones: one process), so any of them serves any request.
 func ExampleNewHandlerFor() {
-	notifier := shared.NewMemoryNotifier() // redisstore's, across processes
+	notifier := shared.NewMemoryNotifier()             // redisstore's, across processes
+	key := []byte("the deployment's requestState key") // redisstore.SharedKey
 	serverFor := func(r *http.Request) *mcp.Server {
 		user := r.Header.Get("X-User")
 		if user == "" {
 			return nil // 400
 		}
-		s := mcp.NewServer(&mcp.Implementation{Name: "per-user", Version: "1.0.0"}, &mcp.ServerOptions{Notifier: notifier})
+		s := mcp.NewServer(&mcp.Implementation{Name: "per-user", Version: "1.0.0"}, &mcp.ServerOptions{Notifier: notifier, RequestStateKey: key})
 		if err := s.AddTool(&mcp.Tool{Name: "whoami"},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("you are " + user)}}, nil

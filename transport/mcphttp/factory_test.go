@@ -235,3 +235,43 @@ func TestNewHandlerForReleasesServers(t *testing.T) {
 		t.Errorf("%d subscriptions after %d servers served and ended, want 1 (the Handler's)", got, f.made.Load())
 	}
 }
+
+// TestNewHandlerForInputRounds: a 2026-07-28 tool that asks the client for
+// input runs again on a new server for the retry, which accepts the
+// requestState the first one signed when they share RequestStateKey.
+func TestNewHandlerForInputRounds(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	var made atomic.Int64
+	h := mcphttp.NewHandlerFor(func(*http.Request) *mcp.Server {
+		made.Add(1)
+		s := mcp.NewServer(nil, &mcp.ServerOptions{RequestStateKey: key})
+		_ = s.AddTool(&mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: &mcp.ElicitSchema{}})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(res.Action))}}, nil
+		})
+		return s
+	}, nil)
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); hs.Close() })
+	c := mcp.NewClient(nil, &mcp.ClientOptions{
+		ProtocolVersion: mcp.Version20260728,
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept}, nil
+		},
+	})
+	cs, err := c.Connect(context.Background(), mcphttp.NewClientStream(hs.URL, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	before := made.Load()
+	if got := callText(t, cs, "ask"); got != "accept" {
+		t.Errorf("answer %q", got)
+	}
+	if n := made.Load() - before; n != 2 {
+		t.Errorf("the call and its retry made %d servers, want 2", n)
+	}
+}

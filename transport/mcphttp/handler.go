@@ -402,7 +402,10 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 // requests of one session are bound to one principal, so the server made
 // for its first request fits the later ones. Servers that share a Notifier
 // (to carry resource updates between processes) stay subscribed to it only
-// while they serve something.
+// while they serve something. Give them all one
+// mcp.ServerOptions.RequestStateKey: a 2026-07-28 request that asks the
+// client for input comes back as a new request, to a new server, which
+// must accept the requestState the first one signed.
 //
 // See docs/deploy.md for a stateless deployment.
 func NewHandlerFor(serverFor func(*http.Request) *mcp.Server, opts *HandlerOptions) *Handler {
