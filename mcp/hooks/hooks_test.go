@@ -18,10 +18,11 @@ import (
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-// The revisions and transports every test runs on: the last stateful
-// revision and the stateless one, in memory and over Streamable HTTP.
+// The revisions and transports every test runs on: the first and the last
+// stateful revisions and the stateless one, in memory and over Streamable
+// HTTP.
 var (
-	revisions  = []string{mcp.Version20251125, mcp.Version20260728}
+	revisions  = []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728}
 	transports = []string{"memory", "http"}
 )
 
