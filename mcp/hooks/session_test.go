@@ -199,3 +199,32 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestOnNotificationListChanged: the catch-all also sees what arrives
+// outside any request: a list change, on the session at a stateful
+// revision and on the subscriptions/listen stream at 2026-07-28.
+func TestOnNotificationListChanged(t *testing.T) {
+	each(t, func(t *testing.T, version, tr string) {
+		s := echoServer(t, nil)
+		c := newClient(version, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {}})
+		seen := make(chan string, 16)
+		hooks.OnNotification(c, func(_ context.Context, _ *mcp.ClientSession, r *mcp.Request) { seen <- r.Method })
+		connectClient(t, s, tr, c)
+		if err := s.AddTool(&mcp.Tool{Name: "later", InputSchema: []byte(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case m := <-seen:
+				if m == mcp.NotificationToolListChanged {
+					return
+				}
+			case <-deadline:
+				t.Fatal("the catch-all never saw notifications/tools/list_changed")
+			}
+		}
+	})
+}
