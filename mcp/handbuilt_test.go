@@ -21,6 +21,8 @@ func handBuilt() map[string]any {
 		"CompleteRequest literal":   &mcp.CompleteRequest{Params: &mcp.CompleteParams{}},
 		"CallToolRequest literal":   &mcp.CallToolRequest{Params: &mcp.CallToolParams{Name: "t", Arguments: json.RawMessage(`{"a":1}`)}},
 		"ServerRequest of a string": &mcp.ServerRequest[string]{Params: "x"},
+		"zero CreateMessageRequest": &mcp.CreateMessageRequest{},
+		"zero ElicitRequest":        new(mcp.ElicitRequest),
 	}
 }
 
