@@ -111,7 +111,9 @@ func AddToolMiddleware(s *mcp.Server, mws ...ToolMiddleware) {
 // possibly while the session's first messages are handled; before
 // initialize the session has no client information yet (for the end of the
 // handshake, use ServerOptions.InitializedHandler). ctx carries no
-// deadline. Hooks added later see the sessions connected after.
+// deadline. fn should return quickly and must not call the transport's
+// handler (mcphttp.SSEHandler connects its sessions under its lock).
+// Hooks added later see the sessions connected after.
 //
 // The stateless revision (2026-07-28) has no sessions: over Streamable
 // HTTP its requests register nothing (use AddReceivingMiddleware and
@@ -128,7 +130,8 @@ func OnRegisterSession(s *mcp.Server, fn func(ctx context.Context, ss *mcp.Serve
 // Streamable HTTP Handler dropped its copy (idle expiry, Close, Shutdown;
 // the session's state stays in the SessionStore). It always follows the
 // session's OnRegisterSession calls, once they have returned, on the
-// goroutine that ended the connection.
+// goroutine that ended the connection; like those, it should return
+// quickly.
 func OnUnregisterSession(s *mcp.Server, fn func(ctx context.Context, ss *mcp.ServerSession)) {
 	bridge.OnSession(s, false, fn)
 }
