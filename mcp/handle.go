@@ -24,6 +24,16 @@ import (
 // The handler's ctx carries what the transport knows: for HTTP, the
 // request's values (what authentication middleware stored there) and
 // mcphttp.RequestInfoFromContext.
+//
+// A request built outside a session, as a test calling a handler directly
+// writes it (&CallToolRequest{Params: p}, or the zero value), is one from a
+// client that declared nothing, over no connection: no method panics.
+// Session reports none, Stateless false, ProtocolVersion and Principal "";
+// Log, Logger, NotifyProgress and Notify send nothing; Input, Elicit,
+// ElicitFor, CreateMessage and ListRoots fail with an error wrapping
+// ErrCapability (unless ctx carries WithInputFunc's function); Meta is the
+// params' own. mcptest.NewRequest builds one with a client of the test's
+// choosing.
 type ServerRequest[P any] struct {
 	Params P
 
