@@ -99,15 +99,17 @@ type ClientOptions struct {
 // Client is an MCP client: an identity and a set of handlers, used to open
 // sessions with servers. It is safe for concurrent use.
 type Client struct {
-	impl    *Implementation
-	opts    ClientOptions
-	log     *slog.Logger
-	receive MethodHandler
+	impl *Implementation
+	opts ClientOptions
+	log  *slog.Logger
+	mw   mwStack // Receiving middleware around route, Sending middleware
 
 	mu       sync.Mutex
 	roots    []*Root
 	sessions map[*ClientSession]struct{}
 	methods  map[string]MethodHandler // AddMethod's
+
+	notifyHooks atomic.Pointer[[]func(context.Context, *ClientSession, *Request)] // hooks.OnNotification; nil: none
 
 	clientOnce sync.Once
 	caps       *ClientCapabilities // capabilities(), computed once
@@ -146,7 +148,7 @@ func NewClient(impl *Implementation, opts *ClientOptions) *Client {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.receive = chain(c.route, c.opts.Receiving)
+	c.mw.init(c.route, c.opts.Receiving, c.opts.Sending)
 	return c
 }
 
@@ -317,7 +319,7 @@ func (h *clientConnHandler) Handle(ctx context.Context, m *jsonrpc.Message) (any
 
 // handle is the connection's jsonrpc.Handler, for messages from the server.
 func (cs *ClientSession) handle(ctx context.Context, m *jsonrpc.Message) (any, error) {
-	return cs.client.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: cs})
+	return cs.client.mw.receive(ctx, &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: cs})
 }
 
 // InitializeResult returns the server's answer to initialize; for a
@@ -369,11 +371,11 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 	if cs.stateless {
 		return cs.callStateless(ctx, method, params, result)
 	}
-	return sendCall(ctx, cs.conn, cs, cs.client.opts.Sending, method, cs.downgrade(method, params), result)
+	return sendCall(ctx, cs.conn, cs, cs.client.mw.sendingMW(), method, cs.downgrade(method, params), result)
 }
 
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, cs.conn.Notify, cs, cs.client.opts.Sending, method, cs.downgrade(method, params))
+	return sendNotify(ctx, cs.conn.Notify, cs, cs.client.mw.sendingMW(), method, cs.downgrade(method, params))
 }
 
 // downgrade removes from outgoing params the fields the negotiated
@@ -692,6 +694,14 @@ func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel
 // route dispatches one message from the server.
 func (c *Client) route(ctx context.Context, r *Request) (any, error) {
 	res, err := c.routeMethod(ctx, r)
+	if r.IsNotification() {
+		if fns := c.notifyHooks.Load(); fns != nil {
+			for _, fn := range *fns {
+				fn(ctx, r.Session.(*ClientSession), r)
+			}
+		}
+		return res, err
+	}
 	if cs := r.Session.(*ClientSession); err == nil && res != nil && cs.version != "" {
 		// Fields the session's revision lacks are not sent to its server.
 		res = downgradeResult(features(cs.version), r.Method, res)

@@ -96,7 +96,10 @@
 //
 // Every params and result type has its _meta in a Meta field;
 // middleware reads and injects trace context with Request.Meta and
-// Request.SetMeta. Every result type implements Result (GetMeta), for code
+// Request.SetMeta. Package mcp/hooks adds middleware to a Server or Client
+// after construction, gives it the typed params (decoded once, shared with
+// the handler), wraps every tool's handler, and adds session lifecycle
+// hooks and a client's handler for every notification. Every result type implements Result (GetMeta), for code
 // that handles results of any type; a custom method's result type that
 // also has SetMeta gets the server's identity in its _meta at 2026-07-28,
 // as the core's results do. Fields a peer's revision

@@ -24,6 +24,16 @@ import (
 // The handler's ctx carries what the transport knows: for HTTP, the
 // request's values (what authentication middleware stored there) and
 // mcphttp.RequestInfoFromContext.
+//
+// A request built outside a session, as a test calling a handler directly
+// writes it (&CallToolRequest{Params: p}, or the zero value), is one from a
+// client that declared nothing, over no connection: no method panics.
+// Session reports none, Stateless false, ProtocolVersion and Principal "";
+// Log, Logger, NotifyProgress and Notify send nothing; Input, Elicit,
+// ElicitFor, CreateMessage and ListRoots fail with an error wrapping
+// ErrCapability (unless ctx carries WithInputFunc's function); Meta is the
+// params' own. mcptest.NewRequest builds one with a client of the test's
+// choosing.
 type ServerRequest[P any] struct {
 	Params P
 
@@ -142,20 +152,33 @@ type (
 // revision, Close, Done, Stats); what a handler does about its request goes
 // through the request, at every revision.
 func (r *ServerRequest[P]) Session() (*ServerSession, bool) {
-	ss := r.life.session()
+	ss := r.lc().session()
 	return ss, ss != nil
 }
 
 // Stateless reports whether the request is of the stateless revision
 // (2026-07-28): it carries its client context in _meta, belongs to no
 // session, and asks the client for input with input-required results.
-func (r *ServerRequest[P]) Stateless() bool { return r.life.session() == nil }
+func (r *ServerRequest[P]) Stateless() bool {
+	switch l := r.life.(type) {
+	case nil:
+		return false
+	case *testClient:
+		return IsStatelessVersion(l.ver)
+	}
+	return r.life.session() == nil
+}
 
 // ID returns the JSON-RPC id of the request.
 func (r *ServerRequest[P]) ID() jsonrpc.ID { return r.id }
 
 // Meta returns the request's params._meta, or nil.
-func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
+func (r *ServerRequest[P]) Meta() *Meta {
+	if r.meta == nil && r.life == nil { // built by hand: the params hold it
+		return paramsMeta(r.Params)
+	}
+	return r.meta
+}
 
 // Principal names the caller as the transport authenticated it, the same
 // way at every revision: over Streamable HTTP, what the Handler binds
@@ -165,16 +188,16 @@ func (r *ServerRequest[P]) Meta() *Meta { return r.meta }
 // (SessionOptions.Principal). "" when nothing authenticated the caller
 // (stdio, an open endpoint, UnboundSessions). For the verified token
 // itself, use auth.TokenInfoFromContext(ctx).
-func (r *ServerRequest[P]) Principal() string { return r.life.principal() }
+func (r *ServerRequest[P]) Principal() string { return r.lc().principal() }
 
 // ProtocolVersion returns the revision this request was made in.
-func (r *ServerRequest[P]) ProtocolVersion() string { return r.life.version() }
+func (r *ServerRequest[P]) ProtocolVersion() string { return r.lc().version() }
 
 // ClientInfo returns what the client said about itself: in initialize, or
 // in this request's _meta. It is never nil: a client that said nothing has
 // an empty Implementation.
 func (r *ServerRequest[P]) ClientInfo() *Implementation {
-	if info := r.life.clientInfo(); info != nil {
+	if info := r.lc().clientInfo(); info != nil {
 		return info
 	}
 	return &Implementation{}
@@ -182,20 +205,21 @@ func (r *ServerRequest[P]) ClientInfo() *Implementation {
 
 // ClientCapabilities returns the capabilities of the client behind this
 // request: per request in 2026-07-28, per session before. It is never nil.
-func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities { return r.life.clientCaps() }
+func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities { return r.lc().clientCaps() }
 
 // LogLevel returns the least severe level of log messages the client wants
 // for this request: set per session with logging/setLevel, or per request
 // in _meta. Zero means: every level for a session, none for a stateless
 // request.
-func (r *ServerRequest[P]) LogLevel() LoggingLevel { return r.life.logLevel() }
+func (r *ServerRequest[P]) LogLevel() LoggingLevel { return r.lc().logLevel() }
 
 // ProgressToken returns the token the client attached to ask for progress.
 func (r *ServerRequest[P]) ProgressToken() (ProgressToken, bool) {
-	if r.meta == nil || r.meta.ProgressToken.IsZero() {
+	m := r.Meta()
+	if m == nil || m.ProgressToken.IsZero() {
 		return ProgressToken{}, false
 	}
-	return r.meta.ProgressToken, true
+	return m.ProgressToken, true
 }
 
 // NotifyProgress reports progress on this request. It does nothing when the
@@ -205,20 +229,20 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 	if !ok {
 		return nil
 	}
-	return r.life.notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
+	return r.lc().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
 }
 
 // Log sends a log message to the client, related to this request, if the
 // client asked for that level (see LogLevel).
 func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
-	if !r.life.logs(ctx, level) {
+	if !r.lc().logs(ctx, level) {
 		return nil
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	return r.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+	return r.lc().notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
 }
 
 // Notify sends the client a notification the core protocol does not define
@@ -236,7 +260,7 @@ func (r *ServerRequest[P]) Notify(ctx context.Context, method string, params any
 	if err != nil {
 		return fmt.Errorf("mcp: %s: %w", method, err)
 	}
-	return r.life.notify(ctx, method, p)
+	return r.lc().notify(ctx, method, p)
 }
 
 // ElicitFor asks the user to fill in a form whose fields are those of T,

@@ -52,7 +52,7 @@ func (r *ServerRequest[P]) Input(ctx context.Context, reqs map[string]*InputRequ
 	if f := inputFuncFrom(ctx); f != nil {
 		return f(ctx, reqs)
 	}
-	return r.life.input(ctx, reqs)
+	return r.lc().input(ctx, reqs)
 }
 
 // inputStateful sends each question as a request, in key order.

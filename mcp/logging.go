@@ -26,7 +26,7 @@ type LoggingHandlerOptions struct {
 // {"msg": ..., attr: value, ...}. Wrap it to add attributes of your own
 // (trace ids, say), or use Logger.
 func (r *ServerRequest[P]) LogHandler(opts *LoggingHandlerOptions) slog.Handler {
-	h := &loggingHandler{life: r.life}
+	h := &loggingHandler{life: r.lc()}
 	if opts != nil {
 		h.opts = *opts
 	}

@@ -61,7 +61,7 @@ func (s *Server) RemovePrompts(names ...string) {
 
 func (s *Server) handleListPrompts(ctx context.Context, r *Request) (any, error) {
 	var p ListPromptsParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	items, next, err := pageFor(s.viewOf(ctx, r), &s.prompts, p.Cursor, s.opts.PageSize, promptFeature)
@@ -77,7 +77,7 @@ func (s *Server) handleListPrompts(ctx context.Context, r *Request) (any, error)
 
 func (s *Server) handleGetPrompt(ctx context.Context, r *Request) (any, error) {
 	var p GetPromptParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	sp, ok := getFor(s.viewOf(ctx, r), &s.prompts, p.Name, promptFeature)

@@ -26,9 +26,8 @@ type Request struct {
 	// belongs to no session.
 	Session Session
 
-	outgoingRequest bool  // an outgoing request (ID is assigned later)
-	rejected        bool  // refused before reaching a handler
-	meta            *Meta // params._meta, when it has been decoded
+	meta *Meta         // params._meta, when it has been decoded
+	x    *requestExtra // what few messages need; nil for most
 
 	// Where an incoming message came from, decided once when it arrives:
 	// Session for a stateful session's, rc for one of the stateless
@@ -73,7 +72,7 @@ func (r *Request) Stateless() bool { return r.rc != nil }
 // queue, a batch the revision does not allow. The middleware's next handler
 // returns the error the peer was sent (nothing, for a dropped response or
 // notification).
-func (r *Request) Rejected() bool { return r.rejected }
+func (r *Request) Rejected() bool { return r.x != nil && r.x.rejected }
 
 // protocolVersion is the revision an incoming request is served in.
 func (r *Request) protocolVersion() string {
@@ -104,7 +103,9 @@ func (r *Request) ClientCapabilities() *ClientCapabilities {
 }
 
 // IsNotification reports whether r is a notification.
-func (r *Request) IsNotification() bool { return r.ID.IsZero() && !r.outgoingRequest }
+func (r *Request) IsNotification() bool {
+	return r.ID.IsZero() && (r.x == nil || !r.x.outgoingRequest)
+}
 
 // A MethodHandler handles a Request. For incoming requests the result is
 // encoded as the JSON-RPC result; for outgoing ones it is the raw result
@@ -114,7 +115,9 @@ type MethodHandler func(ctx context.Context, r *Request) (result any, err error)
 // Middleware wraps a MethodHandler. It is the hook for logging, metrics,
 // tracing and authorization: it sees every message a session receives
 // (ServerOptions.Receiving, ClientOptions.Receiving) or sends (the Sending
-// options), with its duration and error.
+// options), with its duration and error. hooks.AddReceivingMiddleware and
+// AddSendingMiddleware (package mcp/hooks) add middleware after
+// construction, and hooks.Params gives it the typed params.
 type Middleware func(next MethodHandler) MethodHandler
 
 // chain applies mws so that mws[0] is outermost.

@@ -137,7 +137,7 @@ func ResourceNotFoundError(uri string) *jsonrpc.Error {
 
 func (s *Server) handleListResources(ctx context.Context, r *Request) (any, error) {
 	var p ListResourcesParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	items, next, err := pageFor(s.viewOf(ctx, r), &s.resources, p.Cursor, s.opts.PageSize, resourceFeature)
@@ -153,7 +153,7 @@ func (s *Server) handleListResources(ctx context.Context, r *Request) (any, erro
 
 func (s *Server) handleListResourceTemplates(ctx context.Context, r *Request) (any, error) {
 	var p ListResourceTemplatesParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	items, next, err := pageFor(s.viewOf(ctx, r), &s.templates, p.Cursor, s.opts.PageSize, templateFeature)
@@ -169,7 +169,7 @@ func (s *Server) handleListResourceTemplates(ctx context.Context, r *Request) (a
 
 func (s *Server) handleReadResource(ctx context.Context, r *Request) (any, error) {
 	var p ReadResourceParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	if p.URI == "" {

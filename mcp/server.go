@@ -121,8 +121,9 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 
-	receive MethodHandler // Receiving middleware around route
-	send    Middleware    // Sending middleware, composed
+	mw     mwStack                                         // Receiving middleware around route, Sending middleware
+	toolMW atomic.Pointer[[]func(ToolHandler) ToolHandler] // hooks.AddToolMiddleware; nil: none
+	hooks  sessionHooks                                    // hooks.OnRegisterSession, OnUnregisterSession; guarded by mu
 
 	// stateKey (see ServerOptions.RequestStateKey) and instance, this
 	// Server's id in notices (shared.Notice.Origin), are random unless given, and
@@ -133,8 +134,13 @@ type Server struct {
 	stateKey   []byte
 	instance   string
 
-	notifier  shared.Notifier
-	metaCache metaCache // client capabilities and info of HandleStateless requests
+	notifier shared.Notifier
+	// Subscribed to notifier while serving sessions or listen streams
+	// (retain, release).
+	subMu       sync.Mutex
+	users       int
+	unsubscribe func()
+	metaCache   metaCache // client capabilities and info of HandleStateless requests
 
 	mu        sync.Mutex
 	sessions  map[*ServerSession]struct{}
@@ -176,14 +182,35 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	s.methods.Store(coreMethods())
 	s.AddVisibleFunc(s.opts.Visible)
-	s.receive = chain(s.route, s.opts.Receiving)
-	s.send = func(next MethodHandler) MethodHandler { return chain(next, s.opts.Sending) }
+	s.mw.init(s.route, s.opts.Receiving, s.opts.Sending)
 	s.notifier = s.opts.Notifier
 	if s.notifier == nil {
 		s.notifier = shared.NewMemoryNotifier()
 	}
-	s.notifier.Subscribe(s.hear)
 	return s
+}
+
+// retain and release count the sessions and listen streams the server
+// serves: it hears the Notifier only while it has any, for a notice
+// concerns only them. A Server made per HTTP request
+// (mcphttp.NewHandlerFor) with a Notifier shared by a deployment is then
+// left for the garbage collector once its session ends, instead of staying
+// subscribed.
+func (s *Server) retain() {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.users++; s.users == 1 {
+		s.unsubscribe = s.notifier.Subscribe(s.hear)
+	}
+}
+
+func (s *Server) release() {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if s.users--; s.users == 0 {
+		s.unsubscribe()
+		s.unsubscribe = nil
+	}
 }
 
 // InstanceID returns the random id that tells this Server's notices
@@ -293,6 +320,7 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // answers every request with an error naming it (see RegistrationError).
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
 	ss := &ServerSession{server: s}
+	s.retain()
 	var firstID int64
 	if opts != nil {
 		if opts.Store != nil {
@@ -326,16 +354,32 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			ss.untracked = true
+			hooked := ss.hooked == hookedRegistered
 			s.mu.Unlock()
+			s.release()
+			if hooked {
+				s.unregistered(ss)
+			}
 		},
 	})
 	s.mu.Lock()
+	hook := false
 	if !ss.untracked { // the connection may already be over
 		s.sessions[ss] = struct{}{}
+		if hook = len(s.hooks.register)+len(s.hooks.unregister) > 0; hook {
+			ss.hooked = hookedRegistering
+		}
 	}
 	s.mu.Unlock()
+	if hook {
+		s.registered(ss)
+	}
 	return ss
 }
+
+// receive runs an incoming message through the Receiving middleware and
+// the route.
+func (s *Server) receive(ctx context.Context, r *Request) (any, error) { return s.mw.receive(ctx, r) }
 
 // isBarrier marks the messages a connection handles on its reader, before
 // any later message: initialize (a client may pipeline requests behind it),

@@ -33,6 +33,7 @@ type ServerSession struct {
 	id        string
 	store     shared.SessionStore
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
+	hooked    int8 // where the session is in its register/unregister hooks; guarded by server.mu
 
 	mu       sync.Mutex
 	state    sessionFields       // ProtocolVersion "" until initialize
@@ -133,12 +134,12 @@ func (ss *ServerSession) batchAllowed() *jsonrpc.Error {
 // (invalid JSON-RPC, a full queue, a refused batch) to the Receiving
 // middleware, which sees it fail with err, so that metrics count it.
 func (ss *ServerSession) rejected(m *jsonrpc.Message, err *jsonrpc.Error) {
-	mws := ss.server.opts.Receiving
+	mws := ss.server.mw.receivingMW()
 	if len(mws) == 0 {
 		return
 	}
 	h := chain(func(context.Context, *Request) (any, error) { return nil, err }, mws)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, rejected: true}
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, Session: ss, x: &requestExtra{rejected: true}}
 	_, _ = h(context.Background(), r)
 }
 
@@ -371,7 +372,7 @@ func (s *Server) handleInitialize(ctx context.Context, r *Request) (any, error) 
 	ss := r.session()
 	var p InitializeParams
 	if !p.decodeFast(r.Params) {
-		if err := decodeParams(r.Params, &p); err != nil {
+		if err := decodeRequest(r, &p); err != nil {
 			return nil, err
 		}
 	}
@@ -418,7 +419,7 @@ func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error)
 
 func (s *Server) handleCancelled(_ context.Context, r *Request) (any, error) {
 	var p CancelledNotificationParams
-	if c := r.connection(); c != nil && decodeParams(r.Params, &p) == nil && !p.RequestID.IsZero() {
+	if c := r.connection(); c != nil && decodeRequest(r, &p) == nil && !p.RequestID.IsZero() {
 		c.conn.CancelIncoming(p.RequestID)
 	}
 	return nil, nil
@@ -427,7 +428,7 @@ func (s *Server) handleCancelled(_ context.Context, r *Request) (any, error) {
 func (s *Server) handleProgress(ctx context.Context, r *Request) (any, error) {
 	if h := s.opts.ProgressHandler; h != nil {
 		var p ProgressNotificationParams
-		if decodeParams(r.Params, &p) == nil {
+		if decodeRequest(r, &p) == nil {
 			h(ctx, r.session(), &p)
 		}
 	}
@@ -443,7 +444,7 @@ func (s *Server) handleRootsListChanged(ctx context.Context, r *Request) (any, e
 
 func (s *Server) handleSetLevel(ctx context.Context, r *Request) (any, error) {
 	var p SetLevelParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	if p.Level == levelUnset {
@@ -457,7 +458,7 @@ func (s *Server) handleSetLevel(ctx context.Context, r *Request) (any, error) {
 
 func (s *Server) handleSubscribe(ctx context.Context, r *Request) (any, error) {
 	var p SubscribeParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	if p.URI == "" {
@@ -477,7 +478,7 @@ func (s *Server) handleSubscribe(ctx context.Context, r *Request) (any, error) {
 
 func (s *Server) handleUnsubscribe(ctx context.Context, r *Request) (any, error) {
 	var p UnsubscribeParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	if err := r.session().update(ctx, func(ss *ServerSession) { delete(ss.subs, p.URI) }); err != nil {
@@ -492,7 +493,7 @@ func (s *Server) handleComplete(ctx context.Context, r *Request) (any, error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: completion/complete (no completion handler)")
 	}
 	var p CompleteParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	if err := s.refVisible(s.viewOf(ctx, r), p.Ref); err != nil {
@@ -521,7 +522,7 @@ var ErrCapability = errors.New("mcp: the peer did not declare the capability thi
 
 // call sends a request to the client through the Sending middleware.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
-	return sendCall(ctx, ss.conn, ss, ss.server.opts.Sending, method, ss.downgrade(method, params), result)
+	return sendCall(ctx, ss.conn, ss, ss.server.mw.sendingMW(), method, ss.downgrade(method, params), result)
 }
 
 // downgrade removes from outgoing params the fields the session's revision
@@ -535,7 +536,7 @@ func (ss *ServerSession) downgrade(method string, params any) any {
 
 // notify sends a notification through the Sending middleware.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, ss.conn.Notify, ss, ss.server.opts.Sending, method, ss.downgrade(method, params))
+	return sendNotify(ctx, ss.conn.Notify, ss, ss.server.mw.sendingMW(), method, ss.downgrade(method, params))
 }
 
 // sendCancel tells the client the server gave up on one of its requests.
@@ -643,7 +644,7 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		r.ID = id // for the middleware to read once next returns
 		return res, err
 	}, mws)
-	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, outgoingRequest: true})
+	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, x: sentParams(method, params, raw, true)})
 	if err != nil || result == nil {
 		return err
 	}
@@ -680,7 +681,7 @@ func sendNotify(ctx context.Context, write func(context.Context, string, any) er
 	h := chain(func(ctx context.Context, r *Request) (any, error) {
 		return nil, write(ctx, r.Method, r.Params)
 	}, mws)
-	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s})
+	_, err = h(ctx, &Request{Method: method, Params: raw, Session: s, x: sentParams(method, params, raw, false)})
 	return err
 }
 

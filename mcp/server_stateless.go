@@ -313,7 +313,7 @@ func (l *listener) wants(method, uri string) bool {
 // then) or the session ends (the listen result is sent).
 func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	var p ListenParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	caps := s.capabilities()
@@ -345,6 +345,8 @@ func (s *Server) handleListen(ctx context.Context, r *Request) (any, error) {
 	// acknowledgement misses no change that follows it, and hold sendMu
 	// until the acknowledgement is written, so that it stays the first
 	// message of the stream.
+	s.retain()
+	defer s.release()
 	l.sendMu.Lock()
 	s.mu.Lock()
 	if s.listeners == nil {

@@ -64,7 +64,7 @@ type streamOut struct {
 }
 
 func (o *streamOut) notify(ctx context.Context, method string, params any) error {
-	return sendNotify(ctx, o.write, nil, o.s.opts.Sending, method, params)
+	return sendNotify(ctx, o.write, nil, o.s.mw.sendingMW(), method, params)
 }
 
 func (o *streamOut) write(ctx context.Context, method string, params any) error {

@@ -547,7 +547,7 @@ func errorResult(err error) *CallToolResult {
 
 func (s *Server) handleListTools(ctx context.Context, r *Request) (any, error) {
 	var p ListToolsParams
-	if err := decodeParams(r.Params, &p); err != nil {
+	if err := decodeRequest(r, &p); err != nil {
 		return nil, err
 	}
 	tools, next, err := pageFor(s.viewOf(ctx, r), &s.tools, p.Cursor, s.opts.PageSize, toolFeature)
@@ -562,9 +562,12 @@ func (s *Server) handleListTools(ctx context.Context, r *Request) (any, error) {
 }
 
 func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
-	var p CallToolParams
-	if err := decodeCallToolParams(r.Params, r.meta, &p); err != nil {
-		return nil, err
+	p := decodedAs[CallToolParams](r)
+	if p == nil {
+		p = new(CallToolParams)
+		if err := decodeCallToolParams(r.Params, r.meta, p); err != nil {
+			return nil, err
+		}
 	}
 	st, ok := getFor(s.viewOf(ctx, r), &s.tools, p.Name, toolFeature)
 	if !ok {
@@ -593,9 +596,18 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
 		return nil, err
 	}
-	req := newServerRequest(r, &p, p.Meta)
+	req := newServerRequest(r, p, p.Meta)
+	var run func(context.Context, *CallToolRequest) (*CallToolResult, error) // with tool middleware
+	if s.toolMW.Load() != nil {
+		run = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+			return st.runWith(ctx, req, s.toolHandler(st.handler))
+		}
+	}
 	if hook := s.toolHook.Load(); hook != nil {
-		res, err := (*hook)(ctx, req, st.tool, st.run)
+		if run == nil {
+			run = st.run
+		}
+		res, err := (*hook)(ctx, req, st.tool, run)
 		if ir, err, ok := s.finishInput(r.rc, err); ok {
 			return ir, err
 		}
@@ -607,7 +619,12 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 		}
 		return res, nil
 	}
-	res, err := st.run(ctx, req)
+	var res *CallToolResult
+	if run != nil {
+		res, err = run(ctx, req)
+	} else {
+		res, err = st.run(ctx, req)
+	}
 	if ir, err, ok := s.finishInput(r.rc, err); ok {
 		return ir, err
 	}
@@ -622,7 +639,13 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 // the error returned is a protocol error (*jsonrpc.Error) or, for a
 // 2026-07-28 request, one wrapping ErrInputRequired.
 func (st *serverTool) run(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-	res, err := st.handler(ctx, req)
+	return st.runWith(ctx, req, st.handler)
+}
+
+// runWith is run with h, the tool's handler wrapped in the tool middleware
+// (hooks.AddToolMiddleware).
+func (st *serverTool) runWith(ctx context.Context, req *CallToolRequest, h ToolHandler) (*CallToolResult, error) {
+	res, err := h(ctx, req)
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {

@@ -15,6 +15,14 @@
 //	cs := mcptest.Connect(t, newServer(), &mcptest.Options{Transcript: &tr})
 //	... // use cs
 //	mcptest.Golden(t, "testdata/add.golden", tr.String())
+//
+// To test a handler alone, call it with a request built for the test:
+// CallToolRequest for a tool, NewRequest for any other, with the client
+// it should appear to come from (its identity, capabilities and revision,
+// answers to its questions, a function receiving its log messages and
+// progress):
+//
+//	res, err := getIssue(ctx, mcptest.CallToolRequest("get_issue", map[string]any{"number": 42}))
 package mcptest
 
 import (

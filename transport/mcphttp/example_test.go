@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -66,4 +67,59 @@ func ExampleNewClientStream() {
 	}
 	fmt.Println(cs.ProtocolVersion(), res.Content[0].(*mcp.TextContent).Text)
 	// Output: 2026-07-28 hello over HTTP
+}
+
+// A stateless deployment with a server per request, as github-mcp-server
+// builds one per user: the tools depend on who asks (here a header; in a
+// real program, what authentication established). A 2026-07-28 client is
+// served by a new server at every request; a 2025-11-25 client gets a
+// session served by the server made for its initialize. Replicas behind a
+// load balancer share a SessionStore, an EventStore and a Notifier (here
+// the in-memory ones: one process), so any of them serves any request.
+func ExampleNewHandlerFor() {
+	notifier := shared.NewMemoryNotifier()             // redisstore's, across processes
+	key := []byte("the deployment's requestState key") // redisstore.SharedKey
+	serverFor := func(r *http.Request) *mcp.Server {
+		user := r.Header.Get("X-User")
+		if user == "" {
+			return nil // 400
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "per-user", Version: "1.0.0"}, &mcp.ServerOptions{Notifier: notifier, RequestStateKey: key})
+		if err := s.AddTool(&mcp.Tool{Name: "whoami"},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("you are " + user)}}, nil
+			}); err != nil {
+			return nil
+		}
+		return s
+	}
+	h := mcphttp.NewHandlerFor(serverFor, &mcphttp.HandlerOptions{
+		SessionStore: shared.NewMemorySessionStore(nil),
+		EventStore:   mcphttp.NewMemoryEventStore(nil),
+		Notifier:     notifier,
+	})
+	defer h.Close()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	ctx := context.Background()
+	for _, version := range []string{mcp.Version20260728, mcp.Version20251125} {
+		c := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1.0.0"}, &mcp.ClientOptions{ProtocolVersion: version})
+		stream := mcphttp.NewClientStream(ts.URL, &mcphttp.ClientOptions{Header: http.Header{"X-User": {"ada"}}})
+		cs, err := c.Connect(ctx, stream)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(cs.ProtocolVersion(), res.Content[0].(*mcp.TextContent).Text)
+		if err := cs.Close(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// 2026-07-28 you are ada
+	// 2025-11-25 you are ada
 }

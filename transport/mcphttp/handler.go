@@ -214,6 +214,15 @@ type HandlerOptions struct {
 
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
+
+	// Notifier carries the notices Handlers serving the same sessions
+	// exchange (a stream taken over, a session deleted, a client's answer
+	// to a request another copy sent). Default: the server's
+	// (mcp.Server.Notifier) for NewHandler, and for NewHandlerFor a memory
+	// notifier of the Handler's own, which is enough for one Handler; a
+	// deployment of several gives them all the Notifier its servers share
+	// (mcp.ServerOptions.Notifier).
+	Notifier shared.Notifier
 }
 
 // Defaults for HandlerOptions.
@@ -335,11 +344,13 @@ const (
 // to another Handler); Close ends every session copy it holds at once. Neither
 // touches the sessions' stored state.
 type Handler struct {
-	server *mcp.Server
-	opts   HandlerOptions
-	events EventStore
-	once   OnceAppender // events, if it can store a notice's event once
-	states shared.SessionStore
+	server    *mcp.Server                     // NewHandler's; nil with serverFor
+	serverFor func(*http.Request) *mcp.Server // NewHandlerFor's
+	notifier  shared.Notifier                 // HandlerOptions.Notifier
+	opts      HandlerOptions
+	events    EventStore
+	once      OnceAppender // events, if it can store a notice's event once
+	states    shared.SessionStore
 	// writeThrough: states is shared (HandlerOptions.SessionStore), so
 	// sessions write every change to it; otherwise it is this Handler's
 	// own and receives a session's state when the Handler drops its copy.
@@ -371,7 +382,41 @@ type Handler struct {
 
 // NewHandler returns a Handler serving s. opts may be nil.
 func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
-	h := &Handler{server: s, sessions: make(map[string]*session), drainCh: make(chan struct{})}
+	return newHandler(s, nil, opts)
+}
+
+// NewHandlerFor returns a Handler that serves each client with the
+// mcp.Server serverFor returns for its HTTP request: servers built per
+// request, with the tools of the caller's user or plan, say (go-sdk's
+// NewStreamableHTTPHandler(getServer, ...)). A request for which serverFor
+// returns nil gets 400.
+//
+// serverFor is called for every request of the stateless revision
+// (2026-07-28), which is served by the server it returns and nothing else.
+// A session of a stateful revision (2025-11-25 and before) is served by one
+// server for as long as this Handler holds it: serverFor is called with
+// the initialize request that creates it, and with the first request for a
+// session this Handler rebuilds from the SessionStore (another process's,
+// or its own after SessionIdleTimeout). A session therefore works across
+// requests, and across Handlers sharing a SessionStore, as with NewHandler;
+// requests of one session are bound to one principal, so the server made
+// for its first request fits the later ones. Servers that share a Notifier
+// (to carry resource updates between processes) stay subscribed to it only
+// while they serve something. Give them all one
+// mcp.ServerOptions.RequestStateKey: a 2026-07-28 request that asks the
+// client for input comes back as a new request, to a new server, which
+// must accept the requestState the first one signed.
+//
+// See docs/deploy.md for a stateless deployment.
+func NewHandlerFor(serverFor func(*http.Request) *mcp.Server, opts *HandlerOptions) *Handler {
+	if serverFor == nil {
+		panic("mcphttp: NewHandlerFor with a nil serverFor")
+	}
+	return newHandler(nil, serverFor, opts)
+}
+
+func newHandler(s *mcp.Server, serverFor func(*http.Request) *mcp.Server, opts *HandlerOptions) *Handler {
+	h := &Handler{server: s, serverFor: serverFor, sessions: make(map[string]*session), drainCh: make(chan struct{})}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -409,8 +454,39 @@ func NewHandler(s *mcp.Server, opts *HandlerOptions) *Handler {
 	h.log = loggerOrDiscard(o.Logger)
 	h.id = rand.Text()
 	h.streamPrefix = h.id[:10] + "."
-	h.unsubscribe = s.Notifier().Subscribe(h.hear)
+	h.notifier = o.Notifier
+	switch {
+	case h.notifier != nil:
+	case s != nil:
+		h.notifier = s.Notifier()
+	default:
+		h.notifier = shared.NewMemoryNotifier()
+	}
+	h.unsubscribe = h.notifier.Subscribe(h.hear)
 	return h
+}
+
+// serverOf returns the server for an HTTP request: NewHandler's, or the
+// one serverFor makes.
+func (h *Handler) serverOf(r *http.Request) *mcp.Server {
+	if h.serverFor == nil {
+		return h.server
+	}
+	return h.serverFor(r)
+}
+
+// origin names this Handler in the notices it publishes.
+func (h *Handler) origin() string {
+	if h.server != nil {
+		return h.server.InstanceID()
+	}
+	return h.id
+}
+
+// errNoServer answers a request for which NewHandlerFor's function gave no
+// server.
+func errNoServer(w http.ResponseWriter, id jsonrpc.ID) {
+	writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "bad request: no server for this request")
 }
 
 // Close ends every session copy this Handler holds at once and refuses

@@ -105,7 +105,7 @@ func NewHealth(h *Handler, opts *HealthOptions) *Health {
 	}
 	add("session store", h.states)
 	add("event store", h.events)
-	add("notifier", h.server.Notifier())
+	add("notifier", h.notifier)
 	if opts != nil {
 		for name, p := range opts.Checks {
 			add(name, p)

@@ -175,6 +175,11 @@ func (h *Handler) serveSession(w http.ResponseWriter, r *http.Request, msg *json
 
 // serveInitialize creates a session for an initialize request.
 func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, version string, accept acceptance) {
+	srv := h.serverOf(r)
+	if srv == nil {
+		errNoServer(w, msg.ID)
+		return
+	}
 	client := h.clientKey(r)
 	if ok, overQuota := h.reserve(client, true); !ok {
 		w.Header().Set("Retry-After", "5")
@@ -198,7 +203,7 @@ func (h *Handler) serveInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	}
 	principal := h.principal(r)
 	s := newSession(h, rand.Text(), principal, client)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.sessionStore(), Principal: principal})
+	ss := srv.Connect(s, &mcp.SessionOptions{ID: s.id, Store: h.sessionStore(), Principal: principal})
 	if _, ok := h.install(s, ss); !ok {
 		writeError(w, http.StatusServiceUnavailable, msg.ID, CodeServerBusy, "server cannot start a session now")
 		return
@@ -329,8 +334,8 @@ func (h *Handler) serveNoRequest(p *sessionPost) {
 	if h.writeThrough && p.kind != initializeMessage && hasResponse(msg) {
 		// The call this answers may wait in another Handler's copy of the
 		// session: pass it on.
-		n := &shared.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.server.InstanceID()}
-		if err := h.server.Notifier().Publish(r.Context(), n); err != nil {
+		n := &shared.Notice{Method: noticeResponse, Session: s.id, Data: h.id + "\n" + string(msg.AppendJSON(nil)), Origin: h.origin()}
+		if err := h.notifier.Publish(r.Context(), n); err != nil {
 			h.log.Warn("mcphttp: notifier: publish", "method", noticeResponse, "err", err)
 			w.Header().Set("Retry-After", "1")
 			writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, CodeServerBusy, "server busy: cannot pass the answer on to the other processes now; try again later")

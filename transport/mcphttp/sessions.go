@@ -76,8 +76,13 @@ func (h *Handler) sessionFor(w http.ResponseWriter, r *http.Request, sid string,
 			errForbiddenSession(w, id)
 			return nil
 		}
+		srv := h.serverOf(r)
+		if srv == nil {
+			errNoServer(w, id)
+			return nil
+		}
 		var overQuota bool
-		if s, overQuota = h.rebuild(state, h.clientKey(r)); s == nil {
+		if s, overQuota = h.rebuild(srv, state, h.clientKey(r)); s == nil {
 			w.Header().Set("Retry-After", "5")
 			if overQuota {
 				writeError(w, http.StatusTooManyRequests, id, CodeServerBusy, "too many sessions: this client holds "+strconv.Itoa(h.opts.MaxSessionsPerClient)+" sessions on this server already; end one (DELETE) or try again later")
@@ -176,7 +181,7 @@ func (h *Handler) install(s *session, ss *mcp.ServerSession) (*session, bool) {
 // or returns nil when it cannot hold one more session (overQuota: the
 // client is at MaxSessionsPerClient; a rebuilt session counts like one it
 // initialized here).
-func (h *Handler) rebuild(state *shared.SessionState, client string) (_ *session, overQuota bool) {
+func (h *Handler) rebuild(srv *mcp.Server, state *shared.SessionState, client string) (_ *session, overQuota bool) {
 	if ok, over := h.reserve(client, true); !ok {
 		if s := h.lookup(state.ID); s != nil {
 			return s, false
@@ -184,7 +189,7 @@ func (h *Handler) rebuild(state *shared.SessionState, client string) (_ *session
 		return nil, over
 	}
 	s := newSession(h, state.ID, state.Principal, client)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
+	ss := srv.Connect(s, &mcp.SessionOptions{ID: state.ID, State: state, Store: h.sessionStore(), Principal: state.Principal})
 	if other, ok := h.install(s, ss); !ok {
 		return other, false
 	}
@@ -249,8 +254,8 @@ func (h *Handler) forget(ctx context.Context, sid string) {
 
 // publish sends one of this package's notices to the other Handlers.
 func (h *Handler) publish(ctx context.Context, method, sid string) {
-	n := &shared.Notice{Method: method, Session: sid, Data: h.id, Origin: h.server.InstanceID()}
-	if err := h.server.Notifier().Publish(ctx, n); err != nil {
+	n := &shared.Notice{Method: method, Session: sid, Data: h.id, Origin: h.origin()}
+	if err := h.notifier.Publish(ctx, n); err != nil {
 		h.log.Warn("mcphttp: notifier: publish", "method", method, "err", err)
 	}
 }

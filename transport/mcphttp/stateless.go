@@ -103,11 +103,16 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *js
 		return
 	}
 	defer h.statelessReq.release(client)
-	if !msg.IsRequest() {
-		h.notifyStateless(w, r, msg)
+	srv := h.serverOf(r) // after admission, which bounds the servers being made
+	if srv == nil {
+		errNoServer(w, msg.ID)
 		return
 	}
-	h.answerStateless(w, r, msg, accept)
+	if !msg.IsRequest() {
+		h.notifyStateless(w, r, srv, msg)
+		return
+	}
+	h.answerStateless(w, r, srv, msg, accept)
 }
 
 // checkStatelessHeaders checks what only the transport can see of a
@@ -219,7 +224,7 @@ func (h *Handler) admitStateless(w http.ResponseWriter, r *http.Request, id json
 // whichever the handler calls for: the answer alone goes out as JSON, with
 // an HTTP status matching its error; a message before it starts an event
 // stream.
-func (h *Handler) answerStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, accept acceptance) {
+func (h *Handler) answerStateless(w http.ResponseWriter, r *http.Request, srv *mcp.Server, msg *jsonrpc.Message, accept acceptance) {
 	var c *sseConn
 	if accept.sse() {
 		c = newSSEConn(w, h.opts.WriteTimeout)
@@ -244,7 +249,7 @@ func (h *Handler) answerStateless(w http.ResponseWriter, r *http.Request, msg *j
 	info := newRequestInfo(r, "")
 	info.principal = h.principal(r)
 	msg.Info = info
-	final := h.server.HandleStateless(r.Context(), msg, send)
+	final := srv.HandleStateless(r.Context(), msg, send)
 	switch {
 	case c != nil && c.started():
 		if final != nil {
@@ -279,11 +284,11 @@ func statelessStatus(e *jsonrpc.Error) int {
 // notifyStateless hands a stateless notification to the server, on this
 // goroutine (the POST counts against the stateless bounds while it runs),
 // and accepts it.
-func (h *Handler) notifyStateless(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+func (h *Handler) notifyStateless(w http.ResponseWriter, r *http.Request, srv *mcp.Server, msg *jsonrpc.Message) {
 	info := newRequestInfo(r, "")
 	info.principal = h.principal(r)
 	msg.Info = info
-	h.server.HandleStateless(r.Context(), msg, func(context.Context, *jsonrpc.Message) error { return nil })
+	srv.HandleStateless(r.Context(), msg, func(context.Context, *jsonrpc.Message) error { return nil })
 	w.WriteHeader(http.StatusAccepted)
 }
 

@@ -1,0 +1,42 @@
+// Package bridge lets the packages beside mcp (mcp/hooks, mcptest) reach
+// machinery of package mcp that has no exported name there: package mcp,
+// whose exported surface is capped, assigns these functions in its init, and
+// the packages beside it call them with mcp's own types behind the any
+// values. Nothing here is part of the module's API.
+package bridge
+
+import "context"
+
+// Set by package mcp; see the mcp/hooks functions of the same names.
+var (
+	// AddMiddleware adds middleware ([]mcp.Middleware) to an *mcp.Server
+	// or *mcp.Client, on its receiving or sending side.
+	AddMiddleware func(endpoint any, receiving bool, mws any)
+	// AddToolMiddleware adds tool middleware ([]func(mcp.ToolHandler)
+	// mcp.ToolHandler) to an *mcp.Server.
+	AddToolMiddleware func(server any, mws any)
+	// Params returns the typed params of an *mcp.Request.
+	Params func(r any) (any, error)
+	// OnSession adds a session hook (func(context.Context,
+	// *mcp.ServerSession)) to an *mcp.Server.
+	OnSession func(server any, register bool, fn any)
+	// OnNotification adds a catch-all notification handler
+	// (func(context.Context, *mcp.ClientSession, *mcp.Request)) to an
+	// *mcp.Client.
+	OnNotification func(client any, fn any)
+	// SetTestClient gives a request built outside a session (an
+	// *mcp.ServerRequest[P]) the client c describes; false when req is no
+	// such request.
+	SetTestClient func(req any, c *TestClient) bool
+)
+
+// TestClient is the client a request built for a test appears to come
+// from (mcptest.RequestOptions).
+type TestClient struct {
+	ProtocolVersion    string
+	ClientInfo         any // *mcp.Implementation
+	ClientCapabilities any // *mcp.ClientCapabilities
+	Meta               any // *mcp.Meta
+	Input              any // mcp.InputFunc
+	Notify             func(ctx context.Context, method string, params any) error
+}
