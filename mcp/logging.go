@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // LoggingHandlerOptions configures ServerRequest.LogHandler.
@@ -26,7 +28,7 @@ type LoggingHandlerOptions struct {
 // {"msg": ..., attr: value, ...}. Wrap it to add attributes of your own
 // (trace ids, say), or use Logger.
 func (r *ServerRequest[P]) LogHandler(opts *LoggingHandlerOptions) slog.Handler {
-	h := &loggingHandler{life: r.life}
+	h := &loggingHandler{life: r.life, id: r.id}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -44,6 +46,7 @@ func (r *ServerRequest[P]) Logger() *slog.Logger { return slog.New(r.LogHandler(
 
 type loggingHandler struct {
 	life   lifecycle
+	id     jsonrpc.ID // the request the records are about
 	opts   LoggingHandlerOptions
 	attrs  []groupedAttr // from WithAttrs
 	groups []string
@@ -114,7 +117,23 @@ func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if err != nil {
 		return err
 	}
-	return h.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: h.opts.Logger, Data: raw})
+	return h.life.notify(about(ctx, h.id), NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: h.opts.Logger, Data: raw})
+}
+
+// about returns ctx marked as related to the request id, so that what is
+// sent with it about that request takes the request's own way (its SSE
+// stream over Streamable HTTP), whatever context the handler passed:
+// slog.Logger.Info passes context.Background, and a log sent on the
+// session's standalone stream would come after the result, or never to a
+// client that opened none.
+func about(ctx context.Context, id jsonrpc.ID) context.Context {
+	if id.IsZero() {
+		return ctx
+	}
+	if cur, ok := jsonrpc.RelatedRequest(ctx); ok && cur == id {
+		return ctx
+	}
+	return jsonrpc.WithRelatedRequest(ctx, id)
 }
 
 // addAttr stores a in m as slog's JSON handler would: a group becomes an
