@@ -3,8 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 )
@@ -183,5 +189,75 @@ func (h *loggingHandler) WithGroup(name string) slog.Handler {
 	}
 	c := *h
 	c.groups = append(slices.Clip(h.groups), name)
+	return &c
+}
+
+// errorsOnStderr is a Server's logger when ServerOptions.Logger is nil:
+// records of level Error (what a client only sees as an internal error, a
+// handler's panic above all) go to the process's stderr, the stack on the
+// lines after the message, and the rest is dropped.
+var errorsOnStderr = slog.New(&stderrHandler{mu: new(sync.Mutex)})
+
+// stderrHandler writes records of level Error and above on os.Stderr (the
+// one of the moment a record is written) as one line of the message and
+// its attributes, followed by the attribute "stack" as it is.
+type stderrHandler struct {
+	mu     *sync.Mutex
+	attrs  []slog.Attr
+	prefix string // the open groups, "a.b."
+}
+
+func (h *stderrHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+
+func (h *stderrHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Time.Format(time.RFC3339))
+	b.WriteString(" " + r.Level.String() + " " + r.Message)
+	var stack string
+	add := func(a slog.Attr) bool {
+		v := a.Value.Resolve().String()
+		if a.Key == "stack" {
+			stack = v
+			return true
+		}
+		if strings.ContainsAny(v, " \t\n\"=") || v == "" {
+			v = strconv.Quote(v)
+		}
+		b.WriteString(" " + a.Key + "=" + v)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		a.Key = h.prefix + a.Key
+		return add(a)
+	})
+	b.WriteByte('\n')
+	if stack != "" {
+		b.WriteString(strings.TrimRight(stack, "\n") + "\n")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(os.Stderr, b.String())
+	return err
+}
+
+func (h *stderrHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = slices.Clip(h.attrs)
+	for _, a := range attrs {
+		a.Key = h.prefix + a.Key
+		c.attrs = append(c.attrs, a)
+	}
+	return &c
+}
+
+func (h *stderrHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.prefix += name + "."
 	return &c
 }
