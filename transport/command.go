@@ -76,7 +76,8 @@ type commandRun struct {
 	stdin   *os.File // our end of the child's stdin
 	stdout  *os.File // our end of the child's stdout
 	timeout time.Duration
-	pgid    int // the process group the child leads, or 0
+	pgid    int         // the process group the child leads, or 0
+	tail    *tailWriter // the end of the child's stderr, or nil
 
 	exited  chan struct{} // closed once the child has been reaped
 	waitErr error         // cmd.Wait's result, set before exited is closed
@@ -132,6 +133,13 @@ func (t *CommandTransport) Start(ctx context.Context) error {
 	case cmd.Stderr == nil:
 		cmd.Stderr = os.Stderr
 	}
+	var tail *tailWriter
+	if _, isFile := cmd.Stderr.(*os.File); !isFile {
+		// exec copies it through a pipe anyway: keep its end for
+		// ExitError. A file (the terminal) is passed on as it is.
+		tail = &tailWriter{}
+		cmd.Stderr = io.MultiWriter(cmd.Stderr, tail)
+	}
 	if cmd.WaitDelay == 0 {
 		// Bound how long reaping waits for a stderr copy that a lingering
 		// grandchild keeps open.
@@ -169,6 +177,7 @@ func (t *CommandTransport) Start(ctx context.Context) error {
 		stdout:  stdout,
 		timeout: timeout,
 		pgid:    processGroup(cmd),
+		tail:    tail,
 		exited:  t.exitedChan(),
 	}
 	go func() {
@@ -192,13 +201,18 @@ func (t *CommandTransport) run() (*commandRun, error) {
 }
 
 // Read returns the next message from the child. See CommandTransport and
-// NewLineStream.
+// NewLineStream. Once the child's output ends and it exits (unless Close
+// was called), Read returns an *ExitError, which matches io.EOF.
 func (t *CommandTransport) Read(ctx context.Context) (*jsonrpc.Message, error) {
 	r, err := t.run()
 	if err != nil {
 		return nil, err
 	}
-	return r.ls.Read(ctx)
+	m, err := r.ls.Read(ctx)
+	if err == io.EOF && !t.closed.Load() {
+		err = r.exitError(ctx)
+	}
+	return m, err
 }
 
 // Write sends m to the child. See CommandTransport and NewLineStream.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -71,8 +72,11 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 			return nil
 		}
 	case err = <-fromServer:
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF {
 			return connectError{errors.New("the server closed the connection")}
+		}
+		if errors.Is(err, io.EOF) { // saying why: a command's exit
+			return connectError{fmt.Errorf("the server closed the connection: %w", err)}
 		}
 	case <-ctx.Done():
 		return ctx.Err()
