@@ -560,10 +560,11 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		opts.Roots = inv.roots.list()
 	}
 	var rootsAsked <-chan struct{}
+	if len(inv.rootDirs) > 0 || inv.liveRoots {
+		opts.Receiving = append(opts.Receiving, inv.roots.seen.middleware())
+	}
 	if len(inv.rootDirs) > 0 {
-		var mw mcp.Middleware
-		mw, rootsAsked = watchRootsList()
-		opts.Receiving = append(opts.Receiving, mw)
+		rootsAsked = inv.roots.seen.next()
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
 	inv.roots.attach(client)
