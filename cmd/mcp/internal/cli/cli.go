@@ -295,16 +295,44 @@ type shellExit int
 func (e shellExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // lockedWriter serialises writes to w. It does not pass on io.ReaderFrom,
-// so that copying a child's stderr into it goes through Write too.
+// so that copying a child's stderr into it goes through Write too. On a
+// terminal it holds the progress line (status), which whatever else is
+// written (a log line, the server's own stderr, a report) ends first, so
+// that nothing is glued to it, whichever of the shell's commands or the
+// server wrote it.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	midLine bool // a progress line is open
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.endLineLocked()
 	return l.w.Write(p)
+}
+
+// status writes line in place of the open progress line, leaving it open.
+func (l *lockedWriter) status(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "\r\033[K%s", line)
+	l.midLine = true
+}
+
+// endLine ends the open progress line, if any.
+func (l *lockedWriter) endLine() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endLineLocked()
+}
+
+func (l *lockedWriter) endLineLocked() {
+	if l.midLine {
+		fmt.Fprintln(l.w)
+		l.midLine = false
+	}
 }
 
 // toolError is returned when the tool answered with isError; the result has
@@ -341,9 +369,7 @@ var commands = map[string]command{
 type invocation struct {
 	stdout, stderr io.Writer
 
-	ask     *asker     // answers elicitation and sampling; nil under --no-input
-	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
-	midLine bool       // a progress line is open on stderr
+	ask *asker // answers elicitation and sampling; nil under --no-input
 
 	json        bool
 	verbose     bool
@@ -603,9 +629,6 @@ func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.
 	if !inv.showLogs.Load() {
 		return
 	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.endLineLocked()
 	data := string(p.Data)
 	var s string
 	if json.Unmarshal(p.Data, &s) == nil {

@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	case "crash":
 		serveCrash()
 		return
+	case "progresslog":
+		serveProgressLog()
+		return
 	case "mcp":
 		// The test binary as the mcp command itself (for mcp proxy as
 		// a stdio target).

@@ -224,30 +224,20 @@ func (inv *invocation) withProgress(ctx context.Context) (context.Context, func(
 }
 
 // status prints a line of progress on stderr: on a terminal rewritten in
-// place by the next, otherwise a line of its own.
+// place by the next (and ended by whatever else is written there, see
+// lockedWriter), otherwise a line of its own.
 func (inv *invocation) status(line string) {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if !isTerminal(inv.stderr) {
-		fmt.Fprintln(inv.stderr, line)
+	if lw, ok := inv.stderr.(*lockedWriter); ok && isTerminal(lw) {
+		lw.status(line)
 		return
 	}
-	fmt.Fprintf(inv.stderr, "\r\033[K%s", line)
-	inv.midLine = true
+	fmt.Fprintln(inv.stderr, line)
 }
 
 // endLine ends a progress line left open on the terminal.
 func (inv *invocation) endLine() {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.endLineLocked()
-}
-
-// endLineLocked is endLine with inv.mu held.
-func (inv *invocation) endLineLocked() {
-	if inv.midLine {
-		fmt.Fprintln(inv.stderr)
-		inv.midLine = false
+	if lw, ok := inv.stderr.(*lockedWriter); ok {
+		lw.endLine()
 	}
 }
 
