@@ -192,6 +192,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if name == "complete" && len(inv.target) > 1 && errors.Is(err, exec.ErrNotFound) {
 			// The form complete REF ARG VALUE TARGET of old.
 			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
+		} else if (name == "call" || name == "get") && errors.Is(err, exec.ErrNotFound) && plainWord(inv.target[0]) {
+			// call greet nameAda SERVER: the first word of the target
+			// is an argument that lost its "=".
+			err = connectError{fmt.Errorf("%w (is %q a KEY=VALUE argument missing its \"=\"? The server comes after the arguments)", err, inv.target[0])}
 		}
 	}
 	return inv.report(ctx, err)
@@ -511,6 +515,9 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if inv.inShell {
 		if len(rest) > 0 {
+			if wantKV && !strings.Contains(rest[0], "=") {
+				return usageError{fmt.Errorf("%s: unexpected argument %q: is its \"=\" missing? (KEY=VALUE)", name, rest[0])}
+			}
 			return usageError{fmt.Errorf("%s: unexpected arguments %q", name, rest)}
 		}
 		return nil
@@ -518,6 +525,7 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	if len(rest) == 0 {
 		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}
 	}
+
 	// Nothing follows a URL or @NAME, so flags may come after it too.
 	if isTargetStart(rest[0]) && len(rest) > 1 {
 		if err := fs.Parse(rest[1:]); err != nil {
@@ -530,6 +538,13 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	inv.target = rest
 	return nil
+}
+
+// plainWord reports whether s could be a KEY=VALUE that lost its "=": a
+// plain identifier, no path.
+func plainWord(s string) bool {
+	_, _, ok := keyValue(s + "=")
+	return ok && !strings.ContainsAny(s, `/\`)
 }
 
 // isTargetStart reports whether s can only begin a target.

@@ -346,6 +346,13 @@ func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 			schema = tool.InputSchema
 		}
 		types := propertyTypes(schema)
+		if known, closed := argumentNames(schema); closed {
+			for _, k := range inv.kvOrder {
+				if !slices.Contains(known, k) {
+					return nil, usageError{unknownArgument(tool.Name, k, known)}
+				}
+			}
+		}
 		for _, k := range inv.kvOrder {
 			v, err := typedValue(inv.kv[k], types[k])
 			if err != nil {
@@ -358,6 +365,34 @@ func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 		return nil, nil
 	}
 	return json.Marshal(obj)
+}
+
+// argumentNames returns the properties an object schema names, sorted,
+// and whether they are all it takes: it lists properties and allows no
+// others (additionalProperties absent or false, no patternProperties).
+func argumentNames(schema json.RawMessage) (names []string, closed bool) {
+	var s struct {
+		Properties           map[string]json.RawMessage `json:"properties"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+		PatternProperties    json.RawMessage            `json:"patternProperties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
+		return nil, false
+	}
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	ap := strings.TrimSpace(string(s.AdditionalProperties))
+	return names, (ap == "" || ap == "false") && s.PatternProperties == nil
+}
+
+// unknownArgument is the error for an argument the tool does not take.
+func unknownArgument(tool, name string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("%s: tool %s takes no arguments", name, tool)
+	}
+	return fmt.Errorf("%s: tool %s has no such argument; it takes %s", name, tool, strings.Join(known, ", "))
 }
 
 // propertyTypes maps each property of an object schema to its JSON types.

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestMissingEquals: an argument that lost its "=" is taken for the
+// server's command, which is then not found: mcp says what it looks like,
+// and so does the shell (issue 31, bug 8).
+func TestMissingEquals(t *testing.T) {
+	code, _, errs := mcpRun(t, context.Background(), "call", "echo", "nameAda", everythingBin)
+	if code != ExitConnect || !strings.Contains(errs, `is "nameAda" a KEY=VALUE argument missing its "="?`) {
+		t.Errorf("call: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = mcpRunInput(t, context.Background(), "call echo nameAda\n", "shell", "--exit-on-error", everythingBin)
+	if code != ExitUsage || !strings.Contains(errs, `unexpected argument "nameAda": is its "=" missing?`) {
+		t.Errorf("shell: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestUnknownArgument: a KEY=VALUE the tool's input schema does not name
+// is refused, with the names it does (issue 31, bug 8).
+func TestUnknownArgument(t *testing.T) {
+	url := serveHTTP(t, typedServer(t, nil, nil), nil)
+	code, _, errs := mcpRun(t, context.Background(), "call", "echo", "n=1", "nmae=2", url)
+	if code != ExitUsage || !strings.Contains(errs, "nmae: tool echo has no such argument; it takes b, f, l, n, o, path, s") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	v := runJSON(t, "call", "--json", "echo", "n=1", "s=x", url)
+	wantField(t, v, float64(1), "structuredContent", "n")
+}
