@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/gomcp/sdk/mcp"
 )
 
 // TestMissingEquals: an argument that lost its "=" is taken for the
@@ -30,4 +32,23 @@ func TestUnknownArgument(t *testing.T) {
 	}
 	v := runJSON(t, "call", "--json", "echo", "n=1", "s=x", url)
 	wantField(t, v, float64(1), "structuredContent", "n")
+}
+
+// TestOutputOnce: mcp read prints no trailing space for a resource without
+// a MIME type, and a result whose text is its structured content as JSON
+// prints it once (issue 31, bug 8).
+func TestOutputOnce(t *testing.T) {
+	s := typedServer(t, nil, nil)
+	s.AddResource(&mcp.Resource{URI: "mem://plain", Name: "plain"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{URI: "mem://plain", Text: "hi"}}}, nil
+	})
+	url := serveHTTP(t, s, nil)
+	code, out, errs := mcpRun(t, context.Background(), "read", "mem://plain", url)
+	if code != ExitOK || out != "[resource mem://plain]\nhi\n" {
+		t.Errorf("read: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = mcpRun(t, context.Background(), "call", "echo", "n=3", url)
+	if code != ExitOK || out != "{\"n\":3}\n" {
+		t.Errorf("call: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 }
