@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -39,9 +40,12 @@ func TestUnknownArgument(t *testing.T) {
 // prints it once (issue 31, bug 8).
 func TestOutputOnce(t *testing.T) {
 	s := typedServer(t, nil, nil)
-	s.AddResource(&mcp.Resource{URI: "mem://plain", Name: "plain"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	err := s.AddResource(&mcp.Resource{URI: "mem://plain", Name: "plain"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{URI: "mem://plain", Text: "hi"}}}, nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	url := serveHTTP(t, s, nil)
 	code, out, errs := mcpRun(t, context.Background(), "read", "mem://plain", url)
 	if code != ExitOK || out != "[resource mem://plain]\nhi\n" {
@@ -50,5 +54,29 @@ func TestOutputOnce(t *testing.T) {
 	code, out, errs = mcpRun(t, context.Background(), "call", "echo", "n=3", url)
 	if code != ExitOK || out != "{\"n\":3}\n" {
 		t.Errorf("call: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestVersion: mcp version and mcp --version print the module's version
+// (issue 31, bug 8).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"help", "version"}} {
+		code, out, errs := mcpRun(t, context.Background(), args...)
+		want := "mcp (devel)" // a test binary is built from a checkout
+		if args[0] == "help" {
+			want = "usage: mcp version"
+		}
+		if code != ExitOK || !strings.HasPrefix(out, want) || (args[0] != "help" && !strings.Contains(out, "go1.")) {
+			t.Errorf("mcp %q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Path: "github.com/gomcp/sdk", Version: "v1.2.3"}}
+	if got, want := moduleVersion(bi), "v1.2.3 (github.com/gomcp/sdk, go1.25.0)"; got != want {
+		t.Errorf("installed: %q, want %q", got, want)
+	}
+	bi.Main.Version = "(devel)"
+	bi.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}
+	if got, want := moduleVersion(bi), "(devel) 0123456789ab+dirty (github.com/gomcp/sdk, go1.25.0)"; got != want {
+		t.Errorf("from a checkout: %q, want %q", got, want)
 	}
 }

@@ -100,6 +100,7 @@ commands:
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
+  version                        the version of mcp (also --version)
 
 flags (anywhere before TARGET, even before the command, or after a URL or
 @NAME):
@@ -150,6 +151,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	name, args := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
+	}
+	if name == "version" || name == "--version" {
+		return printVersion(stdout)
 	}
 	if name == "login" || name == "logout" {
 		return runLogin(ctx, name, args, stdout, stderr)

@@ -350,6 +350,12 @@ command exits with status 4 and asks to log in again.
 
 Forgets what mcp login stored for URL.
 `,
+	"version": `usage: mcp version (or mcp --version)
+
+Prints the version of the module mcp was built from, as go install
+github.com/gomcp/sdk/cmd/mcp@VERSION records it ("(devel)" and the commit
+for a build from a checkout), and the Go version it was built with.
+`,
 	"try": `usage: mcp try
 
 Runs the demo server (the one mcp serve runs) in this process, over an
