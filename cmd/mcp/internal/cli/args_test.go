@@ -80,3 +80,20 @@ func TestVersion(t *testing.T) {
 		t.Errorf("from a checkout: %q, want %q", got, want)
 	}
 }
+
+// TestTaskIDWithDash: a task id may start with '-' (base64url): where mcp
+// tasks wants one, it is not taken for a flag (seen as a flaky
+// TestTasksCommands).
+func TestTaskIDWithDash(t *testing.T) {
+	inv := &invocation{}
+	if err := inv.parse("tasks", 0, []string{"get", "-hfJla60_FiLUd0T2DlUzg", "--json", "http://h/mcp"}, new(bool)); err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.pos) != 2 || inv.pos[1] != "-hfJla60_FiLUd0T2DlUzg" || !inv.json || inv.target[0] != "http://h/mcp" {
+		t.Errorf("pos %q, json %v, target %q", inv.pos, inv.json, inv.target)
+	}
+	inv = &invocation{}
+	if err := inv.parse("tasks", 0, []string{"get", "--json", "abc", "http://h/mcp"}, new(bool)); err != nil || len(inv.pos) != 2 || inv.pos[1] != "abc" || !inv.json {
+		t.Errorf("a flag before the id: pos %q, json %v, %v", inv.pos, inv.json, err)
+	}
+}

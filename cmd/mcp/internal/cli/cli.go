@@ -481,6 +481,11 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	rest := args
 	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
+		if name == "tasks" && len(inv.pos) == 1 && npos == 2 && isTaskID(fs, rest[0]) {
+			inv.pos = append(inv.pos, rest[0]) // an id such as -hfJla60: not a flag
+			rest = rest[1:]
+			continue
+		}
 		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
 			if err := fs.Parse(rest); err != nil {
 				return usageError{err}
@@ -549,6 +554,13 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 func plainWord(s string) bool {
 	_, _, ok := keyValue(s + "=")
 	return ok && !strings.ContainsAny(s, `/\`)
+}
+
+// isTaskID reports whether s, where mcp tasks wants a task id, is one
+// that starts with '-' (ids are often base64url) rather than a flag.
+func isTaskID(fs *flag.FlagSet, s string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "=")
+	return strings.HasPrefix(s, "-") && s != "-" && s != "--" && fs.Lookup(name) == nil
 }
 
 // isTargetStart reports whether s can only begin a target.
