@@ -36,10 +36,7 @@ func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string, a
 	// The servers' working directory: a tree of skills, and the view of
 	// the apps block.
 	work := t.TempDir()
-	for name, text := range map[string]string{
-		"skills/hello/SKILL.md": "---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n",
-		"web/view.html":         "<!DOCTYPE html><html><body><p>forecast</p></body></html>\n",
-	} {
+	for name, text := range readmeFiles {
 		file := filepath.Join(work, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
@@ -85,6 +82,13 @@ func runReadme(t *testing.T, readme string, blocks []codeBlock, bins []string, a
 			})
 		}
 	}
+}
+
+// readmeFiles are the files the README's programs read from their working
+// directory, or embed (//go:embed, see embedOverlay).
+var readmeFiles = map[string]string{
+	"skills/hello/SKILL.md": "---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n",
+	"web/view.html":         "<!DOCTYPE html><html><body><p>forecast</p></body></html>\n",
 }
 
 // readmeClient is the client the README's servers are used with, at rev:
@@ -138,6 +142,36 @@ func useServer(ctx context.Context, t *testing.T, cs *mcp.ClientSession, rev str
 	}
 	if caps.Resources != nil {
 		used += useResources(ctx, t, cs)
+	}
+	if caps.Completions != nil {
+		used += useCompletions(ctx, t, cs)
+	}
+	return used
+}
+
+// useCompletions completes every argument of every prompt from nothing
+// typed, and expects a suggestion for one at least.
+func useCompletions(ctx context.Context, t *testing.T, cs *mcp.ClientSession) (used int) {
+	offered := 0
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range p.Arguments {
+			res, err := cs.Complete(ctx, &mcp.CompleteParams{
+				Ref:      mcp.CompleteReference{Type: mcp.RefTypePrompt, Name: p.Name},
+				Argument: mcp.CompleteArgument{Name: a.Name},
+			})
+			if err != nil {
+				t.Errorf("completing %s of prompt %s: %v", a.Name, p.Name, err)
+				continue
+			}
+			offered += len(res.Completion.Values)
+			used++
+		}
+	}
+	if offered == 0 {
+		t.Error("the server declares completions but suggested nothing for any prompt argument")
 	}
 	return used
 }

@@ -105,6 +105,9 @@ func TestReadmeBuilds(t *testing.T) {
 		}
 		pkg := fmt.Sprintf("readme_block%d", i+1)
 		replace[filepath.Join(root, pkg, "main.go")] = backing
+		if err := embedOverlay(replace, filepath.Join(root, pkg), filepath.Join(tmp, pkg), b.code); err != nil {
+			t.Errorf("%s:%d: %v", readme, b.line, err)
+		}
 		pkgs = append(pkgs, "./"+pkg)
 		bins[i] = filepath.Join(binDir, pkg)
 	}
@@ -128,6 +131,33 @@ func TestReadmeBuilds(t *testing.T) {
 		t.Fatalf("the Go blocks of %s do not build: %v\n%s", readme, err, out)
 	}
 	runReadme(t, readme, blocks, bins, addr)
+}
+
+// embedOverlay adds to replace the files a block embeds (//go:embed
+// NAME...), from readmeFiles, written under dir, as if they were in the
+// block's package directory pkgDir.
+func embedOverlay(replace map[string]string, pkgDir, dir string, code []byte) error {
+	for _, line := range strings.Split(string(code), "\n") {
+		names, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, name := range strings.Fields(names) {
+			text, ok := readmeFiles[name]
+			if !ok {
+				return fmt.Errorf("it embeds %s, which the test does not provide (readmeFiles)", name)
+			}
+			file := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				return err
+			}
+			replace[filepath.Join(pkgDir, filepath.FromSlash(name))] = file
+		}
+	}
+	return nil
 }
 
 func TestGoBlocks(t *testing.T) {

@@ -85,9 +85,10 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 	ch := chanPool.Get().(chan answer)
 	c.mu.Lock()
 	if c.closing || c.readEnded {
+		err := c.closedErr()
 		c.mu.Unlock()
 		chanPool.Put(ch)
-		return ID{}, nil, ErrClosed
+		return ID{}, nil, err
 	}
 	if c.pending == nil {
 		c.pending = make(map[int64]chan answer)
@@ -113,7 +114,10 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 		resp = <-ch // the response won the race; deliver is handing it over
 	case <-readDone:
 		if c.forget(n, ch) {
-			return Int64ID(n), nil, ErrClosed
+			c.mu.Lock()
+			err := c.closedErr()
+			c.mu.Unlock()
+			return Int64ID(n), nil, err
 		}
 		resp = <-ch // it arrived just before the stream ended
 	}

@@ -228,6 +228,7 @@ type Conn struct {
 	laneAt    uint64                         // the least laneDone a Call waits for (see awaitLane)
 	closing   bool                           // Close was called or the connection has ended
 	readEnded bool                           // the stream delivers no more messages
+	endCause  error                          // what the stream said when it ended, if more than io.EOF
 	at        host                           // how the reader or pushers run requests; set once by NewConn
 	err       error
 
@@ -342,11 +343,31 @@ func (c *Conn) endRead(err error) bool {
 		return false
 	}
 	c.readEnded = true
+	if err != nil && err != io.EOF && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) {
+		c.endCause = err // an end that says why (a server's exit)
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) && !errors.Is(err, context.Canceled) && c.err == nil && !c.closing {
 		c.err = err
 	}
 	return true
 }
+
+// closedErr is the error of a call that fails because the stream ended:
+// ErrClosed, saying why when the stream did (a subprocess's exit status
+// and last stderr lines). c.mu must be held.
+func (c *Conn) closedErr() error {
+	if c.endCause == nil {
+		return ErrClosed
+	}
+	return &closedError{cause: c.endCause}
+}
+
+// closedError is ErrClosed with the reason the stream gave.
+type closedError struct{ cause error }
+
+func (e *closedError) Error() string        { return ErrClosed.Error() + ": " + e.cause.Error() }
+func (e *closedError) Is(target error) bool { return target == ErrClosed }
+func (e *closedError) Unwrap() error        { return e.cause }
 
 // finish ends the connection once reading has stopped: after drained has
 // returned (messages still being dispatched), it lets the handlers of the

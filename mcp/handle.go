@@ -229,7 +229,7 @@ func (r *ServerRequest[P]) NotifyProgress(ctx context.Context, progress, total f
 	if !ok {
 		return nil
 	}
-	return r.lc().notify(ctx, NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
+	return r.lc().notify(about(ctx, r.id), NotificationProgress, &ProgressNotificationParams{ProgressToken: tok, Progress: progress, Total: total, Message: message})
 }
 
 // Log sends a log message to the client, related to this request, if the
@@ -242,7 +242,7 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if err != nil {
 		return err
 	}
-	return r.lc().notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
+	return r.lc().notify(about(ctx, r.id), NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: logger, Data: raw})
 }
 
 // Notify sends the client a notification the core protocol does not define

@@ -3,8 +3,16 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
 )
 
 // LoggingHandlerOptions configures ServerRequest.LogHandler.
@@ -26,7 +34,7 @@ type LoggingHandlerOptions struct {
 // {"msg": ..., attr: value, ...}. Wrap it to add attributes of your own
 // (trace ids, say), or use Logger.
 func (r *ServerRequest[P]) LogHandler(opts *LoggingHandlerOptions) slog.Handler {
-	h := &loggingHandler{life: r.lc()}
+	h := &loggingHandler{life: r.lc(), id: r.id}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -44,6 +52,7 @@ func (r *ServerRequest[P]) Logger() *slog.Logger { return slog.New(r.LogHandler(
 
 type loggingHandler struct {
 	life   lifecycle
+	id     jsonrpc.ID // the request the records are about
 	opts   LoggingHandlerOptions
 	attrs  []groupedAttr // from WithAttrs
 	groups []string
@@ -114,7 +123,23 @@ func (h *loggingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if err != nil {
 		return err
 	}
-	return h.life.notify(ctx, NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: h.opts.Logger, Data: raw})
+	return h.life.notify(about(ctx, h.id), NotificationMessage, &LoggingMessageNotificationParams{Level: level, Logger: h.opts.Logger, Data: raw})
+}
+
+// about returns ctx marked as related to the request id, so that what is
+// sent with it about that request takes the request's own way (its SSE
+// stream over Streamable HTTP), whatever context the handler passed:
+// slog.Logger.Info passes context.Background, and a log sent on the
+// session's standalone stream would come after the result, or never to a
+// client that opened none.
+func about(ctx context.Context, id jsonrpc.ID) context.Context {
+	if id.IsZero() {
+		return ctx
+	}
+	if cur, ok := jsonrpc.RelatedRequest(ctx); ok && cur == id {
+		return ctx
+	}
+	return jsonrpc.WithRelatedRequest(ctx, id)
 }
 
 // addAttr stores a in m as slog's JSON handler would: a group becomes an
@@ -164,5 +189,75 @@ func (h *loggingHandler) WithGroup(name string) slog.Handler {
 	}
 	c := *h
 	c.groups = append(slices.Clip(h.groups), name)
+	return &c
+}
+
+// errorsOnStderr is a Server's logger when ServerOptions.Logger is nil:
+// records of level Error (what a client only sees as an internal error, a
+// handler's panic above all) go to the process's stderr, the stack on the
+// lines after the message, and the rest is dropped.
+var errorsOnStderr = slog.New(&stderrHandler{mu: new(sync.Mutex)})
+
+// stderrHandler writes records of level Error and above on os.Stderr (the
+// one of the moment a record is written) as one line of the message and
+// its attributes, followed by the attribute "stack" as it is.
+type stderrHandler struct {
+	mu     *sync.Mutex
+	attrs  []slog.Attr
+	prefix string // the open groups, "a.b."
+}
+
+func (h *stderrHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelError }
+
+func (h *stderrHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Time.Format(time.RFC3339))
+	b.WriteString(" " + r.Level.String() + " " + r.Message)
+	var stack string
+	add := func(a slog.Attr) bool {
+		v := a.Value.Resolve().String()
+		if a.Key == "stack" {
+			stack = v
+			return true
+		}
+		if strings.ContainsAny(v, " \t\n\"=") || v == "" {
+			v = strconv.Quote(v)
+		}
+		b.WriteString(" " + a.Key + "=" + v)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		a.Key = h.prefix + a.Key
+		return add(a)
+	})
+	b.WriteByte('\n')
+	if stack != "" {
+		b.WriteString(strings.TrimRight(stack, "\n") + "\n")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(os.Stderr, b.String())
+	return err
+}
+
+func (h *stderrHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = slices.Clip(h.attrs)
+	for _, a := range attrs {
+		a.Key = h.prefix + a.Key
+		c.attrs = append(c.attrs, a)
+	}
+	return &c
+}
+
+func (h *stderrHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.prefix += name + "."
 	return &c
 }

@@ -94,7 +94,11 @@ type ServerOptions struct {
 	// rejects such a result anyway, with less to go on.
 	SkipOutputValidation bool
 
-	// Logger receives the server's own diagnostics. Default: discard.
+	// Logger receives the server's own diagnostics. When nil, what a
+	// client only sees as an internal error (-32603), a handler's panic
+	// with its stack above all, is written on the process's stderr (level
+	// Error, text), and the rest is dropped: a panic must leave a trace.
+	// slog.New(slog.DiscardHandler) turns even that off.
 	Logger *slog.Logger
 
 	// Visible, if set, decides per request which features a caller may see
@@ -178,7 +182,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+		s.log = errorsOnStderr
 	}
 	s.methods.Store(coreMethods())
 	s.AddVisibleFunc(s.opts.Visible)

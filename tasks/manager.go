@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -39,9 +40,21 @@ type Options struct {
 	// Decide says whether a call of a tool whose task support is optional
 	// runs as a task, when the client can take one. Default: always.
 	Decide func(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.Tool) bool
-	// Logger receives the manager's own diagnostics. Default: discard.
+	// Logger receives the manager's own diagnostics. When nil, records of
+	// level Error (a task handler's panic with its stack, an outcome that
+	// could not be recorded) go to the process's stderr, as with
+	// mcp.ServerOptions.Logger, and the rest is dropped;
+	// slog.New(slog.DiscardHandler) turns even that off.
 	Logger *slog.Logger
 }
+
+// errorsOnStderr is the manager's logger when Options.Logger is nil.
+var errorsOnStderr = slog.New(slog.NewTextHandler(stderrNow{}, &slog.HandlerOptions{Level: slog.LevelError}))
+
+// stderrNow writes to os.Stderr as it is at the time of the write.
+type stderrNow struct{}
+
+func (stderrNow) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
 
 // Manager runs tool calls as tasks for one mcp.Server: it installs the
 // server's tool-call hook, advertises the tasks extension (2026-07-28) and
@@ -83,7 +96,7 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 	m.store = m.opts.Store
 	m.log = m.opts.Logger
 	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
+		m.log = errorsOnStderr
 	}
 	if err := srv.AddExtension(&mcp.Extension{ID: ExtensionID, Methods: []mcp.Method{
 		{Name: MethodGet, Handler: m.handleGet, Revisions: []string{mcp.Version20251125, mcp.Version20260728}},

@@ -76,6 +76,8 @@ type commandRun struct {
 	stdin   *os.File // our end of the child's stdin
 	stdout  *os.File // our end of the child's stdout
 	timeout time.Duration
+	pgid    int         // the process group the child leads, or 0
+	tail    *tailWriter // the end of the child's stderr, or nil
 
 	exited  chan struct{} // closed once the child has been reaped
 	waitErr error         // cmd.Wait's result, set before exited is closed
@@ -131,6 +133,13 @@ func (t *CommandTransport) Start(ctx context.Context) error {
 	case cmd.Stderr == nil:
 		cmd.Stderr = os.Stderr
 	}
+	var tail *tailWriter
+	if _, isFile := cmd.Stderr.(*os.File); !isFile {
+		// exec copies it through a pipe anyway: keep its end for
+		// ExitError. A file (the terminal) is passed on as it is.
+		tail = &tailWriter{}
+		cmd.Stderr = io.MultiWriter(cmd.Stderr, tail)
+	}
 	if cmd.WaitDelay == 0 {
 		// Bound how long reaping waits for a stderr copy that a lingering
 		// grandchild keeps open.
@@ -167,6 +176,8 @@ func (t *CommandTransport) Start(ctx context.Context) error {
 		stdin:   stdin,
 		stdout:  stdout,
 		timeout: timeout,
+		pgid:    processGroup(cmd),
+		tail:    tail,
 		exited:  t.exitedChan(),
 	}
 	go func() {
@@ -190,13 +201,18 @@ func (t *CommandTransport) run() (*commandRun, error) {
 }
 
 // Read returns the next message from the child. See CommandTransport and
-// NewLineStream.
+// NewLineStream. Once the child's output ends and it exits (unless Close
+// was called), Read returns an *ExitError, which matches io.EOF.
 func (t *CommandTransport) Read(ctx context.Context) (*jsonrpc.Message, error) {
 	r, err := t.run()
 	if err != nil {
 		return nil, err
 	}
-	return r.ls.Read(ctx)
+	m, err := r.ls.Read(ctx)
+	if err == io.EOF && !t.closed.Load() {
+		err = r.exitError(ctx)
+	}
+	return m, err
 }
 
 // Write sends m to the child. See CommandTransport and NewLineStream.
@@ -216,6 +232,13 @@ func (t *CommandTransport) Write(ctx context.Context, m *jsonrpc.Message) error 
 // the first reports an error. How the child exited is reported by Wait, not
 // by Close. Closing a transport that was never started just makes it
 // unusable.
+//
+// A child started in a process group of its own (on unix,
+// Cmd.SysProcAttr.Setpgid, as the mcp command does) is ended with its
+// group: the signals go to the whole group, and once the child is gone,
+// what is left of the group (the server that `npx` or a shell script
+// started, say) gets SIGTERM, then after ShutdownTimeout SIGKILL, so that
+// no server outlives its client.
 func (t *CommandTransport) Close() error {
 	t.mu.Lock()
 	t.closed.Store(true)
@@ -231,10 +254,15 @@ func (r *commandRun) close() error {
 	r.closeOnce.Do(func() {
 		r.ls.closeWrite()
 		err := r.stdin.Close()
-		if !r.waitExit() && !(terminate(r.cmd.Process) && r.waitExit()) {
-			_ = r.cmd.Process.Kill()
+		termed := false
+		if !r.waitExit() {
+			termed = terminate(r.cmd.Process, r.pgid)
+			if !termed || !r.waitExit() {
+				kill(r.cmd.Process, r.pgid)
+			}
 		}
 		<-r.exited
+		r.endGroup(termed)
 		// Close the read side only now, so the child's last output could be
 		// read while it shut down.
 		r.ls.Close()
@@ -245,6 +273,35 @@ func (r *commandRun) close() error {
 	})
 	<-r.exited
 	return r.closeErr
+}
+
+// endGroup ends what is left of the child's process group once the child
+// is gone: SIGTERM (unless the group had it already), then, after the
+// shutdown timeout, SIGKILL.
+func (r *commandRun) endGroup(termed bool) {
+	if !groupAlive(r.pgid) {
+		return
+	}
+	if !termed {
+		terminate(r.cmd.Process, r.pgid)
+	}
+	if !waitGroup(r.pgid, r.timeout) {
+		kill(r.cmd.Process, r.pgid)
+		waitGroup(r.pgid, r.timeout) // SIGKILL takes a moment too
+	}
+}
+
+// waitGroup waits up to timeout for process group pgid to be gone, and
+// reports whether it is.
+func waitGroup(pgid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // waitExit waits up to the shutdown timeout for the child to be reaped.

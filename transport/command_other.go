@@ -2,8 +2,20 @@
 
 package transport
 
-import "os"
+import (
+	"os"
+	"os/exec"
+)
+
+// processGroup reports 0: process groups are not handled here.
+func processGroup(*exec.Cmd) int { return 0 }
 
 // terminate reports false: there is no SIGTERM here, so Close goes straight
 // from waiting to killing.
-func terminate(*os.Process) bool { return false }
+func terminate(*os.Process, int) bool { return false }
+
+// kill kills p.
+func kill(p *os.Process, _ int) { _ = p.Kill() }
+
+// groupAlive reports false: there are no process groups here.
+func groupAlive(int) bool { return false }

@@ -165,8 +165,10 @@ func TestCommandShutdownSequence(t *testing.T) {
 func TestCommandChildExits(t *testing.T) {
 	s := startHelper(t, "exit3", nil)
 	expectMessage(t, s, ready)
-	if _, err := readTimeout(t, s); err != io.EOF {
-		t.Fatalf("Read after the child exited: %v, want io.EOF", err)
+	_, err := readTimeout(t, s)
+	var xe *ExitError
+	if !errors.Is(err, io.EOF) || !errors.As(err, &xe) || xe.Stderr != nil {
+		t.Fatalf("Read after the child exited: %v, want an *ExitError matching io.EOF, with no stderr (a file)", err)
 	}
 	var ee *exec.ExitError
 	if err := s.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 3 {

@@ -43,6 +43,13 @@ func runHelper(mode string) int {
 	case "stderr": // log to stderr, then echo
 		fmt.Fprintln(os.Stderr, "helper: this goes to stderr")
 		return echoLines()
+	case "crash": // say something, read a line, write 7 lines on stderr, exit 3
+		fmt.Println(ready)
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		for i := 1; i <= 7; i++ {
+			fmt.Fprintf(os.Stderr, "crash line %d\n", i)
+		}
+		return 3
 	case "exit3": // say something and exit with status 3 without reading
 		fmt.Println(ready)
 		return 3

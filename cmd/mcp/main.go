@@ -14,6 +14,7 @@
 //	mcp login|logout URL
 //	mcp serve [--http ADDR]
 //	mcp try
+//	mcp version
 //
 // TARGET is a URL, a command and its arguments, or @NAME from a config file;
 // mcp help describes the flags, the --json output and the exit codes.

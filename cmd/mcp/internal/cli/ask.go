@@ -141,7 +141,7 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 		hints = append(hints, string(s.Format))
 	}
 	if s.Default != nil {
-		hints = append(hints, fmt.Sprintf("default %v", s.Default))
+		hints = append(hints, "default "+defaultLabel(s.Default, opts))
 	} else if required {
 		hints = append(hints, "required")
 	}
@@ -166,6 +166,27 @@ func (a *asker) field(ctx context.Context, prop mcp.ElicitProperty, required boo
 		}
 		fmt.Fprintf(a.out, "  %v\n", err)
 	}
+}
+
+// defaultLabel shows a field's default as the user names its choices:
+// by their titles, for an enum.
+func defaultLabel(def any, opts []option) string {
+	label := func(v any) string {
+		for _, o := range opts {
+			if s, ok := v.(string); ok && s == o.value {
+				return o.label()
+			}
+		}
+		return fmt.Sprint(v)
+	}
+	if vs, ok := def.([]any); ok && len(opts) > 0 {
+		labels := make([]string, len(vs))
+		for i, v := range vs {
+			labels[i] = label(v)
+		}
+		return strings.Join(labels, ", ")
+	}
+	return label(def)
 }
 
 // parseField converts an answer to the field's type.

@@ -100,6 +100,7 @@ commands:
   serve [--http ADDR]            run the demo server on stdio, or over HTTP
   help [COMMAND]                 this text, or a command's in detail, with
                                  its --json output
+  version                        the version of mcp (also --version)
 
 flags (anywhere before TARGET, even before the command, or after a URL or
 @NAME):
@@ -151,6 +152,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if name == "help" || name == "-h" || name == "--help" {
 		return help(stdout, stderr, args)
 	}
+	if name == "version" || name == "--version" {
+		return printVersion(stdout)
+	}
 	if name == "login" || name == "logout" {
 		return runLogin(ctx, name, args, stdout, stderr)
 	}
@@ -192,6 +196,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if name == "complete" && len(inv.target) > 1 && errors.Is(err, exec.ErrNotFound) {
 			// The form complete REF ARG VALUE TARGET of old.
 			err = connectError{fmt.Errorf("%w (the value goes with its argument, as ARG=VALUE: is %q the value?)", err, inv.target[0])}
+		} else if (name == "call" || name == "get") && errors.Is(err, exec.ErrNotFound) && plainWord(inv.target[0]) {
+			// call greet nameAda SERVER: the first word of the target
+			// is an argument that lost its "=".
+			err = connectError{fmt.Errorf("%w (is %q a KEY=VALUE argument missing its \"=\"? The server comes after the arguments)", err, inv.target[0])}
 		}
 	}
 	return inv.report(ctx, err)
@@ -295,16 +303,44 @@ type shellExit int
 func (e shellExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // lockedWriter serialises writes to w. It does not pass on io.ReaderFrom,
-// so that copying a child's stderr into it goes through Write too.
+// so that copying a child's stderr into it goes through Write too. On a
+// terminal it holds the progress line (status), which whatever else is
+// written (a log line, the server's own stderr, a report) ends first, so
+// that nothing is glued to it, whichever of the shell's commands or the
+// server wrote it.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	midLine bool // a progress line is open
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.endLineLocked()
 	return l.w.Write(p)
+}
+
+// status writes line in place of the open progress line, leaving it open.
+func (l *lockedWriter) status(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "\r\033[K%s", line)
+	l.midLine = true
+}
+
+// endLine ends the open progress line, if any.
+func (l *lockedWriter) endLine() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endLineLocked()
+}
+
+func (l *lockedWriter) endLineLocked() {
+	if l.midLine {
+		fmt.Fprintln(l.w)
+		l.midLine = false
+	}
 }
 
 // toolError is returned when the tool answered with isError; the result has
@@ -341,9 +377,7 @@ var commands = map[string]command{
 type invocation struct {
 	stdout, stderr io.Writer
 
-	ask     *asker     // answers elicitation and sampling; nil under --no-input
-	mu      sync.Mutex // guards midLine, and keeps a log line and a progress line apart
-	midLine bool       // a progress line is open on stderr
+	ask *asker // answers elicitation and sampling; nil under --no-input
 
 	json        bool
 	verbose     bool
@@ -447,6 +481,11 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	rest := args
 	wantKV := name == "call" || name == "get" || name == "complete"
 	for len(rest) > 0 {
+		if name == "tasks" && len(inv.pos) == 1 && npos == 2 && isTaskID(fs, rest[0]) {
+			inv.pos = append(inv.pos, rest[0]) // an id such as -hfJla60: not a flag
+			rest = rest[1:]
+			continue
+		}
 		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
 			if err := fs.Parse(rest); err != nil {
 				return usageError{err}
@@ -485,6 +524,9 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	if inv.inShell {
 		if len(rest) > 0 {
+			if wantKV && !strings.Contains(rest[0], "=") {
+				return usageError{fmt.Errorf("%s: unexpected argument %q: is its \"=\" missing? (KEY=VALUE)", name, rest[0])}
+			}
 			return usageError{fmt.Errorf("%s: unexpected arguments %q", name, rest)}
 		}
 		return nil
@@ -492,6 +534,7 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	if len(rest) == 0 {
 		return usageError{fmt.Errorf("%s: no server given: name a URL, a command, or @NAME", name)}
 	}
+
 	// Nothing follows a URL or @NAME, so flags may come after it too.
 	if isTargetStart(rest[0]) && len(rest) > 1 {
 		if err := fs.Parse(rest[1:]); err != nil {
@@ -504,6 +547,20 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 	}
 	inv.target = rest
 	return nil
+}
+
+// plainWord reports whether s could be a KEY=VALUE that lost its "=": a
+// plain identifier, no path.
+func plainWord(s string) bool {
+	_, _, ok := keyValue(s + "=")
+	return ok && !strings.ContainsAny(s, `/\`)
+}
+
+// isTaskID reports whether s, where mcp tasks wants a task id, is one
+// that starts with '-' (ids are often base64url) rather than a flag.
+func isTaskID(fs *flag.FlagSet, s string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "=")
+	return strings.HasPrefix(s, "-") && s != "-" && s != "--" && fs.Lookup(name) == nil
 }
 
 // isTargetStart reports whether s can only begin a target.
@@ -560,10 +617,11 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		opts.Roots = inv.roots.list()
 	}
 	var rootsAsked <-chan struct{}
+	if len(inv.rootDirs) > 0 || inv.liveRoots {
+		opts.Receiving = append(opts.Receiving, inv.roots.seen.middleware())
+	}
 	if len(inv.rootDirs) > 0 {
-		var mw mcp.Middleware
-		mw, rootsAsked = watchRootsList()
-		opts.Receiving = append(opts.Receiving, mw)
+		rootsAsked = inv.roots.seen.next()
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "gomcp-cli", Version: "0.1.0"}, opts)
 	inv.roots.attach(client)
@@ -602,9 +660,6 @@ func (inv *invocation) printLog(_ context.Context, _ *mcp.ClientSession, p *mcp.
 	if !inv.showLogs.Load() {
 		return
 	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.endLineLocked()
 	data := string(p.Data)
 	var s string
 	if json.Unmarshal(p.Data, &s) == nil {

@@ -39,6 +39,12 @@ func TestMain(m *testing.M) {
 	case "chatter":
 		serveChatter()
 		return
+	case "crash":
+		serveCrash()
+		return
+	case "progresslog":
+		serveProgressLog()
+		return
 	case "mcp":
 		// The test binary as the mcp command itself (for mcp proxy as
 		// a stdio target).

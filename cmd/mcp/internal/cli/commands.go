@@ -225,30 +225,20 @@ func (inv *invocation) withProgress(ctx context.Context) (context.Context, func(
 }
 
 // status prints a line of progress on stderr: on a terminal rewritten in
-// place by the next, otherwise a line of its own.
+// place by the next (and ended by whatever else is written there, see
+// lockedWriter), otherwise a line of its own.
 func (inv *invocation) status(line string) {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if !isTerminal(inv.stderr) {
-		fmt.Fprintln(inv.stderr, line)
+	if lw, ok := inv.stderr.(*lockedWriter); ok && isTerminal(lw) {
+		lw.status(line)
 		return
 	}
-	fmt.Fprintf(inv.stderr, "\r\033[K%s", line)
-	inv.midLine = true
+	fmt.Fprintln(inv.stderr, line)
 }
 
 // endLine ends a progress line left open on the terminal.
 func (inv *invocation) endLine() {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.endLineLocked()
-}
-
-// endLineLocked is endLine with inv.mu held.
-func (inv *invocation) endLineLocked() {
-	if inv.midLine {
-		fmt.Fprintln(inv.stderr)
-		inv.midLine = false
+	if lw, ok := inv.stderr.(*lockedWriter); ok {
+		lw.endLine()
 	}
 }
 
@@ -357,6 +347,13 @@ func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 			schema, _ = tool.InputSchema.(json.RawMessage)
 		}
 		types := propertyTypes(schema)
+		if known, closed := argumentNames(schema); closed {
+			for _, k := range inv.kvOrder {
+				if !slices.Contains(known, k) {
+					return nil, usageError{unknownArgument(tool.Name, k, known)}
+				}
+			}
+		}
 		for _, k := range inv.kvOrder {
 			v, err := typedValue(inv.kv[k], types[k])
 			if err != nil {
@@ -369,6 +366,34 @@ func (inv *invocation) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 		return nil, nil
 	}
 	return json.Marshal(obj)
+}
+
+// argumentNames returns the properties an object schema names, sorted,
+// and whether they are all it takes: it lists properties and allows no
+// others (additionalProperties absent or false, no patternProperties).
+func argumentNames(schema json.RawMessage) (names []string, closed bool) {
+	var s struct {
+		Properties           map[string]json.RawMessage `json:"properties"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+		PatternProperties    json.RawMessage            `json:"patternProperties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
+		return nil, false
+	}
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	ap := strings.TrimSpace(string(s.AdditionalProperties))
+	return names, (ap == "" || ap == "false") && s.PatternProperties == nil
+}
+
+// unknownArgument is the error for an argument the tool does not take.
+func unknownArgument(tool, name string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("%s: tool %s takes no arguments", name, tool)
+	}
+	return fmt.Errorf("%s: tool %s has no such argument; it takes %s", name, tool, strings.Join(known, ", "))
 }
 
 // propertyTypes maps each property of an object schema to its JSON types.

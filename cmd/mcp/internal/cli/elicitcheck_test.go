@@ -145,3 +145,28 @@ func TestInspectorElicitationChecked(t *testing.T) {
 		t.Errorf("answer %+v", res)
 	}
 }
+
+// TestElicitationEnumDefault: an enum's default is shown by its title, as
+// the choices are (issue 31, bug 8), and an empty answer takes it.
+func TestElicitationEnumDefault(t *testing.T) {
+	req := &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "Which?", RequestedSchema: &mcp.ElicitSchema{
+		Properties: []mcp.ElicitProperty{
+			{Name: "hero", Schema: &mcp.PrimitiveSchema{Type: "string", Default: "hero-2",
+				OneOf: []mcp.EnumOption{{Const: "hero-1", Title: "Superman"}, {Const: "hero-2", Title: "Batman"}}}},
+			{Name: "team", Schema: &mcp.PrimitiveSchema{Type: "array", Default: []any{"t-2", "t-1"},
+				Items: &mcp.EnumItems{AnyOf: []mcp.EnumOption{{Const: "t-1", Title: "Justice League"}, {Const: "t-2", Title: "Avengers"}}}}},
+			{Name: "n", Schema: &mcp.PrimitiveSchema{Type: "integer", Default: 3}},
+		},
+	}}}
+	var out bytes.Buffer
+	a := &asker{in: strings.NewReader("\n\n\ny\n"), out: &out}
+	defer a.close()
+	if res := a.elicit(context.Background(), req); res.Action != mcp.ElicitActionAccept {
+		t.Fatalf("answer %s\n%s", res.Action, out.String())
+	}
+	for _, s := range []string{"[one of Superman, Batman; default Batman]", "default Avengers, Justice League]", "[integer; default 3]"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the questions lack %q:\n%s", s, out.String())
+		}
+	}
+}

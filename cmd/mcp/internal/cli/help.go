@@ -158,6 +158,12 @@ server over HTTP, with the headers given by -H:
   {"command": "mcp", "args": ["proxy", "https://example.com/mcp",
    "-H", "Authorization: Bearer TOKEN"]}
 
+When the HTTP server refuses a request (a 2025-era server refuses the
+2026-07-28 server/discover probe with HTTP 400), the refusal goes back to
+the client as that request's JSON-RPC error and the proxy goes on, so
+that the client falls back to initialize; only HTTP 401 and 403 end it
+(exit status 4): the credentials are the proxy's.
+
 With --http ADDR, TARGET (typically a command) is served over Streamable
 HTTP at http://ADDR/mcp (port 0 picks a free port; the first line on
 stdout is "listening on http://HOST:PORT/mcp"). Each session, opened by an
@@ -349,6 +355,12 @@ command exits with status 4 and asks to log in again.
 	"logout": `usage: mcp logout URL
 
 Forgets what mcp login stored for URL.
+`,
+	"version": `usage: mcp version (or mcp --version)
+
+Prints the version of the module mcp was built from, as go install
+github.com/gomcp/sdk/cmd/mcp@VERSION records it ("(devel)" and the commit
+for a build from a checkout), and the Go version it was built with.
 `,
 	"try": `usage: mcp try
 

@@ -4,10 +4,13 @@ package cli
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +193,63 @@ func TestFilesystemServer(t *testing.T) {
 	code, out, errs = mcpRun(t, context.Background(), append([]string{"call", "read_text_file", "path=/etc/hostname"}, target...)...)
 	if code == ExitOK || !strings.Contains(out+errs, "Access denied") {
 		t.Errorf("call outside the allowed directory: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestProxyTypeScriptHTTPServer: mcp tools, through mcp proxy on stdio,
+// reaches the TypeScript reference server over Streamable HTTP
+// (server-everything streamableHttp, a 2025-era server that refuses the
+// 2026-07-28 server/discover probe): the proxy passes the refusal back and
+// the client falls back to initialize (issue 31, bug 1).
+func TestProxyTypeScriptHTTPServer(t *testing.T) {
+	server := requireEnv(t, "SERVER_EVERYTHING")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	seen := make(chan struct{})
+	stderr := &signalWriter{want: "listening on port " + port, seen: seen}
+	cmd := exec.Command(server, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	logs := func() string {
+		stderr.mu.Lock()
+		defer stderr.mu.Unlock()
+		return stderr.buf.String()
+	}
+	select {
+	case <-seen:
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("server-everything exited: %v\n%s", err, logs())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("server-everything did not listen in time:\n%s", logs())
+	}
+	url := "http://127.0.0.1:" + port + "/mcp"
+	v := runJSON(t, "info", "--json", "-e", "MCP_CLI_TEST_SERVER=mcp", os.Args[0], "proxy", url)
+	wantField(t, v, "2025-11-25", "protocolVersion")
+	names := map[string]bool{}
+	for _, tool := range field(t, runJSON(t, "tools", "--json", "-e", "MCP_CLI_TEST_SERVER=mcp", os.Args[0], "proxy", url), "tools").([]any) {
+		names[tool.(map[string]any)["name"].(string)] = true
+	}
+	if !names["echo"] {
+		t.Errorf("tools through the proxy lack echo: %v", names)
 	}
 }

@@ -13,9 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -34,6 +33,8 @@ type mockFile struct {
 	Tools        []mockTool          `json:"tools,omitempty"`
 	Resources    []mockResource      `json:"resources,omitempty"`
 	Prompts      []mockPrompt        `json:"prompts,omitempty"`
+
+	lines *sourceMap // where each item is in the file
 }
 
 // mockTool is a tool (its fields as in tools/list; inputSchema optional)
@@ -103,20 +104,17 @@ func loadMock(path string) (*mockFile, error) {
 	if len(data) > mockMaxFile {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, mockMaxFile)
 	}
+	sm := jsonLines(data)
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
-		var v any
-		if err := yaml.Unmarshal(data, &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if data, err = json.Marshal(v); err != nil {
+		if data, sm, err = yamlToJSON(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var m mockFile
+	m := mockFile{lines: sm}
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, sm.decodeError(err, data))
 	}
 	return &m, nil
 }
@@ -130,37 +128,40 @@ func (m *mockFile) server() (*mcp.Server, error) {
 	}
 	s := mcp.NewServer(impl, &mcp.ServerOptions{Instructions: m.Instructions})
 	seen := map[string]bool{} // the server would let a second item replace the first
-	check := func(kind, name string, err error) error {
+	check := func(item, kind, name string, err error) error {
 		if err == nil && seen[kind+" "+name] {
 			err = errors.New("given twice")
 		}
 		seen[kind+" "+name] = true
 		if err != nil {
+			if m.lines != nil {
+				return atLine(m.lines.items[item], fmt.Errorf("%s %q: %w", kind, name, err))
+			}
 			return fmt.Errorf("%s %q: %w", kind, name, err)
 		}
 		return nil
 	}
-	for _, t := range m.Tools {
+	for i, t := range m.Tools {
 		h, err := t.handler()
-		if err = check("tool", t.Name, err); err == nil {
+		if err = check("tools."+strconv.Itoa(i), "tool", t.Name, err); err == nil {
 			err = s.AddTool(&t.Tool, h)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for _, r := range m.Resources {
+	for i, r := range m.Resources {
 		h, err := r.handler()
-		if err = check("resource", r.URI, err); err == nil {
+		if err = check("resources."+strconv.Itoa(i), "resource", r.URI, err); err == nil {
 			err = s.AddResource(&r.Resource, h)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for _, p := range m.Prompts {
+	for i, p := range m.Prompts {
 		h, err := p.handler()
-		if err = check("prompt", p.Name, err); err == nil {
+		if err = check("prompts."+strconv.Itoa(i), "prompt", p.Name, err); err == nil {
 			err = s.AddPrompt(&p.Prompt, h)
 		}
 		if err != nil {

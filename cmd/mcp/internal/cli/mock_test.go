@@ -175,6 +175,13 @@ func TestMockRefuses(t *testing.T) {
 		{"bad.json", `{"tools": [{"name": "x", "result": {"content": [{"type": "nope"}]}}]}`, "result"},
 		{"blob.yaml", "resources: [{uri: 'mem://x', name: x, blob: '!!'}]", "blob"},
 		{"dup.yaml", "tools: [{name: x}, {name: x}]", "given twice"},
+		// Errors name their line (issue 31, bug 8).
+		{"typo-line.yaml", "tools:\n  - name: x\n    text: hi\n  - name: y\n    txt: hi\n    text: ho\n", `line 5: json: unknown field "txt"`},
+		{"type-line.yaml", "server:\n  name: m\n  version: '1'\ntools:\n  - name: [x]\n", "line 5: json: cannot unmarshal array"},
+		{"item-line.yaml", "tools:\n  - name: x\n  - name: x\n", `line 3: tool "x": given twice`},
+		{"syntax-line.yaml", "tools:\n  - name: x\n  - name: 'y\n", "yaml: line "},
+		{"typo-line.json", "{\n  \"tools\": [\n    {\"name\": \"x\", \"txt\": \"hi\"}\n  ]\n}\n", `line 3: json: unknown field "txt"`},
+		{"laughs.yaml", "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", "aliases"},
 	} {
 		code, _, errs := mcpRun(t, context.Background(), "mock", writeMock(t, c.name, c.text))
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/gomcp/sdk/mcp"
@@ -68,10 +69,29 @@ func (inv *invocation) printCallResult(res *mcp.CallToolResult) error {
 		if err := json.Unmarshal(res.StructuredContent, &v); err != nil {
 			return err
 		}
+		if textHolds(res.Content, v) {
+			return nil // printed already, as the text the tool gave
+		}
 		b, _ := json.MarshalIndent(v, "", "  ")
 		fmt.Fprintf(inv.stdout, "structuredContent:\n%s\n", b)
 	}
 	return nil
+}
+
+// textHolds reports whether a text block of content is the JSON of v, as
+// a tool with structured output usually sends it for older clients.
+func textHolds(content []mcp.Content, v any) bool {
+	for _, c := range content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		var tv any
+		if json.Unmarshal([]byte(t.Text), &tv) == nil && reflect.DeepEqual(tv, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // printContent prints one content block: text as it is, other blocks
@@ -130,12 +150,12 @@ func (inv *invocation) printBinary(i int, kind, mimeType, data string) error {
 func (inv *invocation) printResourceContents(rc mcp.ResourceContents) {
 	switch rc := rc.(type) {
 	case *mcp.TextResourceContents:
-		fmt.Fprintf(inv.stdout, "[resource %s %s]\n%s\n", rc.URI, rc.MIMEType, rc.Text)
+		fmt.Fprintf(inv.stdout, "[resource %s]\n%s\n", strings.TrimSpace(rc.URI+" "+rc.MIMEType), rc.Text)
 	case *mcp.BlobResourceContents:
 		n := base64.StdEncoding.DecodedLen(len(rc.Blob))
 		if raw, err := base64.StdEncoding.DecodeString(rc.Blob); err == nil {
 			n = len(raw)
 		}
-		fmt.Fprintf(inv.stdout, "[resource %s %s, %d bytes of binary data; use --json for the blob]\n", rc.URI, rc.MIMEType, n)
+		fmt.Fprintf(inv.stdout, "[resource %s, %d bytes of binary data; use --json for the blob]\n", strings.TrimSpace(rc.URI+" "+rc.MIMEType), n)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/gomcp/sdk/internal/mcpheader"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // proxy relays messages, unchanged and in both directions, between a client
@@ -70,8 +72,11 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 			return nil
 		}
 	case err = <-fromServer:
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF {
 			return connectError{errors.New("the server closed the connection")}
+		}
+		if errors.Is(err, io.EOF) { // saying why: a command's exit
+			return connectError{fmt.Errorf("the server closed the connection: %w", err)}
 		}
 	case <-ctx.Done():
 		return ctx.Err()
@@ -113,9 +118,40 @@ func (r *relayer) fromClient(ctx context.Context, down, up jsonrpc.Stream) error
 			r.fl.add(m.ID)
 		}
 		if err := up.Write(wctx, m); err != nil {
-			return err
+			no := passBack(ctx, m, err)
+			if no == nil {
+				return err
+			}
+			r.fl.done(m.ID)
+			if err := down.Write(ctx, no); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// passBack turns the target's refusal of the client's request m into m's
+// error response, so that the client decides what to do and the proxy keeps
+// running: a 2025 server refuses the 2026-07-28 server/discover probe (HTTP
+// 400, "Server not initialized"), and the client then falls back to
+// initialize. It returns nil when err ends the relay: the client is gone or
+// the target's connection is broken, or the target wants credentials the
+// proxy holds (HTTP 401 or 403, exit status 4).
+func passBack(ctx context.Context, m *jsonrpc.Message, err error) *jsonrpc.Message {
+	if ctx.Err() != nil || !m.IsRequest() {
+		return nil
+	}
+	var he *mcphttp.HTTPError
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(err, &he) && (he.StatusCode == 401 || he.StatusCode == 403):
+		return nil
+	case errors.As(err, &je):
+		return jsonrpc.NewErrorResponse(m.ID, je)
+	case he != nil:
+		return jsonrpc.NewErrorResponse(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, err.Error()))
+	}
+	return nil
 }
 
 // fromServer copies the target's messages (from up) to down until one fails.

@@ -62,20 +62,41 @@ const (
 	rootsApplyWait = 100 * time.Millisecond
 )
 
-// watchRootsList returns a middleware that closes the channel once the
-// server's first roots/list has been answered.
-func watchRootsList() (mcp.Middleware, <-chan struct{}) {
-	asked := make(chan struct{})
-	var once sync.Once
+// rootsWatch tells when the server has been answered a roots/list: after
+// the handshake, and after each change the shell made, a stateful server
+// that keeps the roots asks for them again, and the next command must wait
+// for that (awaitRootsList) or the server answers it with the old roots.
+type rootsWatch struct {
+	mu      sync.Mutex
+	waiters []chan struct{}
+}
+
+// middleware returns the client middleware that wakes the waiters once a
+// roots/list has been answered.
+func (w *rootsWatch) middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, r *mcp.Request) (any, error) {
 			res, err := next(ctx, r)
 			if r.Method == mcp.MethodRootsList {
-				once.Do(func() { close(asked) })
+				w.mu.Lock()
+				for _, c := range w.waiters {
+					close(c)
+				}
+				w.waiters = nil
+				w.mu.Unlock()
 			}
 			return res, err
 		}
-	}, asked
+	}
+}
+
+// next returns a channel closed once the next roots/list is answered.
+func (w *rootsWatch) next() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := make(chan struct{})
+	w.waiters = append(w.waiters, c)
+	return c
 }
 
 // awaitRootsList gives a stateful server that asks for the roots when the
@@ -107,6 +128,7 @@ type rootSet struct {
 	mu     sync.Mutex
 	client *mcp.Client // told of each change; nil before a connection
 	roots  []*mcp.Root
+	seen   rootsWatch // the server's roots/list requests
 }
 
 // newRootSet makes the roots of --root directories.
@@ -196,7 +218,7 @@ func (rs *rootSet) set(roots []*mcp.Root) {
 
 // shellRoots runs the shell's roots command: roots [list] [--json],
 // roots add DIR..., roots remove DIR|URI....
-func (inv *invocation) shellRoots(words []string, out io.Writer) error {
+func (inv *invocation) shellRoots(ctx context.Context, stateful bool, words []string, out io.Writer) error {
 	args := slices.DeleteFunc(slices.Clone(words[1:]), func(w string) bool { return w == "--json" })
 	asJSON := len(args) != len(words)-1
 	verb := "list"
@@ -221,9 +243,25 @@ func (inv *invocation) shellRoots(words []string, out io.Writer) error {
 		}
 		return nil
 	case verb == "add" && len(args) > 0:
-		return inv.roots.add(args...)
+		return inv.rootsChanged(ctx, stateful, inv.roots.add, args)
 	case verb == "remove" && len(args) > 0:
-		return inv.roots.remove(args...)
+		return inv.rootsChanged(ctx, stateful, inv.roots.remove, args)
 	}
 	return errors.New("usage: roots [list] | roots add DIR | roots remove DIR (one or more)")
+}
+
+// rootsChanged applies change to the roots and, on a stateful session,
+// gives the server the time to ask for them and take them in before the
+// shell's next command (see awaitRootsList): the change is announced with
+// notifications/roots/list_changed, which the server answers when it will.
+// A 2026-07-28 session sends the roots with each request that needs them.
+func (inv *invocation) rootsChanged(ctx context.Context, stateful bool, change func(...string) error, args []string) error {
+	asked := inv.roots.seen.next()
+	if err := change(args...); err != nil {
+		return err
+	}
+	if stateful {
+		awaitRootsList(ctx, asked)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +122,48 @@ func TestShellRoots(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%d notifications/roots/list_changed, want 2", i)
 		}
+	}
+}
+
+// TestShellRootsAwaited: after roots add, the shell's next command waits
+// for a server that keeps the roots (as server-filesystem does) to ask for
+// them again and take them in, so that the command sees the new roots
+// (issue 31, bug 6).
+func TestShellRootsAwaited(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		cached []string
+	)
+	s := mcp.NewServer(&mcp.Implementation{Name: "caching", Version: "1"}, &mcp.ServerOptions{
+		RootsListChangedHandler: func(_ context.Context, ss *mcp.ServerSession) {
+			// Asked after a moment, and applied when the answer comes.
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				res, err := ss.ListRoots(context.Background(), nil)
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				cached = cached[:0]
+				for _, r := range res.Roots {
+					cached = append(cached, r.URI)
+				}
+			}()
+		},
+	})
+	err := mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return "roots=[" + strings.Join(cached, " ") + "]", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	input := "roots add " + dir + "\ncall roots\n"
+	code, out, errs := mcpRunInput(t, context.Background(), input, "shell", "--protocol-version", "2025-11-25", serveHTTP(t, s, nil))
+	if want := "roots=[" + fileURI(dir) + "]\n"; code != ExitOK || out != want {
+		t.Errorf("exit %d, stdout %q, want %q; stderr %q", code, out, want, errs)
 	}
 }

@@ -160,7 +160,7 @@ func (inv *invocation) shell(ctx context.Context, cs *mcp.ClientSession, stdin i
 		case "exit", "quit":
 			return nil
 		case "roots":
-			if err := inv.shellRoots(words, inv.stdout); err != nil {
+			if err := inv.shellRoots(ctx, !cs.Stateless(), words, inv.stdout); err != nil {
 				fmt.Fprintln(inv.stderr, "mcp:", err)
 				if inv.exitOnError {
 					return shellExit(ExitUsage)

@@ -222,6 +222,20 @@ func runTasks(ctx context.Context, inv *invocation, cs *mcp.ClientSession) error
 	if !cs.Stateless() && cs.ServerCapabilities().Tasks == nil {
 		return fmt.Errorf("tasks: the server has no tasks capability")
 	}
+	err := inv.tasksVerb(ctx, cs, verb)
+	var je *jsonrpc.Error
+	if err != nil && verb != "list" && !inv.inShell && !cs.Stateless() && errors.As(err, &je) && je.Code == jsonrpc.CodeInvalidParams {
+		// The likely reason a task the user saw is unknown.
+		hinted := *je
+		hinted.Message += fmt.Sprintf(" (hint: a %s task belongs to the session that created it, and each mcp command opens a new session: "+
+			"follow it in the mcp shell that started it, or leave out --no-wait)", cs.ProtocolVersion())
+		err = &hinted
+	}
+	return err
+}
+
+// tasksVerb runs one verb of mcp tasks.
+func (inv *invocation) tasksVerb(ctx context.Context, cs *mcp.ClientSession, verb string) error {
 	switch verb {
 	case "list":
 		return inv.listTasks(ctx, cs)

@@ -193,3 +193,21 @@ func TestShellTasks(t *testing.T) {
 		t.Errorf("tasks cancel of a completed task: stderr %q", errs)
 	}
 }
+
+// TestTasksOfAnotherSession: a 2025-11-25 task started by one mcp command
+// is unknown to the next, which opens a session of its own: tasks get
+// says why, with a hint (issue 31, bug 6).
+func TestTasksOfAnotherSession(t *testing.T) {
+	url := everythingURL(t)
+	v := runJSON(t, "call", "--task", "--no-wait", "--json", "--protocol-version", "2025-11-25", "slow_compute", "seconds=0.1", url)
+	id, _ := v["taskId"].(string)
+	if id == "" {
+		t.Fatalf("call --no-wait: %v", v)
+	}
+	for _, verb := range []string{"get", "result", "cancel"} {
+		code, _, errs := mcpRun(t, context.Background(), "tasks", verb, id, "--protocol-version", "2025-11-25", url)
+		if code != ExitProtocol || !strings.Contains(errs, "hint: a 2025-11-25 task belongs to the session that created it") {
+			t.Errorf("tasks %s: exit %d, stderr %q", verb, code, errs)
+		}
+	}
+}
