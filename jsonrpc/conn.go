@@ -91,7 +91,10 @@ type ConnOptions struct {
 
 	// OnCancel, if set, is called when an outgoing Call gives up before its
 	// response arrived (its context ended). MCP uses it to send
-	// notifications/cancelled; JSON-RPC itself has no cancellation.
+	// notifications/cancelled; JSON-RPC itself has no cancellation. It runs
+	// on a goroutine of its own, after the Call has returned (so a slow
+	// peer never holds the call past its deadline); it must bound its own
+	// work, and Wait waits for it.
 	OnCancel func(id ID, cause error)
 
 	// Bind, if set, is called with the new Conn before it reads its first
@@ -241,6 +244,7 @@ type Conn struct {
 	readDone signal // reading has stopped; guarded by mu
 	done     signal // the connection has ended; guarded by mu
 	workers  sync.WaitGroup
+	cancels  sync.WaitGroup // OnCancel calls in progress
 
 	// The reader runs a request itself while a worker slot is free (see
 	// runInline); watch, a timer armed while the reader runs requests,
@@ -409,6 +413,7 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait() error {
 	<-c.Done()
 	c.workers.Wait()
+	c.cancels.Wait()
 	return c.Err()
 }
 

@@ -211,6 +211,11 @@ type ClientSession struct {
 	cache        resultCache                        // stateless: results reused per their caching hints
 	listenAcked  chan struct{}                      // stateless: closed when the session's own listen stream is acknowledged
 
+	// life ends when Close begins: the background work of the session
+	// (cancellation notices, the listen stream's reconnections) stops.
+	life    context.Context
+	endLife context.CancelFunc
+
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
 	stopListen  context.CancelFunc // ends it; nil when there is none
@@ -238,6 +243,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		}
 	}
 	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
+	cs.life, cs.endLife = context.WithCancel(context.Background())
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
 		Handler:        (*clientConnHandler)(cs),
@@ -251,8 +257,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	if features(ask).stateless {
 		stateless, err := cs.probe(ctx)
 		if err != nil {
-			cs.conn.Close()
-			cs.conn.Wait()
+			cs.abort()
 			return nil, fmt.Errorf("mcp: connect: %w", err)
 		}
 		if stateless {
@@ -277,16 +282,14 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		err = fmt.Errorf("mcp: server offered unsupported protocol version %q", res.ProtocolVersion)
 	}
 	if err != nil {
-		cs.conn.Close()
-		cs.conn.Wait()
+		cs.abort()
 		return nil, fmt.Errorf("mcp: initialize: %w", err)
 	}
 	cs.init = &res
 	cs.version = res.ProtocolVersion
 	cs.ready.Store(true)
 	if err := cs.notify(ctx, NotificationInitialized, &emptyParams{}); err != nil {
-		cs.conn.Close()
-		cs.conn.Wait()
+		cs.abort()
 		return nil, fmt.Errorf("mcp: initialized: %w", err)
 	}
 	c.track(cs)
@@ -348,6 +351,7 @@ func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
 // subscriptions/listen stream Connect opened, if any, to end. For a
 // subprocess transport, closing the stream runs the shutdown sequence.
 func (cs *ClientSession) Close() error {
+	cs.endLife()
 	if cs.stopListen != nil {
 		cs.stopListen() // first, so that the listen call ends as cancelled
 	}
@@ -357,6 +361,13 @@ func (cs *ClientSession) Close() error {
 		<-cs.listenEnded
 	}
 	return err
+}
+
+// abort ends a session whose Connect failed.
+func (cs *ClientSession) abort() {
+	cs.endLife()
+	cs.conn.Close()
+	cs.conn.Wait()
 }
 
 // Wait blocks until the session ends.
@@ -385,6 +396,14 @@ func (cs *ClientSession) downgrade(method string, params any) any {
 	return downgradeParams(features(cs.version), method, params)
 }
 
+// cancelNoticeTimeout bounds the sending of one notifications/cancelled:
+// it is a courtesy to the server, and the call it is about has returned.
+const cancelNoticeTimeout = 2 * time.Second
+
+// sendCancel tells the server the client gave up on request id. The
+// connection runs it on a goroutine of its own once the call has returned
+// (see jsonrpc.ConnOptions.OnCancel); it lasts at most
+// cancelNoticeTimeout, and no longer than the session.
 func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 	if !cs.ready.Load() {
 		return // initialize must never be cancelled
@@ -393,7 +412,9 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 	if cause != nil {
 		reason = cause.Error()
 	}
-	_ = cs.notify(context.Background(), NotificationCancelled, &CancelledNotificationParams{RequestID: id, Reason: reason})
+	ctx, cancel := context.WithTimeout(cs.life, cancelNoticeTimeout)
+	defer cancel()
+	_ = cs.notify(ctx, NotificationCancelled, &CancelledNotificationParams{RequestID: id, Reason: reason})
 }
 
 type progressKey struct{}
