@@ -540,7 +540,18 @@ func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor stri
 // the tool declares a schema.
 //
 // Use WithProgress on ctx to receive progress notifications.
+//
+// A call that fails without an answer says whether it may have reached
+// the server: its error matches jsonrpc.ErrNotSent (it did not; the
+// transport already sent it again where it could) or
+// jsonrpc.ErrOutcomeUnknown (it may have run). A call to a tool the
+// session's tools/list annotated idempotentHint or readOnlyHint is sent
+// again after ErrOutcomeUnknown, within ctx's deadline; so is any call
+// whose ctx the caller made with jsonrpc.Idempotent.
 func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
+	if cs.outputs.idempotent(p.Name) {
+		ctx = jsonrpc.Idempotent(ctx)
+	}
 	params := *p
 	var done func()
 	params.Meta, done = cs.withProgressToken(ctx, p.Meta)
