@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -112,7 +113,9 @@ func New(upstream string) (*Proxy, error) {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
-	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ConnState: p.track}
+	quiet := log.New(io.Discard, "", 0) // the faults are on purpose
+	p.rp.ErrorLog = quiet
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ConnState: p.track, ErrorLog: quiet}
 	p.start(ln)
 	return p, nil
 }
