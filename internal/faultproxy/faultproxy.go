@@ -38,9 +38,10 @@ const (
 	// ResetStreams resets every open connection once, when it is set
 	// (answers and streams cut mid-way); later requests pass.
 	ResetStreams
-	// Stall stops every byte: new requests wait, and open streams stop
-	// delivering (the connection stays up, as when a network path dies),
-	// until the fault is healed.
+	// Stall stops every byte: new requests wait until the fault is healed,
+	// and the answers and streams open meanwhile stop for good while their
+	// connections stay up (half-open, as when a network path dies without
+	// a reset): the client must notice the silence.
 	Stall
 	// TruncateSSE cuts every SSE answer after its first event, abruptly.
 	TruncateSSE
@@ -79,6 +80,7 @@ type Proxy struct {
 	conns    map[net.Conn]struct{}
 	serving  sync.WaitGroup
 	closed   bool
+	done     chan struct{} // closed by Close
 }
 
 // New starts a proxy to the server at upstream (a base URL such as
@@ -95,7 +97,7 @@ func New(upstream string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{addr: ln.Addr().String(), upstream: u, healed: make(chan struct{}), conns: make(map[net.Conn]struct{})}
+	p := &Proxy{addr: ln.Addr().String(), upstream: u, healed: make(chan struct{}), done: make(chan struct{}), conns: make(map[net.Conn]struct{})}
 	p.tr = &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -218,6 +220,7 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
 	close(p.healed)
 	p.healed = make(chan struct{})
 	p.fault = None
@@ -327,7 +330,7 @@ func (p *Proxy) forwardThenReset(w http.ResponseWriter, r *http.Request) {
 // reach it mid-way.
 func (p *Proxy) modify(resp *http.Response) error {
 	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-	resp.Body = &body{p: p, rc: resp.Body, sse: sse}
+	resp.Body = &body{p: p, rc: resp.Body, sse: sse, ctx: resp.Request.Context()}
 	return nil
 }
 
@@ -338,20 +341,32 @@ type body struct {
 	p       *Proxy
 	rc      io.ReadCloser
 	sse     bool
+	ctx     context.Context // ends when the client's connection does
 	br      *bufio.Reader
 	pending []byte // the rest of the line being forwarded
 	events  int
+	dead    bool // caught by a stall
 }
 
-var errTruncated = errors.New("faultproxy: SSE stream truncated")
+var (
+	errTruncated = errors.New("faultproxy: SSE stream truncated")
+	errHalfOpen  = errors.New("faultproxy: connection caught by a stall")
+)
 
 func (b *body) Read(buf []byte) (int, error) {
 	for {
-		f, healed := b.p.current()
+		f, _ := b.p.current()
+		if f == Stall || b.dead {
+			// A connection caught by a stall stays silent for good, as
+			// a half-open one does: the client must notice, and drop it.
+			b.dead = true
+			select {
+			case <-b.ctx.Done():
+			case <-b.p.done:
+			}
+			return 0, errHalfOpen
+		}
 		switch f {
-		case Stall:
-			<-healed // Close heals too
-			continue
 		case TruncateSSE:
 			if b.sse && b.events >= 1 {
 				return 0, errTruncated // ReverseProxy aborts the connection

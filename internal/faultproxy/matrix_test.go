@@ -56,11 +56,17 @@ func newBackend(t *testing.T) *backend {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Annotations: &mcp.ToolAnnotations{IdempotentHint: &yes}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in in) (string, error) { return in.Text, nil })
 	// progress reports progress before answering: the answer is an SSE
-	// stream.
+	// stream, open for a while.
 	mcp.AddTool(s, &mcp.Tool{Name: "progress", Annotations: &mcp.ToolAnnotations{IdempotentHint: &yes}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in in) (string, error) {
 			if err := req.NotifyProgress(ctx, 1, 2, "half"); err != nil {
 				return "", err
+			}
+			// Long enough for a fault to catch the stream mid-way.
+			select {
+			case <-time.After(150 * time.Millisecond):
+			case <-ctx.Done():
+				return "", ctx.Err()
 			}
 			return in.Text, nil
 		})
