@@ -354,25 +354,19 @@ var (
 )
 
 func (b *body) Read(buf []byte) (int, error) {
-	for {
-		f, _ := b.p.current()
-		if f == Stall || b.dead {
-			// A connection caught by a stall stays silent for good, as
-			// a half-open one does: the client must notice, and drop it.
-			b.dead = true
-			select {
-			case <-b.ctx.Done():
-			case <-b.p.done:
-			}
-			return 0, errHalfOpen
+	f, _ := b.p.current()
+	if f == Stall || b.dead {
+		// A connection caught by a stall stays silent for good, as a
+		// half-open one does: the client must notice, and drop it.
+		b.dead = true
+		select {
+		case <-b.ctx.Done():
+		case <-b.p.done:
 		}
-		switch f {
-		case TruncateSSE:
-			if b.sse && b.events >= 1 {
-				return 0, errTruncated // ReverseProxy aborts the connection
-			}
-		}
-		break
+		return 0, errHalfOpen
+	}
+	if f == TruncateSSE && b.sse && b.events >= 1 {
+		return 0, errTruncated // ReverseProxy aborts the connection
 	}
 	if !b.sse {
 		return b.rc.Read(buf)
