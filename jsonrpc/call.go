@@ -154,11 +154,11 @@ func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.R
 			return true, nil, OutcomeUnknown(err)
 		}
 	}
-	switch {
-	case resp.m.local != nil:
-		return true, nil, resp.m.local
-	case resp.m.Error != nil:
-		return true, nil, resp.m.Error
+	if e := resp.m.Error; e != nil {
+		if e.local != nil {
+			return true, nil, e.local
+		}
+		return true, nil, e
 	}
 	return true, resp.m.Result, nil
 }

@@ -38,10 +38,6 @@ type Message struct {
 
 	// badResponse marks an Invalid message that was shaped as a response.
 	badResponse bool
-
-	// local is set on a response the transport made up (FailedResponse):
-	// the error Call returns.
-	local error
 }
 
 // IsRequest reports whether m is a request (it expects a response).

@@ -65,7 +65,7 @@ func mark(kind, err error) error {
 // marked, and sends the request again when its context is Idempotent.
 func FailedResponse(id ID, err error) *Message {
 	err = OutcomeUnknown(err)
-	return &Message{ID: id, Error: NewError(CodeInternalError, err.Error()), local: err}
+	return &Message{ID: id, Error: &Error{Code: CodeInternalError, Message: err.Error(), local: err}}
 }
 
 type idempotentKey struct{}
