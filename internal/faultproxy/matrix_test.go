@@ -113,13 +113,6 @@ type target struct {
 	idleTimeout time.Duration
 }
 
-func TestFaultMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the fault matrix takes about twenty seconds")
-	}
-	runMatrix(t, target{start: startBackend, idle: true, idleTimeout: time.Second})
-}
-
 func startBackend(t *testing.T) *server {
 	be := newBackend(t)
 	return &server{base: be.ts.URL, path: "/mcp", stop: be.close, change: func() {
