@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/internal/mcpheader"
@@ -128,6 +129,7 @@ type ClientStream struct {
 	noSSEFallback  bool
 	reinitMu       sync.Mutex // serializes re-initialization
 	internalSerial int64
+	reached        atomic.Bool // the server has answered a POST
 
 	// guarded by clientCore.mu
 	sessionID   string

@@ -38,7 +38,7 @@ const (
 
 // postRetry is post, sending m again, while its context and the bounds
 // above allow, when the server provably did not get it: the connection was
-// refused, or the answer was 503 (from a replica that drains, a store that
+// refused (once the server has answered before), or the answer was 503 (from a replica that drains, a store that
 // is down, a full server: after its Retry-After when it gives one), or 502
 // or 504 (a gateway that could not reach the server). Behind a load
 // balancer the next attempt may reach another replica. The error of a
@@ -69,8 +69,12 @@ func (c *ClientStream) postRetry(ctx context.Context, m *jsonrpc.Message, sid, v
 // and after how long.
 func (c *ClientStream) retryDelay(resp *http.Response, err error, try int) (time.Duration, bool) {
 	if err != nil {
-		return jsonrpc.Backoff(try, 50*time.Millisecond, time.Second), errors.Is(err, jsonrpc.ErrNotSent)
+		// A refused connection is retried once the server has answered
+		// this stream: before, it rather means a wrong address or no
+		// server at all, which Connect should report at once.
+		return jsonrpc.Backoff(try, 50*time.Millisecond, time.Second), errors.Is(err, jsonrpc.ErrNotSent) && c.reached.Load()
 	}
+	c.reached.Store(true)
 	switch resp.StatusCode {
 	case http.StatusServiceUnavailable:
 		if s := resp.Header.Get("Retry-After"); s != "" {
