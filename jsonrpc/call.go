@@ -170,7 +170,14 @@ func (c *Conn) cancelled(id ID, cause error) {
 	if c.opts.OnCancel == nil {
 		return
 	}
+	c.mu.Lock()
+	if c.closing {
+		// Nothing more can be sent; and Wait may be waiting already.
+		c.mu.Unlock()
+		return
+	}
 	c.cancels.Add(1)
+	c.mu.Unlock()
 	go func() {
 		defer c.cancels.Done()
 		c.opts.OnCancel(id, cause)
