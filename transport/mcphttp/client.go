@@ -142,6 +142,7 @@ type ClientStream struct {
 	internal    map[jsonrpc.ID]chan *jsonrpc.Message
 	waits       map[jsonrpc.ID]*postWait    // requests answered on SSE streams
 	setup       map[string]*jsonrpc.Message // requests that set up server state, sent again to a new session (client_heal.go)
+	caps        json.RawMessage             // the capabilities the server declared in its last initialize answer
 }
 
 // NewClientStream returns a stream to the MCP endpoint at url. Nothing is
@@ -424,6 +425,7 @@ func (c *ClientStream) deliver(m *jsonrpc.Message) bool {
 			if v := resultVersion(m.Result); v != "" {
 				c.version = v
 			}
+			c.caps = resultCaps(m.Result)
 		}
 		c.mu.Unlock()
 	}

@@ -6,6 +6,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -292,8 +293,9 @@ const maxSetup = 10000
 // reinitialize opens a new session after the server answered 404 for
 // session generation failedGen: it replays the client's initialize request
 // (under an id of its own, so the answer does not reach the mcp.Client),
-// checks that the server still speaks the revision the session negotiated,
-// sends the initialized notification, then the subscriptions and the log
+// checks that the server still speaks the revision the session negotiated
+// (and tells the client when it declares other capabilities), sends the
+// initialized notification, then the subscriptions and the log
 // level the client had set up, and starts the new standalone stream.
 // Concurrent callers share one re-initialization.
 func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error {
@@ -324,7 +326,7 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	if err != nil {
 		return err
 	}
-	v := resultVersion(r.Result)
+	v, caps := resultVersion(r.Result), resultCaps(r.Result)
 	if was != "" && v != was {
 		return fmt.Errorf("%w (%q, not %q)", errRevisionChanged, v, was)
 	}
@@ -342,10 +344,39 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 	if v != "" {
 		c.version = v
 	}
+	changed := !bytes.Equal(c.caps, caps)
+	c.caps = caps
 	c.gen++
 	gen := c.gen
 	c.mu.Unlock()
-	return c.setUp(ctx, gen, sid, v, initialized, setup)
+	if err := c.setUp(ctx, gen, sid, v, initialized, setup); err != nil {
+		return err
+	}
+	if changed {
+		c.featuresChanged()
+	}
+	return nil
+}
+
+// featuresChanged tells the mcp.Client that the server now serving the
+// session declared other capabilities than the one that opened it (a new
+// deployment, say): its tools, prompts and resources may have changed, so
+// the client hears the three list_changed notifications, which drop what
+// it cached of them and reach the application's handlers.
+func (c *ClientStream) featuresChanged() {
+	c.log.Info("mcphttp: the new session's server declares other capabilities; its lists may have changed")
+	for _, method := range []string{mcp.NotificationToolListChanged, mcp.NotificationPromptListChanged, mcp.NotificationResourceListChanged} {
+		c.push(jsonrpc.NewNotification(method, json.RawMessage("{}")))
+	}
+}
+
+// resultCaps returns the capabilities member of an initialize result.
+func resultCaps(result json.RawMessage) json.RawMessage {
+	var r struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return r.Capabilities
 }
 
 // setUp sends what follows initialize on a new session: initialized, the
