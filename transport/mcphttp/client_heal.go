@@ -167,7 +167,15 @@ func (c *ClientStream) standaloneOnce(gen int64, sid, ver string, cur *sseCursor
 	ctx, cancel := context.WithCancel(c.bg)
 	defer cancel()
 	began := time.Now()
+	var unanswered *time.Timer
+	if c.idle > 0 {
+		// A GET the network swallowed gets no answer at all.
+		unanswered = time.AfterFunc(c.idle, cancel)
+	}
 	resp, err := c.get(ctx, sid, ver, cur.lastID)
+	if unanswered != nil {
+		unanswered.Stop()
+	}
 	markReady()
 	switch {
 	case err != nil:
