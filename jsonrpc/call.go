@@ -165,14 +165,15 @@ func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.R
 
 // cancelled runs OnCancel for the call id on a goroutine of its own, so
 // that the call returns by its deadline whatever telling the peer costs;
-// Wait waits for it.
+// Close and Wait wait for it.
 func (c *Conn) cancelled(id ID, cause error) {
 	if c.opts.OnCancel == nil {
 		return
 	}
 	c.mu.Lock()
-	if c.closing {
-		// Nothing more can be sent; and Wait may be waiting already.
+	if c.closing || c.noCancels {
+		// Nothing more can be sent; and Close or Wait may be waiting
+		// already.
 		c.mu.Unlock()
 		return
 	}

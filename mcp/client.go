@@ -211,8 +211,8 @@ type ClientSession struct {
 	cache        resultCache                        // stateless: results reused per their caching hints
 	listenAcked  chan struct{}                      // stateless: closed when the session's own listen stream is acknowledged
 
-	// life ends when Close begins: the background work of the session
-	// (cancellation notices, the listen stream's reconnections) stops.
+	// life ends once Close has closed the connection: background work of
+	// the session (cancellation notices) stops.
 	life    context.Context
 	endLife context.CancelFunc
 
@@ -351,11 +351,13 @@ func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
 // subscriptions/listen stream Connect opened, if any, to end. For a
 // subprocess transport, closing the stream runs the shutdown sequence.
 func (cs *ClientSession) Close() error {
-	cs.endLife()
 	if cs.stopListen != nil {
 		cs.stopListen() // first, so that the listen call ends as cancelled
 	}
+	// The connection lets the cancellation notices of calls cancelled
+	// just before go out (cancelNoticeTimeout at most) before it closes.
 	err := cs.conn.Close()
+	cs.endLife()
 	cs.conn.Wait()
 	if cs.listenEnded != nil {
 		<-cs.listenEnded
