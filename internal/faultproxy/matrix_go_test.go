@@ -16,4 +16,3 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	runMatrix(t, target{start: startBackend, idle: true, idleTimeout: time.Second})
 }
-

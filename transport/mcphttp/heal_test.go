@@ -16,7 +16,7 @@ import (
 // the client sees it, without a new address.
 type swappable struct{ h atomic.Pointer[http.Handler] }
 
-func (s *swappable) set(h http.Handler)                                { s.h.Store(&h) }
+func (s *swappable) set(h http.Handler)                               { s.h.Store(&h) }
 func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
 
 func watchedServer(withPrompt bool) *mcp.Server {
