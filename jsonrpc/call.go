@@ -3,8 +3,10 @@ package jsonrpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Marshal encodes params or a result as a Conn sends them: raw JSON as it
@@ -36,8 +38,9 @@ var chanPool = sync.Pool{New: func() any { return make(chan answer, 1) }}
 // as is). params may be nil, a json.RawMessage, or any value that encodes to a
 // JSON object or array. An error response is returned as *Error.
 //
-// When ctx ends first, Call returns ctx's error and OnCancel is invoked; a
-// response that arrives later is dropped. The response is returned only once
+// When ctx ends first, Call returns ctx's error (marked with
+// ErrOutcomeUnknown) at once and OnCancel is invoked on a goroutine of its
+// own; a response that arrives later is dropped. The response is returned only once
 // every notification the peer sent before it has been handled (see
 // Handler); if ctx ends meanwhile, Call returns ctx's error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
@@ -67,6 +70,10 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 // CallRawID is CallRaw that also returns the id the request was written
 // with (zero when it was not written), for middleware that records it on
 // a trace span.
+//
+// Every error but the peer's error response is marked with ErrNotSent or
+// ErrOutcomeUnknown (see there). A call whose context is Idempotent is
+// sent again, under a new id, after it failed with ErrOutcomeUnknown.
 func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, json.RawMessage, error) {
 	p, err := Marshal(params)
 	if err != nil {
@@ -81,14 +88,36 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 	if peerCancelled(ctx) {
 		return ID{}, nil, context.Canceled // see Notify
 	}
-	n := c.nextID.Add(1)
+	var id ID
+	for attempt := 0; ; attempt++ {
+		// A request sent again gets a new id: the peer may still be
+		// running the first.
+		n := c.nextID.Add(1)
+		m := &Message{ID: Int64ID(n), Method: method, Params: p}
+		written, res, err := c.roundTrip(ctx, n, m)
+		if written {
+			id = m.ID
+		}
+		if err == nil || !resendable(ctx, err, attempt) {
+			return id, res, err
+		}
+		c.log.Debug("jsonrpc: sending an idempotent request again", "method", method, "err", err)
+		if !pause(ctx, Backoff(attempt, 100*time.Millisecond, time.Second)) {
+			return id, nil, err
+		}
+	}
+}
+
+// roundTrip writes request m (numbered n) and waits for its response. It
+// reports whether m was written.
+func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.RawMessage, error) {
 	ch := chanPool.Get().(chan answer)
 	c.mu.Lock()
 	if c.closing || c.readEnded {
 		err := c.closedErr()
 		c.mu.Unlock()
 		chanPool.Put(ch)
-		return ID{}, nil, err
+		return false, nil, NotSent(err)
 	}
 	if c.pending == nil {
 		c.pending = make(map[int64]chan answer)
@@ -97,19 +126,20 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 	readDone := c.readDone.wait()
 	c.mu.Unlock()
 
-	if err := c.stream.Write(ctx, &Message{ID: Int64ID(n), Method: method, Params: p}); err != nil {
+	if err := c.stream.Write(ctx, m); err != nil {
 		c.forget(n, ch)
-		return ID{}, nil, err
+		if errors.Is(err, ErrClosed) {
+			return false, nil, NotSent(err)
+		}
+		return false, nil, OutcomeUnknown(err)
 	}
 	var resp answer
 	select {
 	case resp = <-ch:
 	case <-ctx.Done():
 		if c.forget(n, ch) {
-			if c.opts.OnCancel != nil {
-				c.opts.OnCancel(Int64ID(n), context.Cause(ctx))
-			}
-			return Int64ID(n), nil, ctx.Err()
+			c.cancelled(m.ID, context.Cause(ctx))
+			return true, nil, OutcomeUnknown(ctx.Err())
 		}
 		resp = <-ch // the response won the race; deliver is handing it over
 	case <-readDone:
@@ -117,7 +147,7 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 			c.mu.Lock()
 			err := c.closedErr()
 			c.mu.Unlock()
-			return Int64ID(n), nil, err
+			return true, nil, OutcomeUnknown(err)
 		}
 		resp = <-ch // it arrived just before the stream ended
 	}
@@ -125,13 +155,50 @@ func (c *Conn) CallRawID(ctx context.Context, method string, params any) (ID, js
 	if resp.after > c.laneDone.Load() {
 		// Notifications read before the response are still being handled.
 		if err := c.awaitLane(ctx, resp.after); err != nil {
-			return Int64ID(n), nil, err
+			return true, nil, OutcomeUnknown(err)
 		}
 	}
-	if resp.m.Error != nil {
-		return Int64ID(n), nil, resp.m.Error
+	if e := resp.m.Error; e != nil {
+		if e.local != nil {
+			return true, nil, e.local
+		}
+		return true, nil, e
 	}
-	return Int64ID(n), resp.m.Result, nil
+	return true, resp.m.Result, nil
+}
+
+// cancelled runs OnCancel for the call id on a goroutine of its own, so
+// that the call returns by its deadline whatever telling the peer costs;
+// Close and Wait wait for it.
+func (c *Conn) cancelled(id ID, cause error) {
+	if c.opts.OnCancel == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.closing || c.noCancels {
+		// Nothing more can be sent; and Close or Wait may be waiting
+		// already.
+		c.mu.Unlock()
+		return
+	}
+	c.cancels.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.cancels.Done()
+		c.opts.OnCancel(id, cause)
+	}()
+}
+
+// pause waits d, or less if ctx ends; it reports whether it waited fully.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // forget removes a pending call. It reports whether the call was still

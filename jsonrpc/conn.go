@@ -91,7 +91,11 @@ type ConnOptions struct {
 
 	// OnCancel, if set, is called when an outgoing Call gives up before its
 	// response arrived (its context ended). MCP uses it to send
-	// notifications/cancelled; JSON-RPC itself has no cancellation.
+	// notifications/cancelled; JSON-RPC itself has no cancellation. It runs
+	// on a goroutine of its own, after the Call has returned (so a slow
+	// peer never holds the call past its deadline); it must bound its own
+	// work. Close waits for it before it closes the stream, so that a
+	// cancellation made just before Close still goes out.
 	OnCancel func(id ID, cause error)
 
 	// Bind, if set, is called with the new Conn before it reads its first
@@ -227,6 +231,7 @@ type Conn struct {
 	laneWake  chan struct{}                  // closed when laneDone reaches laneAt; nil: no one waits
 	laneAt    uint64                         // the least laneDone a Call waits for (see awaitLane)
 	closing   bool                           // Close was called or the connection has ended
+	noCancels bool                           // Close has begun: no more OnCancel calls
 	readEnded bool                           // the stream delivers no more messages
 	endCause  error                          // what the stream said when it ended, if more than io.EOF
 	at        host                           // how the reader or pushers run requests; set once by NewConn
@@ -242,6 +247,7 @@ type Conn struct {
 	readDone signal // reading has stopped; guarded by mu
 	done     signal // the connection has ended; guarded by mu
 	workers  sync.WaitGroup
+	cancels  sync.WaitGroup // OnCancel calls in progress
 
 	// The reader runs a request itself while a worker slot is free (see
 	// runInline); watch, a timer armed while the reader runs requests,
@@ -413,12 +419,19 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Close ends the connection: it cancels every running handler's context,
+// Close ends the connection: it waits for OnCancel calls in progress (see
+// ConnOptions.OnCancel), then cancels every running handler's context,
 // fails pending calls with ErrClosed and closes the stream. Notifications
 // already read are still handled, in order, with a context that is done. It
 // returns once the reader has stopped, without waiting for handlers (so a
 // handler may call it); use Wait for that.
 func (c *Conn) Close() error {
+	// The OnCancel calls of calls cancelled just before go out first
+	// (they bound their own time).
+	c.mu.Lock()
+	c.noCancels = true
+	c.mu.Unlock()
+	c.cancels.Wait()
 	c.shutdown(nil)
 	err := c.stream.Close()
 	<-c.ReadDone()
@@ -430,6 +443,7 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait() error {
 	<-c.Done()
 	c.workers.Wait()
+	c.cancels.Wait()
 	return c.Err()
 }
 

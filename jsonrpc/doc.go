@@ -64,8 +64,12 @@
 //     the reader; drops are logged once per burst and counted in Conn.Stats.
 //     Barrier notifications are handled on the reader, never queued, so never
 //     dropped: MCP marks notifications/cancelled (both sides) so. Outgoing
-//     calls honour context deadlines and an optional default timeout; a
-//     cancelled outgoing call sends notifications/cancelled.
+//     calls honour context deadlines and an optional default timeout, and
+//     return by them: a cancelled outgoing call returns at once, and
+//     OnCancel (MCP's notifications/cancelled) runs on its own goroutine.
+//     A call that fails without an answer says whether its request may
+//     have reached the peer (ErrNotSent, ErrOutcomeUnknown), and one made
+//     under Idempotent is sent again after ErrOutcomeUnknown.
 //   - A request the peer cancels gets its context cancelled and no response; a
 //     queued one leaves the queue at once, and nothing more (progress, logs,
 //     requests) is sent with its context. A request reusing an id in flight is

@@ -27,6 +27,10 @@ type Error struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+
+	// local is set on the error of a response the transport made up
+	// (FailedResponse): the error Call returns instead.
+	local error
 }
 
 // NewError returns an Error with the given code and message.

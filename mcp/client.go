@@ -213,6 +213,11 @@ type ClientSession struct {
 	cache        resultCache                        // stateless: results reused per their caching hints
 	listenAcked  chan struct{}                      // stateless: closed when the session's own listen stream is acknowledged
 
+	// life ends once Close has closed the connection: background work of
+	// the session (cancellation notices) stops.
+	life    context.Context
+	endLife context.CancelFunc
+
 	// stateless: the session's own subscriptions/listen stream
 	// (client_listen.go), set by Connect.
 	stopListen  context.CancelFunc // ends it; nil when there is none
@@ -240,6 +245,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		}
 	}
 	cs := &ClientSession{client: c, stream: stream, progress: make(map[ProgressToken]func(*ProgressNotificationParams))}
+	cs.life, cs.endLife = context.WithCancel(context.Background())
 	jsonrpc.NewConn(stream, jsonrpc.ConnOptions{
 		Bind:           func(c *jsonrpc.Conn) { cs.conn = c },
 		Handler:        (*clientConnHandler)(cs),
@@ -253,8 +259,7 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 	if features(ask).stateless {
 		stateless, err := cs.probe(ctx)
 		if err != nil {
-			cs.conn.Close()
-			cs.conn.Wait()
+			cs.abort()
 			return nil, fmt.Errorf("mcp: connect: %w", err)
 		}
 		if stateless {
@@ -279,16 +284,14 @@ func (c *Client) Connect(ctx context.Context, stream jsonrpc.Stream) (*ClientSes
 		err = fmt.Errorf("mcp: server offered unsupported protocol version %q", res.ProtocolVersion)
 	}
 	if err != nil {
-		cs.conn.Close()
-		cs.conn.Wait()
+		cs.abort()
 		return nil, fmt.Errorf("mcp: initialize: %w", err)
 	}
 	cs.init = &res
 	cs.version = res.ProtocolVersion
 	cs.ready.Store(true)
 	if err := cs.notify(ctx, NotificationInitialized, &emptyParams{}); err != nil {
-		cs.conn.Close()
-		cs.conn.Wait()
+		cs.abort()
 		return nil, fmt.Errorf("mcp: initialized: %w", err)
 	}
 	c.track(cs)
@@ -353,12 +356,22 @@ func (cs *ClientSession) Close() error {
 	if cs.stopListen != nil {
 		cs.stopListen() // first, so that the listen call ends as cancelled
 	}
+	// The connection lets the cancellation notices of calls cancelled
+	// just before go out (cancelNoticeTimeout at most) before it closes.
 	err := cs.conn.Close()
+	cs.endLife()
 	cs.conn.Wait()
 	if cs.listenEnded != nil {
 		<-cs.listenEnded
 	}
 	return err
+}
+
+// abort ends a session whose Connect failed.
+func (cs *ClientSession) abort() {
+	cs.endLife()
+	cs.conn.Close()
+	cs.conn.Wait()
 }
 
 // Wait blocks until the session ends.
@@ -387,6 +400,14 @@ func (cs *ClientSession) downgrade(method string, params any) any {
 	return downgradeParams(features(cs.version), method, params)
 }
 
+// cancelNoticeTimeout bounds the sending of one notifications/cancelled:
+// it is a courtesy to the server, and the call it is about has returned.
+const cancelNoticeTimeout = 2 * time.Second
+
+// sendCancel tells the server the client gave up on request id. The
+// connection runs it on a goroutine of its own once the call has returned
+// (see jsonrpc.ConnOptions.OnCancel); it lasts at most
+// cancelNoticeTimeout, and no longer than the session.
 func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 	if !cs.ready.Load() {
 		return // initialize must never be cancelled
@@ -395,7 +416,9 @@ func (cs *ClientSession) sendCancel(id jsonrpc.ID, cause error) {
 	if cause != nil {
 		reason = cause.Error()
 	}
-	_ = cs.notify(context.Background(), NotificationCancelled, &CancelledNotificationParams{RequestID: id, Reason: reason})
+	ctx, cancel := context.WithTimeout(cs.life, cancelNoticeTimeout)
+	defer cancel()
+	_ = cs.notify(ctx, NotificationCancelled, &CancelledNotificationParams{RequestID: id, Reason: reason})
 }
 
 type progressKey struct{}
@@ -521,7 +544,18 @@ func paginate[T any](fetch func(cursor string) ([]T, string, error), cursor stri
 // the tool declares a schema.
 //
 // Use WithProgress on ctx to receive progress notifications.
+//
+// A call that fails without an answer says whether it may have reached
+// the server: its error matches jsonrpc.ErrNotSent (it did not; the
+// transport already sent it again where it could) or
+// jsonrpc.ErrOutcomeUnknown (it may have run). A call to a tool the
+// session's tools/list annotated idempotentHint or readOnlyHint is sent
+// again after ErrOutcomeUnknown, within ctx's deadline; so is any call
+// whose ctx the caller made with jsonrpc.Idempotent.
 func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*CallToolResult, error) {
+	if cs.outputs.idempotent(p.Name) {
+		ctx = jsonrpc.Idempotent(ctx)
+	}
 	params := *p
 	var done func()
 	params.Meta, done = cs.withProgressToken(ctx, p.Meta)

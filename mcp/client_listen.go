@@ -41,6 +41,8 @@ func (cs *ClientSession) listChangedFilter() (f SubscriptionFilter, ok bool) {
 // It fails only when ctx ends first; a server that refuses the stream, ends
 // it at once or does not acknowledge it within the probe timeout leaves a
 // working session without list changes, and a warning in the log.
+//
+// The stream is kept for as long as the session lives (keepListening).
 func (cs *ClientSession) listenForChanges(ctx context.Context) error {
 	filter, ok := cs.listChangedFilter()
 	if !ok {
@@ -57,11 +59,7 @@ func (cs *ClientSession) listenForChanges(ctx context.Context) error {
 	cs.stopListen, cs.listenEnded = stop, make(chan struct{})
 	go func() {
 		defer close(cs.listenEnded)
-		err := cs.Listen(lctx, &filter)
-		ended <- err
-		if err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
-			cs.client.log.Warn("mcp: subscriptions/listen ended; list changes will not arrive", "err", err)
-		}
+		cs.keepListening(lctx, &filter, ended)
 	}()
 
 	timer := time.NewTimer(cs.client.probeTimeout())
@@ -70,7 +68,7 @@ func (cs *ClientSession) listenForChanges(ctx context.Context) error {
 	case <-acked:
 	case err := <-ended:
 		if err == nil {
-			cs.client.log.Warn("mcp: the server ended subscriptions/listen at once; list changes will not arrive")
+			cs.client.log.Warn("mcp: the server ended subscriptions/listen at once; list changes may be missed")
 		}
 	case <-timer.C:
 		cs.client.log.Warn("mcp: subscriptions/listen not acknowledged in time; list changes may be missed")
@@ -78,6 +76,69 @@ func (cs *ClientSession) listenForChanges(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// Bounds of the listen stream's reconnections: the jittered backoff
+// between failed attempts, and how long a stream must have lasted for its
+// end not to count as a failure.
+const (
+	listenRetryMin = 100 * time.Millisecond
+	listenRetryMax = 4 * time.Second
+	listenHealthy  = 2 * time.Second
+)
+
+// keepListening runs the session's listen stream until ctx ends or the
+// session does: when the stream ends (the network failed, the server
+// ended it or restarted), it listens again, with jittered backoff while
+// attempts fail, and drops the results cached from the lists, since a
+// change may have been missed meanwhile. Only a server that refuses the
+// request (an error response) stops it. The first outcome goes to first.
+func (cs *ClientSession) keepListening(ctx context.Context, filter *SubscriptionFilter, first chan<- error) {
+	failures := 0
+	for n := 0; ; n++ {
+		began := time.Now()
+		err := cs.Listen(ctx, filter)
+		if n == 0 {
+			first <- err
+		}
+		var je *jsonrpc.Error
+		switch {
+		case ctx.Err() != nil || errors.Is(err, jsonrpc.ErrClosed) && !errors.Is(err, jsonrpc.ErrOutcomeUnknown):
+			return
+		case !errors.Is(err, jsonrpc.ErrOutcomeUnknown) && !errors.Is(err, jsonrpc.ErrNotSent) && errors.As(err, &je):
+			cs.client.log.Warn("mcp: the server refused subscriptions/listen; list changes will not arrive", "err", err)
+			return
+		}
+		select {
+		case <-cs.conn.Done():
+			return
+		default:
+		}
+		if time.Since(began) >= listenHealthy {
+			failures = 0
+		}
+		cs.client.log.Debug("mcp: subscriptions/listen ended; listening again", "err", err)
+		cs.cache.invalidate(NotificationToolListChanged, "")
+		cs.cache.invalidate(NotificationPromptListChanged, "")
+		cs.cache.invalidate(NotificationResourceListChanged, "")
+		if !sleepCtx(ctx, jsonrpc.Backoff(failures, listenRetryMin, listenRetryMax)) {
+			return
+		}
+		failures++
+	}
+}
+
+// sleepCtx waits d, or less if ctx ends; it reports whether it waited
+// fully.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // listenAcknowledged records notifications/subscriptions/acknowledged. Only

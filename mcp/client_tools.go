@@ -25,6 +25,7 @@ type toolOutputs struct {
 
 	mu       sync.Mutex
 	byName   map[string]*jsonschema.Validator // a nil validator: no (usable) schema
+	safe     map[string]bool                  // tools annotated idempotent or read-only: safe to send twice
 	complete bool                             // byName holds every tool, or a listing was tried
 	gen      int                              // counts list_changed notifications
 }
@@ -38,6 +39,14 @@ func (o *toolOutputs) remember(tools []*Tool, complete bool) {
 		o.byName = make(map[string]*jsonschema.Validator)
 	}
 	for _, t := range tools {
+		if a := t.Annotations; a != nil && (isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint)) {
+			if o.safe == nil {
+				o.safe = make(map[string]bool)
+			}
+			o.safe[t.Name] = true
+		} else if o.safe != nil {
+			delete(o.safe, t.Name)
+		}
 		var v *jsonschema.Validator
 		if out := schemaBytes(t.OutputSchema); out != nil {
 			v, _ = jsonschema.Compile(out) // a schema that does not compile checks nothing
@@ -51,9 +60,21 @@ func (o *toolOutputs) remember(tools []*Tool, complete bool) {
 func (o *toolOutputs) forget() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.byName, o.complete = nil, false
+	o.byName, o.safe, o.complete = nil, nil, false
 	o.gen++
 }
+
+// idempotent reports whether the session's tools/list said that the named
+// tool is idempotent (idempotentHint) or read-only (readOnlyHint): a call
+// to it that may have reached the server, but whose answer was lost, may
+// be sent again (see jsonrpc.Idempotent).
+func (o *toolOutputs) idempotent(name string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.safe[name]
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // lookup returns the validator of the named tool, and whether the session
 // knows it (or has tried to learn it since the list last changed).

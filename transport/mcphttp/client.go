@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/internal/mcpheader"
@@ -45,9 +44,25 @@ type ClientOptions struct {
 	// Default 1 second.
 	ReconnectDelay time.Duration
 
-	// MaxReconnects bounds the consecutive failed attempts to resume an SSE
-	// stream; then the requests still waiting on it fail. Default 5.
+	// MaxReconnects bounds the consecutive failed attempts to resume the
+	// SSE answer to a POST; then the requests still waiting on it fail
+	// (with jsonrpc.ErrOutcomeUnknown). Default 5. The standalone stream
+	// is never given up for failures: it reconnects for as long as the
+	// session lives.
 	MaxReconnects int
+
+	// MaxReconnectDelay caps the jittered backoff between failed attempts
+	// to reconnect a stream. Default 30 seconds.
+	MaxReconnectDelay time.Duration
+
+	// StreamIdleTimeout is how long the standalone stream may stay silent
+	// before the client takes its connection for dead (half-open: a
+	// network path that vanished without a reset) and reconnects. Servers
+	// send keep-alive comments on idle streams (this package's Handler
+	// every HandlerOptions.KeepAliveInterval, 30 seconds by default), so
+	// it must be longer than their interval. Default 75 seconds; negative
+	// disables it.
+	StreamIdleTimeout time.Duration
 
 	// DisableStandaloneStream stops the client from opening the GET stream
 	// on which the server sends messages unrelated to a request (list
@@ -114,6 +129,7 @@ type ClientStream struct {
 	noSSEFallback  bool
 	reinitMu       sync.Mutex // serializes re-initialization
 	internalSerial int64
+	reached        atomic.Bool // the server has answered a POST
 
 	// guarded by clientCore.mu
 	sessionID   string
@@ -124,7 +140,9 @@ type ClientStream struct {
 	getGen      int64            // generation whose standalone stream runs, or -1
 	legacy      *sseLink         // set once fallen back to HTTP+SSE
 	internal    map[jsonrpc.ID]chan *jsonrpc.Message
-	waits       map[jsonrpc.ID]*postWait // requests answered on SSE streams
+	waits       map[jsonrpc.ID]*postWait    // requests answered on SSE streams
+	setup       map[string]*jsonrpc.Message // requests that set up server state, sent again to a new session (client_heal.go)
+	caps        json.RawMessage             // the capabilities the server declared in its last initialize answer
 }
 
 // NewClientStream returns a stream to the MCP endpoint at url. Nothing is
@@ -224,6 +242,9 @@ func (c *ClientStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 		c.initialized = m
 	}
 	c.mu.Unlock()
+	if m.Method == mcp.MethodResourcesSubscribe || m.Method == mcp.MethodResourcesUnsubscribe || m.Method == mcp.MethodLoggingSetLevel {
+		c.remember(m)
+	}
 	if legacy != nil {
 		return legacy.post(ctx, m)
 	}
@@ -236,9 +257,9 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	c.mu.Lock()
 	sid, ver, gen := c.sessionID, c.version, c.gen
 	c.mu.Unlock()
-	resp, err := c.postBusy(ctx, m, sid, ver)
+	resp, err := c.postRetry(ctx, m, sid, ver)
 	if err != nil {
-		if ctx.Err() != nil && m.IsRequest() && !isInitialize(m) {
+		if ctx.Err() != nil && m.IsRequest() && !isInitialize(m) && !errors.Is(err, jsonrpc.ErrNotSent) {
 			// The server may have the request already; since the call
 			// fails without having been written, the connection will not
 			// cancel it, so do it here.
@@ -252,6 +273,9 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 	case code == http.StatusNotFound && sid != "" && !isInitialize(m) && retry:
 		drain(resp)
 		if err := c.reinitialize(ctx, gen); err != nil {
+			if lost(err) {
+				c.fail(fmt.Errorf("%w: %w", ErrSessionLost, err))
+			}
 			return fmt.Errorf("mcphttp: the server ended the session, and a new one could not be opened: %w", err)
 		}
 		return c.send(ctx, m, false)
@@ -264,40 +288,7 @@ func (c *ClientStream) send(ctx context.Context, m *jsonrpc.Message, retry bool)
 		}
 		return nil
 	default:
-		return c.refused(m, resp)
-	}
-}
-
-// Bounds on sending a POST again after 503 with Retry-After: the attempts,
-// and the time waited for them in all.
-const (
-	maxBusyRetries = 3
-	maxBusyWait    = 5 * time.Second
-)
-
-// postBusy is post, sending m again when the server answers 503 with a
-// Retry-After of seconds, after that delay, as long as the bounds above
-// allow: a server answers so before it handles the message (a replica that
-// drains, a store that is down, a full server), and behind a load balancer
-// the next attempt may reach another replica.
-func (c *ClientStream) postBusy(ctx context.Context, m *jsonrpc.Message, sid, ver string) (*http.Response, error) {
-	var waited time.Duration
-	for try := 0; ; try++ {
-		resp, err := c.post(ctx, m, sid, ver)
-		if err != nil || resp.StatusCode != http.StatusServiceUnavailable || try == maxBusyRetries {
-			return resp, err
-		}
-		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-		wait := time.Duration(secs) * time.Second
-		if err != nil || secs < 0 || waited+wait > maxBusyWait {
-			return resp, nil
-		}
-		drain(resp)
-		c.log.Debug("mcphttp: server busy; sending again", "after", wait)
-		if !sleep(ctx, wait) {
-			return nil, ctx.Err()
-		}
-		waited += wait
+		return refusedBefore(resp.StatusCode, c.refused(m, resp))
 	}
 }
 
@@ -434,6 +425,7 @@ func (c *ClientStream) deliver(m *jsonrpc.Message) bool {
 			if v := resultVersion(m.Result); v != "" {
 				c.version = v
 			}
+			c.caps = resultCaps(m.Result)
 		}
 		c.mu.Unlock()
 	}
@@ -522,11 +514,18 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 	var reason error
 	for {
 		if resp != nil {
+			stopWatch := func() {}
+			if _, ok := callCtx.Deadline(); !ok {
+				// A stream with no deadline (subscriptions/listen) may
+				// last for ever: watch it for a half-open connection.
+				stopWatch = c.watchIdle(resp)
+			}
 			cur.progress = false
 			err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
 				return !c.deliver(m) || settled()
 			})
 			resp.Body.Close()
+			stopWatch()
 			resp = nil
 			if w == nil || settled() || callCtx.Err() != nil || c.isClosed() {
 				return
@@ -542,7 +541,7 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 		if cur.lastID == "" || failures >= c.tries {
 			break // nothing to resume from, or tried enough
 		}
-		if !sleep(ctx, cur.retry) {
+		if !sleep(ctx, c.backoff(failures, cur.retry)) {
 			if settled() || callCtx.Err() != nil || c.isClosed() {
 				return
 			}
@@ -570,12 +569,18 @@ func (c *ClientStream) readStream(ctx context.Context, resp *http.Response, want
 			failures++
 		}
 	}
+	c.giveUp(w, reason)
+}
+
+// giveUp fails the requests of w still waiting, whose stream ended and
+// could not be resumed. They reached the server; whether they ran is
+// unknown (a Conn sends an idempotent one again).
+func (c *ClientStream) giveUp(w *postWait, reason error) {
 	if w == nil || c.isClosed() {
 		return
 	}
 	for _, id := range c.unwatch(w) {
-		c.push(jsonrpc.NewErrorResponse(id, jsonrpc.NewError(jsonrpc.CodeInternalError,
-			"mcphttp: the response stream ended before the response arrived and could not be resumed: "+reason.Error())))
+		c.push(jsonrpc.FailedResponse(id, fmt.Errorf("mcphttp: the response stream ended before the response arrived and could not be resumed: %w", reason)))
 	}
 }
 
@@ -625,177 +630,6 @@ func (c *ClientStream) startStandalone(ctx context.Context, gen int64) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// runStandalone keeps the standalone stream open: it reconnects (with
-// Last-Event-ID once the server gave event ids) whenever the server ends it,
-// and gives up when the server does not offer one (405, or 400/404/409) or
-// the session was replaced.
-func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
-	var once sync.Once
-	markReady := func() { once.Do(func() { close(ready) }) }
-	defer markReady()
-	cur := sseCursor{retry: c.delay}
-	failures := 0
-	for c.bg.Err() == nil {
-		c.mu.Lock()
-		sid, ver, current := c.sessionID, c.version, c.gen == gen
-		c.mu.Unlock()
-		if !current {
-			return
-		}
-		resp, err := c.get(c.bg, sid, ver, cur.lastID)
-		markReady()
-		switch {
-		case err != nil:
-			failures++
-		case resp.StatusCode == http.StatusOK && mediaType(resp) == "text/event-stream":
-			cur.progress = false
-			_ = c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool { return !c.deliver(m) })
-			resp.Body.Close()
-			if cur.progress {
-				failures = 0
-			} else {
-				failures++
-			}
-		case resp.StatusCode >= 400 && resp.StatusCode < 500:
-			drain(resp)
-			c.log.Debug("mcphttp: no standalone SSE stream", "status", resp.Status)
-			return
-		default:
-			drain(resp)
-			failures++
-		}
-		if failures > c.tries {
-			c.log.Warn("mcphttp: giving up on the standalone SSE stream", "err", err)
-			return
-		}
-		wait := cur.retry
-		if failures > 1 {
-			wait = min(cur.retry<<min(failures-1, 5), 30*time.Second)
-		}
-		if !sleep(c.bg, wait) {
-			return
-		}
-	}
-}
-
-// reinitialize opens a new session after the server answered 404 for
-// session generation failedGen: it replays the client's initialize request
-// (under an id of its own, so the answer does not reach the mcp.Client) and
-// initialized notification. Concurrent callers share one re-initialization.
-func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error {
-	c.reinitMu.Lock()
-	defer c.reinitMu.Unlock()
-	c.mu.Lock()
-	switch {
-	case c.closing:
-		// A write racing Close (a late answer to a server request, say)
-		// found the session ended by Close's own DELETE: no new session.
-		c.mu.Unlock()
-		return jsonrpc.ErrClosed
-	case c.gen != failedGen:
-		c.mu.Unlock()
-		return nil // someone else already did it
-	}
-	init, initialized := c.initReq, c.initialized
-	c.internalSerial++
-	id := jsonrpc.StringID("mcphttp-reinitialize-" + strconv.FormatInt(c.internalSerial, 10))
-	ch := make(chan *jsonrpc.Message, 1)
-	if c.internal == nil {
-		c.internal = make(map[jsonrpc.ID]chan *jsonrpc.Message)
-	}
-	c.internal[id] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.internal, id)
-		c.mu.Unlock()
-	}()
-	if init == nil {
-		return errors.New("no initialize request to replay")
-	}
-	c.log.Info("mcphttp: session not found; initializing a new one", "url", c.url)
-	sid, r, err := c.initializeAgain(ctx, jsonrpc.NewRequest(id, init.Method, init.Params), ch)
-	if err != nil {
-		return err
-	}
-	v := resultVersion(r.Result)
-	c.mu.Lock()
-	if c.closing {
-		// Close began meanwhile, and ended the session it knew: end the
-		// new one too, or the server keeps it until it times out.
-		ver := cmp.Or(v, c.version)
-		c.mu.Unlock()
-		if sid != "" {
-			c.deleteSession(sid, ver)
-		}
-		return jsonrpc.ErrClosed
-	}
-	c.sessionID = sid
-	if v != "" {
-		c.version = v
-	}
-	c.gen++
-	gen := c.gen
-	ver := c.version
-	c.mu.Unlock()
-	if initialized == nil {
-		return nil
-	}
-	resp, err := c.post(ctx, initialized, sid, ver)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError(resp)
-	}
-	drain(resp)
-	c.startStandalone(ctx, gen)
-	return nil
-}
-
-// initializeAgain POSTs init, the replay of the client's initialize request
-// under an internal id, and returns the new session's id and the answer,
-// which deliver diverts to ch; an error answer is the error.
-func (c *ClientStream) initializeAgain(ctx context.Context, init *jsonrpc.Message, ch chan *jsonrpc.Message) (sid string, r *jsonrpc.Message, err error) {
-	resp, err := c.post(ctx, init, "", "")
-	if err != nil {
-		return "", nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", nil, httpError(resp)
-	}
-	sid = resp.Header.Get(headerSessionID)
-	switch mediaType(resp) {
-	case "application/json":
-		r, err := c.readJSON(resp)
-		if err != nil {
-			return "", nil, err
-		}
-		c.deliver(r)
-	case "text/event-stream":
-		var cur sseCursor
-		err := c.consume(resp.Body, &cur, func(m *jsonrpc.Message) bool {
-			c.deliver(m)
-			return len(ch) > 0
-		})
-		resp.Body.Close()
-		if len(ch) == 0 {
-			return "", nil, fmt.Errorf("initialize stream ended: %v", err)
-		}
-	default:
-		drain(resp)
-	}
-	select {
-	case r = <-ch:
-	default:
-		return "", nil, errors.New("no answer to initialize")
-	}
-	if r.Error != nil {
-		return "", nil, r.Error
-	}
-	return sid, r, nil
 }
 
 // fallback switches to the HTTP+SSE transport and sends the initialize

@@ -22,13 +22,15 @@ import (
 // clientCore is what the Streamable HTTP and HTTP+SSE clients share: the
 // HTTP client and its settings, and the queue of incoming messages.
 type clientCore struct {
-	hc     *http.Client
-	auth   Authorizer
-	header http.Header
-	max    int
-	delay  time.Duration
-	tries  int
-	log    *slog.Logger
+	hc       *http.Client
+	auth     Authorizer
+	header   http.Header
+	max      int
+	delay    time.Duration
+	maxDelay time.Duration // cap of reconnection backoff
+	idle     time.Duration // standalone stream idle timeout; 0: none
+	tries    int
+	log      *slog.Logger
 
 	in   chan *jsonrpc.Message
 	eof  chan struct{} // closed when the server ended the connection (HTTP+SSE)
@@ -40,20 +42,23 @@ type clientCore struct {
 	mu      sync.Mutex
 	closing bool // Close has started
 	closed  bool
+	failed  error // why the client gave up (see fail)
 	eofOnce sync.Once
 	wg      sync.WaitGroup
 }
 
 func newClientCore(opts *ClientOptions) *clientCore {
 	c := &clientCore{
-		hc:    http.DefaultClient,
-		max:   16 << 20,
-		delay: time.Second,
-		tries: 5,
-		log:   slog.New(slog.DiscardHandler),
-		in:    make(chan *jsonrpc.Message, 16),
-		eof:   make(chan struct{}),
-		done:  make(chan struct{}),
+		hc:       http.DefaultClient,
+		max:      16 << 20,
+		delay:    time.Second,
+		maxDelay: 30 * time.Second,
+		idle:     75 * time.Second,
+		tries:    5,
+		log:      slog.New(slog.DiscardHandler),
+		in:       make(chan *jsonrpc.Message, 16),
+		eof:      make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	if opts != nil {
 		if opts.HTTPClient != nil {
@@ -69,6 +74,15 @@ func newClientCore(opts *ClientOptions) *clientCore {
 		}
 		if opts.MaxReconnects > 0 {
 			c.tries = opts.MaxReconnects
+		}
+		if opts.MaxReconnectDelay > 0 {
+			c.maxDelay = opts.MaxReconnectDelay
+		}
+		switch d := opts.StreamIdleTimeout; {
+		case d > 0:
+			c.idle = d
+		case d < 0:
+			c.idle = 0
 		}
 		if opts.Logger != nil {
 			c.log = opts.Logger
@@ -95,9 +109,29 @@ func (c *clientCore) read(ctx context.Context) (*jsonrpc.Message, error) {
 		case m := <-c.in:
 			return m, nil
 		default:
-			return nil, io.EOF
+			c.mu.Lock()
+			err := c.failed
+			c.mu.Unlock()
+			if err == nil {
+				err = io.EOF
+			}
+			return nil, err
 		}
 	}
+}
+
+// fail ends the connection because the client cannot keep it (the server
+// lost the session and refuses a new one): err is what the connection
+// ends with, so that the application learns it (mcp.ClientSession's Wait
+// and Done).
+func (c *clientCore) fail(err error) {
+	c.mu.Lock()
+	if c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+	c.log.Warn("mcphttp: giving up the session", "err", err)
+	c.ended()
 }
 
 // push queues an incoming message; it reports false once the stream is

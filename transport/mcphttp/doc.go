@@ -16,11 +16,30 @@
 //	cs, err := client.Connect(ctx, mcphttp.NewClientStream("http://127.0.0.1:8080/mcp", nil))
 //
 // The client stream speaks Streamable HTTP and falls back to HTTP+SSE when
-// the server does not (as the specification describes); it resumes broken
-// SSE streams with Last-Event-ID, sends a POST answered 503 with
-// Retry-After again (at most three times, 5 seconds in all) and, when the server forgets the
-// session (HTTP 404), initializes a new one and retries, without the
-// mcp.Client noticing.
+// the server does not (as the specification describes). It heals by itself
+// (client_heal.go), without the mcp.Client noticing:
+//
+//   - A POST that provably never reached the server (the connection was
+//     refused; 503, after its Retry-After if any; 502 or 504 from a
+//     gateway) is sent again, with jittered backoff, within the call's
+//     deadline (10 seconds of waiting at most); when it gives up the error
+//     matches jsonrpc.ErrNotSent. Any other failure without an answer
+//     matches jsonrpc.ErrOutcomeUnknown.
+//   - A broken SSE answer is resumed with Last-Event-ID (MaxReconnects
+//     failed attempts in a row at most); one that cannot be resumed fails
+//     its requests with jsonrpc.ErrOutcomeUnknown, and the connection sends
+//     an idempotent one again (jsonrpc.Idempotent).
+//   - The standalone GET stream is kept for as long as the session lives:
+//     it reconnects with jittered backoff (up to MaxReconnectDelay), and a
+//     stream silent for StreamIdleTimeout (no event, no keep-alive
+//     comment) is taken for half-open and replaced. The same watch covers
+//     an SSE answer with no deadline (subscriptions/listen).
+//   - When the server forgets the session (HTTP 404, to a POST or to the
+//     GET stream), the stream initializes a new one, checks that it
+//     speaks the same revision, gives it the resource subscriptions and
+//     the log level of the old one, and sends the failed message again.
+//     If the server refuses a new session, the connection ends with
+//     ErrSessionLost (mcp.ClientSession's Wait reports it).
 //
 // Several processes serve the same sessions, without session affinity,
 // when their Handlers share a SessionStore and an EventStore and their

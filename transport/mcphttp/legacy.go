@@ -550,10 +550,13 @@ func (l *sseLink) post(ctx context.Context, m *jsonrpc.Message) error {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := l.core.do(req)
 	if err != nil {
+		if isRefused(err) {
+			return jsonrpc.NotSent(err)
+		}
 		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return httpError(resp)
+		return refusedBefore(resp.StatusCode, httpError(resp))
 	}
 	drain(resp)
 	return nil
