@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,8 @@ type Notifier struct {
 	maxLen int
 	self   string // tells this Notifier's notices from others'
 	log    *slog.Logger
+	ack    *acker
+	seen   *recent // the envelopes heard lately, to skip a copy appended again
 
 	mu   sync.RWMutex
 	next int
@@ -75,7 +78,10 @@ const (
 // envelope is a notice on the stream: the publishing Notifier and the
 // notice.
 type envelope struct {
-	From   string         `json:"from"`
+	From string `json:"from"`
+	// ID names this envelope (random), so that a copy appended again, after
+	// an append whose outcome was unknown, is skipped.
+	ID     uint64         `json:"id,omitempty"`
 	Notice *shared.Notice `json:"notice"`
 }
 
@@ -94,6 +100,7 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
+		ack: newAcker(rdb, o), seen: newRecent(min(o.MaxNotices, maxSeen)),
 		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
@@ -117,7 +124,17 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 func (n *Notifier) receive(ctx context.Context, last string) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
+	failed := false
 	for ctx.Err() == nil {
+		if failed && last != "" {
+			// After a failover the stream may end before last (the entries
+			// after its end died with the old master): read on from its end,
+			// so that the entries appended from now on are heard whatever
+			// their ids.
+			if end, err := n.end(ctx); err == nil && compareIDs(end, last) < 0 {
+				last = end
+			}
+		}
 		if last == "" {
 			id, err := n.end(ctx)
 			if err != nil {
@@ -133,18 +150,19 @@ func (n *Notifier) receive(ctx context.Context, last string) {
 			continue // nothing new
 		}
 		if err != nil {
+			failed = true
 			if !n.pause(ctx, &backoff, "read notices", err) {
 				return
 			}
 			continue
 		}
-		backoff = 50 * time.Millisecond
+		backoff, failed = 50*time.Millisecond, false
 		for _, s := range res {
 			for _, m := range s.Messages {
 				last = m.ID
 				d, _ := m.Values["d"].(string)
 				var e envelope
-				if json.Unmarshal([]byte(d), &e) != nil || e.Notice == nil || e.From == n.self {
+				if json.Unmarshal([]byte(d), &e) != nil || e.Notice == nil || e.From == n.self || !n.seen.add(e.ID) {
 					continue
 				}
 				n.deliver(e.Notice)
@@ -175,7 +193,7 @@ return 1
 
 // append appends an encoded envelope to the stream.
 func (n *Notifier) append(ctx context.Context, b []byte) error {
-	return appendNoticeScript.Run(ctx, n.rdb, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
+	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
 // flush runs until Close, appending what the outbox holds, oldest first,
@@ -268,7 +286,7 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 // An error says the outbox was full, so the others never will.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	n.deliver(nt)
-	b, err := json.Marshal(envelope{From: n.self, Notice: nt})
+	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
 		return err
 	}
@@ -326,4 +344,50 @@ func (n *Notifier) Close() error {
 		n.omu.Unlock()
 	})
 	return nil
+}
+
+// maxSeen bounds the envelope ids a Notifier remembers.
+const maxSeen = 1 << 16
+
+// randomID returns a random envelope id, never 0.
+func randomID() uint64 {
+	var b [8]byte
+	for {
+		_, _ = rand.Read(b[:])
+		if id := binary.LittleEndian.Uint64(b[:]); id != 0 {
+			return id
+		}
+	}
+}
+
+// recent remembers the last size ids added, to tell a copy of an envelope
+// heard already: a notice whose append failed in a way that may have
+// appended it is appended again, after a failover usually, so the copies
+// are at most the notices appended meanwhile apart. Used by one goroutine.
+type recent struct {
+	ids  map[uint64]struct{}
+	ring []uint64
+	next int
+}
+
+func newRecent(size int) *recent {
+	return &recent{ids: make(map[uint64]struct{}, size), ring: make([]uint64, max(size, 1))}
+}
+
+// add records id and reports whether it is new; 0 (an envelope of an
+// older Notifier, without an id) is always new.
+func (r *recent) add(id uint64) bool {
+	if id == 0 {
+		return true
+	}
+	if _, ok := r.ids[id]; ok {
+		return false
+	}
+	if old := r.ring[r.next]; old != 0 {
+		delete(r.ids, old)
+	}
+	r.ring[r.next] = id
+	r.next = (r.next + 1) % len(r.ring)
+	r.ids[id] = struct{}{}
+	return true
 }

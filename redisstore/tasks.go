@@ -36,13 +36,14 @@ type TaskStore struct {
 	prefix   string
 	maxTTL   time.Duration
 	perOwner int
+	ack      *acker
 }
 
 // NewTaskStore returns a TaskStore on rdb, which the caller keeps owning.
 // opts may be nil.
 func NewTaskStore(rdb redis.UniversalClient, opts *Options) *TaskStore {
 	o := opts.withDefaults()
-	return &TaskStore{rdb: rdb, prefix: o.Prefix, maxTTL: o.MaxTaskTTL, perOwner: o.MaxTasksPerOwner}
+	return &TaskStore{rdb: rdb, prefix: o.Prefix, maxTTL: o.MaxTaskTTL, perOwner: o.MaxTasksPerOwner, ack: newAcker(rdb, o)}
 }
 
 var _ tasks.TaskStore = (*TaskStore)(nil)
@@ -116,7 +117,13 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	case n < 0:
 		return tasks.ErrFull
 	}
-	err = s.rdb.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at}).Err()
+	var set *redis.StatusCmd
+	_, err = s.ack.pipelined(ctx, s.rdb, s.key(r.ID), func(p redis.Pipeliner) {
+		set = p.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at})
+	})
+	if set != nil && set.Err() != nil {
+		err = set.Err() // the SET's own error (redis.Nil: taken) before the WAIT's
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -195,6 +202,9 @@ func (s *TaskStore) Update(ctx context.Context, id string, fn func(*tasks.Record
 			p.SetArgs(ctx, key, nb, redis.SetArgs{KeepTTL: true})
 			return nil
 		})
+		if err == nil {
+			err = s.ack.wait(ctx, tx, key)
+		}
 		if err == nil {
 			out = next
 		}

@@ -275,7 +275,16 @@ func (lostSetReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 func (lostSetReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			if cmd.Name() == "set" {
+				cmd.SetErr(errLostReply)
+				err = errLostReply
+			}
+		}
+		return err
+	}
 }
 
 // TestTaskStoreLostReply: a Create whose write was made but whose answer
@@ -286,6 +295,10 @@ func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix stri
 	ctx := testCtx(t)
 	lossy := anotherClient(t, rdb)
 	lossy.AddHook(lostSetReply{})
+	if c, ok := lossy.(*redis.ClusterClient); ok {
+		// The write and its WAIT go straight to the key's master.
+		c.OnNewNode(func(n *redis.Client) { n.AddHook(lostSetReply{}) })
+	}
 	now := time.Now()
 	r := &tasks.Record{ID: "lost", Owner: "alice", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
 	if err := NewTaskStore(lossy, &Options{Prefix: prefix}).Create(ctx, r); !errors.Is(err, ErrUnavailable) {

@@ -71,7 +71,7 @@ func Start(ctx context.Context) (context.Context, error) {
 			return
 		}
 		r.m.mu.Lock()
-		r.m.runs[r.id] = r
+		r.m.addRunLocked(r)
 		r.m.mu.Unlock()
 		r.begun = true
 		close(r.started)
@@ -119,7 +119,11 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 		if err := fn(rec); err != nil {
 			return err
 		}
-		rec.UpdatedAt = time.Now().UTC()
+		now := time.Now()
+		rec.UpdatedAt = now.UTC()
+		if l := r.m.leaseUntil(now); !l.IsZero() {
+			rec.LeaseUntil = l
+		}
 		return nil
 	})
 	if err != nil {
@@ -136,7 +140,7 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 func (r *run) finish(res *mcp.CallToolResult, err error) {
 	defer r.cancel()
 	r.m.mu.Lock()
-	delete(r.m.runs, r.id)
+	r.m.removeRunLocked(r.id)
 	closing := r.m.closed
 	r.m.mu.Unlock()
 	var raw json.RawMessage
