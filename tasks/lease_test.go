@@ -3,7 +3,9 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +134,57 @@ func TestLeaseRenewed(t *testing.T) {
 	}
 	if !last.LeaseUntil.After(first.LeaseUntil.Add(4 * lease)) {
 		t.Fatalf("lease %v at the start, %v at the end of %v of work: not renewed", first.LeaseUntil, last.LeaseUntil, 8*lease)
+	}
+}
+
+// flakyStore fails the first fails Updates that end a task, as a store
+// does while its Redis master fails over.
+type flakyStore struct {
+	*tasks.MemoryStore
+	fails atomic.Int32
+}
+
+func (f *flakyStore) Update(ctx context.Context, id string, fn func(*tasks.Record) error) (*tasks.Record, error) {
+	return f.MemoryStore.Update(ctx, id, func(r *tasks.Record) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		if r.Status.Terminal() && f.fails.Add(-1) >= 0 {
+			return errors.New("redis unavailable (a failover)")
+		}
+		return nil
+	})
+}
+
+// TestOutcomeRecordedThroughFailures: the outcome of a task whose store
+// fails for a moment when it ends is recorded all the same.
+func TestOutcomeRecordedThroughFailures(t *testing.T) {
+	store := &flakyStore{MemoryStore: tasks.NewMemoryStore(nil)}
+	store.fails.Store(3)
+	s := mcp.NewServer(&mcp.Implementation{Name: "flaky", Version: "1"}, nil)
+	m2, err := tasks.New(s, &tasks.Options{Store: store, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m2.Close() })
+	if err := m2.AddTool(&mcp.Tool{Name: "quick"}, mcp.TaskSupportOptional,
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
+		}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs := mcptest.Connect(t, s, &mcptest.Options{ProtocolVersion: "2026-07-28"})
+	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "quick", Arguments: json.RawMessage(`{}`)}, nil)
+	if err != nil || call.Task == nil {
+		t.Fatalf("CallTool: %+v, %v", call, err)
+	}
+	res, err := call.Wait(ctx)
+	if err != nil || text(t, res) != "done" {
+		t.Fatalf("Wait: %+v, %v", res, err)
+	}
+	if n := store.fails.Load(); n >= 0 {
+		t.Fatalf("the store failed %d times fewer than set up", n+1)
 	}
 }
