@@ -234,7 +234,10 @@ func testReplicaAcks(t *testing.T, acks int) {
 		defer wg.Done()
 		_, updateErr = ts.Update(ctx, "t", func(rec *tasks.Record) error { rec.Status = "completed"; return nil })
 	}()
-	go func() { defer wg.Done(); saveErr = ss.Save(ctx, &shared.SessionState{ID: "lagging", Initialized: true}) }()
+	go func() {
+		defer wg.Done()
+		saveErr = ss.Save(ctx, &shared.SessionState{ID: "lagging", Initialized: true})
+	}()
 	time.Sleep(300 * time.Millisecond) // the master has them all
 	r.promote(t)
 	wg.Wait()
