@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -279,5 +280,46 @@ func testReplicaAcks(t *testing.T, acks int) {
 	}
 	if !errors.Is(appendErr, ErrUnavailable) || !errors.Is(updateErr, ErrUnavailable) || !errors.Is(saveErr, ErrUnavailable) {
 		t.Errorf("writes the replica never got: %v, %v, %v; want ErrUnavailable", appendErr, updateErr, saveErr)
+	}
+}
+
+// TestNotifierCopyHeardOnce: a notice appended twice (its first append
+// failed in a way that may have appended it, so it was appended again) is
+// heard once by every other Notifier; distinct notices are all heard.
+func TestNotifierCopyHeardOnce(t *testing.T) { eachRedis(t, testNotifierCopyHeardOnce) }
+
+func testNotifierCopyHeardOnce(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 16)
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	for _, uri := range []string{"one", "two"} {
+		env, err := json.Marshal(envelope{From: a.self, ID: randomID(), Notice: &shared.Notice{Method: "m", URI: uri}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := a.append(ctx, env); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, want := range []string{"one", "two"} {
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("heard %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", want)
+		}
+	}
+	select {
+	case got := <-heard:
+		t.Fatalf("heard %q twice", got)
+	case <-time.After(300 * time.Millisecond):
 	}
 }
