@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"io"
 	"net"
 	"os/exec"
@@ -321,5 +322,80 @@ func testNotifierCopyHeardOnce(t *testing.T, rdb redis.UniversalClient, prefix s
 	case got := <-heard:
 		t.Fatalf("heard %q twice", got)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// BenchmarkReplicaAcks measures what Options.ReplicaAcks costs each write,
+// against a master with one replica on loopback: the write and its WAIT
+// go in one round trip, and WAIT answers once the replica acknowledged.
+// Each iteration makes the write once without and once with it,
+// alternating which goes first, so that both see the same load; it
+// reports the median of each (off-µs, on-µs) and their difference.
+func BenchmarkReplicaAcks(b *testing.B) {
+	r := startReplicated(b)
+	rdb := redis.NewClient(&redis.Options{Addr: r.masterAddr})
+	b.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	type stores struct {
+		es *EventStore
+		ts *TaskStore
+		ss *SessionStore
+		n  *Notifier
+	}
+	var cs [2]stores
+	for i, acks := range []int{-1, 1} {
+		opts := &Options{Prefix: "bench:", ReplicaAcks: acks}
+		cs[i] = stores{NewEventStore(rdb, opts), NewTaskStore(rdb, opts), NewSessionStore(rdb, opts), NewNotifier(rdb, opts, nil)}
+		b.Cleanup(func() { cs[i].n.Close() })
+	}
+	now := time.Now()
+	if err := cs[0].ts.Create(ctx, &tasks.Record{ID: "t", Owner: "o", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil && !errors.Is(err, tasks.ErrExists) {
+		b.Fatal(err)
+	}
+	data := []byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://x"}}`)
+	ops := []struct {
+		name string
+		do   func(s stores, i int) error
+	}{
+		{"publish", func(s stores, _ int) error {
+			return s.n.Publish(ctx, &shared.Notice{ID: "x", Method: "m", URI: "test://x"})
+		}},
+		{"append", func(s stores, _ int) error { _, err := s.es.Append(ctx, "s", "0", data); return err }},
+		{"appendOnce", func(s stores, i int) error {
+			_, _, err := s.es.AppendOnce(ctx, "s", "0", strconv.Itoa(i), data)
+			return err
+		}},
+		{"taskUpdate", func(s stores, _ int) error {
+			_, err := s.ts.Update(ctx, "t", func(rec *tasks.Record) error { rec.StatusMessage = "x"; return nil })
+			return err
+		}},
+		{"sessionSave", func(s stores, _ int) error {
+			return s.ss.Save(ctx, &shared.SessionState{ID: "s", Initialized: true})
+		}},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			var took [2][]time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				for k := range 2 {
+					k = (k + i) % 2
+					start := time.Now()
+					if err := op.do(cs[k], i); err != nil {
+						b.Fatal(err)
+					}
+					took[k] = append(took[k], time.Since(start))
+				}
+			}
+			var med [2]float64
+			for k := range 2 {
+				slices.Sort(took[k])
+				med[k] = float64(took[k][len(took[k])/2].Microseconds())
+			}
+			b.ReportMetric(med[0], "off-µs")
+			b.ReportMetric(med[1], "on-µs")
+			b.ReportMetric(med[1]-med[0], "added-µs")
+		})
 	}
 }
