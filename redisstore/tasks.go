@@ -338,5 +338,63 @@ func (s *TaskStore) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+var _ tasks.LeaseRenewer = (*TaskStore)(nil)
+
+// casScript sets KEYS[1] to ARGV[2], keeping its TTL, if it still holds
+// ARGV[1].
+var casScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+`)
+
+// RenewLeases implements tasks.LeaseRenewer in two pipelines (on a
+// Cluster, two round trips per node): it reads the tasks, then sets the
+// lease of each that has not ended, if it did not change meanwhile. One
+// that did keeps the lease its change wrote (a Manager's changes of a
+// running task renew it) until the next renewal.
+func (s *TaskStore) RenewLeases(ctx context.Context, ids []string, until time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	gets := make([]*redis.StringCmd, len(ids))
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			gets[i] = p.Get(ctx, s.key(id))
+		}
+		return nil
+	})
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, g := range gets {
+			old, err := g.Bytes()
+			if err != nil {
+				continue // gone, or unavailable (then the next pipeline says so)
+			}
+			r, err := decodeTask(ids[i], old)
+			if err != nil || r.Status.Terminal() {
+				continue
+			}
+			r.LeaseUntil = until
+			b, err := json.Marshal(r)
+			if err != nil {
+				continue
+			}
+			casScript.Eval(ctx, p, []string{s.key(r.ID)}, old, b)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return unavailable(s.rdb, "renew task leases", err)
+	}
+	for _, g := range gets {
+		if err := g.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return unavailable(s.rdb, "renew task leases", err)
+		}
+	}
+	return nil
+}
+
 // Ping reports whether Redis answers, for readiness checks.
 func (s *TaskStore) Ping(ctx context.Context) error { return ping(ctx, s.rdb) }

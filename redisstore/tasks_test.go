@@ -312,3 +312,45 @@ func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix stri
 		t.Fatalf("List = %v, %v: the live task left its owner's index", page, err)
 	}
 }
+
+// TestTaskStoreRenewLeases: RenewLeases sets the lease of the live tasks it
+// names, in one call, leaving ended and missing ones alone and every TTL
+// as it was.
+func TestTaskStoreRenewLeases(t *testing.T) { eachRedis(t, testTaskStoreRenewLeases) }
+
+func testTaskStoreRenewLeases(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	s := NewTaskStore(rdb, &Options{Prefix: prefix})
+	now := time.Now().UTC()
+	for _, r := range []*tasks.Record{
+		{ID: "l1", Owner: "o", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+		{ID: "l2", Owner: "p", Status: "input_required", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+		{ID: "l3", Owner: "o", Status: "completed", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+	} {
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until := now.Add(time.Hour)
+	if err := s.RenewLeases(ctx, []string{"l1", "l2", "l3", "missing"}, until); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]time.Time{"l1": until, "l2": until, "l3": now} {
+		r, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.LeaseUntil.Equal(want) {
+			t.Errorf("task %s: lease %v, want %v", id, r.LeaseUntil, want)
+		}
+		if ttl := rdb.PTTL(ctx, s.key(id)).Val(); ttl <= 0 || ttl > time.Minute {
+			t.Errorf("task %s: TTL %v after the renewal, want its own", id, ttl)
+		}
+	}
+	if _, err := s.Get(ctx, "missing"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Fatalf("a missing task after RenewLeases: %v", err)
+	}
+	if err := NewTaskStore(deadRedis(t), nil).RenewLeases(ctx, []string{"l1"}, until); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("RenewLeases without Redis: %v, want ErrUnavailable", err)
+	}
+}
