@@ -30,8 +30,12 @@ import (
 // after the last append. A notice this process could not append waits in
 // an outbox of at most Options.MaxPendingNotices notices (and
 // maxPendingBytes), appended in order when Redis answers again; Publish
-// fails only when the outbox is full. Delivery is at least once: an append
-// whose answer was lost is made again.
+// fails only when the outbox is full. An append whose answer was lost, or
+// whose WAIT for a replica (Options.ReplicaAcks) failed, is made again,
+// and every Notifier skips an envelope id it heard among the last
+// min(MaxNotices, 65536): each notice is heard once. After a failover the
+// stream may end before the last entry a Notifier saw (what the old master
+// never passed on); it reads on from the stream's end.
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
 // which every Notifier reads. Close stops the goroutines (within
