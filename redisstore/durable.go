@@ -18,16 +18,20 @@ import (
 // key (on a Cluster, the node the slot map names; a pipeline of the
 // ClusterClient would send the keyless WAIT to any node). A master whose
 // replicas did not acknowledge within Options.ReplicaAckTimeout (none is
-// connected, or it lags) is written to without waiting for ackPause, so
-// that a deployment without replicas pays the timeout once in a while, not
-// on every write.
+// connected, or it lags) is written to without waiting for ackPause, by
+// every store using the same client, so that a deployment without replicas pays
+// the timeout once in a while, not on every write.
 type acker struct {
 	rdb     redis.UniversalClient
 	n       int
 	timeout time.Duration
+}
 
-	mu     sync.Mutex
-	paused map[string]time.Time // master address → when to wait again
+// paused holds, by the client of a master (a Cluster client keeps one per
+// node), when the stores using it wait for its replicas again.
+var paused struct {
+	sync.Mutex
+	until map[*redis.Client]time.Time
 }
 
 // ackPause is how long a master whose replicas did not acknowledge a write
@@ -46,7 +50,7 @@ func newAcker(rdb redis.UniversalClient, o Options) *acker {
 	if n <= 0 {
 		return nil
 	}
-	return &acker{rdb: rdb, n: n, timeout: o.ReplicaAckTimeout, paused: make(map[string]time.Time)}
+	return &acker{rdb: rdb, n: n, timeout: o.ReplicaAckTimeout}
 }
 
 // master returns the client of the master holding key, nil when rdb is
@@ -61,26 +65,29 @@ func (a *acker) master(ctx context.Context, key string) (*redis.Client, error) {
 	return nil, nil
 }
 
-// waiting reports whether writes to the master at addr wait for WAIT now.
-func (a *acker) waiting(addr string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	until, ok := a.paused[addr]
+// waiting reports whether writes to the master m wait for WAIT now.
+func (a *acker) waiting(m *redis.Client) bool {
+	paused.Lock()
+	defer paused.Unlock()
+	until, ok := paused.until[m]
 	if ok && time.Now().Before(until) {
 		return false
 	}
-	delete(a.paused, addr)
+	delete(paused.until, m)
 	return true
 }
 
-// acked records the answer of a WAIT sent to addr.
-func (a *acker) acked(addr string, replicas int64) {
+// acked records the answer of a WAIT sent to the master m.
+func (a *acker) acked(m *redis.Client, replicas int64) {
 	if replicas >= int64(a.n) {
 		return
 	}
-	a.mu.Lock()
-	a.paused[addr] = time.Now().Add(ackPause)
-	a.mu.Unlock()
+	paused.Lock()
+	if paused.until == nil {
+		paused.until = make(map[*redis.Client]time.Time)
+	}
+	paused.until[m] = time.Now().Add(ackPause)
+	paused.Unlock()
 }
 
 // pipelined runs the commands fn queues on the master holding key, in one
@@ -99,18 +106,17 @@ func (a *acker) pipelined(ctx context.Context, rdb redis.UniversalClient, key st
 	if m == nil {
 		return rdb.Pipelined(ctx, queue)
 	}
-	addr := m.Options().Addr
 	var wait *redis.Cmd
 	cmds, err := m.Pipelined(ctx, func(p redis.Pipeliner) error {
 		fn(p)
-		if a.waiting(addr) {
+		if a.waiting(m) {
 			wait = p.Do(ctx, "wait", a.n, a.timeout.Milliseconds())
 		}
 		return nil
 	})
 	if err == nil && wait != nil {
 		n, _ := wait.Int64()
-		a.acked(addr, n)
+		a.acked(m, n)
 	}
 	return cmds, err
 }
@@ -125,15 +131,14 @@ func (a *acker) wait(ctx context.Context, tx *redis.Tx, key string) error {
 	if err != nil || m == nil {
 		return err
 	}
-	addr := m.Options().Addr
-	if !a.waiting(addr) {
+	if !a.waiting(m) {
 		return nil
 	}
 	n, err := tx.Wait(ctx, a.n, a.timeout).Result()
 	if err != nil {
 		return err
 	}
-	a.acked(addr, n)
+	a.acked(m, n)
 	return nil
 }
 

@@ -166,6 +166,7 @@ func (tr *traffic) check() int64 {
 		touched += want
 		if got < want {
 			lost += want - got
+			t.Logf("session client %d (%s): %d of %d updates received", i, sc.sid, got, want)
 		} else {
 			dup += got - want
 		}
