@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -398,4 +399,65 @@ func BenchmarkReplicaAcks(b *testing.B) {
 			b.ReportMetric(med[1]-med[0], "added-µs")
 		})
 	}
+}
+
+// TestNotifierStreamBehind: after a failover, the stream of notices may end
+// before the last entry a Notifier read (entries the old master never
+// passed on), and what is appended then may have ids below it (the new
+// master's clock behind the old one's): a Notifier whose read failed reads
+// on from the stream's end, and hears them.
+func TestNotifierStreamBehind(t *testing.T) {
+	ctx := testCtx(t)
+	rdb, prefix := testRedis(t)
+	opts := &Options{Prefix: prefix}
+	o := *rdb.Options()
+	o.ClientName = "behind-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	own := redis.NewClient(&o)
+	defer own.Close()
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(own, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 16)
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	next := func(want string) {
+		t.Helper()
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("heard %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", want)
+		}
+	}
+	// An entry from a master whose clock ran an hour ahead.
+	env, _ := json.Marshal(envelope{From: "elsewhere", ID: randomID(), Notice: &shared.Notice{Method: "m", URI: "ahead"}})
+	ahead := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10) + "-0"
+	if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: a.key, ID: ahead, Values: map[string]any{"d": env}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	next("ahead")
+	// The failover: that master's entries are gone, and b's connections
+	// with it.
+	if err := rdb.Del(ctx, a.key).Err(); err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(rdb.ClientList(ctx).Val(), "\n") {
+		if !strings.Contains(line, " name="+o.ClientName+" ") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if id, ok := strings.CutPrefix(f, "id="); ok && rdb.Do(ctx, "client", "kill", "id", id).Err() == nil {
+				killed++
+			}
+		}
+	}
+	if killed == 0 {
+		t.Fatal("no connection of b's client to kill")
+	}
+	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	next("after")
 }

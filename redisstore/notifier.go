@@ -35,7 +35,7 @@ import (
 // and every Notifier skips an envelope id it heard among the last
 // min(MaxNotices, 65536): each notice is heard once. After a failover the
 // stream may end before the last entry a Notifier saw (what the old master
-// never passed on); it reads on from the stream's end.
+// never passed on), and new entries may have lower ids (see rewind).
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
 // which every Notifier reads. Close stops the goroutines (within
@@ -128,16 +128,11 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 func (n *Notifier) receive(ctx context.Context, last string) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
-	failed := false
+	check := false // whether the stream may have gone back
 	for ctx.Err() == nil {
-		if failed && last != "" {
-			// After a failover the stream may end before last (the entries
-			// after its end died with the old master): read on from its end,
-			// so that the entries appended from now on are heard whatever
-			// their ids.
-			if end, err := n.end(ctx); err == nil && compareIDs(end, last) < 0 {
-				last = end
-			}
+		if check && last != "" {
+			last = n.rewind(ctx, last)
+			check = false
 		}
 		if last == "" {
 			id, err := n.end(ctx)
@@ -151,16 +146,17 @@ func (n *Notifier) receive(ctx context.Context, last string) {
 		}
 		res, err := n.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{n.key, last}, Count: readCount, Block: readBlock}).Result()
 		if errors.Is(err, redis.Nil) {
-			continue // nothing new
+			check = true // nothing new: or the stream went back
+			continue
 		}
 		if err != nil {
-			failed = true
+			check = true
 			if !n.pause(ctx, &backoff, "read notices", err) {
 				return
 			}
 			continue
 		}
-		backoff, failed = 50*time.Millisecond, false
+		backoff = 50 * time.Millisecond
 		for _, s := range res {
 			for _, m := range s.Messages {
 				last = m.ID
@@ -173,6 +169,32 @@ func (n *Notifier) receive(ctx context.Context, last string) {
 			}
 		}
 	}
+}
+
+// rewind returns where to read the stream on from, given the last entry
+// seen: last, unless the stream now ends before it. A failover does that:
+// the new master never had the entries after its end (the old one did not
+// pass them on), and appends new ones with ids of its own clock, which may
+// be below last. Then the Notifier reads the stream's last
+// min(MaxNotices, 65536) entries again, skipping those it heard (by
+// envelope id; one of a Notifier of an older version, without an id, is
+// heard again), so that it hears those appended since, whatever their ids.
+// Called when a read found nothing new or failed: one XREVRANGE of one
+// entry per idle read.
+func (n *Notifier) rewind(ctx context.Context, last string) string {
+	end, err := n.end(ctx)
+	if err != nil || compareIDs(end, last) >= 0 {
+		return last
+	}
+	window := int64(len(n.seen.ring))
+	ms, err := n.rdb.XRevRangeN(ctx, n.key, "+", "-", window+1).Result()
+	if err != nil {
+		return end
+	}
+	if int64(len(ms)) <= window {
+		return "0-0"
+	}
+	return ms[window].ID
 }
 
 // end returns the id of the stream's last entry, "0-0" if it has none.
