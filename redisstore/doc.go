@@ -18,8 +18,13 @@
 // ErrUnavailable until its replica takes over (the nodes'
 // cluster-node-timeout and an election: about two seconds with a timeout
 // of one), and every such failure has the client read the slot map again,
-// so that service returns by itself at once. Writes the replica had not
-// received when the master died are lost: Redis replicates asynchronously.
+// so that service returns by itself at once. Redis replicates
+// asynchronously, so with Options.ReplicaAcks (1 by default on a Cluster)
+// the stores acknowledge a notice, an event, a task's creation or change
+// and a session's save only once a replica holds it (WAIT, in the write's
+// own round trip): a master that dies loses none of them, and a write cut
+// short by its death fails with ErrUnavailable (a notice is appended
+// again from the outbox, and heard once).
 //
 // It lives in a package of its own so that programs that keep the
 // in-memory defaults never import the Redis client.
@@ -57,8 +62,15 @@
 // back; each process reads it with XREAD BLOCK from the last entry it saw, so
 // one cut off from Redis hears what it missed when it is back, and a notice it
 // could not append waits in a bounded outbox, appended in order when Redis
-// answers again (Publish fails only when the outbox is full; delivery is at
-// least once). Nothing is kept per session in process memory, and every key
+// answers again (Publish fails only when the outbox is full; each notice
+// carries a random id, and a Notifier skips one it heard already, so a
+// notice appended twice, its first append's outcome unknown, is heard
+// once). Every write that must survive a failover goes in a pipeline on the
+// connection of the key's master, followed by WAIT (durable.go: WAIT counts
+// the writes of its own connection, and a ClusterClient's pipeline would
+// send the keyless WAIT to any node); a master whose replicas do not answer
+// within Options.ReplicaAckTimeout is written to without waiting for ten
+// seconds. Nothing is kept per session in process memory, and every key
 // has a TTL. A Redis error wraps redisstore.ErrUnavailable; the transport
 // answers it with 503 and Retry-After (a failed load, a failed save of the
 // session, which mcp reports as -32000 "server busy", a notice it could not
@@ -97,9 +109,12 @@
 // TestClusterFailover kills a master of a six-node Cluster of its own (the
 // stores fail with ErrUnavailable, and any such failure has the client reload
 // the slot map, so service returns as soon as the replica takes over, with
-// nothing lost), and internal/replicas runs three replicas and the conformance
+// nothing lost), TestReplicaAcks holds a replica's link and kills its master
+// (what it never passed on fails rather than being acknowledged and lost),
+// and internal/replicas runs three replicas and the conformance
 // suite on the Cluster (everything-server -redis-cluster), and kills a master
 // under three replicas serving clients: every request is answered, or refused
-// with 503 and Retry-After while the replica takes over, and no session or
-// subscription is lost.
+// with 503 and Retry-After while the replica takes over, no session or
+// subscription is lost, and every resource update reaches its subscriber
+// exactly once.
 package redisstore

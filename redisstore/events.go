@@ -25,6 +25,7 @@ type EventStore struct {
 	maxLen   int
 	maxBytes int
 	waiting  chan struct{} // a token per Wait blocked in Redis
+	ack      *acker
 }
 
 // NewEventStore returns an EventStore on rdb, which the caller keeps
@@ -32,7 +33,7 @@ type EventStore struct {
 func NewEventStore(rdb redis.UniversalClient, opts *Options) *EventStore {
 	o := opts.withDefaults()
 	return &EventStore{rdb: rdb, prefix: o.Prefix + "events:", ttl: o.EventTTL, maxLen: o.MaxStreamEvents, maxBytes: o.MaxEventBytes,
-		waiting: make(chan struct{}, o.MaxEventWaits)}
+		waiting: make(chan struct{}, o.MaxEventWaits), ack: newAcker(rdb, o)}
 }
 
 var (
@@ -99,7 +100,7 @@ func (s *EventStore) Append(ctx context.Context, session, stream string, data []
 		return "", fmt.Errorf("redisstore: event of %d bytes exceeds MaxEventBytes (%d)", len(data), s.maxBytes)
 	}
 	keys := []string{s.streamKey(session, stream), s.streamsKey(session)}
-	id, err := appendScript.Run(ctx, s.rdb, keys, s.maxLen, data, s.ttl.Milliseconds(), stream).Text()
+	id, err := s.ack.run(ctx, s.rdb, appendScript, keys, s.maxLen, data, s.ttl.Milliseconds(), stream).Text()
 	if err != nil {
 		return "", unavailable(s.rdb, "append event", err)
 	}
@@ -132,7 +133,7 @@ func (s *EventStore) AppendOnce(ctx context.Context, session, stream, key string
 		return "", false, fmt.Errorf("redisstore: event of %d bytes exceeds MaxEventBytes (%d)", len(data), s.maxBytes)
 	}
 	keys := []string{s.streamKey(session, stream), s.streamsKey(session)}
-	id, err := appendOnceScript.Run(ctx, s.rdb, keys, s.maxLen, data, s.ttl.Milliseconds(), stream, key, mcphttp.OnceWindow).Text()
+	id, err := s.ack.run(ctx, s.rdb, appendOnceScript, keys, s.maxLen, data, s.ttl.Milliseconds(), stream, key, mcphttp.OnceWindow).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", true, nil
 	}

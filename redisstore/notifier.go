@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -29,8 +30,12 @@ import (
 // after the last append. A notice this process could not append waits in
 // an outbox of at most Options.MaxPendingNotices notices (and
 // maxPendingBytes), appended in order when Redis answers again; Publish
-// fails only when the outbox is full. Delivery is at least once: an append
-// whose answer was lost is made again.
+// fails only when the outbox is full. An append whose answer was lost, or
+// whose WAIT for a replica (Options.ReplicaAcks) failed, is made again,
+// and every Notifier skips an envelope id it heard among the last
+// min(MaxNotices, 65536): each notice is heard once. After a failover the
+// stream may end before the last entry a Notifier saw (what the old master
+// never passed on), and new entries may have lower ids (see rewind).
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
 // which every Notifier reads. Close stops the goroutines (within
@@ -42,6 +47,8 @@ type Notifier struct {
 	maxLen int
 	self   string // tells this Notifier's notices from others'
 	log    *slog.Logger
+	ack    *acker
+	seen   *recent // the envelopes heard lately, to skip a copy appended again
 
 	mu   sync.RWMutex
 	next int
@@ -75,7 +82,10 @@ const (
 // envelope is a notice on the stream: the publishing Notifier and the
 // notice.
 type envelope struct {
-	From   string         `json:"from"`
+	From string `json:"from"`
+	// ID names this envelope (random), so that a copy appended again, after
+	// an append whose outcome was unknown, is skipped.
+	ID     uint64         `json:"id,omitempty"`
 	Notice *shared.Notice `json:"notice"`
 }
 
@@ -94,6 +104,7 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
+		ack: newAcker(rdb, o), seen: newRecent(min(o.MaxNotices, maxSeen)),
 		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
@@ -117,7 +128,12 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 func (n *Notifier) receive(ctx context.Context, last string) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
+	check := false // whether the stream may have gone back
 	for ctx.Err() == nil {
+		if check && last != "" {
+			last = n.rewind(ctx, last)
+			check = false
+		}
 		if last == "" {
 			id, err := n.end(ctx)
 			if err != nil {
@@ -130,9 +146,11 @@ func (n *Notifier) receive(ctx context.Context, last string) {
 		}
 		res, err := n.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{n.key, last}, Count: readCount, Block: readBlock}).Result()
 		if errors.Is(err, redis.Nil) {
-			continue // nothing new
+			check = true // nothing new: or the stream went back
+			continue
 		}
 		if err != nil {
+			check = true
 			if !n.pause(ctx, &backoff, "read notices", err) {
 				return
 			}
@@ -144,13 +162,39 @@ func (n *Notifier) receive(ctx context.Context, last string) {
 				last = m.ID
 				d, _ := m.Values["d"].(string)
 				var e envelope
-				if json.Unmarshal([]byte(d), &e) != nil || e.Notice == nil || e.From == n.self {
+				if json.Unmarshal([]byte(d), &e) != nil || e.Notice == nil || e.From == n.self || !n.seen.add(e.ID) {
 					continue
 				}
 				n.deliver(e.Notice)
 			}
 		}
 	}
+}
+
+// rewind returns where to read the stream on from, given the last entry
+// seen: last, unless the stream now ends before it. A failover does that:
+// the new master never had the entries after its end (the old one did not
+// pass them on), and appends new ones with ids of its own clock, which may
+// be below last. Then the Notifier reads the stream's last
+// min(MaxNotices, 65536) entries again, skipping those it heard (by
+// envelope id; one of a Notifier of an older version, without an id, is
+// heard again), so that it hears those appended since, whatever their ids.
+// Called when a read found nothing new or failed: one XREVRANGE of one
+// entry per idle read.
+func (n *Notifier) rewind(ctx context.Context, last string) string {
+	end, err := n.end(ctx)
+	if err != nil || compareIDs(end, last) >= 0 {
+		return last
+	}
+	window := int64(len(n.seen.ring))
+	ms, err := n.rdb.XRevRangeN(ctx, n.key, "+", "-", window+1).Result()
+	if err != nil {
+		return end
+	}
+	if int64(len(ms)) <= window {
+		return "0-0"
+	}
+	return ms[window].ID
 }
 
 // end returns the id of the stream's last entry, "0-0" if it has none.
@@ -175,7 +219,7 @@ return 1
 
 // append appends an encoded envelope to the stream.
 func (n *Notifier) append(ctx context.Context, b []byte) error {
-	return appendNoticeScript.Run(ctx, n.rdb, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
+	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
 // flush runs until Close, appending what the outbox holds, oldest first,
@@ -268,7 +312,7 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 // An error says the outbox was full, so the others never will.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	n.deliver(nt)
-	b, err := json.Marshal(envelope{From: n.self, Notice: nt})
+	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
 		return err
 	}
@@ -326,4 +370,50 @@ func (n *Notifier) Close() error {
 		n.omu.Unlock()
 	})
 	return nil
+}
+
+// maxSeen bounds the envelope ids a Notifier remembers.
+const maxSeen = 1 << 16
+
+// randomID returns a random envelope id, never 0.
+func randomID() uint64 {
+	var b [8]byte
+	for {
+		_, _ = rand.Read(b[:])
+		if id := binary.LittleEndian.Uint64(b[:]); id != 0 {
+			return id
+		}
+	}
+}
+
+// recent remembers the last size ids added, to tell a copy of an envelope
+// heard already: a notice whose append failed in a way that may have
+// appended it is appended again, after a failover usually, so the copies
+// are at most the notices appended meanwhile apart. Used by one goroutine.
+type recent struct {
+	ids  map[uint64]struct{}
+	ring []uint64
+	next int
+}
+
+func newRecent(size int) *recent {
+	return &recent{ids: make(map[uint64]struct{}, size), ring: make([]uint64, max(size, 1))}
+}
+
+// add records id and reports whether it is new; 0 (an envelope of an
+// older Notifier, without an id) is always new.
+func (r *recent) add(id uint64) bool {
+	if id == 0 {
+		return true
+	}
+	if _, ok := r.ids[id]; ok {
+		return false
+	}
+	if old := r.ring[r.next]; old != 0 {
+		delete(r.ids, old)
+	}
+	r.ring[r.next] = id
+	r.next = (r.next + 1) % len(r.ring)
+	r.ids[id] = struct{}{}
+	return true
 }

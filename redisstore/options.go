@@ -56,6 +56,22 @@ type Options struct {
 	// does not take them, to append when it does; beyond it Publish
 	// fails. Default 1000.
 	MaxPendingNotices int
+	// ReplicaAcks is how many replicas of the master taking a write must
+	// hold it (Redis WAIT, in the write's own round trip) before a
+	// notice, an event, a task's creation or change, or a session's
+	// save counts as written: then a failover of that master loses none
+	// of them (Redis replicates asynchronously; a write its master took
+	// but never passed on dies with the master). A notice whose WAIT
+	// fails is appended again, and every Notifier skips the copies it
+	// has heard already. It costs a round trip to the replica per write
+	// (see BENCHMARKS.md). A master whose replicas do not acknowledge
+	// within ReplicaAckTimeout (it has none, or they lag) is written to
+	// without waiting for the next ten seconds. Default (0): 1 on a Redis
+	// Cluster (redis.ClusterClient), none otherwise (a single node, or
+	// Sentinel: set 1 there to have it); negative: none.
+	ReplicaAcks int
+	// ReplicaAckTimeout bounds each wait for ReplicaAcks. Default 200ms.
+	ReplicaAckTimeout time.Duration
 }
 
 func (o *Options) withDefaults() Options {
@@ -93,6 +109,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxPendingNotices <= 0 {
 		c.MaxPendingNotices = 1000
+	}
+	if c.ReplicaAckTimeout <= 0 {
+		c.ReplicaAckTimeout = 200 * time.Millisecond
 	}
 	if c.Channel == "" {
 		c.Channel = c.Prefix + "notices"

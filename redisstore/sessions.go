@@ -19,13 +19,14 @@ type SessionStore struct {
 	rdb    redis.UniversalClient
 	prefix string
 	ttl    time.Duration
+	ack    *acker
 }
 
 // NewSessionStore returns a SessionStore on rdb, which the caller keeps
 // owning (and closes). opts may be nil.
 func NewSessionStore(rdb redis.UniversalClient, opts *Options) *SessionStore {
 	o := opts.withDefaults()
-	return &SessionStore{rdb: rdb, prefix: o.Prefix + "session:", ttl: o.SessionTTL}
+	return &SessionStore{rdb: rdb, prefix: o.Prefix + "session:", ttl: o.SessionTTL, ack: newAcker(rdb, o)}
 }
 
 var _ shared.SessionUpdater = (*SessionStore)(nil)
@@ -55,7 +56,8 @@ func (s *SessionStore) Save(ctx context.Context, state *shared.SessionState) err
 	if err != nil {
 		return fmt.Errorf("redisstore: encode session: %w", err)
 	}
-	if err := s.rdb.Set(ctx, s.prefix+state.ID, b, s.ttl).Err(); err != nil {
+	key := s.prefix + state.ID
+	if _, err := s.ack.pipelined(ctx, s.rdb, key, func(p redis.Pipeliner) { p.Set(ctx, key, b, s.ttl) }); err != nil {
 		return unavailable(s.rdb, "save session", err)
 	}
 	return nil
@@ -89,6 +91,9 @@ func (s *SessionStore) Update(ctx context.Context, id string, change func(*share
 			p.Set(ctx, key, nb, s.ttl)
 			return nil
 		})
+		if err == nil {
+			err = s.ack.wait(ctx, tx, key)
+		}
 		if err == nil {
 			out = &st
 		}

@@ -36,13 +36,14 @@ type TaskStore struct {
 	prefix   string
 	maxTTL   time.Duration
 	perOwner int
+	ack      *acker
 }
 
 // NewTaskStore returns a TaskStore on rdb, which the caller keeps owning.
 // opts may be nil.
 func NewTaskStore(rdb redis.UniversalClient, opts *Options) *TaskStore {
 	o := opts.withDefaults()
-	return &TaskStore{rdb: rdb, prefix: o.Prefix, maxTTL: o.MaxTaskTTL, perOwner: o.MaxTasksPerOwner}
+	return &TaskStore{rdb: rdb, prefix: o.Prefix, maxTTL: o.MaxTaskTTL, perOwner: o.MaxTasksPerOwner, ack: newAcker(rdb, o)}
 }
 
 var _ tasks.TaskStore = (*TaskStore)(nil)
@@ -116,7 +117,13 @@ func (s *TaskStore) Create(ctx context.Context, r *tasks.Record) error {
 	case n < 0:
 		return tasks.ErrFull
 	}
-	err = s.rdb.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at}).Err()
+	var set *redis.StatusCmd
+	_, err = s.ack.pipelined(ctx, s.rdb, s.key(r.ID), func(p redis.Pipeliner) {
+		set = p.SetArgs(ctx, s.key(r.ID), b, redis.SetArgs{Mode: "NX", ExpireAt: at})
+	})
+	if set != nil && set.Err() != nil {
+		err = set.Err() // the SET's own error (redis.Nil: taken) before the WAIT's
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -195,6 +202,9 @@ func (s *TaskStore) Update(ctx context.Context, id string, fn func(*tasks.Record
 			p.SetArgs(ctx, key, nb, redis.SetArgs{KeepTTL: true})
 			return nil
 		})
+		if err == nil {
+			err = s.ack.wait(ctx, tx, key)
+		}
 		if err == nil {
 			out = next
 		}
@@ -324,6 +334,64 @@ func (s *TaskStore) Delete(ctx context.Context, id string) error {
 	}
 	if err := s.unindex(ctx, s.indexKeys(r.Owner), id); err != nil {
 		return unavailable(s.rdb, "delete task", err)
+	}
+	return nil
+}
+
+var _ tasks.LeaseRenewer = (*TaskStore)(nil)
+
+// casScript sets KEYS[1] to ARGV[2], keeping its TTL, if it still holds
+// ARGV[1].
+var casScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+`)
+
+// RenewLeases implements tasks.LeaseRenewer in two pipelines (on a
+// Cluster, two round trips per node): it reads the tasks, then sets the
+// lease of each that has not ended, if it did not change meanwhile. One
+// that did keeps the lease its change wrote (a Manager's changes of a
+// running task renew it) until the next renewal.
+func (s *TaskStore) RenewLeases(ctx context.Context, ids []string, until time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	gets := make([]*redis.StringCmd, len(ids))
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			gets[i] = p.Get(ctx, s.key(id))
+		}
+		return nil
+	})
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, g := range gets {
+			old, err := g.Bytes()
+			if err != nil {
+				continue // gone, or unavailable (then the next pipeline says so)
+			}
+			r, err := decodeTask(ids[i], old)
+			if err != nil || r.Status.Terminal() {
+				continue
+			}
+			r.LeaseUntil = until
+			b, err := json.Marshal(r)
+			if err != nil {
+				continue
+			}
+			casScript.Eval(ctx, p, []string{s.key(r.ID)}, old, b)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return unavailable(s.rdb, "renew task leases", err)
+	}
+	for _, g := range gets {
+		if err := g.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return unavailable(s.rdb, "renew task leases", err)
+		}
 	}
 	return nil
 }

@@ -275,7 +275,16 @@ func (lostSetReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 func (lostSetReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			if cmd.Name() == "set" {
+				cmd.SetErr(errLostReply)
+				err = errLostReply
+			}
+		}
+		return err
+	}
 }
 
 // TestTaskStoreLostReply: a Create whose write was made but whose answer
@@ -286,6 +295,10 @@ func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix stri
 	ctx := testCtx(t)
 	lossy := anotherClient(t, rdb)
 	lossy.AddHook(lostSetReply{})
+	if c, ok := lossy.(*redis.ClusterClient); ok {
+		// The write and its WAIT go straight to the key's master.
+		c.OnNewNode(func(n *redis.Client) { n.AddHook(lostSetReply{}) })
+	}
 	now := time.Now()
 	r := &tasks.Record{ID: "lost", Owner: "alice", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute)}
 	if err := NewTaskStore(lossy, &Options{Prefix: prefix}).Create(ctx, r); !errors.Is(err, ErrUnavailable) {
@@ -297,5 +310,47 @@ func testTaskStoreLostReply(t *testing.T, rdb redis.UniversalClient, prefix stri
 	}
 	if page, _, err := s.List(ctx, "alice", "", 10); err != nil || len(page) != 1 || page[0].ID != "lost" {
 		t.Fatalf("List = %v, %v: the live task left its owner's index", page, err)
+	}
+}
+
+// TestTaskStoreRenewLeases: RenewLeases sets the lease of the live tasks it
+// names, in one call, leaving ended and missing ones alone and every TTL
+// as it was.
+func TestTaskStoreRenewLeases(t *testing.T) { eachRedis(t, testTaskStoreRenewLeases) }
+
+func testTaskStoreRenewLeases(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	s := NewTaskStore(rdb, &Options{Prefix: prefix})
+	now := time.Now().UTC()
+	for _, r := range []*tasks.Record{
+		{ID: "l1", Owner: "o", Status: "working", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+		{ID: "l2", Owner: "p", Status: "input_required", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+		{ID: "l3", Owner: "o", Status: "completed", CreatedAt: now, ExpiresAt: now.Add(time.Minute), LeaseUntil: now},
+	} {
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until := now.Add(time.Hour)
+	if err := s.RenewLeases(ctx, []string{"l1", "l2", "l3", "missing"}, until); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]time.Time{"l1": until, "l2": until, "l3": now} {
+		r, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.LeaseUntil.Equal(want) {
+			t.Errorf("task %s: lease %v, want %v", id, r.LeaseUntil, want)
+		}
+		if ttl := rdb.PTTL(ctx, s.key(id)).Val(); ttl <= 0 || ttl > time.Minute {
+			t.Errorf("task %s: TTL %v after the renewal, want its own", id, ttl)
+		}
+	}
+	if _, err := s.Get(ctx, "missing"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Fatalf("a missing task after RenewLeases: %v", err)
+	}
+	if err := NewTaskStore(deadRedis(t), nil).RenewLeases(ctx, []string{"l1"}, until); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("RenewLeases without Redis: %v, want ErrUnavailable", err)
 	}
 }

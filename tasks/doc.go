@@ -43,6 +43,14 @@
 // own tasks) receives notifications/tasks, the full task, at every change;
 // each process delivers to the streams it holds.
 //
+// A task whose process dies does not stay working: each record carries a
+// lease (Record.LeaseUntil, Options.Lease), which one goroutine per Manager
+// renews for all the handlers running there (in one call when the store is
+// a LeaseRenewer), and any process reading a task whose lease lapsed records
+// it as failed, saying why (see lease.go for why it is not run again). A
+// handler's outcome is written again while the store fails, for up to the
+// lease.
+//
 // The client side is CallTool, whose ToolCall waits (Wait), iterates over
 // states (Updates, answering questions with the client's handlers through
 // mcp.ClientSession.Answer) or cancels; Get, Update, Cancel, Result and List

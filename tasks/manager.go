@@ -46,6 +46,15 @@ type Options struct {
 	// mcp.ServerOptions.Logger, and the rest is dropped;
 	// slog.New(slog.DiscardHandler) turns even that off.
 	Logger *slog.Logger
+	// Lease is how long a task stays working after the process running its
+	// handler last said it still does: that process renews the leases of
+	// all its tasks every Lease/3 (one goroutine per Manager), and any
+	// process reading a task whose lease lapsed (its process was killed)
+	// records it as failed, with a status message saying so. Processes
+	// sharing a store need clocks within a fraction of it. Default: 10
+	// seconds; negative: no lease (such a task stays working until it
+	// expires).
+	Lease time.Duration
 }
 
 // errorsOnStderr is the manager's logger when Options.Logger is nil.
@@ -73,6 +82,8 @@ type Manager struct {
 	waiters  map[string]map[chan struct{}]struct{} // woken by changes of a task
 	deferred map[string]bool                       // tools whose handlers call Start
 	results  map[string][]context.Context          // open 2025-11-25 tasks/result calls, by task
+	renewing bool                                  // the lease renewer runs
+	idle     chan struct{}                         // wakes the renewer when no handler runs
 	closed   bool
 	wg       sync.WaitGroup
 }
@@ -80,7 +91,7 @@ type Manager struct {
 // New attaches a Manager to srv. opts may be nil.
 func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 	m := &Manager{srv: srv, runs: make(map[string]*run), waiters: make(map[string]map[chan struct{}]struct{}),
-		deferred: make(map[string]bool), results: make(map[string][]context.Context)}
+		deferred: make(map[string]bool), results: make(map[string][]context.Context), idle: make(chan struct{}, 1)}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -89,6 +100,12 @@ func New(srv *mcp.Server, opts *Options) (*Manager, error) {
 	}
 	if m.opts.TTL <= 0 {
 		m.opts.TTL = time.Hour
+	}
+	switch {
+	case m.opts.Lease == 0:
+		m.opts.Lease = 10 * time.Second
+	case m.opts.Lease < 0:
+		m.opts.Lease = 0
 	}
 	if m.opts.PollInterval <= 0 {
 		m.opts.PollInterval = 500 * time.Millisecond
@@ -331,6 +348,7 @@ func (m *Manager) create(ctx context.Context, rec *Record) error {
 	now := time.Now().UTC()
 	rec.CreatedAt, rec.UpdatedAt = now, now
 	rec.ExpiresAt = now.Add(rec.TTL)
+	rec.LeaseUntil = m.leaseUntil(now)
 	if err := m.store.Create(ctx, rec); err != nil {
 		if errors.Is(err, ErrFull) {
 			return jsonrpc.NewError(jsonrpc.CodeInternalError, "too many tasks; try again later")
@@ -349,7 +367,7 @@ func (m *Manager) launch(r *run, ctx context.Context, req *mcp.CallToolRequest, 
 		r.finish(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "server shutting down"))
 		return
 	}
-	m.runs[r.id] = r
+	m.addRunLocked(r)
 	m.wg.Add(1)
 	m.mu.Unlock()
 	go func() {

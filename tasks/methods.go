@@ -47,7 +47,7 @@ func (m *Manager) lookup(ctx context.Context, r *mcp.Request, p any, id func() s
 	if id() == "" {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: missing taskId")
 	}
-	rec, err := m.store.Get(ctx, id())
+	rec, err := m.get(ctx, id())
 	if errors.Is(err, ErrNotFound) || (err == nil && rec.Owner != owner) {
 		return nil, nil, errUnknownTask
 	}
@@ -106,7 +106,7 @@ func (m *Manager) handleCancel(ctx context.Context, r *mcp.Request) (any, error)
 		ch, stop := m.watch(rec.ID)
 		defer stop()
 		for i := 0; i < 10; i++ {
-			if cur, err := m.store.Get(ctx, rec.ID); err == nil {
+			if cur, err := m.get(ctx, rec.ID); err == nil {
 				rec = cur
 				if cur.Status.Terminal() {
 					break
@@ -222,7 +222,7 @@ func (m *Manager) handleResult(ctx context.Context, r *mcp.Request) (any, error)
 		if err := m.wait(ctx, rec.ID, ch); err != nil {
 			return nil, err
 		}
-		if rec, err = m.store.Get(ctx, rec.ID); err != nil {
+		if rec, err = m.get(ctx, rec.ID); err != nil {
 			return nil, errUnknownTask
 		}
 	}
@@ -257,7 +257,7 @@ func (m *Manager) handleList(ctx context.Context, r *mcp.Request) (any, error) {
 	}
 	res := &ListTasksResult{NextCursor: next}
 	for _, rec := range recs {
-		res.Tasks = append(res.Tasks, legacyTask(rec))
+		res.Tasks = append(res.Tasks, legacyTask(m.settle(ctx, rec)))
 	}
 	return res, nil
 }

@@ -71,7 +71,7 @@ func Start(ctx context.Context) (context.Context, error) {
 			return
 		}
 		r.m.mu.Lock()
-		r.m.runs[r.id] = r
+		r.m.addRunLocked(r)
 		r.m.mu.Unlock()
 		r.begun = true
 		close(r.started)
@@ -119,7 +119,11 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 		if err := fn(rec); err != nil {
 			return err
 		}
-		rec.UpdatedAt = time.Now().UTC()
+		now := time.Now()
+		rec.UpdatedAt = now.UTC()
+		if l := r.m.leaseUntil(now); !l.IsZero() {
+			rec.LeaseUntil = l
+		}
 		return nil
 	})
 	if err != nil {
@@ -136,14 +140,19 @@ func (r *run) update(ctx context.Context, fn func(*Record) error) (*Record, erro
 func (r *run) finish(res *mcp.CallToolResult, err error) {
 	defer r.cancel()
 	r.m.mu.Lock()
-	delete(r.m.runs, r.id)
 	closing := r.m.closed
 	r.m.mu.Unlock()
+	defer func() {
+		// Still renewing the lease while the outcome is recorded.
+		r.m.mu.Lock()
+		r.m.removeRunLocked(r.id)
+		r.m.mu.Unlock()
+	}()
 	var raw json.RawMessage
 	if err == nil && res != nil {
 		raw, err = json.Marshal(res)
 	}
-	_, uerr := r.update(context.Background(), func(rec *Record) error {
+	uerr := r.record(func(rec *Record) error {
 		rec.InputRequests, rec.InputResponses = nil, nil
 		var je *jsonrpc.Error
 		switch {
@@ -170,6 +179,23 @@ func (r *run) finish(res *mcp.CallToolResult, err error) {
 	})
 	if uerr != nil && !errors.Is(uerr, errTerminal) && !errors.Is(uerr, ErrNotFound) {
 		r.m.log.Error("tasks: recording the outcome", "task", r.id, "err", uerr)
+	}
+}
+
+// record makes the update that records the outcome, again while the
+// store fails (a Redis failover takes seconds), for up to the lease: past
+// it, other processes record the task as failed.
+func (r *run) record(fn func(*Record) error) error {
+	deadline := time.Now().Add(max(r.m.opts.Lease, time.Second))
+	backoff := 50 * time.Millisecond
+	for {
+		_, err := r.update(context.Background(), fn)
+		if err == nil || errors.Is(err, errTerminal) || errors.Is(err, ErrNotFound) || time.Now().Add(backoff).After(deadline) {
+			return err
+		}
+		r.m.log.Warn("tasks: recording the outcome: retrying", "task", r.id, "err", err, "in", backoff)
+		time.Sleep(backoff)
+		backoff = min(2*backoff, time.Second)
 	}
 }
 

@@ -76,6 +76,9 @@ type Record struct {
 	// CancelRequested is set by tasks/cancel; the runner cancels the
 	// handler's context when it sees it.
 	CancelRequested bool `json:"cancelRequested,omitempty"`
+	// LeaseUntil is when the task is failed unless the process running its
+	// handler renews it (Options.Lease); zero: never.
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 }
 
 // clone returns a deep copy of r, through its JSON form (which is what a
@@ -290,6 +293,20 @@ func (m *MemoryStore) List(_ context.Context, owner, cursor string, limit int) (
 		out = append(out, r.mustClone())
 	}
 	return out, "", nil
+}
+
+var _ LeaseRenewer = (*MemoryStore)(nil)
+
+// RenewLeases implements LeaseRenewer.
+func (m *MemoryStore) RenewLeases(_ context.Context, ids []string, until time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range ids {
+		if r, err := m.get(id); err == nil && !r.Status.Terminal() {
+			r.LeaseUntil = until
+		}
+	}
+	return nil
 }
 
 // Delete implements TaskStore.

@@ -12,12 +12,18 @@ import (
 )
 
 // TestReplicasClusterFailover runs three replicas on a six-node Redis
-// Cluster of the test's own and kills the master holding a session while
-// clients call tools and open sessions through the proxy: every request
-// is answered 200, or 503 with Retry-After; service returns by itself; no
-// session is lost, and the subscription held on a GET stream still fires.
-// It runs when clusterEnv is set (the signal that CI runs the Cluster
-// tests), though it does not use that Cluster.
+// Cluster of the test's own and kills the master holding the stream of
+// notices (and about a third of the sessions) while clients call tools
+// and open sessions through the proxy: every request is answered 200, or
+// 503 with Retry-After; service returns by itself; no session is lost,
+// the subscription held on a GET stream still fires, and every resource
+// update a tool call reported (16 sessions subscribed, each with its GET
+// stream, touching their resources through any replica, beside 16
+// stateless clients) reaches its subscriber exactly once: the stores wait
+// for the replica to hold each notice and event (redisstore's
+// Options.ReplicaAcks, 1 on a Cluster by default). It runs when clusterEnv
+// is set (the signal that CI runs the Cluster tests), though it does not
+// use that Cluster.
 func TestReplicasClusterFailover(t *testing.T) {
 	requireCluster(t)
 	rc := StartRedisCluster(t)
@@ -39,14 +45,29 @@ func TestReplicasClusterFailover(t *testing.T) {
 		t.Fatalf("updated %q, want %q", got, uri)
 	}
 
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tr := startTraffic(t, ctx, c.url, "failover")
+	time.Sleep(time.Second) // traffic on all three first
+
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: rc.Addrs()})
-	m, err := rdb.MasterForKey(context.Background(), "mcp:session:"+sids[0])
-	rdb.Close()
+	m, err := rdb.MasterForKey(context.Background(), "mcp:notices")
 	if err != nil {
+		rdb.Close()
 		t.Fatal(err)
 	}
-	rc.WaitInSync(t)
-	rc.Kill(m.Options().Addr)
+	addr := m.Options().Addr
+	onIt := 0
+	for _, sc := range tr.sessions {
+		if n, err := rdb.MasterForKey(context.Background(), "mcp:session:"+sc.sid); err == nil && n.Options().Addr == addr {
+			onIt++
+		}
+	}
+	rdb.Close()
+	t.Logf("killing master %s, holding the notices and %d of the %d counted sessions", addr, onIt, len(tr.sessions))
+	// No WaitInSync here: under traffic a replica is never exactly in step,
+	// and every write acknowledged so far is on it already (WAIT).
+	rc.Kill(addr)
 	start := time.Now()
 	var calls, busy int
 	check := func(what string, a answer) bool {
@@ -105,5 +126,7 @@ func TestReplicasClusterFailover(t *testing.T) {
 	if got := updatedURI(t, s.next(t)); got != uri {
 		t.Fatalf("updated %q after the failover, want %q", got, uri)
 	}
+	time.Sleep(time.Second) // traffic after the failover too
+	tr.check()
 	c.alive()
 }
