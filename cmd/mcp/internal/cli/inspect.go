@@ -169,7 +169,8 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	// A first connection that fails leaves the page up, showing why, to
 	// pick another server.
 	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
-		fmt.Fprintf(inv.stderr, "mcp inspect: %v\n", err)
+		_, msg, _ := classify(ctx, err) // the message without its "mcp: " prefixes
+		fmt.Fprintf(inv.stderr, "mcp inspect: %s\n", msg)
 	}
 	defer in.close()
 	ln, err := net.Listen("tcp", inv.addr)
@@ -277,12 +278,23 @@ func inspectorCapabilities() *mcp.ClientCapabilities {
 func (in *inspector) disconnect(target []string, err error) {
 	in.mu.Lock()
 	old := in.cs
-	in.cs, in.target, in.lastErr = nil, target, err.Error()
+	msg := plainError(err)
+	in.cs, in.target, in.lastErr = nil, target, msg
 	in.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
 	}
-	in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+	in.hub.publish("disconnected", "", map[string]any{"error": msg})
+}
+
+// plainError is err's message without the "mcp: " prefixes that the
+// page and the command's own prefix would repeat.
+func plainError(err error) string {
+	msg := err.Error()
+	for strings.HasPrefix(msg, "mcp: ") {
+		msg = msg[len("mcp: "):]
+	}
+	return msg
 }
 
 // close ends the current session.
@@ -310,6 +322,7 @@ func (in *inspector) state() map[string]any {
 		"protocolVersion": cs.ProtocolVersion(),
 		"stateless":       cs.Stateless(),
 		"capabilities":    cs.ServerCapabilities(),
+		"tasks":           serverTakesTasks(cs),
 	}
 	if ir := cs.InitializeResult(); ir != nil {
 		out["serverInfo"], out["instructions"] = ir.ServerInfo, ir.Instructions
@@ -433,6 +446,10 @@ func (in *inspector) handler(addr string) http.Handler {
 			http.Error(w, "wrong Origin", http.StatusForbidden)
 			return
 		}
+		if r.URL.Path == "/favicon.ico" { // asked for by the browser, without the token
+			noContent(w)
+			return
+		}
 		if len(r.URL.Path) < len(prefix) || subtle.ConstantTimeCompare([]byte(r.URL.Path[:len(prefix)]), []byte(prefix)) != 1 {
 			http.Error(w, "this inspector's address has a token: use the URL mcp inspect printed", http.StatusForbidden)
 			return
@@ -447,6 +464,14 @@ func (in *inspector) handler(addr string) http.Handler {
 		r2.URL.RawPath = ""
 		mux.ServeHTTP(w, r2)
 	})
+}
+
+// noContent answers a request that has nothing to get, such as a
+// browser's /favicon.ico (the page names its icon itself), without an
+// error in the browser's console.
+func noContent(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "max-age=86400")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // serveEvents streams the feed as server-sent events.
@@ -499,7 +524,7 @@ func (in *inspector) serveAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		w.WriteHeader(http.StatusOK)
-		out := map[string]any{"error": strings.TrimPrefix(err.Error(), "mcp: ")}
+		out := map[string]any{"error": plainError(err)}
 		var je *jsonrpc.Error
 		if errors.As(err, &je) { // the page passes it on to a view as it is
 			out["code"], out["error"] = je.Code, je.Message
@@ -713,6 +738,23 @@ func (in *inspector) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp
 	return followTask(ctx, cs, tc, func(t *tasks.TaskInfo) {
 		in.hub.publish("task", "", map[string]any{"tool": p.Name, "task": t})
 	})
+}
+
+// serverTakesTasks reports whether the server of cs runs tools/call as a
+// task when asked: at 2026-07-28 it declares the tasks extension, at
+// 2025-11-25 tasks.requests.tools.call. The page offers "run as a task"
+// only then (or for a tool that requires it).
+func serverTakesTasks(cs *mcp.ClientSession) bool {
+	caps := cs.ServerCapabilities()
+	if caps == nil {
+		return false
+	}
+	if cs.Stateless() {
+		_, ok := caps.Extensions[tasks.ExtensionID]
+		return ok
+	}
+	tc, err := tasks.ServerCapabilitiesOf(caps)
+	return err == nil && tc != nil && tc.Requests != nil && tc.Requests.Tools != nil && tc.Requests.Tools.Call != nil
 }
 
 // complete asks the server for values of a prompt's (name) or a resource

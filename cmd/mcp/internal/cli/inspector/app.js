@@ -146,6 +146,7 @@ function showState(s) {
     return;
   }
   stateless = !!s.stateless;
+  serverTasks = !!s.tasks;
   const info = s.serverInfo || {};
   setStatus((info.title || info.name || "server") + " " + (info.version || "") + " · " + s.protocolVersion + (s.stateless ? " (stateless)" : ""));
   if (!$("#target").value) $("#target").value = s.target;
@@ -153,6 +154,7 @@ function showState(s) {
 
 let generation = 0;
 let stateless = false; // the session is 2026-07-28's
+let serverTasks = false; // the server runs tools/call as a task when asked
 
 // refresh fetches the four lists; only the latest of overlapping calls
 // shows its answer.
@@ -225,6 +227,11 @@ function fieldFor(name, schema, required, value) {
   } else if (types.length === 1 && (types[0] === "number" || types[0] === "integer")) {
     input = el("input", {type: "number", name, step: types[0] === "integer" ? "1" : "any", value: value});
     read = () => (input.value === "" ? undefined : Number(input.value));
+  } else if (types.length === 1 && types[0] === "string" && multiLine(schema, value)) {
+    // code, a letter: a one-line field would drop the newlines
+    input = el("textarea", {name, class: "multi-line", rows: Math.min(20, Math.max(4, String(value || "").split("\n").length + 1))});
+    if (value !== undefined) input.value = String(value);
+    read = () => (input.value === "" ? undefined : input.value);
   } else if (types.length === 1 && types[0] === "string") {
     input = el("input", {type: "text", name, value: value});
     read = () => (input.value === "" ? undefined : input.value);
@@ -239,6 +246,12 @@ function fieldFor(name, schema, required, value) {
   }
   label.append(input);
   return {node: el("div", {class: "field"}, label, hint), read, name};
+}
+
+// multiLine: a string field whose value has several lines (a default
+// such as three.js's code), or whose schema says it holds a document.
+function multiLine(schema, value) {
+  return (typeof value === "string" && value.includes("\n")) || typeof schema.contentMediaType === "string";
 }
 
 // objectForm builds the fields of an object schema.
@@ -284,7 +297,10 @@ function showTool(tool) {
   const form = objectForm(tool.inputSchema);
   // A 2025-11-25 tool says whether it may or must run as a task; a
   // 2026-07-28 server decides by itself, for any tool.
-  const support = (tool.execution && tool.execution.taskSupport) || (stateless ? "optional" : "forbidden");
+  // Neither is offered by a server that does not run tasks (state.tasks),
+  // unless the tool requires it.
+  let support = (tool.execution && tool.execution.taskSupport) || (stateless ? "optional" : "forbidden");
+  if (!serverTasks && support !== "required") support = "forbidden";
   const taskBox = el("input", {type: "checkbox", id: "as-task", checked: support === "required", disabled: support === "required"});
   const taskField = support === "forbidden" ? null : el("label", {}, taskBox, support === "required" ? " runs as a task" : " run as a task");
   const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
