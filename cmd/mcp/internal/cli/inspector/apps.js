@@ -200,7 +200,7 @@ class AppView {
   context() {
     return {
       toolInfo: {tool: this.tool},
-      theme: matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+      theme: currentTheme(), // ui.js
       displayMode: this.mode,
       availableDisplayModes: HOST_MODES,
       containerDimensions: this.dimensions(),
@@ -230,6 +230,11 @@ class AppView {
     this.box.classList.toggle("fullscreen", mode === "fullscreen");
     this.modeButton.textContent = mode === "fullscreen" ? "Exit fullscreen" : "Fullscreen";
     this.notify("ui/notifications/host-context-changed", {displayMode: mode, containerDimensions: this.dimensions()});
+  }
+
+  // themeChanged tells the view the page's new theme.
+  themeChanged(theme) {
+    this.notify("ui/notifications/host-context-changed", {theme});
   }
 
   // openLink asks the user in the page; only http and https links, one
