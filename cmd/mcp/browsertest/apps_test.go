@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -24,36 +25,66 @@ var css = func(s string) chromedp.CSS { return chromedp.CSS(s) }
 type viewWorld struct{}
 
 // viewTarget returns a context on the frame of the view on show, other
-// than the frame old: the view shares the sandbox proxy's origin, so
+// than the frame old. The view shares the sandbox proxy's origin, so
 // Chromium runs it in the page's process, as a frame of the page's
-// target. Its actions run in an isolated world of that frame, which
-// shares its DOM (a click runs the view's own handlers).
+// target; a view of another origin (an opaque one) would be a target
+// of its own, which is searched too. Its actions run in an isolated
+// world of that frame, which shares its DOM (a click runs the view's own
+// handlers).
 func viewTarget(t *testing.T, ctx context.Context, old cdp.FrameID) (context.Context, cdp.FrameID) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
+	attached := map[target.ID]context.Context{}
 	for {
-		tree, err := chromedp.Run(ctx, chromedp.Action[*page.FrameTree](func(ctx context.Context, tg *chromedp.Target) (*page.FrameTree, error) {
-			r, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
-			return r.FrameTree, err
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := srcdocFrame(tree, old); f != "" {
-			id, err := chromedp.Run(ctx, chromedp.Action[runtime.ExecutionContextID](func(ctx context.Context, tg *chromedp.Target) (runtime.ExecutionContextID, error) {
-				r, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f, WorldName: "browsertest"})
-				return r.ExecutionContextID, err
+		for _, tctx := range append([]context.Context{ctx}, frameTargets(t, ctx, attached)...) {
+			tree, err := chromedp.Run(tctx, chromedp.Action[*page.FrameTree](func(ctx context.Context, tg *chromedp.Target) (*page.FrameTree, error) {
+				r, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
+				return r.FrameTree, err
 			}))
 			if err != nil {
-				t.Fatal(err)
+				continue // a frame target that went away
 			}
-			return context.WithValue(ctx, viewWorld{}, id), f
+			if f := srcdocFrame(tree, old); f != "" {
+				id, err := chromedp.Run(tctx, chromedp.Action[runtime.ExecutionContextID](func(ctx context.Context, tg *chromedp.Target) (runtime.ExecutionContextID, error) {
+					r, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f, WorldName: "browsertest"})
+					return r.ExecutionContextID, err
+				}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return context.WithValue(tctx, viewWorld{}, id), f
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no view frame")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// frameTargets returns contexts on the frames that Chromium runs as
+// targets of their own, attaching to the new ones (kept in attached).
+func frameTargets(t *testing.T, ctx context.Context, attached map[target.ID]context.Context) []context.Context {
+	t.Helper()
+	ts, err := chromedp.Targets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []context.Context
+	for _, x := range ts {
+		if x.Type != "iframe" {
+			continue
+		}
+		tctx, ok := attached[x.TargetID]
+		if !ok {
+			var cancel context.CancelFunc
+			tctx, cancel = chromedp.NewContext(ctx, chromedp.WithTargetID(x.TargetID))
+			t.Cleanup(cancel)
+			attached[x.TargetID] = tctx
+		}
+		out = append(out, tctx)
+	}
+	return out
 }
 
 // srcdocFrame finds the frame of a view (about:srcdoc) in tree, other
