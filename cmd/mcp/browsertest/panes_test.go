@@ -70,6 +70,21 @@ func TestInspectPanes(t *testing.T) {
 	do(t, ctx,
 		waitText("#status", "gomcp-everything-server"),
 		waitText(tool, "test_logging_tool"),
+		waitContent("#prompts", "test_simple_prompt"),
+	)
+	// Every item shows its text, and nothing for what it lacks (no
+	// "null" or "undefined" for a missing description or title).
+	shown := eval[[]string](t, ctx, `[...document.querySelectorAll("nav ul button")].map((b) => { b.click(); return document.querySelector("#detail").innerText; })`)
+	for _, s := range shown {
+		if strings.Contains(s, "null") || strings.Contains(s, "undefined") {
+			t.Errorf("detail shows %q", s)
+		}
+	}
+	// The roots field is wide enough to type in.
+	if w := eval[int](t, ctx, `document.querySelector("#root-dir").offsetWidth`); w < 80 {
+		t.Errorf("roots field %d px wide", w)
+	}
+	do(t, ctx,
 		// debug and above: both of the tool's lines come
 		chromedp.Click(css("#tab-notes")),
 		choose("#log-level", "debug"),

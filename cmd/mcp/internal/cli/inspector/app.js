@@ -148,9 +148,17 @@ function currentTarget() { return state.target || ""; }
 let stateless = false; // the session is 2026-07-28's
 let serverTasks = false; // the server runs tools/call as a task when asked
 
-// refresh fetches the four lists; only the latest of overlapping calls
-// shows its answer.
-async function refresh() {
+// refresh fetches the four lists, once for a burst of list_changed
+// notifications; only the latest of overlapping refreshes shows its
+// answer.
+function refresh() {
+  if (refreshQueued) return;
+  refreshQueued = true;
+  setTimeout(() => { refreshQueued = false; refreshNow(); }, 50);
+}
+let refreshQueued = false;
+
+async function refreshNow() {
   const my = ++generation;
   const lists = [
     ["tools", (t) => t.name + (appOnly(t) ? " (app only)" : toolUI(t) && toolUI(t).resourceUri ? " (app)" : ""), showTool],
