@@ -126,10 +126,6 @@ func TestExampleBasicReact(t *testing.T) { testBasicGetTime(t, "server-basic-rea
 func testBasicGetTime(t *testing.T, pkg string) {
 	ctx := startExample(t, pkg)
 	vctx := callWithView(t, ctx, "get-time")
-	// A server without tasks is not offered to run the call as one.
-	if n := eval[int](t, ctx, `document.querySelectorAll("#as-task").length`); n != 0 {
-		t.Error(`"run as a task" offered to a server without tasks`)
-	}
 	do(t, ctx, waitText("#result pre.text", "T"))
 	called := text(t, ctx, "#result pre.text")
 	do(t, vctx, waitView("code", called))

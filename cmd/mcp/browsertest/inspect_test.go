@@ -184,6 +184,11 @@ func TestInspectInBrowser(t *testing.T) {
 		// The live log has both directions of the call.
 		waitText("#log", "tools/call"),
 	)
+	// The demo server runs no tasks (at 2026-07-28 too): the form does
+	// not offer to run the call as one.
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#as-task").length`)); err != nil || n != 0 {
+		t.Errorf(`"run as a task" offered to a server without tasks (%d, %v)`, n, err)
+	}
 	if s := text(t, ctx, "#result .structured-content"); !strings.Contains(s, `"greeting": "HELLO, GO!"`) {
 		t.Errorf("structuredContent shown as %q", s)
 	}
