@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -311,5 +312,41 @@ func TestSandboxOrigin(t *testing.T) {
 	ph.ServeHTTP(w, r)
 	if w.Code != http.StatusForbidden {
 		t.Errorf("the page's API answered the sandbox's origin: %d", w.Code)
+	}
+}
+
+// Every script and style sheet the page names is served (the handler
+// lists them one by one), and the views' frames are built as the
+// reference host builds them: the inner frame shares the sandbox's
+// origin, and the page declares what it handles.
+func TestInspectorPageFiles(t *testing.T) {
+	in := &inspector{inv: &invocation{stderr: io.Discard}, token: "t", asks: map[int]chan json.RawMessage{}}
+	h := in.handler("127.0.0.1:4000")
+	get := func(path string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = "127.0.0.1:4000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	page := get("/t/").Body.String()
+	refs := regexp.MustCompile(`(?:src|href)="([a-z]+\.(?:js|css))"`).FindAllStringSubmatch(page, -1)
+	if len(refs) < 5 {
+		t.Fatalf("the page names %d files", len(refs))
+	}
+	for _, m := range refs {
+		if w := get("/t/" + m[1]); w.Code != 200 || w.Body.Len() == 0 {
+			t.Errorf("%s: %d", m[1], w.Code)
+		}
+	}
+	sandbox, _ := inspectorFiles.ReadFile("inspector/sandbox.js")
+	if !strings.Contains(string(sandbox), `inner.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms")`) {
+		t.Error("the view's frame lacks allow-same-origin")
+	}
+	apps, _ := inspectorFiles.ReadFile("inspector/apps.js")
+	_, caps, _ := strings.Cut(string(apps), "hostCapabilities: {")
+	caps, _, _ = strings.Cut(caps, "hostContext:")
+	if !strings.Contains(caps, "message: CONTENT_MODALITIES") || !strings.Contains(caps, "updateModelContext: {...CONTENT_MODALITIES") {
+		t.Errorf("hostCapabilities lacks message or updateModelContext: %s", caps)
 	}
 }
