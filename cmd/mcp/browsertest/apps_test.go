@@ -320,7 +320,7 @@ func TestInspectAppBridge(t *testing.T) {
 	// shares their origin), but neither the page, nor the sandbox's
 	// server, nor an origin its CSP did not declare (the declared one is
 	// tried, and fails only for want of a server).
-	click("escape", "parent.document:object top.document:blocked storage:number fetch:failed fetch:failed fetch:failed violations:connect-src,connect-src")
+	click("escape", "parent.document:object top.document:blocked storage:number fetch:failed fetch:failed fetch:failed proxy-fetch:failed violations:connect-src,connect-src")
 	if s, _ := chromedp.Run(vctx, viewEval[string](`document.querySelector("#out-escape").textContent`)); strings.Count(s, "connect-src") != 2 {
 		t.Errorf("escape: %s", s)
 	}

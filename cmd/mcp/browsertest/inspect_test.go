@@ -124,7 +124,14 @@ func browser(t *testing.T, url string) context.Context {
 // do runs steps in the browser, failing the test after 30 seconds.
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	doFor(t, ctx, 30*time.Second, steps...)
+}
+
+// doFor runs steps in the browser, failing the test after d: for the
+// slow ones, such as rendering a view of megabytes on a busy machine.
+func doFor(t *testing.T, ctx context.Context, d time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
