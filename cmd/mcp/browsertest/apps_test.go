@@ -33,7 +33,7 @@ type viewWorld struct{}
 // handlers).
 func viewTarget(t *testing.T, ctx context.Context, old cdp.FrameID) (context.Context, cdp.FrameID) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	attached := map[target.ID]context.Context{}
 	for {
 		for _, tctx := range append([]context.Context{ctx}, frameTargets(t, ctx, attached)...) {
