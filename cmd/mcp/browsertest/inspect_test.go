@@ -191,6 +191,11 @@ func TestInspectInBrowser(t *testing.T) {
 		// The live log has both directions of the call.
 		waitText("#log", "tools/call"),
 	)
+	// The form's call, copied as a command line without running it.
+	do(t, ctx, chromedp.Click(css("#tool-form button.copy-mcp")))
+	if s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#tool-form button.copy-mcp").dataset.copied`)); err != nil || s != `mcp call greet --args '{"name":"Go","style":"loud"}' `+filepath.Join(bin, "mcp")+" serve" {
+		t.Errorf("copied %q (%v)", s, err)
+	}
 	// The demo server runs no tasks (at 2026-07-28 too): the form does
 	// not offer to run the call as one.
 	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#as-task").length`)); err != nil || n != 0 {

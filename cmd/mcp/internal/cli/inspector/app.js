@@ -321,7 +321,16 @@ function showTool(tool) {
   if (!serverTasks && support !== "required") support = "forbidden";
   const taskBox = el("input", {type: "checkbox", id: "as-task", checked: support === "required", disabled: support === "required"});
   const taskField = support === "forbidden" ? null : el("label", {}, taskBox, support === "required" ? " runs as a task" : " run as a task");
-  const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
+  // The call as it stands, copied without running it (log.js).
+  const copy = (ev, what) => {
+    let args;
+    try { args = form.read(); } catch (err) { showError(err); return; }
+    const h = {action: "call", name: tool.name, args, task: taskBox.checked, target: currentTarget()};
+    copyText(what === "mcp" ? mcpCommand(h) : pretty(jsonRequest(h)), ev.target);
+  };
+  const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}), " ",
+    el("button", {type: "button", class: "copy-mcp", title: "copy as an mcp command line", text: "Copy mcp", onclick: (ev) => copy(ev, "mcp")}), " ",
+    el("button", {type: "button", class: "copy-json", title: "copy as a JSON-RPC request", text: "Copy JSON", onclick: (ev) => copy(ev, "json")}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
     let args;
