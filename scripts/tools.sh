@@ -90,6 +90,7 @@ _gomcp_tools_npm() {
 		[[ -f $dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/sdk/package.json ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ]] &&
+		[[ -f $dir/node_modules/@modelcontextprotocol/server-pdf/dist/index.js ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/client/dist/index.mjs ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/server/dist/index.mjs ]] &&
 		[[ -f $dir/node_modules/@modelcontextprotocol/node/dist/index.mjs ]]; then

@@ -124,7 +124,14 @@ func browser(t *testing.T, url string) context.Context {
 // do runs steps in the browser, failing the test after 30 seconds.
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	doFor(t, ctx, 30*time.Second, steps...)
+}
+
+// doFor runs steps in the browser, failing the test after d: for the
+// slow ones, such as rendering a view of megabytes on a busy machine.
+func doFor(t *testing.T, ctx context.Context, d time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
@@ -184,6 +191,16 @@ func TestInspectInBrowser(t *testing.T) {
 		// The live log has both directions of the call.
 		waitText("#log", "tools/call"),
 	)
+	// The form's call, copied as a command line without running it.
+	do(t, ctx, chromedp.Click(css("#tool-form button.copy-mcp")))
+	if s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#tool-form button.copy-mcp").dataset.copied`)); err != nil || s != `mcp call greet --args '{"name":"Go","style":"loud"}' `+filepath.Join(bin, "mcp")+" serve" {
+		t.Errorf("copied %q (%v)", s, err)
+	}
+	// The demo server runs no tasks (at 2026-07-28 too): the form does
+	// not offer to run the call as one.
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#as-task").length`)); err != nil || n != 0 {
+		t.Errorf(`"run as a task" offered to a server without tasks (%d, %v)`, n, err)
+	}
 	if s := text(t, ctx, "#result .structured-content"); !strings.Contains(s, `"greeting": "HELLO, GO!"`) {
 		t.Errorf("structuredContent shown as %q", s)
 	}

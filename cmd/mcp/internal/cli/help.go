@@ -250,17 +250,23 @@ the page there until interrupted. Open the URL in a browser. The page,
 built into the binary, lists the tools, resources, templates and prompts;
 builds a form from each tool's input schema; shows results (text, images,
 audio, embedded resources, structured output next to the output schema);
-logs every JSON-RPC message both ways; shows progress; asks you the
-server's elicitation and sampling requests; and connects to another target
-without a restart. When TARGET cannot be reached, the page says why and
-waits for another target.
+logs every JSON-RPC message both ways (one line each, opened into the
+message pretty-printed; searched; filtered by direction, method and
+session; each request's time); lists the server's notifications, with a
+log-level selector (logging/setLevel); keeps a history of your calls, to
+run again or copy as an mcp command line or as JSON; shows progress; asks
+you the server's elicitation and sampling requests; and connects to
+another target without a restart. It has light and dark themes, and
+keyboard shortcuts (? lists them). When TARGET cannot be reached, the page
+says why and waits for another target.
 
 MCP Apps: the inspector declares the io.modelcontextprotocol/ui extension
 (it renders text/html;profile=mcp-app views). Calling a tool whose
 _meta.ui names a ui:// view renders the view above the result, in a
-sandboxed frame on a second loopback port (another origin), under a
-Content-Security-Policy built from the view's _meta.ui.csp (the MCP Apps
-restrictive default when it has none). The page plays the host: it sends
+sandboxed frame on a second loopback port (another origin), under the
+Content-Security-Policy the reference host grants (inline scripts, eval,
+blob: workers; no network) plus the origins the view's _meta.ui.csp
+declares. The page plays the host: it sends
 the view the call's input and result (or its cancellation), passes its
 tools/call and resources/read to the server (only tools whose visibility
 includes "app"), asks you before opening a link (http and https only),

@@ -44,6 +44,8 @@ type inspectEvent struct {
 	Kind string          `json:"kind"` // message, progress, connected, disconnected, elicit, sample, answered
 	Dir  string          `json:"dir,omitempty"`
 	Time string          `json:"time"`
+	At   int64           `json:"at"`                // Unix milliseconds, for the page's timings
+	Sess int             `json:"session,omitempty"` // a message's session: the page's connections, counted from 1
 	Data json.RawMessage `json:"data"`
 }
 
@@ -57,7 +59,10 @@ type hub struct {
 }
 
 // publish sends an event; v is encoded as its data.
-func (h *hub) publish(kind, dir string, v any) {
+func (h *hub) publish(kind, dir string, v any) { h.publishIn(0, kind, dir, v) }
+
+// publishIn sends an event of session sess (0: of none).
+func (h *hub) publishIn(sess int, kind, dir string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		data, _ = json.Marshal(map[string]string{"error": err.Error()})
@@ -65,7 +70,8 @@ func (h *hub) publish(kind, dir string, v any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
-	e := inspectEvent{Seq: h.seq, Kind: kind, Dir: dir, Time: time.Now().Format("15:04:05.000"), Data: data}
+	now := time.Now()
+	e := inspectEvent{Seq: h.seq, Kind: kind, Dir: dir, Time: now.Format("15:04:05.000"), At: now.UnixMilli(), Sess: sess, Data: data}
 	if len(h.recent) == inspectRecent {
 		copy(h.recent, h.recent[1:])
 		h.recent = h.recent[:inspectRecent-1]
@@ -102,10 +108,12 @@ func (h *hub) unsubscribe(c chan inspectEvent) {
 	}
 }
 
-// tap is a stream that publishes every message it carries, both ways.
+// tap is a stream that publishes every message it carries, both ways,
+// as messages of session sess.
 type tap struct {
 	jsonrpc.Stream
-	h *hub
+	h    *hub
+	sess int
 }
 
 func (t *tap) Start(ctx context.Context) error {
@@ -118,13 +126,13 @@ func (t *tap) Start(ctx context.Context) error {
 func (t *tap) Read(ctx context.Context) (*jsonrpc.Message, error) {
 	m, err := t.Stream.Read(ctx)
 	if err == nil {
-		t.h.publish("message", "in", json.RawMessage(m.AppendJSON(nil)))
+		t.h.publishIn(t.sess, "message", "in", json.RawMessage(m.AppendJSON(nil)))
 	}
 	return m, err
 }
 
 func (t *tap) Write(ctx context.Context, m *jsonrpc.Message) error {
-	t.h.publish("message", "out", json.RawMessage(m.AppendJSON(nil)))
+	t.h.publishIn(t.sess, "message", "out", json.RawMessage(m.AppendJSON(nil)))
 	return t.Stream.Write(ctx, m)
 }
 
@@ -134,10 +142,12 @@ type inspector struct {
 	token string
 	hub   hub
 
-	mu      sync.Mutex
-	cs      *mcp.ClientSession
-	target  []string
-	lastErr string // why the last connection failed, shown while none is open
+	mu       sync.Mutex
+	cs       *mcp.ClientSession
+	target   []string
+	lastErr  string // why the last connection failed, shown while none is open
+	sessions int    // connections tried, numbering their messages
+	level    string // the log level the page asked for, set again on each new session
 
 	roots *rootSet // offered to every server the page connects to
 
@@ -169,7 +179,8 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	// A first connection that fails leaves the page up, showing why, to
 	// pick another server.
 	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
-		fmt.Fprintf(inv.stderr, "mcp inspect: %v\n", err)
+		_, msg, _ := classify(ctx, err) // the message without its "mcp: " prefixes
+		fmt.Fprintf(inv.stderr, "mcp inspect: %s\n", msg)
 	}
 	defer in.close()
 	ln, err := net.Listen("tcp", inv.addr)
@@ -228,8 +239,12 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		CreateMessageHandler: in.sample,
 		Roots:                in.roots.list(), // declared even when none: the page may add some
 	})
-	in.hub.publish("connecting", "", map[string]any{"target": target})
-	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub})
+	in.mu.Lock()
+	in.sessions++
+	sess, level := in.sessions, in.level
+	in.mu.Unlock()
+	in.hub.publish("connecting", "", map[string]any{"target": target, "session": sess})
+	cs, err := client.Connect(ctx, &tap{Stream: stream, h: &in.hub, sess: sess})
 	if err != nil {
 		in.disconnect(target, err)
 		var je *jsonrpc.Error
@@ -239,6 +254,11 @@ func (in *inspector) connect(ctx context.Context, target []string, tf *targetFla
 		return connectError{err}
 	}
 	in.roots.attach(client)
+	if level != "" && cs.ServerCapabilities().Logging != nil {
+		if l, ok := mcp.ParseLoggingLevel(level); ok {
+			_ = cs.SetLoggingLevel(ctx, l) // best effort: the page shows the server's answer in its log
+		}
+	}
 	in.mu.Lock()
 	old := in.cs
 	in.cs, in.target, in.lastErr = cs, target, ""
@@ -277,12 +297,23 @@ func inspectorCapabilities() *mcp.ClientCapabilities {
 func (in *inspector) disconnect(target []string, err error) {
 	in.mu.Lock()
 	old := in.cs
-	in.cs, in.target, in.lastErr = nil, target, err.Error()
+	msg := plainError(err)
+	in.cs, in.target, in.lastErr = nil, target, msg
 	in.mu.Unlock()
 	if old != nil {
 		_ = old.Close()
 	}
-	in.hub.publish("disconnected", "", map[string]any{"error": err.Error()})
+	in.hub.publish("disconnected", "", map[string]any{"error": msg})
+}
+
+// plainError is err's message without the "mcp: " prefixes that the
+// page and the command's own prefix would repeat.
+func plainError(err error) string {
+	msg := err.Error()
+	for strings.HasPrefix(msg, "mcp: ") {
+		msg = msg[len("mcp: "):]
+	}
+	return msg
 }
 
 // close ends the current session.
@@ -310,11 +341,20 @@ func (in *inspector) state() map[string]any {
 		"protocolVersion": cs.ProtocolVersion(),
 		"stateless":       cs.Stateless(),
 		"capabilities":    cs.ServerCapabilities(),
+		"tasks":           serverTakesTasks(cs),
+		"logLevel":        in.logLevel(),
 	}
 	if ir := cs.InitializeResult(); ir != nil {
 		out["serverInfo"], out["instructions"] = ir.ServerInfo, ir.Instructions
 	}
 	return out
+}
+
+// logLevel is the log level the page asked for ("" for the server's own).
+func (in *inspector) logLevel() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.level
 }
 
 // ask publishes a question from the server and waits for the page's
@@ -419,6 +459,8 @@ func (in *inspector) handler(addr string) http.Handler {
 	mux.Handle("GET /{$}", files)
 	mux.Handle("GET /app.js", files)
 	mux.Handle("GET /apps.js", files)
+	mux.Handle("GET /log.js", files)
+	mux.Handle("GET /ui.js", files)
 	mux.Handle("GET /app.css", files)
 	mux.HandleFunc("GET /events", in.serveEvents)
 	mux.HandleFunc("POST /api/{op}", in.serveAPI)
@@ -431,6 +473,10 @@ func (in *inspector) handler(addr string) http.Handler {
 		}
 		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
 			http.Error(w, "wrong Origin", http.StatusForbidden)
+			return
+		}
+		if r.URL.Path == "/favicon.ico" { // asked for by the browser, without the token
+			noContent(w)
 			return
 		}
 		if len(r.URL.Path) < len(prefix) || subtle.ConstantTimeCompare([]byte(r.URL.Path[:len(prefix)]), []byte(prefix)) != 1 {
@@ -447,6 +493,14 @@ func (in *inspector) handler(addr string) http.Handler {
 		r2.URL.RawPath = ""
 		mux.ServeHTTP(w, r2)
 	})
+}
+
+// noContent answers a request that has nothing to get, such as a
+// browser's /favicon.ico (the page names its icon itself), without an
+// error in the browser's console.
+func noContent(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "max-age=86400")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // serveEvents streams the feed as server-sent events.
@@ -499,7 +553,7 @@ func (in *inspector) serveAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		w.WriteHeader(http.StatusOK)
-		out := map[string]any{"error": strings.TrimPrefix(err.Error(), "mcp: ")}
+		out := map[string]any{"error": plainError(err)}
 		var je *jsonrpc.Error
 		if errors.As(err, &je) { // the page passes it on to a view as it is
 			out["code"], out["error"] = je.Code, je.Message
@@ -526,6 +580,7 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		// complete: Name (a prompt) or URI (a template) names what is
 		// completed, Argument and Value the field being typed, Context
 		// the form's other fields.
+		Level    string            `json:"level"` // set-level
 		Argument string            `json:"argument"`
 		Value    string            `json:"value"`
 		Context  map[string]string `json:"context"`
@@ -637,6 +692,8 @@ func (in *inspector) do(ctx context.Context, op string, body []byte) (any, error
 		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: a.Name, Arguments: args})
 	case "ping":
 		return map[string]any{}, cs.Ping(ctx)
+	case "set-level":
+		return in.setLevel(ctx, cs, a.Level)
 	case "app":
 		return in.openView(ctx, cs, a.Name)
 	case "app-call":
@@ -713,6 +770,43 @@ func (in *inspector) callTask(ctx context.Context, cs *mcp.ClientSession, p *mcp
 	return followTask(ctx, cs, tc, func(t *tasks.TaskInfo) {
 		in.hub.publish("task", "", map[string]any{"tool": p.Name, "task": t})
 	})
+}
+
+// setLevel asks the server for log messages of level and above
+// (logging/setLevel; at 2026-07-28, in every later request's _meta), and
+// keeps the level for the sessions the page opens next.
+func (in *inspector) setLevel(ctx context.Context, cs *mcp.ClientSession, level string) (any, error) {
+	l, ok := mcp.ParseLoggingLevel(level)
+	if !ok {
+		return nil, fmt.Errorf("unknown log level %q", level)
+	}
+	if cs.ServerCapabilities().Logging == nil {
+		return nil, errors.New("the server does not send log messages (no logging capability)")
+	}
+	if err := cs.SetLoggingLevel(ctx, l); err != nil {
+		return nil, err
+	}
+	in.mu.Lock()
+	in.level = level
+	in.mu.Unlock()
+	return map[string]any{"level": level}, nil
+}
+
+// serverTakesTasks reports whether the server of cs runs tools/call as a
+// task when asked: at 2026-07-28 it declares the tasks extension, at
+// 2025-11-25 tasks.requests.tools.call. The page offers "run as a task"
+// only then (or for a tool that requires it).
+func serverTakesTasks(cs *mcp.ClientSession) bool {
+	caps := cs.ServerCapabilities()
+	if caps == nil {
+		return false
+	}
+	if cs.Stateless() {
+		_, ok := caps.Extensions[tasks.ExtensionID]
+		return ok
+	}
+	tc, err := tasks.ServerCapabilitiesOf(caps)
+	return err == nil && tc != nil && tc.Requests != nil && tc.Requests.Tools != nil && tc.Requests.Tools.Call != nil
 }
 
 // complete asks the server for values of a prompt's (name) or a resource

@@ -25,10 +25,12 @@ import (
 // can neither read the page nor call its API (which also wants the
 // token the view never sees). The sandbox serves one proxy page per view,
 // with the view's Content-Security-Policy as an HTTP header; the proxy
-// loads the view's HTML into an inner frame (srcdoc, without
-// allow-same-origin) that inherits that policy, and relays the app
-// bridge's JSON-RPC messages between the view and the page, which plays
-// the host (apps.js).
+// loads the view's HTML into an inner frame (srcdoc, with
+// allow-same-origin, as the reference host does: the view shares the
+// sandbox's origin, never the page's) that inherits that policy, and
+// relays the app bridge's JSON-RPC messages between the view and the
+// page, which plays the host (apps.js). docs/security.md gives the
+// policy and its reasons.
 
 // Bounds of the views.
 const (
@@ -64,11 +66,15 @@ func newSandbox(host string) (*sandbox, net.Listener, error) {
 	return &sandbox{origin: "http://" + ln.Addr().String(), views: map[string]*sandboxView{}}, ln, nil
 }
 
-// allowPage lets the page served at addr frame the proxy pages.
+// allowPage lets the page served at addr frame the proxy pages. An IPv6
+// literal is left out: a CSP host-source cannot name one, and Chromium
+// drops it with a console error on every view.
 func (s *sandbox) allowPage(addr string) {
 	var o []string
 	for h := range pageHosts(addr) {
-		o = append(o, "http://"+h)
+		if !strings.HasPrefix(h, "[") {
+			o = append(o, "http://"+h)
+		}
 	}
 	slices.Sort(o)
 	s.ancestors = strings.Join(o, " ")
@@ -125,6 +131,7 @@ func (s *sandbox) handler() http.Handler {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		_, _ = w.Write(js)
 	})
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { noContent(w) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts[r.Host] { // a name rebound to 127.0.0.1
 			http.Error(w, "wrong Host", http.StatusForbidden)
@@ -180,39 +187,45 @@ func cleanCSP(c *apps.CSP) (*apps.CSP, []string) {
 }
 
 // viewPolicy builds a view's Content-Security-Policy from its cleaned
-// _meta.ui.csp as the MCP Apps specification describes. Without a
-// declaration (or with empty lists) it is the specification's
-// restrictive default, with nested frames, plugins and foreign base URIs
-// refused as well; connect-src never includes 'self' (the sandbox's
-// origin serves nothing a view needs).
+// _meta.ui.csp. Its base is what the reference host (ext-apps'
+// basic-host) grants every view, so that the official examples run:
+// inline scripts and eval (Vue's and three.js's builds), blob: and data:
+// scripts and workers (pdf.js), and data: and blob: images, fonts and
+// media. The declared resource origins are added to those directives,
+// the declared connect, frame and base origins to theirs. It is tighter
+// than the reference host where no example needs more: connect-src
+// never includes 'self' (the sandbox's origin serves nothing a view
+// needs), and every directive not named falls back to default-src
+// 'none'. Nested frames and plugins are refused unless declared
+// (frames) or ever (plugins); base-uri is 'self' unless declared, as the
+// specification says.
 func viewPolicy(c *apps.CSP) string {
 	if c == nil {
 		c = &apps.CSP{}
 	}
-	res := strings.Join(c.ResourceDomains, " ")
+	with := func(dir string, list []string) string {
+		return strings.Join(append([]string{dir}, list...), " ")
+	}
 	or := func(list []string, none string) string {
 		if len(list) == 0 {
 			return none
 		}
 		return strings.Join(list, " ")
 	}
-	dirs := []string{
+	res := c.ResourceDomains
+	return strings.Join([]string{
 		"default-src 'none'",
-		strings.TrimSpace("script-src 'self' 'unsafe-inline' " + res),
-		strings.TrimSpace("style-src 'self' 'unsafe-inline' " + res),
-		strings.TrimSpace("img-src 'self' data: " + res),
-		strings.TrimSpace("media-src 'self' data: " + res),
-	}
-	if res != "" {
-		dirs = append(dirs, "font-src 'self' "+res)
-	}
-	dirs = append(dirs,
-		"connect-src "+or(c.ConnectDomains, "'none'"),
-		"frame-src "+or(c.FrameDomains, "'none'"),
+		with("script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:", res),
+		with("style-src 'self' 'unsafe-inline' blob: data:", res),
+		with("img-src 'self' data: blob:", res),
+		with("font-src 'self' data: blob:", res),
+		with("media-src 'self' data: blob:", res),
+		with("worker-src 'self' blob:", res),
+		"connect-src " + or(c.ConnectDomains, "'none'"),
+		"frame-src " + or(c.FrameDomains, "'none'"),
 		"object-src 'none'",
-		"base-uri "+or(c.BaseURIDomains, "'self'"),
-	)
-	return strings.Join(dirs, "; ")
+		"base-uri " + or(c.BaseURIDomains, "'self'"),
+	}, "; ")
 }
 
 // viewAllow maps the view's requested permissions to the iframe's allow

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,11 +19,14 @@ import (
 	"github.com/gomcp/sdk/transport"
 )
 
-// Without a declaration the policy is the specification's restrictive
-// default, plus no frames, plugins or foreign base URIs.
+// Without a declaration the policy is what the reference host grants
+// every view (eval, blob: and data: scripts and workers, data: and blob:
+// images, fonts and media), without its connect-src 'self', and with no
+// frames, plugins or foreign base URIs.
 func TestViewPolicyDefault(t *testing.T) {
-	const want = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-		"img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'"
+	const want = "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data:; " +
+		"style-src 'self' 'unsafe-inline' blob: data:; img-src 'self' data: blob:; font-src 'self' data: blob:; " +
+		"media-src 'self' data: blob:; worker-src 'self' blob:; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'self'"
 	if got := viewPolicy(nil); got != want {
 		t.Errorf("nil:\n got %s\nwant %s", got, want)
 	}
@@ -34,18 +38,19 @@ func TestViewPolicyDefault(t *testing.T) {
 func TestViewPolicyDeclared(t *testing.T) {
 	c, dropped := cleanCSP(&apps.CSP{
 		ConnectDomains:  []string{"https://api.example.com", "wss://rt.example.com:8443"},
-		ResourceDomains: []string{"https://*.cdn.example", "'unsafe-eval'"},
+		ResourceDomains: []string{"https://*.cdn.example", "'unsafe-hashes'"},
 		FrameDomains:    []string{"https://www.youtube.com/"},
 		BaseURIDomains:  []string{"https://base.example; script-src *"},
 	})
 	got := viewPolicy(c)
 	for _, want := range []string{
 		"default-src 'none'",
-		"script-src 'self' 'unsafe-inline' https://*.cdn.example;",
-		"style-src 'self' 'unsafe-inline' https://*.cdn.example;",
-		"img-src 'self' data: https://*.cdn.example;",
-		"media-src 'self' data: https://*.cdn.example;",
-		"font-src 'self' https://*.cdn.example;",
+		"script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: https://*.cdn.example;",
+		"style-src 'self' 'unsafe-inline' blob: data: https://*.cdn.example;",
+		"img-src 'self' data: blob: https://*.cdn.example;",
+		"media-src 'self' data: blob: https://*.cdn.example;",
+		"font-src 'self' data: blob: https://*.cdn.example;",
+		"worker-src 'self' blob: https://*.cdn.example;",
 		"connect-src https://api.example.com wss://rt.example.com:8443;",
 		"frame-src https://www.youtube.com;",
 		"object-src 'none'",
@@ -55,10 +60,10 @@ func TestViewPolicyDeclared(t *testing.T) {
 			t.Errorf("policy lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "unsafe-eval") || strings.Contains(got, "base.example") || strings.Count(got, ";") != 9 {
+	if strings.Contains(got, "unsafe-hashes") || strings.Contains(got, "base.example") || strings.Count(got, ";") != 10 {
 		t.Errorf("policy loosened by a bad origin:\n%s", got)
 	}
-	if strings.Join(dropped, "|") != "'unsafe-eval'|https://base.example; script-src *" {
+	if strings.Join(dropped, "|") != "'unsafe-hashes'|https://base.example; script-src *" {
 		t.Errorf("dropped %q", dropped)
 	}
 }
@@ -195,6 +200,10 @@ func appSession(t *testing.T) (*inspector, *mcp.ClientSession) {
 func TestInspectorAppCalls(t *testing.T) {
 	in, cs := appSession(t)
 	ctx := context.Background()
+	// A server without tasks: the page offers no "run as a task".
+	if in.state()["tasks"] != false {
+		t.Errorf("state: tasks %v", in.state()["tasks"])
+	}
 	names := []string{}
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
@@ -269,7 +278,19 @@ func TestSandboxOrigin(t *testing.T) {
 	if w.Code != 200 || !strings.HasPrefix(csp, v.Policy+"; frame-ancestors ") || !strings.Contains(csp, "http://127.0.0.1:5000") || strings.Contains(w.Body.String(), "<p>view</p>") {
 		t.Errorf("proxy page: %d, CSP %q", w.Code, csp)
 	}
+	// Chromium drops an IPv6 literal, with a console error per view.
+	if strings.Contains(csp, "[") {
+		t.Errorf("frame-ancestors names an IPv6 literal: %q", csp)
+	}
+	// A browser asks each origin for /favicon.ico, without the token.
+	if w := get(sh, "/favicon.ico", "127.0.0.1:5001", ""); w.Code != http.StatusNoContent {
+		t.Errorf("sandbox /favicon.ico: %d", w.Code)
+	}
+	if w := get(in.handler("127.0.0.1:5000"), "/favicon.ico", "127.0.0.1:5000", ""); w.Code != http.StatusNoContent {
+		t.Errorf("page /favicon.ico: %d", w.Code)
+	}
 	for _, tc := range []struct{ path, host string }{
+		{"/favicon.ico", "evil.example:5001"},
 		{"/proxy/" + v.View, "evil.example:5001"},
 		{"/proxy/nope", "127.0.0.1:5001"},
 		{"/", "127.0.0.1:5001"},
@@ -291,5 +312,41 @@ func TestSandboxOrigin(t *testing.T) {
 	ph.ServeHTTP(w, r)
 	if w.Code != http.StatusForbidden {
 		t.Errorf("the page's API answered the sandbox's origin: %d", w.Code)
+	}
+}
+
+// Every script and style sheet the page names is served (the handler
+// lists them one by one), and the views' frames are built as the
+// reference host builds them: the inner frame shares the sandbox's
+// origin, and the page declares what it handles.
+func TestInspectorPageFiles(t *testing.T) {
+	in := &inspector{inv: &invocation{stderr: io.Discard}, token: "t", asks: map[int]chan json.RawMessage{}}
+	h := in.handler("127.0.0.1:4000")
+	get := func(path string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = "127.0.0.1:4000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	page := get("/t/").Body.String()
+	refs := regexp.MustCompile(`(?:src|href)="([a-z]+\.(?:js|css))"`).FindAllStringSubmatch(page, -1)
+	if len(refs) < 5 {
+		t.Fatalf("the page names %d files", len(refs))
+	}
+	for _, m := range refs {
+		if w := get("/t/" + m[1]); w.Code != 200 || w.Body.Len() == 0 {
+			t.Errorf("%s: %d", m[1], w.Code)
+		}
+	}
+	sandbox, _ := inspectorFiles.ReadFile("inspector/sandbox.js")
+	if !strings.Contains(string(sandbox), `inner.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms")`) {
+		t.Error("the view's frame lacks allow-same-origin")
+	}
+	apps, _ := inspectorFiles.ReadFile("inspector/apps.js")
+	_, caps, _ := strings.Cut(string(apps), "hostCapabilities: {")
+	caps, _, _ = strings.Cut(caps, "hostContext:")
+	if !strings.Contains(caps, "message: CONTENT_MODALITIES") || !strings.Contains(caps, "updateModelContext: {...CONTENT_MODALITIES") {
+		t.Errorf("hostCapabilities lacks message or updateModelContext: %s", caps)
 	}
 }

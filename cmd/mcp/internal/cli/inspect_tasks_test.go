@@ -24,6 +24,9 @@ func TestInspectorTasksAndRoots(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer in.close()
+			if in.state()["tasks"] != true { // the page offers "run as a task"
+				t.Errorf("state: tasks %v", in.state()["tasks"])
+			}
 			_, feed := in.hub.subscribe()
 			defer in.hub.unsubscribe(feed)
 			type taskEvent struct {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,8 +224,9 @@ func TestInspectorStartsWithoutServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	var stderr bytes.Buffer // read once Run is done
 	go func() {
-		code := Run(ctx, []string{"inspect", "--addr", "127.0.0.1:0", "http://127.0.0.1:1/mcp"}, strings.NewReader(""), pw, io.Discard)
+		code := Run(ctx, []string{"inspect", "--addr", "127.0.0.1:0", "http://127.0.0.1:1/mcp"}, strings.NewReader(""), pw, &stderr)
 		pw.Close()
 		done <- code
 	}()
@@ -232,6 +234,10 @@ func TestInspectorStartsWithoutServer(t *testing.T) {
 		cancel()
 		if code := <-done; code != ExitOK {
 			t.Errorf("exit %d", code)
+		}
+		// One prefix: the command's, not the library's too.
+		if msg := stderr.String(); !strings.HasPrefix(msg, "mcp inspect: ") || strings.Contains(msg, "mcp inspect: mcp: ") || !strings.Contains(msg, "connection refused") {
+			t.Errorf("stderr %q", msg)
 		}
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -259,7 +265,7 @@ func TestInspectorStartsWithoutServer(t *testing.T) {
 		return v.Result
 	}
 	st := api("state", "{}")
-	if st["connected"] != false || st["error"] == "" || st["error"] == nil || st["target"] != "http://127.0.0.1:1/mcp" {
+	if msg, _ := st["error"].(string); st["connected"] != false || msg == "" || strings.HasPrefix(msg, "mcp: ") || st["target"] != "http://127.0.0.1:1/mcp" {
 		t.Errorf("state after a failed start: %v", st)
 	}
 	st = api("connect", fmt.Sprintf(`{"target":%q}`, everythingURL(t)))

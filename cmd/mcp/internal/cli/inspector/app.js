@@ -44,29 +44,13 @@ const pretty = (v) => JSON.stringify(v, null, 2);
 
 // ---- the feed ----
 
-function logLine(cls, ...parts) {
-  const log = $("#log");
-  log.append(el("li", {class: cls}, ...parts));
-  while (log.children.length > 2000) log.firstChild.remove();
-  const aside = log.parentElement;
-  aside.scrollTop = aside.scrollHeight;
-}
-
 function onEvent(e) {
   const d = e.data;
   switch (e.kind) {
-  case "message": {
-    const arrow = e.dir === "out" ? "→ " : "← ";
-    const what = d.method || (d.error ? "error" : "result");
-    const line = el("li", {class: "msg " + e.dir});
-    const pre = el("pre", {text: JSON.stringify(d)});
-    line.append(el("span", {class: "dir", text: e.time + " " + arrow + what + (d.id !== undefined ? " #" + d.id : "")}), pre);
-    $("#log").append(line);
-    const aside = $("#log").parentElement;
-    aside.scrollTop = aside.scrollHeight;
+  case "message":
+    logMessage(e); // log.js
     if (e.dir === "in" && d.method && d.method.endsWith("/list_changed")) refresh();
     break;
-  }
   case "progress": {
     $("#progress").hidden = false;
     const bar = $("#progress-bar");
@@ -75,6 +59,7 @@ function onEvent(e) {
     break;
   }
   case "connecting":
+    logState.session = d.session || logState.session;
     setStatus("connecting to " + d.target.join(" ") + "…");
     logLine("event", e.time + " connecting to " + d.target.join(" "));
     break;
@@ -139,6 +124,8 @@ function clearLists() {
 }
 
 function showState(s) {
+  state = s;
+  showLevel(s); // log.js
   if (!s.connected) {
     clearLists();
     setStatus(s.error ? "not connected: " + s.error : "not connected");
@@ -146,17 +133,32 @@ function showState(s) {
     return;
   }
   stateless = !!s.stateless;
+  serverTasks = !!s.tasks;
   const info = s.serverInfo || {};
   setStatus((info.title || info.name || "server") + " " + (info.version || "") + " · " + s.protocolVersion + (s.stateless ? " (stateless)" : ""));
   if (!$("#target").value) $("#target").value = s.target;
 }
 
 let generation = 0;
-let stateless = false; // the session is 2026-07-28's
+let state = {}; // the latest state of the session
+const listed = {}; // the latest lists: tools, resources, templates, prompts
 
-// refresh fetches the four lists; only the latest of overlapping calls
-// shows its answer.
-async function refresh() {
+// currentTarget is the target of the session, as the page was told it.
+function currentTarget() { return state.target || ""; }
+let stateless = false; // the session is 2026-07-28's
+let serverTasks = false; // the server runs tools/call as a task when asked
+
+// refresh fetches the four lists, once for a burst of list_changed
+// notifications; only the latest of overlapping refreshes shows its
+// answer.
+function refresh() {
+  if (refreshQueued) return;
+  refreshQueued = true;
+  setTimeout(() => { refreshQueued = false; refreshNow(); }, 50);
+}
+let refreshQueued = false;
+
+async function refreshNow() {
   const my = ++generation;
   const lists = [
     ["tools", (t) => t.name + (appOnly(t) ? " (app only)" : toolUI(t) && toolUI(t).resourceUri ? " (app)" : ""), showTool],
@@ -167,26 +169,39 @@ async function refresh() {
   for (const [kind, label, show] of lists) {
     const ul = $("#" + kind);
     const items = [];
+    let got = [];
     try {
-      for (const item of await api(kind)) {
+      got = await api(kind);
+      for (const item of got) {
         const cls = kind.slice(0, -1) + (kind === "tools" && appOnly(item) ? " app-only" : "");
         const b = el("button", {type: "button", class: cls, "data-name": item.name, text: label(item), title: item.description || ""});
-        b.addEventListener("click", () => {
-          closeView("the user picked something else");
-          document.querySelectorAll("nav button.selected").forEach((x) => x.classList.remove("selected"));
-          b.classList.add("selected");
-          $("#result").replaceChildren();
-          $("#progress").hidden = true;
-          show(item);
-        });
+        b.addEventListener("click", () => pick(b, item, show));
         items.push(el("li", {}, b));
       }
     } catch (err) {
       items.push(el("li", {class: "error", text: err.message}));
     }
     if (my !== generation) return;
+    listed[kind] = got;
     ul.replaceChildren(...items);
   }
+}
+
+// pick shows an item of the lists (its button b) in the detail pane.
+function pick(b, item, show) {
+  closeView("the user picked something else");
+  document.querySelectorAll("nav button.selected").forEach((x) => x.classList.remove("selected"));
+  b.classList.add("selected");
+  $("#result").replaceChildren();
+  $("#progress").hidden = true;
+  show(item);
+}
+
+// selectItem picks the item of the list kind (tools, prompts) named as
+// item is, as a click on it would.
+function selectItem(kind, item) {
+  const b = [...$("#" + kind).querySelectorAll("button")].find((x) => x.dataset.name === item.name);
+  if (b) pick(b, item, kind === "tools" ? showTool : showPrompt);
 }
 
 // ---- forms from JSON Schema ----
@@ -225,6 +240,11 @@ function fieldFor(name, schema, required, value) {
   } else if (types.length === 1 && (types[0] === "number" || types[0] === "integer")) {
     input = el("input", {type: "number", name, step: types[0] === "integer" ? "1" : "any", value: value});
     read = () => (input.value === "" ? undefined : Number(input.value));
+  } else if (types.length === 1 && types[0] === "string" && multiLine(schema, value)) {
+    // code, a letter: a one-line field would drop the newlines
+    input = el("textarea", {name, class: "multi-line", rows: Math.min(20, Math.max(4, String(value || "").split("\n").length + 1))});
+    if (value !== undefined) input.value = String(value);
+    read = () => (input.value === "" ? undefined : input.value);
   } else if (types.length === 1 && types[0] === "string") {
     input = el("input", {type: "text", name, value: value});
     read = () => (input.value === "" ? undefined : input.value);
@@ -239,6 +259,12 @@ function fieldFor(name, schema, required, value) {
   }
   label.append(input);
   return {node: el("div", {class: "field"}, label, hint), read, name};
+}
+
+// multiLine: a string field whose value has several lines (a default
+// such as three.js's code), or whose schema says it holds a document.
+function multiLine(schema, value) {
+  return (typeof value === "string" && value.includes("\n")) || typeof schema.contentMediaType === "string";
 }
 
 // objectForm builds the fields of an object schema.
@@ -263,13 +289,18 @@ function detail(title, description, ...rest) {
   $("#detail").replaceChildren(el("h2", {text: title}), description ? el("div", {class: "desc", text: description}) : null, ...rest);
 }
 
-async function run(action, args, render, failed) {
+// run performs action, showing its result with render; record, if
+// given, is the history's entry for it (log.js).
+async function run(action, args, render, failed, record) {
   const out = $("#result");
   out.replaceChildren(el("p", {class: "hint", text: "…"}));
+  const done = record ? recordCall(record) : () => {};
   try {
     const res = await api(action, args);
+    done(null);
     out.replaceChildren(render(res));
   } catch (err) {
+    done(err);
     out.replaceChildren(el("p", {class: "error", text: err.message}));
     if (failed) failed(err);
   }
@@ -284,10 +315,22 @@ function showTool(tool) {
   const form = objectForm(tool.inputSchema);
   // A 2025-11-25 tool says whether it may or must run as a task; a
   // 2026-07-28 server decides by itself, for any tool.
-  const support = (tool.execution && tool.execution.taskSupport) || (stateless ? "optional" : "forbidden");
+  // Neither is offered by a server that does not run tasks (state.tasks),
+  // unless the tool requires it.
+  let support = (tool.execution && tool.execution.taskSupport) || (stateless ? "optional" : "forbidden");
+  if (!serverTasks && support !== "required") support = "forbidden";
   const taskBox = el("input", {type: "checkbox", id: "as-task", checked: support === "required", disabled: support === "required"});
   const taskField = support === "forbidden" ? null : el("label", {}, taskBox, support === "required" ? " runs as a task" : " run as a task");
-  const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}));
+  // The call as it stands, copied without running it (log.js).
+  const copy = (ev, what) => {
+    let args;
+    try { args = form.read(); } catch (err) { showError(err); return; }
+    const h = {action: "call", name: tool.name, args, task: taskBox.checked, target: currentTarget()};
+    copyText(what === "mcp" ? mcpCommand(h) : pretty(jsonRequest(h)), ev.target);
+  };
+  const f = el("form", {id: "tool-form"}, ...form.nodes, taskField, el("button", {type: "submit", id: "run", text: "Call " + tool.name}), " ",
+    el("button", {type: "button", class: "copy-mcp", title: "copy as an mcp command line", text: "Copy mcp", onclick: (ev) => copy(ev, "mcp")}), " ",
+    el("button", {type: "button", class: "copy-json", title: "copy as a JSON-RPC request", text: "Copy JSON", onclick: (ev) => copy(ev, "json")}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
     let args;
@@ -312,12 +355,12 @@ async function callTool(tool, args, task) {
   run("call", {name: tool.name, arguments: args, task}, (res) => {
     if (v) v.result(res);
     return renderCall(res, tool);
-  }, (err) => v && v.cancelled(err.message));
+  }, (err) => v && v.cancelled(err.message), {action: "call", name: tool.name, args, task: !!task});
 }
 
 function showResource(r) {
   const b = el("button", {type: "button", id: "run", text: "Read"});
-  b.addEventListener("click", () => run("read", {uri: r.uri}, renderRead));
+  b.addEventListener("click", () => run("read", {uri: r.uri}, renderRead, null, {action: "read", uri: r.uri}));
   detail(r.title || r.name, r.description, el("p", {text: r.uri + (r.mimeType ? " · " + r.mimeType : "")}), b);
 }
 
@@ -362,7 +405,7 @@ function showTemplate(t) {
       const sep = {"": ",", "+": ",", "#": ",", ".": ".", "/": "/", ";": ";", "?": "&", "&": "&"}[op];
       return (op === "+" ? "" : op) + parts.join(sep);
     });
-    run("read", {uri}, renderRead);
+    run("read", {uri}, renderRead, null, {action: "read", uri});
   });
   detail(t.title || t.name, t.description, el("p", {text: t.uriTemplate}), f);
 }
@@ -378,7 +421,8 @@ function showPrompt(p) {
   const f = el("form", {}, ...form.nodes, el("button", {type: "submit", id: "run", text: "Get " + p.name}));
   f.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    run("get", {name: p.name, arguments: form.read()}, renderPrompt);
+    const args = form.read();
+    run("get", {name: p.name, arguments: args}, renderPrompt, null, {action: "get", name: p.name, args});
   });
   detail(p.title || p.name, p.description, f);
 }
@@ -542,7 +586,6 @@ $("#connect-form").addEventListener("submit", async (ev) => {
     setStatus("error: " + err.message);
   }
 });
-$("#clear-log").addEventListener("click", () => $("#log").replaceChildren());
 $("#root-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   changeRoots("roots-add", $("#root-dir").value).then(() => { if (!$("#root-error").textContent) $("#root-dir").value = ""; });

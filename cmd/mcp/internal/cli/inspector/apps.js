@@ -12,6 +12,8 @@ const APPS_PROTOCOL = "2026-01-26";
 const HOST_MODES = ["inline", "fullscreen"];
 const VIEW_MAX_HEIGHT = 4000; // pixels: a view's size request is capped
 const TEARDOWN_WAIT = 3000; // ms the view has to answer ui/resource-teardown
+// The content blocks the page takes in ui/message and ui/update-model-context.
+const CONTENT_MODALITIES = {text: {}, image: {}, audio: {}, resource: {}, resourceLink: {}};
 
 // toolUI returns a tool's _meta.ui ({resourceUri, visibility}, the
 // visibility defaulted), or null when it has none.
@@ -188,6 +190,8 @@ class AppView {
       protocolVersion: APPS_PROTOCOL,
       hostInfo: {name: "gomcp-inspector", version: "0.1.0"},
       hostCapabilities: {openLinks: {}, serverTools: {}, serverResources: {}, logging: {},
+        // ui/message and ui/update-model-context: the page shows them in its log
+        message: CONTENT_MODALITIES, updateModelContext: {...CONTENT_MODALITIES, structuredContent: {}},
         sandbox: {permissions: this.info.permissions || {}, csp: this.info.csp || {}}},
       hostContext: this.context(),
     };
@@ -196,7 +200,7 @@ class AppView {
   context() {
     return {
       toolInfo: {tool: this.tool},
-      theme: matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+      theme: currentTheme(), // ui.js
       displayMode: this.mode,
       availableDisplayModes: HOST_MODES,
       containerDimensions: this.dimensions(),
@@ -226,6 +230,11 @@ class AppView {
     this.box.classList.toggle("fullscreen", mode === "fullscreen");
     this.modeButton.textContent = mode === "fullscreen" ? "Exit fullscreen" : "Fullscreen";
     this.notify("ui/notifications/host-context-changed", {displayMode: mode, containerDimensions: this.dimensions()});
+  }
+
+  // themeChanged tells the view the page's new theme.
+  themeChanged(theme) {
+    this.notify("ui/notifications/host-context-changed", {theme});
   }
 
   // openLink asks the user in the page; only http and https links, one

@@ -1,10 +1,14 @@
 // The sandbox proxy of mcp inspect's MCP Apps views. It runs on an origin
 // of its own (a second loopback port), served with the view's
 // Content-Security-Policy, and loads the view's HTML into an inner frame
-// that inherits that policy and, without allow-same-origin, has an opaque
-// origin: the view can reach neither this page nor the inspector. It
-// relays JSON-RPC messages between the inspector (its parent) and the
-// view, except the ui/notifications/sandbox-* ones, which are its own.
+// that inherits that policy. As in the reference host, the inner frame
+// has allow-same-origin: the view shares this origin (frameworks such as
+// Vue read properties of window.parent, which an opaque origin forbids),
+// never the inspector's, which it cannot reach. This proxy is no barrier
+// against the view, which can script it: the page trusts nothing that
+// comes from this frame. It relays JSON-RPC messages between the
+// inspector (its parent) and the view, except the
+// ui/notifications/sandbox-* ones, which are its own.
 "use strict";
 
 (() => {
@@ -19,8 +23,8 @@
   function load(p) {
     if (inner || typeof p.html !== "string") return;
     inner = document.createElement("iframe");
-    // scripts and forms; no same-origin, popups, top navigation or downloads
-    inner.setAttribute("sandbox", "allow-scripts allow-forms");
+    // scripts, forms and this origin; no popups, top navigation or downloads
+    inner.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
     const features = {camera: "camera", microphone: "microphone", geolocation: "geolocation", clipboardWrite: "clipboard-write"};
     const allow = Object.keys(p.permissions || {}).filter((k) => features[k]).map((k) => features[k]);
     if (allow.length) inner.setAttribute("allow", allow.join("; "));
