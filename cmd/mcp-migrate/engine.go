@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/format"
+	"go/printer"
 	"go/token"
 	"go/types"
 	"os"
@@ -261,7 +262,7 @@ func (rw *fileRewriter) todo(n ast.Node, format string, args ...any) {
 	var decl ast.Decl
 	for cur := n; cur != nil; cur = rw.parents[cur] {
 		p := rw.parents[cur]
-		if s, ok := cur.(ast.Stmt); ok && stmt == nil {
+		if s, ok := cur.(ast.Stmt); ok && stmt == nil && !isClause(cur) {
 			switch p.(type) {
 			case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
 				stmt = s
@@ -287,6 +288,14 @@ func (rw *fileRewriter) todo(n ast.Node, format string, args ...any) {
 		}
 	}
 	rw.todos = append(rw.todos, todoNote{stmt: stmt, decl: decl, msg: msg, pos: pos})
+}
+
+func isClause(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.CaseClause, *ast.CommClause:
+		return true
+	}
+	return false
 }
 
 // typeOf is the type of an expression of the original tree, or of a node
@@ -405,6 +414,11 @@ func (rw *fileRewriter) rewrite() (*FileResult, error) {
 	msgs := rw.placeTODOs()
 	var buf bytes.Buffer
 	if err := format.Node(&buf, rw.fset, rw.file); err != nil {
+		if os.Getenv("MCPMIGRATE_DEBUG") != "" {
+			var raw bytes.Buffer
+			printer.Fprint(&raw, rw.fset, rw.file)
+			os.WriteFile("/tmp/mcpmigrate-debug.go", raw.Bytes(), 0o644)
+		}
 		return nil, fmt.Errorf("printing: %v", err)
 	}
 	out := markerRE.ReplaceAllStringFunc(buf.String(), func(m string) string {

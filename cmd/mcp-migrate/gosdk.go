@@ -159,7 +159,6 @@ func (rw *fileRewriter) gosdkToolSig(ft *ast.FuncType, body *ast.BlockStmt, at a
 		fields = append(fields, f)
 	}
 	outExpr := fields[1].Type
-	outType := rw.typeOf(outExpr)
 	// go-sdk's In may be any: gomcp needs an object schema.
 	if len(ft.Params.List) == 3 {
 		if it := rw.typeOf(ft.Params.List[2].Type); it != nil {
@@ -169,30 +168,15 @@ func (rw *fileRewriter) gosdkToolSig(ft *ast.FuncType, body *ast.BlockStmt, at a
 			}
 		}
 	}
-	var returns []*ast.ReturnStmt
-	if body != nil {
-		ast.Inspect(body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ReturnStmt:
-				returns = append(returns, n)
-			}
-			return true
-		})
-	}
+	returns := returnsOf(body)
 	for _, r := range returns {
 		if len(r.Results) != 3 {
 			rw.todo(r, "this return forwards a go-sdk handler's three results; return (Out, error) as gomcp's handler does")
 			return
 		}
 	}
-	isIface := false
-	if outType != nil {
-		_, isIface = outType.Underlying().(*types.Interface)
-	}
-	switch {
-	case isIface:
+	switch rw.toolShape(ft, returns) {
+	case shapeIface:
 		ft.Results.List = []*ast.Field{fields[0], fields[2]}
 		for _, r := range returns {
 			if !isNil(r.Results[1]) {
@@ -200,7 +184,7 @@ func (rw *fileRewriter) gosdkToolSig(ft *ast.FuncType, body *ast.BlockStmt, at a
 			}
 			r.Results = []ast.Expr{r.Results[0], r.Results[2]}
 		}
-	case allNil(returns, 0):
+	case shapeOut:
 		ft.Results.List = []*ast.Field{fields[1], fields[2]}
 		for _, r := range returns {
 			r.Results = []ast.Expr{r.Results[1], r.Results[2]}
@@ -213,6 +197,72 @@ func (rw *fileRewriter) gosdkToolSig(ft *ast.FuncType, body *ast.BlockStmt, at a
 		}
 	}
 	rw.site("tool-handler")
+}
+
+// Shapes of a rewritten go-sdk tool handler's results.
+const (
+	shapeIface  = 1 // (*CallToolResult, error)
+	shapeOut    = 2 // (Out, error)
+	shapeResult = 3 // (*mcp.ToolResult[Out], error)
+)
+
+// toolShape decides how a go-sdk handler's three results become two.
+func (rw *fileRewriter) toolShape(ft *ast.FuncType, returns []*ast.ReturnStmt) int {
+	if t := rw.typeOf(ft.Results.List[len(ft.Results.List)-2].Type); t != nil {
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			return shapeIface
+		}
+	}
+	for _, r := range returns {
+		if len(r.Results) == 3 && !isNil(r.Results[0]) {
+			return shapeResult
+		}
+	}
+	return shapeOut
+}
+
+// returnsOf lists the return statements of a function body, not of the
+// literals inside it.
+func returnsOf(body *ast.BlockStmt) []*ast.ReturnStmt {
+	var returns []*ast.ReturnStmt
+	if body == nil {
+		return nil
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			returns = append(returns, n)
+		}
+		return true
+	})
+	return returns
+}
+
+// directCall wraps a direct call of a rewritten tool handler (tests call
+// handlers) so that it still yields go-sdk's three results.
+func (rw *fileRewriter) directCall(c *astutil.Cursor, call *ast.CallExpr) {
+	var o types.Object
+	if se, ok := call.Fun.(*ast.SelectorExpr); ok {
+		if sel, ok := rw.info.Selections[se]; ok {
+			o = sel.Obj()
+		}
+	}
+	if o == nil {
+		o = rw.objOf(call.Fun)
+	}
+	shape, ok := rw.pm.shapes[o]
+	if !ok {
+		return
+	}
+	if rw.pm.anyIn[o] && len(call.Args) == 3 && isNil(call.Args[2]) {
+		call.Args[2] = &ast.CompositeLit{Type: &ast.StructType{Fields: &ast.FieldList{}}}
+	}
+	name := map[int]string{shapeIface: "mcpmigrateThree", shapeOut: "mcpmigrateOutThree", shapeResult: "mcpmigrateResultThree"}[shape]
+	rw.pm.helpers[name] = true
+	c.Replace(&ast.CallExpr{Fun: ast.NewIdent(name), Args: []ast.Expr{call}})
+	rw.site("direct-call")
 }
 
 func isNil(e ast.Expr) bool {
@@ -306,6 +356,10 @@ func (rw *fileRewriter) gosdkMember(c *astutil.Cursor, n *ast.SelectorExpr, o ty
 		}
 	}
 	switch {
+	case recv == "ResourceContents" && !rw.isAssignTarget(n):
+		rw.pm.helpers["mcpmigrateContents"] = true
+		c.Replace(&ast.SelectorExpr{X: &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateContents"), Args: []ast.Expr{n.X}}, Sel: n.Sel})
+		rw.site("resource-contents")
 	case recv == "CreateMessageResult" && o.Name() == "Content" && !rw.isAssignTarget(n):
 		rw.pm.helpers["mcpmigrateFirst"] = true
 		c.Replace(&ast.CallExpr{Fun: ast.NewIdent("mcpmigrateFirst"), Args: []ast.Expr{n}})
@@ -499,38 +553,16 @@ func (rw *fileRewriter) gosdkField(typ, key string, v ast.Expr, gt types.Type) (
 	switch typ + "." + key {
 	case "Icon.Source":
 		return "Src", v, true
-	case "Tool.InputSchema", "Tool.OutputSchema", "CallToolParams.Arguments", "LoggingMessageParams.Data":
-		if isRaw(vt) {
-			return key, v, true
-		}
-		rw.pm.helpers["mcpmigrateJSON"] = true
-		rw.site("json-value")
-		return key, &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateJSON"), Args: []ast.Expr{v}}, true
-	case "ElicitParams.RequestedSchema":
-		rw.pm.helpers["mcpmigrateElicitSchema"] = true
-		rw.site("elicit-schema")
-		return key, &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateElicitSchema"), Args: []ast.Expr{v}}, true
-	case "LoggingMessageParams.Level":
-		return key, rw.level(v), true
-	case "ImageContent.Data", "AudioContent.Data":
-		rw.site("base64")
-		return key, rw.base64(v), true
-	case "SamplingMessage.Content", "CreateMessageResult.Content":
-		if _, isSlice := vt.(*types.Slice); vt != nil && !isSlice {
-			rw.site("sampling-content")
-			return key, &ast.CompositeLit{Type: &ast.ArrayType{Elt: rw.mcp("Content")}, Elts: []ast.Expr{v}}, true
-		}
-	case "ToolAnnotations.ReadOnlyHint", "ToolAnnotations.IdempotentHint":
-		if b, ok := vt.Underlying().(*types.Basic); ok && b.Kind() == types.Bool || b != nil && b.Kind() == types.UntypedBool {
-			rw.site("annotation")
-			return key, &ast.CallExpr{Fun: ast.NewIdent("new"), Args: []ast.Expr{v}}, true
-		}
 	}
 	if gt != nil {
-		if obj, _, _ := types.LookupFieldOrMethod(gt, true, rw.pm.gomcp, key); obj == nil {
+		obj, _, _ := types.LookupFieldOrMethod(gt, true, rw.pm.gomcp, key)
+		if obj == nil {
 			rw.todo(v, "go-sdk's %s.%s has no counterpart in gomcp's mcp.%s and was dropped: see docs/migrate-from-go-sdk.md", typ, key, namedOf(gt))
 			rw.site("dropped-field")
 			return "", nil, true
+		}
+		if nv, ok := rw.convertValue(v, vt, obj.Type()); ok {
+			return key, nv, true
 		}
 	}
 	// Handlers in options take other arguments in gomcp.
@@ -538,6 +570,52 @@ func (rw *fileRewriter) gosdkField(typ, key string, v ast.Expr, gt types.Type) (
 		rw.optionHandler(key, fl)
 	}
 	return "", nil, false
+}
+
+// convertValue converts a field value of go-sdk type vt to gomcp's field
+// type ft where the two differ in a known way.
+func (rw *fileRewriter) convertValue(v ast.Expr, vt, ft types.Type) (ast.Expr, bool) {
+	if vt == nil || ft == nil {
+		return nil, false
+	}
+	_, fname, _ := peerNamed(ft)
+	vb, _ := vt.Underlying().(*types.Basic)
+	switch {
+	case isRaw(ft) && !isRaw(vt):
+		if b, ok := vt.Underlying().(*types.Slice); ok && types.Identical(b.Elem(), types.Typ[types.Byte]) {
+			return nil, false
+		}
+		rw.pm.helpers["mcpmigrateJSON"] = true
+		rw.site("json-value")
+		return &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateJSON"), Args: []ast.Expr{v}}, true
+	case fname == "ElicitSchema":
+		rw.pm.helpers["mcpmigrateElicitSchema"] = true
+		rw.site("elicit-schema")
+		return &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateElicitSchema"), Args: []ast.Expr{v}}, true
+	case fname == "LoggingLevel" && vb != nil && vb.Info()&types.IsString != 0:
+		return rw.level(v), true
+	}
+	if fb, ok := ft.Underlying().(*types.Basic); ok && fb.Kind() == types.String {
+		if s, ok := vt.Underlying().(*types.Slice); ok && types.Identical(s.Elem(), types.Typ[types.Byte]) {
+			rw.site("base64")
+			return rw.base64(v), true
+		}
+	}
+	if fp, ok := ft.(*types.Pointer); ok && vb != nil && vb.Info()&types.IsBoolean != 0 {
+		if b, ok := fp.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+			rw.site("annotation")
+			return &ast.CallExpr{Fun: ast.NewIdent("new"), Args: []ast.Expr{v}}, true
+		}
+	}
+	if fs, ok := ft.(*types.Slice); ok {
+		if _, isSlice := vt.Underlying().(*types.Slice); !isSlice {
+			if _, en, _ := peerNamed(fs.Elem()); en == "Content" {
+				rw.site("content-list")
+				return &ast.CompositeLit{Type: &ast.ArrayType{Elt: rw.mcp("Content")}, Elts: []ast.Expr{v}}, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // optionHandler adapts go-sdk ServerOptions handlers whose request gomcp
@@ -600,6 +678,7 @@ var levelConsts = map[string]string{
 
 // gosdkCall rewrites calls whose shape differs in gomcp.
 func (rw *fileRewriter) gosdkCall(c *astutil.Cursor, n *ast.CallExpr) {
+	rw.directCall(c, n)
 	o := rw.objOf(n.Fun)
 	switch {
 	case isObj(o, gosdkMCP, "NewInMemoryTransports"):

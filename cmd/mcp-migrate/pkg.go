@@ -35,6 +35,8 @@ type pkgMigration struct {
 	pkg      *packages.Package
 	lits     map[*ast.FuncLit]handlerKind
 	funcs    map[types.Object]handlerKind
+	shapes   map[types.Object]int // rewritten go-sdk tool handlers: their new results
+	anyIn    map[types.Object]bool // go-sdk tool handlers whose In was any
 	helpers  map[string]bool
 	gomcp    *types.Package // gomcp's package mcp, when it can be loaded
 	pkgName  string
@@ -43,7 +45,7 @@ type pkgMigration struct {
 }
 
 func newPkgMigration(p *packages.Package, gomcp *types.Package) *pkgMigration {
-	pm := &pkgMigration{pkg: p, lits: map[*ast.FuncLit]handlerKind{}, funcs: map[types.Object]handlerKind{},
+	pm := &pkgMigration{pkg: p, lits: map[*ast.FuncLit]handlerKind{}, funcs: map[types.Object]handlerKind{}, shapes: map[types.Object]int{}, anyIn: map[types.Object]bool{},
 		helpers: map[string]bool{}, pkgName: p.Name}
 	if len(p.GoFiles) > 0 {
 		pm.dir = filepath.Dir(p.GoFiles[0])
@@ -119,7 +121,23 @@ func (pm *pkgMigration) analyze(rws []*fileRewriter) {
 			return true
 		})
 	}
-	// Factories: mark the literals they return.
+	// Factories: mark the literals they return. Tool handlers: their shape.
+	for _, rw := range rws {
+		for _, d := range rw.file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Type.Results.NumFields() == 3 {
+				if o := pm.pkg.TypesInfo.Defs[fd.Name]; pm.funcs[o] == gosdkToolHandler {
+					pm.shapes[o] = rw.toolShape(fd.Type, returnsOf(fd.Body))
+					if ps := fd.Type.Params.List; len(ps) > 0 {
+						if t := rw.typeOf(ps[len(ps)-1].Type); t != nil {
+							if _, ok := t.Underlying().(*types.Interface); ok {
+								pm.anyIn[o] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 	for _, rw := range rws {
 		for _, d := range rw.file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -157,6 +175,16 @@ func (pm *pkgMigration) helperFile(rws []*fileRewriter) *FileResult {
 	}
 	for _, m := range regexp.MustCompile(`(?m)^func (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
 		names[string(m[1])] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for n := range names {
+			for _, d := range helperDeps[n] {
+				if !names[d] {
+					names[d], changed = true, true
+				}
+			}
+		}
 	}
 	src := helperSource(pm.pkgName, names)
 	if bytes.Equal(src, old) {
@@ -267,6 +295,174 @@ func mcpmigrateElicitSchema(v any) *mcp.ElicitSchema {
 	}
 	return &s
 }`},
+	"mcpmigrateThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateThree gives a migrated tool handler's results the shape
+// go-sdk's had, for code (tests) that calls the handler directly.
+func mcpmigrateThree(r *mcp.CallToolResult, err error) (*mcp.CallToolResult, any, error) {
+	return r, nil, err
+}`},
+	"mcpmigrateOutThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateOutThree gives a migrated tool handler's results the shape
+// go-sdk's had, for code (tests) that calls the handler directly.
+func mcpmigrateOutThree[T any](v T, err error) (*mcp.CallToolResult, T, error) {
+	return nil, v, err
+}`},
+	"mcpmigrateResultThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateResultThree gives a migrated tool handler's results the shape
+// go-sdk's had, for code (tests) that calls the handler directly.
+func mcpmigrateResultThree[T any](tr *mcp.ToolResult[T], err error) (*mcp.CallToolResult, T, error) {
+	if tr == nil {
+		var zero T
+		return nil, zero, err
+	}
+	return &mcp.CallToolResult{Content: tr.Content, IsError: tr.IsError, Meta: tr.Meta}, tr.Structured, err
+}`},
+	"mcpmigrateContents": {[]string{"encoding/base64", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateRC is go-sdk's ResourceContents, read from gomcp's
+// *mcp.TextResourceContents or *mcp.BlobResourceContents.
+type mcpmigrateRC struct {
+	URI, MIMEType, Text string
+	Blob                []byte
+}
+
+// mcpmigrateContents reads resource contents the way go-sdk's single
+// ResourceContents struct was read.
+func mcpmigrateContents(c mcp.ResourceContents) mcpmigrateRC {
+	switch c := c.(type) {
+	case *mcp.TextResourceContents:
+		return mcpmigrateRC{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text}
+	case *mcp.BlobResourceContents:
+		b, _ := base64.StdEncoding.DecodeString(c.Blob)
+		return mcpmigrateRC{URI: c.URI, MIMEType: c.MIMEType, Blob: b}
+	}
+	return mcpmigrateRC{}
+}`},
+	"mcpmigrateArguments": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateArguments is the tool call's arguments as a map (mcp-go's
+// request.GetArguments); nil when they are not a JSON object.
+func mcpmigrateArguments(req *mcp.CallToolRequest) map[string]any {
+	var m map[string]any
+	if req == nil || req.Params == nil || json.Unmarshal(req.Params.Arguments, &m) != nil {
+		return nil
+	}
+	return m
+}`},
+	"mcpmigrateBind": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateBind decodes the tool call's arguments into target (mcp-go's
+// request.BindArguments).
+func mcpmigrateBind(req *mcp.CallToolRequest, target any) error {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return json.Unmarshal([]byte("{}"), target)
+	}
+	return json.Unmarshal(req.Params.Arguments, target)
+}`},
+	"mcpmigrateGetString": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateGetString is mcp-go's request.GetString.
+func mcpmigrateGetString(req *mcp.CallToolRequest, key, def string) string {
+	if v, ok := mcpmigrateArguments(req)[key].(string); ok {
+		return v
+	}
+	return def
+}`},
+	"mcpmigrateRequireString": {[]string{"fmt", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateRequireString is mcp-go's request.RequireString.
+func mcpmigrateRequireString(req *mcp.CallToolRequest, key string) (string, error) {
+	v, ok := mcpmigrateArguments(req)[key]
+	if !ok {
+		return "", fmt.Errorf("required argument %q not found", key)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("argument %q is not a string", key)
+	}
+	return s, nil
+}`},
+	"mcpmigrateGetFloat": {[]string{"fmt", "github.com/gomcp/sdk/mcp", "strconv"}, `// mcpmigrateGetFloat is mcp-go's request.GetFloat.
+func mcpmigrateGetFloat(req *mcp.CallToolRequest, key string, def float64) float64 {
+	if f, err := mcpmigrateRequireFloat(req, key); err == nil {
+		return f
+	}
+	return def
+}
+
+// mcpmigrateRequireFloat is mcp-go's request.RequireFloat.
+func mcpmigrateRequireFloat(req *mcp.CallToolRequest, key string) (float64, error) {
+	v, ok := mcpmigrateArguments(req)[key]
+	if !ok {
+		return 0, fmt.Errorf("required argument %q not found", key)
+	}
+	switch v := v.(type) {
+	case float64:
+		return v, nil
+	case string:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, fmt.Errorf("argument %q cannot be converted to float64", key)
+		}
+		return f, nil
+	}
+	return 0, fmt.Errorf("argument %q is not a float64", key)
+}`},
+	"mcpmigrateGetInt": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateGetInt is mcp-go's request.GetInt.
+func mcpmigrateGetInt(req *mcp.CallToolRequest, key string, def int) int {
+	if f, err := mcpmigrateRequireFloat(req, key); err == nil {
+		return int(f)
+	}
+	return def
+}
+
+// mcpmigrateRequireInt is mcp-go's request.RequireInt.
+func mcpmigrateRequireInt(req *mcp.CallToolRequest, key string) (int, error) {
+	f, err := mcpmigrateRequireFloat(req, key)
+	return int(f), err
+}`},
+	"mcpmigrateGetBool": {[]string{"fmt", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateGetBool is mcp-go's request.GetBool.
+func mcpmigrateGetBool(req *mcp.CallToolRequest, key string, def bool) bool {
+	if b, err := mcpmigrateRequireBool(req, key); err == nil {
+		return b
+	}
+	return def
+}
+
+// mcpmigrateRequireBool is mcp-go's request.RequireBool.
+func mcpmigrateRequireBool(req *mcp.CallToolRequest, key string) (bool, error) {
+	v, ok := mcpmigrateArguments(req)[key]
+	if !ok {
+		return false, fmt.Errorf("required argument %q not found", key)
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("argument %q is not a bool", key)
+	}
+	return b, nil
+}`},
+	"mcpmigrateGetStringSlice": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateGetStringSlice is mcp-go's request.GetStringSlice.
+func mcpmigrateGetStringSlice(req *mcp.CallToolRequest, key string, def []string) []string {
+	vs, ok := mcpmigrateArguments(req)[key].([]any)
+	if !ok {
+		return def
+	}
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}`},
+	"mcpmigrateStructured": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateStructured is a result with structured content and a text
+// block (mcp-go's NewToolResultStructured); an empty text becomes the JSON.
+func mcpmigrateStructured(v any, text string) *mcp.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}, IsError: true}
+	}
+	if text == "" {
+		text = string(b)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: b}
+}`},
+	"mcpmigrateSchemaFor": {[]string{"fmt", "encoding/json", "github.com/gomcp/sdk/jsonschema"}, `// mcpmigrateSchemaFor is the JSON Schema gomcp infers for T (mcp-go's
+// WithInputSchema[T] and WithOutputSchema[T]).
+func mcpmigrateSchemaFor[T any]() json.RawMessage {
+	s, err := jsonschema.For[T]()
+	if err != nil {
+		panic(fmt.Sprintf("mcp-migrate: schema of %T: %v", *new(T), err))
+	}
+	return s
+}`},
 	"mcpmigrateFirst": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateFirst is the first content block, or nil: the peer's
 // sampling result held exactly one where gomcp's holds a list.
 func mcpmigrateFirst(c []mcp.Content) mcp.Content {
@@ -285,4 +481,13 @@ func mcpmigrateText(text string) *mcp.CallToolResult {
 func mcpmigrateError(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }`},
+}
+
+// helperDeps are helpers other helpers call.
+var helperDeps = map[string][]string{
+	"mcpmigrateGetString": {"mcpmigrateArguments"}, "mcpmigrateRequireString": {"mcpmigrateArguments"},
+	"mcpmigrateGetFloat": {"mcpmigrateArguments"}, "mcpmigrateGetInt": {"mcpmigrateGetFloat", "mcpmigrateArguments"},
+	"mcpmigrateGetBool": {"mcpmigrateArguments"}, "mcpmigrateGetStringSlice": {"mcpmigrateArguments"},
+	"mcpmigrateRequireFloat": {"mcpmigrateGetFloat"}, "mcpmigrateRequireInt": {"mcpmigrateGetInt"},
+	"mcpmigrateRequireBool": {"mcpmigrateGetBool"},
 }
