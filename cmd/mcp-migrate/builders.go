@@ -56,7 +56,9 @@ func anyMap() ast.Expr {
 	return &ast.MapType{Key: ast.NewIdent("string"), Value: ast.NewIdent("any")}
 }
 
-func strLit(s string) *ast.BasicLit { return &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
+func strLit(s string) *ast.BasicLit {
+	return &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)}
+}
 
 // mcpgoOption resolves an option call of mcp-go's package mcp: its name
 // and arguments, or "" when it is not such a call.

@@ -21,16 +21,18 @@ import (
 
 // Import paths of the peers and of gomcp.
 const (
-	gosdkMCP       = "github.com/modelcontextprotocol/go-sdk/mcp"
-	gosdkRoot      = "github.com/modelcontextprotocol/go-sdk/"
-	mcpgoRoot      = "github.com/mark3labs/mcp-go/"
-	mcpgoMCP       = "github.com/mark3labs/mcp-go/mcp"
-	mcpgoServer    = "github.com/mark3labs/mcp-go/server"
-	mcpgoClient    = "github.com/mark3labs/mcp-go/client"
-	mcpgoTransport = "github.com/mark3labs/mcp-go/client/transport"
-	gomcpMCP       = "github.com/gomcp/sdk/mcp"
-	gomcpTransport = "github.com/gomcp/sdk/transport"
-	gomcpHTTP      = "github.com/gomcp/sdk/transport/mcphttp"
+	gosdkMCP        = "github.com/modelcontextprotocol/go-sdk/mcp"
+	gosdkRoot       = "github.com/modelcontextprotocol/go-sdk/"
+	mcpgoRoot       = "github.com/mark3labs/mcp-go/"
+	mcpgoMCP        = "github.com/mark3labs/mcp-go/mcp"
+	mcpgoServer     = "github.com/mark3labs/mcp-go/server"
+	mcpgoClient     = "github.com/mark3labs/mcp-go/client"
+	mcpgoTransport  = "github.com/mark3labs/mcp-go/client/transport"
+	gomcpMCP        = "github.com/gomcp/sdk/mcp"
+	gomcpTransport  = "github.com/gomcp/sdk/transport"
+	gomcpHTTP       = "github.com/gomcp/sdk/transport/mcphttp"
+	gomcpHooks      = "github.com/gomcp/sdk/mcp/hooks"
+	gomcpToolResult = "github.com/gomcp/sdk/mcp/toolresult"
 )
 
 // Config says what to migrate.
@@ -206,20 +208,21 @@ type todoNote struct {
 
 // fileRewriter rewrites one file.
 type fileRewriter struct {
-	pm      *pkgMigration
-	fset    *token.FileSet
-	file    *ast.File
-	info    *types.Info
-	path    string
-	peer    string
-	parents map[ast.Node]ast.Node
-	extra   map[ast.Expr]types.Type
-	sites   map[string]int
-	todos   []todoNote
-	names   map[string]string // import path -> local name for added imports
-	used    map[string]bool   // import paths the rewrite introduced
-	seen    map[string]bool   // existing TODO comments, "line:msg"
+	pm       *pkgMigration
+	fset     *token.FileSet
+	file     *ast.File
+	info     *types.Info
+	path     string
+	peer     string
+	parents  map[ast.Node]ast.Node
+	extra    map[ast.Expr]types.Type
+	sites    map[string]int
+	todos    []todoNote
+	names    map[string]string // import path -> local name for added imports
+	used     map[string]bool   // import paths the rewrite introduced
+	seen     map[string]bool   // existing TODO comments, "line:msg"
 	connects map[*ast.CallExpr]bool
+	mwMethod map[types.Object]string // go-sdk middleware method parameters -> request name
 }
 
 func newFileRewriter(pm *pkgMigration, f *ast.File, path, peer string) *fileRewriter {
@@ -227,7 +230,7 @@ func newFileRewriter(pm *pkgMigration, f *ast.File, path, peer string) *fileRewr
 		pm: pm, fset: pm.pkg.Fset, file: f, info: pm.pkg.TypesInfo, path: path, peer: peer,
 		parents: map[ast.Node]ast.Node{}, extra: map[ast.Expr]types.Type{}, sites: map[string]int{},
 		names: map[string]string{}, used: map[string]bool{}, seen: map[string]bool{},
-		connects: map[*ast.CallExpr]bool{},
+		connects: map[*ast.CallExpr]bool{}, mwMethod: map[types.Object]string{},
 	}
 	var stack []ast.Node
 	ast.Inspect(f, func(n ast.Node) bool {

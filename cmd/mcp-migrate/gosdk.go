@@ -79,10 +79,16 @@ func peerNamed(t types.Type) (path, name string, ptr bool) {
 
 // Renamed go-sdk names: go-sdk name -> gomcp name.
 var gosdkRenames = map[string]string{
-	"CompletionResultDetails": "Completion",
-	"LoggingMessageParams":    "LoggingMessageNotificationParams",
-	"IconThemeLight":          "IconThemeLight",
+	"CompletionResultDetails":           "Completion",
+	"LoggingMessageParams":              "LoggingMessageNotificationParams",
+	"IconThemeLight":                    "IconThemeLight",
 	"ResourceUpdatedNotificationParams": "ResourceUpdatedNotificationParams",
+	"CallToolParamsRaw":                 "CallToolParams",
+}
+
+// go-sdk names that live in another gomcp package.
+var gosdkMoved = map[string][2]string{
+	"Transport": {"github.com/gomcp/sdk/jsonrpc", "Stream"},
 }
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -124,8 +130,11 @@ func (rw *fileRewriter) rewriteGoSDK() {
 		}
 	}
 	astutil.Apply(rw.file, func(c *astutil.Cursor) bool {
-		if fl, ok := c.Node().(*ast.FuncLit); ok && rw.pm.lits[fl] == gosdkToolHandler {
-			rw.gosdkToolSig(fl.Type, fl.Body, fl)
+		if fl, ok := c.Node().(*ast.FuncLit); ok {
+			if rw.pm.lits[fl] == gosdkToolHandler {
+				rw.gosdkToolSig(fl.Type, fl.Body, fl)
+			}
+			rw.middlewareFunc(fl)
 		}
 		return true
 	}, rw.gosdkPost)
@@ -281,6 +290,9 @@ func allNil(rs []*ast.ReturnStmt, i int) bool {
 
 // gosdkPost rewrites one node after its children.
 func (rw *fileRewriter) gosdkPost(c *astutil.Cursor) bool {
+	if rw.middlewarePost(c) {
+		return true
+	}
 	switch n := c.Node().(type) {
 	case *ast.SelectorExpr:
 		rw.gosdkSelector(c, n)
@@ -323,6 +335,11 @@ func (rw *fileRewriter) gosdkSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 		return
 	}
 	name := o.Name()
+	if mv, ok := gosdkMoved[name]; ok {
+		c.Replace(rw.qual(mv[0], mv[1]))
+		rw.site("rename")
+		return
+	}
 	if r, ok := gosdkRenames[name]; ok {
 		name = r
 	}
@@ -339,7 +356,8 @@ func (rw *fileRewriter) gosdkSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 var handledGoSDK = map[string]bool{
 	"StdioTransport": true, "NewInMemoryTransports": true, "CommandTransport": true,
 	"StreamableClientTransport": true, "NewStreamableHTTPHandler": true, "NewSSEHandler": true,
-	"LoggingTransport": true,
+	"LoggingTransport": true, "StreamableHTTPOptions": true, "MethodHandler": true, "Middleware": true,
+	"Request": true, "Result": true,
 }
 
 // gosdkMember rewrites uses of fields and methods: req.Session.X(...) is
@@ -680,6 +698,9 @@ var levelConsts = map[string]string{
 func (rw *fileRewriter) gosdkCall(c *astutil.Cursor, n *ast.CallExpr) {
 	rw.directCall(c, n)
 	o := rw.objOf(n.Fun)
+	if rw.addMiddleware(c, n, o) {
+		return
+	}
 	switch {
 	case isObj(o, gosdkMCP, "NewInMemoryTransports"):
 		c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpTransport, "Pipe")})
@@ -689,15 +710,20 @@ func (rw *fileRewriter) gosdkCall(c *astutil.Cursor, n *ast.CallExpr) {
 		if o.Name() == "NewSSEHandler" {
 			ctor = "NewSSEHandler"
 		}
+		var opts ast.Expr = ast.NewIdent("nil")
+		if len(n.Args) > 1 && !isNil(n.Args[1]) {
+			opts = rw.httpOptions(n.Args[1], ctor)
+		}
 		srv := fixedServer(n.Args[0])
-		if srv == nil {
-			rw.todo(n, "this go-sdk handler builds a server per request: gomcp's mcphttp.NewHandler takes one *mcp.Server (see docs/migrate-from-go-sdk.md, per-request servers)")
+		switch {
+		case srv != nil:
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{srv, opts}})
+		case ctor == "NewHandler" && gomcpHas(gomcpHTTP, "NewHandlerFor"):
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, "NewHandlerFor"), Args: []ast.Expr{n.Args[0], opts}})
+		default:
+			rw.todo(n, "this go-sdk handler builds a server per request: gomcp's mcphttp.%s takes one *mcp.Server (see docs/migrate-from-go-sdk.md, per-request servers)", ctor)
 			return
 		}
-		if len(n.Args) > 1 && !isNil(n.Args[1]) {
-			rw.todo(n, "go-sdk's %s options were dropped: set their counterparts in mcphttp.HandlerOptions (Stateless: see docs/migrate-from-go-sdk.md)", o.Name())
-		}
-		c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{srv, ast.NewIdent("nil")}})
 		rw.site("http-handler")
 	case isMethod(o, gosdkMCP, "Server", "Connect") && len(n.Args) == 3:
 		if !isNil(n.Args[2]) {
@@ -728,6 +754,37 @@ func (rw *fileRewriter) gosdkCall(c *astutil.Cursor, n *ast.CallExpr) {
 	if se, ok := n.Fun.(*ast.SelectorExpr); ok {
 		rw.sessionCall(c, n, se)
 	}
+}
+
+// httpOptions converts go-sdk's StreamableHTTPOptions or SSEOptions:
+// JSONResponse carries over, Stateless has no switch in gomcp (2026-07-28
+// clients are served statelessly, stateful ones get sessions any replica
+// can serve), the rest is dropped with a TODO.
+func (rw *fileRewriter) httpOptions(e ast.Expr, ctor string) ast.Expr {
+	lit := paramsLit(e)
+	if lit == nil || ctor != "NewHandler" {
+		rw.todo(e, "go-sdk's handler options were dropped: set their counterparts in mcphttp.HandlerOptions (see docs/migrate-from-go-sdk.md)")
+		return ast.NewIdent("nil")
+	}
+	var elts []ast.Expr
+	for _, el := range lit.Elts {
+		kve, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch keyName(kve) {
+		case "JSONResponse":
+			elts = append(elts, kve)
+		case "Stateless":
+			rw.site("stateless-option") // no switch in gomcp: see docs/migrate-from-go-sdk.md
+		default:
+			rw.todo(e, "go-sdk's StreamableHTTPOptions.%s was dropped: see mcphttp.HandlerOptions for its counterpart", keyName(kve))
+		}
+	}
+	if len(elts) == 0 {
+		return ast.NewIdent("nil")
+	}
+	return &ast.UnaryExpr{Op: token.AND, X: &ast.CompositeLit{Type: rw.qual(gomcpHTTP, "HandlerOptions"), Elts: elts}}
 }
 
 // isMethod reports whether o is the method recv.name of the package at path.
@@ -837,6 +894,9 @@ func (rw *fileRewriter) sessionCall(c *astutil.Cursor, n *ast.CallExpr, se *ast.
 		call("ListRoots", n.Args[0])
 	case "CreateMessage", "Elicit":
 		call(method, n.Args...)
+	case "ID":
+		c.Replace(rw.helperCall("mcpmigrateSessionID", req))
+		rw.site("req-session")
 	case "Ping":
 		rw.pm.helpers["mcpmigratePing"] = true
 		c.Replace(&ast.CallExpr{Fun: ast.NewIdent("mcpmigratePing"), Args: []ast.Expr{n.Args[0], req}})

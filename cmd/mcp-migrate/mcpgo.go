@@ -19,6 +19,15 @@ var mcpgoPointerTypes = map[string]bool{
 	"CallToolRequest": true, "GetPromptRequest": true, "ReadResourceRequest": true,
 }
 
+// mcp-go server types and their gomcp counterparts.
+var mcpgoServerTypes = map[string][2]string{
+	"MCPServer":            {gomcpMCP, "Server"},
+	"ToolHandlerFunc":      {gomcpMCP, "ToolHandler"},
+	"PromptHandlerFunc":    {gomcpMCP, "PromptHandler"},
+	"StreamableHTTPServer": {gomcpHTTP, "Handler"},
+	"SSEServer":            {gomcpHTTP, "SSEHandler"},
+}
+
 // mcp-go names gomcp spells differently.
 var mcpgoRenames = map[string]string{
 	"ToolAnnotation": "ToolAnnotations",
@@ -112,6 +121,11 @@ func (rw *fileRewriter) mcpgoPost(c *astutil.Cursor) bool {
 			n.List[i] = rw.pointerType(e)
 		}
 	case *ast.ExprStmt:
+		if call, ok := n.X.(*ast.CallExpr); ok && isMethod(rw.objOf(call.Fun), mcpgoServer, "MCPServer", "EnableSampling") {
+			c.Delete() // gomcp needs no switch to send sampling requests
+			rw.site("enable-sampling")
+			return true
+		}
 		rw.checkedAdd(c, n)
 	}
 	return true
@@ -145,8 +159,9 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 	path := o.Pkg().Path()
 	tn, isType := o.(*types.TypeName)
 	switch {
-	case path == mcpgoServer && isType && o.Name() == "MCPServer":
-		c.Replace(rw.mcp("Server"))
+	case path == mcpgoServer && isType && mcpgoServerTypes[o.Name()] != [2]string{}:
+		mv := mcpgoServerTypes[o.Name()]
+		c.Replace(rw.qual(mv[0], mv[1]))
 		rw.site("rename")
 		return
 	case path == mcpgoMCP:
@@ -273,10 +288,39 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 		n.Args[1] = rw.mcpgoTemplateHandler(n.Args[1])
 	case path == mcpgoServer && recv == "MCPServer" && name == "AddTool" && len(n.Args) == 2:
 		rw.mcpgoAddTool(c, n)
+	case path == mcpgoServer && recv == "MCPServer" && name == "RequestRoots":
+		if req := rw.enclosingRequest(n); req != "" {
+			c.Replace(&ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(req), Sel: ast.NewIdent("ListRoots")}, Args: n.Args[:1]})
+			rw.site("request-roots")
+			return
+		}
+		rw.todo(n, "RequestRoots outside a handler: gomcp asks for roots through the request being served (req.ListRoots)")
 	case path == mcpgoServer && recv == "MCPServer" && (name == "AddPrompt" || name == "AddResource"):
 	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", recv, name)
 	}
+}
+
+// enclosingRequest names the *CallToolRequest parameter of the handler
+// enclosing n, or "".
+func (rw *fileRewriter) enclosingRequest(n ast.Node) string {
+	for cur := rw.parents[n]; cur != nil; cur = rw.parents[cur] {
+		var ft *ast.FuncType
+		switch f := cur.(type) {
+		case *ast.FuncLit:
+			ft = f.Type
+		case *ast.FuncDecl:
+			ft = f.Type
+		default:
+			continue
+		}
+		for _, p := range ft.Params.List {
+			if _, name, _ := peerNamed(rw.typeOf(p.Type)); name == "CallToolRequest" && len(p.Names) == 1 && p.Names[0].Name != "_" {
+				return p.Names[0].Name
+			}
+		}
+	}
+	return ""
 }
 
 // mcpgoAddTool rewrites s.AddTool(tool, mcp.NewTypedToolHandler(f)) into
@@ -423,7 +467,9 @@ func (rw *fileRewriter) mcpgoMCPFunc(c *astutil.Cursor, n *ast.CallExpr, name st
 	}
 }
 
-func kv(k string, v ast.Expr) *ast.KeyValueExpr { return &ast.KeyValueExpr{Key: ast.NewIdent(k), Value: v} }
+func kv(k string, v ast.Expr) *ast.KeyValueExpr {
+	return &ast.KeyValueExpr{Key: ast.NewIdent(k), Value: v}
+}
 
 // mcpgoComposite rewrites mcp-go struct literals: value content types
 // become pointers, mcp-go's Type fields go, and slices of messages hold
@@ -440,6 +486,10 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 	if p != mcpgoMCP {
 		return
 	}
+	if name == "ToolInputSchema" || name == "ToolOutputSchema" || name == "ToolArgumentsSchema" {
+		c.Replace(rw.schemaLit(n))
+		return
+	}
 	gt := rw.gomcpType(name)
 	var elts []ast.Expr
 	for _, e := range n.Elts {
@@ -449,6 +499,15 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 			continue
 		}
 		key := keyName(kve)
+		if name == "Tool" && (key == "InputSchema" || key == "OutputSchema" || key == "RawInputSchema" || key == "RawOutputSchema") {
+			key = strings.TrimPrefix(key, "Raw")
+			v := kve.Value
+			if !isRaw(rw.typeOf(v)) {
+				v = rw.schemaValue(v)
+			}
+			elts = append(elts, kv(key, v))
+			continue
+		}
 		if key == "Type" && gt != nil {
 			if obj, _, _ := types.LookupFieldOrMethod(gt, true, rw.pm.gomcp, "Type"); obj == nil || isMethodObj(obj) {
 				rw.site("content-type-field")
@@ -476,6 +535,27 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 			rw.site("pointer-literal")
 		}
 	}
+}
+
+// schemaLit turns an mcp-go ToolInputSchema literal into the map it
+// marshals as (mcp-go writes "properties" even when empty).
+func (rw *fileRewriter) schemaLit(n *ast.CompositeLit) ast.Expr {
+	keys := map[string]string{"Type": "type", "Properties": "properties", "Required": "required",
+		"Defs": "$defs", "AdditionalProperties": "additionalProperties"}
+	var m orderedMap
+	for _, e := range n.Elts {
+		kve, ok := e.(*ast.KeyValueExpr)
+		if !ok || keys[keyName(kve)] == "" {
+			rw.todo(n, "this ToolInputSchema field was dropped: add it to the schema map")
+			continue
+		}
+		m.set(keys[keyName(kve)], kve.Value)
+	}
+	if _, ok := m.vals["properties"]; !ok {
+		m.set("properties", &ast.CompositeLit{Type: anyMap()})
+	}
+	rw.site("schema-literal")
+	return m.lit()
 }
 
 func isMethodObj(o types.Object) bool {

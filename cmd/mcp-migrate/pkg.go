@@ -20,12 +20,12 @@ import (
 type handlerKind int
 
 const (
-	noHandler          handlerKind = iota
-	gosdkToolHandler               // (ctx, *CallToolRequest, In) (*CallToolResult, Out, error)
-	mcpgoToolHandler               // (ctx, CallToolRequest) (*CallToolResult, error)
-	mcpgoTypedHandler              // (ctx, CallToolRequest, In) (*CallToolResult, error)
-	mcpgoPromptHandler             // (ctx, GetPromptRequest) (*GetPromptResult, error)
-	mcpgoResourceHandler           // (ctx, ReadResourceRequest) ([]ResourceContents, error)
+	noHandler            handlerKind = iota
+	gosdkToolHandler                 // (ctx, *CallToolRequest, In) (*CallToolResult, Out, error)
+	mcpgoToolHandler                 // (ctx, CallToolRequest) (*CallToolResult, error)
+	mcpgoTypedHandler                // (ctx, CallToolRequest, In) (*CallToolResult, error)
+	mcpgoPromptHandler               // (ctx, GetPromptRequest) (*GetPromptResult, error)
+	mcpgoResourceHandler             // (ctx, ReadResourceRequest) ([]ResourceContents, error)
 )
 
 // pkgMigration holds what the rules learn about a whole package before any
@@ -35,7 +35,7 @@ type pkgMigration struct {
 	pkg      *packages.Package
 	lits     map[*ast.FuncLit]handlerKind
 	funcs    map[types.Object]handlerKind
-	shapes   map[types.Object]int // rewritten go-sdk tool handlers: their new results
+	shapes   map[types.Object]int  // rewritten go-sdk tool handlers: their new results
 	anyIn    map[types.Object]bool // go-sdk tool handlers whose In was any
 	helpers  map[string]bool
 	gomcp    *types.Package // gomcp's package mcp, when it can be loaded
@@ -56,14 +56,38 @@ func newPkgMigration(p *packages.Package, gomcp *types.Package) *pkgMigration {
 
 // gomcpTypes loads gomcp's package mcp as the module in dir resolves it, so
 // that rules can check what exists there; nil when it cannot (gomcp not yet
-// required), and the rules then assume names carry over.
+// required), and the rules then assume names carry over. The packages
+// beside it that rules may target are loaded too (see gomcpHas).
 func gomcpTypes(dir string) *types.Package {
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedName, Dir: dir}, gomcpMCP)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedName, Dir: dir},
+		gomcpMCP, gomcpHTTP, gomcpHooks, gomcpToolResult)
 	var tp *types.Package
-	if err == nil && len(pkgs) == 1 && len(pkgs[0].Errors) == 0 {
-		tp = pkgs[0].Types
+	if err != nil {
+		return nil
+	}
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 || p.Types == nil {
+			continue
+		}
+		gomcpPkgs[p.PkgPath] = p.Types
+		if p.PkgPath == gomcpMCP {
+			tp = p.Types
+		}
 	}
 	return tp
+}
+
+// gomcpPkgs are the gomcp packages loaded, by path.
+var gomcpPkgs = map[string]*types.Package{}
+
+// gomcpHas reports whether gomcp's package at path declares name; when the
+// package could not be loaded, only package mcp is assumed to exist.
+func gomcpHas(path, name string) bool {
+	p, ok := gomcpPkgs[path]
+	if !ok {
+		return false
+	}
+	return p.Scope().Lookup(name) != nil
 }
 
 // handlerArg records the function expression e as a handler of kind k:
@@ -463,6 +487,32 @@ func mcpmigrateSchemaFor[T any]() json.RawMessage {
 	}
 	return s
 }`},
+	"mcpmigrateParams": {[]string{"github.com/gomcp/sdk/mcp", "github.com/gomcp/sdk/mcp/hooks"}, `// mcpmigrateParams is the request's typed params (go-sdk's
+// req.GetParams()), nil when there are none or they do not decode.
+func mcpmigrateParams(r *mcp.Request) any {
+	p, err := hooks.Params(r)
+	if err != nil {
+		return nil
+	}
+	return p
+}`},
+	"mcpmigrateAsCallTool": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateAsCallTool is go-sdk's req.(*mcp.CallToolRequest) in a
+// middleware: a tool call's request, rebuilt around its typed params.
+func mcpmigrateAsCallTool(r *mcp.Request) (*mcp.CallToolRequest, bool) {
+	p, ok := mcpmigrateParams(r).(*mcp.CallToolParams)
+	if !ok {
+		return nil, false
+	}
+	return &mcp.CallToolRequest{Params: p}, true
+}`},
+	"mcpmigrateSessionID": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateSessionID is the ID of the session behind a request (go-sdk's
+// req.Session.ID()); "" for a 2026-07-28 request, which has none.
+func mcpmigrateSessionID[P any](req *mcp.ServerRequest[P]) string {
+	if ss, ok := req.Session(); ok {
+		return ss.ID()
+	}
+	return ""
+}`},
 	"mcpmigrateFirst": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateFirst is the first content block, or nil: the peer's
 // sampling result held exactly one where gomcp's holds a list.
 func mcpmigrateFirst(c []mcp.Content) mcp.Content {
@@ -489,5 +539,5 @@ var helperDeps = map[string][]string{
 	"mcpmigrateGetFloat": {"mcpmigrateArguments"}, "mcpmigrateGetInt": {"mcpmigrateGetFloat", "mcpmigrateArguments"},
 	"mcpmigrateGetBool": {"mcpmigrateArguments"}, "mcpmigrateGetStringSlice": {"mcpmigrateArguments"},
 	"mcpmigrateRequireFloat": {"mcpmigrateGetFloat"}, "mcpmigrateRequireInt": {"mcpmigrateGetInt"},
-	"mcpmigrateRequireBool": {"mcpmigrateGetBool"},
+	"mcpmigrateRequireBool": {"mcpmigrateGetBool"}, "mcpmigrateAsCallTool": {"mcpmigrateParams"},
 }
