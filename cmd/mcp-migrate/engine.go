@@ -248,7 +248,12 @@ func newFileRewriter(pm *pkgMigration, f *ast.File, path, peer string) *fileRewr
 		for _, c := range cg.List {
 			if i := strings.Index(c.Text, "TODO(mcp-migrate): "); i >= 0 {
 				line := rw.fset.Position(c.End()).Line
-				rw.seen[fmt.Sprintf("%d:%s", line+1, c.Text[i+len("TODO(mcp-migrate): "):])] = true
+				msg := c.Text[i+len("TODO(mcp-migrate): "):]
+				// The statement may follow other comments; a TODO about a
+				// declaration is the first line of its body.
+				for l := line - 12; l <= line+12; l++ {
+					rw.seen[fmt.Sprintf("%d:%s", l, msg)] = true
+				}
 			}
 		}
 	}
