@@ -52,6 +52,9 @@ func (rw *fileRewriter) middlewareFunc(fl *ast.FuncLit) {
 // middlewarePost rewrites uses inside a rewritten middleware; it reports
 // whether it replaced the node.
 func (rw *fileRewriter) middlewarePost(c *astutil.Cursor) bool {
+	if !gomcpHas(gomcpHooks, "Params") {
+		return false
+	}
 	switch n := c.Node().(type) {
 	case *ast.Ident:
 		if req, ok := rw.mwMethod[rw.info.Uses[n]]; ok && rw.info.Uses[n] != nil {
