@@ -279,15 +279,6 @@ func isNil(e ast.Expr) bool {
 	return ok && id.Name == "nil"
 }
 
-func allNil(rs []*ast.ReturnStmt, i int) bool {
-	for _, r := range rs {
-		if !isNil(r.Results[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // gosdkPost rewrites one node after its children.
 func (rw *fileRewriter) gosdkPost(c *astutil.Cursor) bool {
 	if rw.middlewarePost(c) {

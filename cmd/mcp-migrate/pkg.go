@@ -32,16 +32,15 @@ const (
 // file is rewritten: which functions are handlers, and which helpers the
 // rewritten code calls.
 type pkgMigration struct {
-	pkg      *packages.Package
-	lits     map[*ast.FuncLit]handlerKind
-	funcs    map[types.Object]handlerKind
-	shapes   map[types.Object]int  // rewritten go-sdk tool handlers: their new results
-	anyIn    map[types.Object]bool // go-sdk tool handlers whose In was any
-	helpers  map[string]bool
-	gomcp    *types.Package // gomcp's package mcp, when it can be loaded
-	pkgName  string
-	dir      string
-	modified bool
+	pkg     *packages.Package
+	lits    map[*ast.FuncLit]handlerKind
+	funcs   map[types.Object]handlerKind
+	shapes  map[types.Object]int  // rewritten go-sdk tool handlers: their new results
+	anyIn   map[types.Object]bool // go-sdk tool handlers whose In was any
+	helpers map[string]bool
+	gomcp   *types.Package // gomcp's package mcp, when it can be loaded
+	pkgName string
+	dir     string
 }
 
 func newPkgMigration(p *packages.Package, gomcp *types.Package) *pkgMigration {
