@@ -861,4 +861,3 @@ func safeName(s string) string {
 	}
 	return strings.Trim(b.String(), "_")
 }
-
