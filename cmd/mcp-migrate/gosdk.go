@@ -140,6 +140,43 @@ func (rw *fileRewriter) rewriteGoSDK() {
 	}, rw.gosdkPost)
 }
 
+// isGoSDKToolSig reports whether ft is go-sdk's typed tool handler
+// signature, func(context.Context, *CallToolRequest, In) (*CallToolResult,
+// Out, error).
+func (rw *fileRewriter) isGoSDKToolSig(ft *ast.FuncType) bool {
+	if ft.Params.NumFields() != 3 || ft.Results.NumFields() != 3 {
+		return false
+	}
+	var params, results []ast.Expr
+	for _, f := range ft.Params.List {
+		for range max(len(f.Names), 1) {
+			params = append(params, f.Type)
+		}
+	}
+	for _, f := range ft.Results.List {
+		for range max(len(f.Names), 1) {
+			results = append(results, f.Type)
+		}
+	}
+	p1, n1, ptr1 := peerNamed(rw.typeOf(params[1]))
+	p0, n0, ptr0 := peerNamed(rw.typeOf(results[0]))
+	return p1 == gosdkMCP && ptr1 && n1 == "CallToolRequest" && p0 == gosdkMCP && ptr0 && n0 == "CallToolResult"
+}
+
+// toolHandlerType rewrites mcp.ToolHandlerFor[In, any]: a handler whose
+// output was untyped now returns its *mcp.CallToolResult as Out.
+func (rw *fileRewriter) toolHandlerType(n *ast.IndexListExpr) {
+	if !isObj(rw.objOf(n.X), gosdkMCP, "ToolHandlerFor") || len(n.Indices) != 2 {
+		return
+	}
+	if t := rw.typeOf(n.Indices[1]); t != nil {
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			n.Indices[1] = &ast.StarExpr{X: rw.mcp("CallToolResult")}
+			rw.site("tool-handler-type")
+		}
+	}
+}
+
 // factoryResult rewrites the result type of a function returning a tool
 // handler.
 func (rw *fileRewriter) factoryResult(fd *ast.FuncDecl) {
@@ -177,19 +214,40 @@ func (rw *fileRewriter) gosdkToolSig(ft *ast.FuncType, body *ast.BlockStmt, at a
 			}
 		}
 	}
-	returns := returnsOf(body)
-	for _, r := range returns {
-		if len(r.Results) != 3 {
-			rw.todo(r, "this return forwards a go-sdk handler's three results; return (Out, error) as gomcp's handler does")
+	var returns []*ast.ReturnStmt
+	var forwards []*ast.ReturnStmt // return f(...) of three results
+	for _, r := range returnsOf(body) {
+		switch {
+		case len(r.Results) == 3:
+			returns = append(returns, r)
+		case len(r.Results) == 1:
+			forwards = append(forwards, r)
+		default:
+			rw.todo(r, "this return does not give go-sdk's three results; return (Out, error) as gomcp's handler does")
 			return
 		}
 	}
-	switch rw.toolShape(ft, returns) {
+	shape := rw.toolShape(ft, returns)
+	for _, r := range forwards {
+		switch shape {
+		case shapeIface:
+			r.Results[0] = rw.helperCall("mcpmigrateTwo", r.Results[0])
+		case shapeOut:
+			r.Results[0] = rw.helperCall("mcpmigrateOutTwo", r.Results[0])
+		default:
+			rw.todo(r, "this return forwards a go-sdk handler's three results; return (*mcp.ToolResult[Out], error) as gomcp's handler does")
+		}
+		rw.site("tool-handler-forward")
+	}
+	switch shape {
 	case shapeIface:
 		ft.Results.List = []*ast.Field{fields[0], fields[2]}
 		for _, r := range returns {
 			if !isNil(r.Results[1]) {
-				rw.todo(r, "go-sdk sent this untyped output as structured content; gomcp sends an `any` output as text: give the handler a concrete output type")
+				// go-sdk sent an untyped output as structured content
+				// and its JSON as text, unless the result had content.
+				r.Results = []ast.Expr{rw.helperCall("mcpmigrateAnyOut", r.Results[0], r.Results[1]), r.Results[2]}
+				continue
 			}
 			r.Results = []ast.Expr{r.Results[0], r.Results[2]}
 		}
@@ -263,7 +321,10 @@ func (rw *fileRewriter) directCall(c *astutil.Cursor, call *ast.CallExpr) {
 	}
 	shape, ok := rw.pm.shapes[o]
 	if !ok {
-		return
+		shape, ok = rw.handlerValueShape(call.Fun)
+		if !ok {
+			return
+		}
 	}
 	if rw.pm.anyIn[o] && len(call.Args) == 3 && isNil(call.Args[2]) {
 		call.Args[2] = &ast.CompositeLit{Type: &ast.StructType{Fields: &ast.FieldList{}}}
@@ -272,6 +333,55 @@ func (rw *fileRewriter) directCall(c *astutil.Cursor, call *ast.CallExpr) {
 	rw.pm.helpers[name] = true
 	c.Replace(&ast.CallExpr{Fun: ast.NewIdent(name), Args: []ast.Expr{call}})
 	rw.site("direct-call")
+}
+
+// handlerValueShape is the shape of a call of a handler value (a variable
+// of type mcp.ToolHandlerFor or of go-sdk's handler signature), not of a
+// function declared in the package.
+func (rw *fileRewriter) handlerValueShape(fun ast.Expr) (int, bool) {
+	if _, isLit := fun.(*ast.FuncLit); isLit {
+		return 0, false
+	}
+	t := rw.typeOf(fun)
+	if t == nil {
+		return 0, false
+	}
+	if _, isFunc := rw.objOf(fun).(*types.Func); isFunc {
+		return 0, false
+	}
+	sig, ok := t.Underlying().(*types.Signature)
+	if !ok || sig.Results().Len() != 3 || sig.Params().Len() != 3 {
+		return 0, false
+	}
+	p, name, ptr := peerNamed(sig.Results().At(0).Type())
+	if p != gosdkMCP || !ptr || name != "CallToolResult" {
+		return 0, false
+	}
+	if _, ok := sig.Results().At(1).Type().Underlying().(*types.Interface); ok {
+		return shapeIface, true
+	}
+	return shapeOut, true
+}
+
+// toolFuncType rewrites a go-sdk typed tool handler signature used as a type
+// (a parameter or field holding a handler) the way handlers are rewritten.
+func (rw *fileRewriter) toolFuncType(n *ast.FuncType) {
+	switch rw.parents[n].(type) {
+	case *ast.FuncLit, *ast.FuncDecl:
+		return
+	}
+	if !rw.isGoSDKToolSig(n) || len(n.Results.List) != 3 {
+		return
+	}
+	res := n.Results.List
+	if t := rw.typeOf(res[1].Type); t != nil {
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			n.Results.List = []*ast.Field{res[0], res[2]}
+		} else {
+			n.Results.List = []*ast.Field{res[1], res[2]}
+		}
+		rw.site("tool-handler-type")
+	}
 }
 
 func isNil(e ast.Expr) bool {
@@ -289,6 +399,10 @@ func (rw *fileRewriter) gosdkPost(c *astutil.Cursor) bool {
 		rw.gosdkSelector(c, n)
 	case *ast.CompositeLit:
 		rw.gosdkComposite(c, n)
+	case *ast.IndexListExpr:
+		rw.toolHandlerType(n)
+	case *ast.FuncType:
+		rw.toolFuncType(n)
 	case *ast.UnaryExpr:
 		rw.gosdkUnary(c, n)
 	case *ast.CallExpr:
@@ -359,12 +473,20 @@ func (rw *fileRewriter) gosdkMember(c *astutil.Cursor, n *ast.SelectorExpr, o ty
 		return
 	}
 	recv := namedOf(sel.Recv())
+	if (o.Name() == "AddReceivingMiddleware" || o.Name() == "AddSendingMiddleware") && gomcpHas(gomcpHooks, o.Name()) {
+		return // the call rule moves it to package hooks
+	}
 	if inner, ok := n.X.(*ast.SelectorExpr); ok && inner.Sel.Name == "Session" {
 		if is, ok := rw.info.Selections[inner]; ok && strings.HasPrefix(namedOf(is.Recv()), "ServerRequest") {
 			return // req.Session.X(...): sessionCall rewrites it
 		}
 	}
 	switch {
+	case recv == "ToolAnnotations" && (o.Name() == "ReadOnlyHint" || o.Name() == "IdempotentHint") && !rw.isAssignTarget(n):
+		if _, isKey := rw.parents[n].(*ast.KeyValueExpr); !isKey {
+			c.Replace(rw.helperCall("mcpmigrateHint", n))
+			rw.site("annotation")
+		}
 	case recv == "ResourceContents" && !rw.isAssignTarget(n):
 		rw.pm.helpers["mcpmigrateContents"] = true
 		c.Replace(&ast.SelectorExpr{X: &ast.CallExpr{Fun: ast.NewIdent("mcpmigrateContents"), Args: []ast.Expr{n.X}}, Sel: n.Sel})
@@ -442,14 +564,23 @@ func (rw *fileRewriter) gosdkUnary(c *astutil.Cursor, n *ast.UnaryExpr) {
 		rw.site("transport")
 	case "StreamableClientTransport", "SSEClientTransport":
 		var url ast.Expr = &ast.BasicLit{Kind: token.STRING, Value: `""`}
+		var opts []ast.Expr
 		for _, e := range lit.Elts {
-			if kv, ok := e.(*ast.KeyValueExpr); ok && keyName(kv) == "Endpoint" {
+			kv, ok := e.(*ast.KeyValueExpr)
+			switch {
+			case ok && keyName(kv) == "Endpoint":
 				url = kv.Value
-			} else {
+			case ok && keyName(kv) == "HTTPClient":
+				opts = append(opts, kv)
+			default:
 				rw.todo(n, "go-sdk's %s field %s was dropped: set its counterpart in mcphttp.ClientOptions", name, exprKey(e))
 			}
 		}
-		c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, "NewClientStream"), Args: []ast.Expr{url, ast.NewIdent("nil")}})
+		var optArg ast.Expr = ast.NewIdent("nil")
+		if len(opts) > 0 {
+			optArg = &ast.UnaryExpr{Op: token.AND, X: &ast.CompositeLit{Type: rw.qual(gomcpHTTP, "ClientOptions"), Elts: opts}}
+		}
+		c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, "NewClientStream"), Args: []ast.Expr{url, optArg}})
 		rw.site("transport")
 	case "LoggingTransport":
 		var inner ast.Expr
@@ -510,6 +641,9 @@ func (rw *fileRewriter) gosdkComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 		return
 	}
 	gt := rw.gomcpType(name)
+	if name == "ToolAnnotations" {
+		rw.explicitHints(n)
+	}
 	var elts []ast.Expr
 	for _, e := range n.Elts {
 		kv, ok := e.(*ast.KeyValueExpr)
@@ -528,6 +662,26 @@ func (rw *fileRewriter) gosdkComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 		elts = append(elts, kv)
 	}
 	n.Elts = elts
+}
+
+// explicitHints sets go-sdk's two plain bool hints when a literal leaves
+// them out: go-sdk always sent readOnlyHint and idempotentHint, so the
+// tools/list output (and snapshots of it) stay the same.
+func (rw *fileRewriter) explicitHints(n *ast.CompositeLit) {
+	have := map[string]bool{}
+	for _, e := range n.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			have[keyName(kv)] = true
+		} else {
+			return // positional fields
+		}
+	}
+	for _, k := range []string{"ReadOnlyHint", "IdempotentHint"} {
+		if !have[k] {
+			n.Elts = append(n.Elts, &ast.KeyValueExpr{Key: ast.NewIdent(k), Value: &ast.CallExpr{Fun: ast.NewIdent("new"), Args: []ast.Expr{ast.NewIdent("false")}}})
+			rw.site("annotation")
+		}
+	}
 }
 
 // resourceContents turns a go-sdk ResourceContents literal (text or blob)

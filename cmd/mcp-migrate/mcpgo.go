@@ -174,7 +174,7 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 			rw.site("pointer-type")
 		}
 		name := n.Sel.Name
-		if rw.pm.gomcp != nil && rw.pm.gomcp.Scope().Lookup(name) == nil && !handledMCPGo[name] {
+		if rw.pm.gomcp != nil && rw.pm.gomcp.Scope().Lookup(name) == nil && !handledMCPGo[name] && !isBuilderOption(o) {
 			rw.todo(n, "gomcp's package mcp has no %s: see docs/migrate-from-mcp-go.md for its counterpart", name)
 		}
 	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()]:
@@ -556,6 +556,16 @@ func (rw *fileRewriter) schemaLit(n *ast.CompositeLit) ast.Expr {
 	}
 	rw.site("schema-literal")
 	return m.lit()
+}
+
+// isBuilderOption reports whether o is one of mcp-go's option functions
+// (ToolOption, PropertyOption, ...), which the builder rules consume.
+func isBuilderOption(o types.Object) bool {
+	f, ok := o.(*types.Func)
+	if !ok || f.Signature().Results().Len() != 1 {
+		return false
+	}
+	return strings.HasSuffix(namedOf(f.Signature().Results().At(0).Type()), "Option")
 }
 
 func isMethodObj(o types.Object) bool {

@@ -144,6 +144,27 @@ func (pm *pkgMigration) analyze(rws []*fileRewriter) {
 			return true
 		})
 	}
+	// Every function with go-sdk's typed tool handler signature is one,
+	// wherever it is registered (handlers returned by factories, in
+	// tables, ...).
+	for _, rw := range rws {
+		if rw.peer != "go-sdk" {
+			continue
+		}
+		ast.Inspect(rw.file, func(n ast.Node) bool {
+			switch f := n.(type) {
+			case *ast.FuncDecl:
+				if rw.isGoSDKToolSig(f.Type) {
+					pm.funcs[pm.pkg.TypesInfo.Defs[f.Name]] = gosdkToolHandler
+				}
+			case *ast.FuncLit:
+				if rw.isGoSDKToolSig(f.Type) {
+					pm.lits[f] = gosdkToolHandler
+				}
+			}
+			return true
+		})
+	}
 	// Factories: mark the literals they return. Tool handlers: their shape.
 	for _, rw := range rws {
 		for _, d := range rw.file.Decls {
@@ -322,6 +343,38 @@ func mcpmigrateElicitSchema(v any) *mcp.ElicitSchema {
 // go-sdk's had, for code (tests) that calls the handler directly.
 func mcpmigrateThree(r *mcp.CallToolResult, err error) (*mcp.CallToolResult, any, error) {
 	return r, nil, err
+}`},
+	"mcpmigrateTwo": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateTwo drops the untyped output of go-sdk's three tool handler
+// results (gomcp sends an untyped output as text, go-sdk ignored a nil one).
+func mcpmigrateTwo(r *mcp.CallToolResult, _ any, err error) (*mcp.CallToolResult, error) {
+	return r, err
+}`},
+	"mcpmigrateAnyOut": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateAnyOut is what go-sdk sent for an untyped (any) output: the
+// output as structured content and, when the result had no content, its JSON
+// as text.
+func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}, IsError: true}
+	}
+	if r == nil {
+		r = &mcp.CallToolResult{}
+	}
+	if r.Content == nil {
+		r.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	}
+	r.StructuredContent = b
+	return r
+}`},
+	"mcpmigrateHint": {nil, `// mcpmigrateHint reads a tool annotation hint as go-sdk's bool did
+// (gomcp's are *bool: absent is not false for every hint).
+func mcpmigrateHint(b *bool) bool {
+	return b != nil && *b
+}`},
+	"mcpmigrateOutTwo": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateOutTwo keeps the typed output of go-sdk's three tool handler
+// results (the result was nil, so gomcp builds it from the output).
+func mcpmigrateOutTwo[T any](_ *mcp.CallToolResult, v T, err error) (T, error) {
+	return v, err
 }`},
 	"mcpmigrateOutThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateOutThree gives a migrated tool handler's results the shape
 // go-sdk's had, for code (tests) that calls the handler directly.
