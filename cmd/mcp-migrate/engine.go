@@ -348,6 +348,17 @@ func (rw *fileRewriter) importName(path string) string {
 		return n
 	}
 	base := path[strings.LastIndex(path, "/")+1:]
+	for _, imp := range rw.file.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == path {
+			name := base
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			rw.names[path] = name
+			rw.used[path] = true
+			return name
+		}
+	}
 	name := base
 	for i := 0; rw.nameTaken(name, path); i++ {
 		name = "gomcp" + base
