@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/format"
-	"go/printer"
 	"go/token"
 	"go/types"
 	"os"
@@ -433,11 +432,6 @@ func (rw *fileRewriter) rewrite() (*FileResult, error) {
 	msgs := rw.placeTODOs()
 	var buf bytes.Buffer
 	if err := format.Node(&buf, rw.fset, rw.file); err != nil {
-		if os.Getenv("MCPMIGRATE_DEBUG") != "" {
-			var raw bytes.Buffer
-			printer.Fprint(&raw, rw.fset, rw.file)
-			os.WriteFile("/tmp/mcpmigrate-debug.go", raw.Bytes(), 0o644)
-		}
 		return nil, fmt.Errorf("printing: %v", err)
 	}
 	out := markerRE.ReplaceAllStringFunc(buf.String(), func(m string) string {

@@ -186,17 +186,11 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 // would have to become a pointer: a field, parameter, result, variable or
 // element type, not a literal's type, a conversion or a pointer already.
 func (rw *fileRewriter) isTypePosition(n ast.Expr) bool {
-	switch p := rw.parents[n].(type) {
-	case *ast.StarExpr, *ast.CompositeLit, *ast.TypeAssertExpr, *ast.CaseClause, *ast.CallExpr:
-		return false
-	case *ast.Field, *ast.ValueSpec, *ast.ArrayType, *ast.MapType, *ast.ChanType:
+	switch rw.parents[n].(type) {
+	case *ast.Field, *ast.ValueSpec, *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.IndexExpr, *ast.IndexListExpr:
 		return true
-	case *ast.IndexExpr, *ast.IndexListExpr:
-		return true
-	default:
-		_ = p
-		return false
 	}
+	return false
 }
 
 // handledMCPGo are mcp-go names whose uses the rules rewrite away.
@@ -212,24 +206,10 @@ var handledMCPGo = map[string]bool{
 	"StreamableHTTPServer": true, "SSEServer": true,
 }
 
-// mcpgoMember rewrites the request's helper methods and fields.
-func (rw *fileRewriter) mcpgoMember(c *astutil.Cursor, n *ast.SelectorExpr, o types.Object) {
-	if o.Pkg().Path() != mcpgoMCP {
-		return
-	}
-	sel, ok := rw.info.Selections[n]
-	if !ok {
-		return
-	}
-	if sel.Kind() == types.FieldVal && o.Name() == "Arguments" && namedOf(sel.Recv()) == "CallToolParams" {
-		if ta, ok := rw.parents[n].(*ast.TypeAssertExpr); ok {
-			if mt, ok := ta.Type.(*ast.MapType); ok && identName(mt.Key) == "string" {
-				_ = mt
-				return // rewritten at the type assertion (see mcpgoCall)
-			}
-		}
-	}
-}
+// mcpgoMember is where uses of fields and methods of mcp-go's types would
+// be rewritten; the request's helper methods are rewritten at their calls
+// (mcpgoMethodCall).
+func (rw *fileRewriter) mcpgoMember(*astutil.Cursor, *ast.SelectorExpr, types.Object) {}
 
 // toolResultHelpers maps mcp-go result constructors to helpers.
 var toolResultHelpers = map[string]string{

@@ -2,7 +2,6 @@ package main
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ast/astutil"
@@ -102,8 +101,6 @@ func (rw *fileRewriter) middlewarePost(c *astutil.Cursor) bool {
 			}
 			rw.todo(n, "gomcp's middleware sees *mcp.Request: read the call's params with hooks.Params(req)")
 		}
-	case *ast.SelectorExpr:
-		// s.AddReceivingMiddleware(...) -> hooks.AddReceivingMiddleware(s, ...)
 	}
 	return false
 }
@@ -136,5 +133,3 @@ func (rw *fileRewriter) addMiddleware(c *astutil.Cursor, n *ast.CallExpr, o type
 	rw.site("middleware")
 	return true
 }
-
-var _ = token.AND
