@@ -356,6 +356,16 @@ compat() {
 	(cd compat && go vet ./... && go test -race -count=1 ./...)
 }
 
+# migrate: cmd/mcp-migrate, a module of its own (golang.org/x/tools). Its
+# test downloads go-sdk v1.8.0 and mcp-go v1.2.1 through compat's go.mod,
+# migrates every example program of both into a temporary module, vets each
+# and checks that a second run changes nothing (about 4 minutes on 2 cores,
+# most of it compiling the examples' dependencies once).
+migrate() {
+	(cd compat && go mod download) &&
+		(cd cmd/mcp-migrate && go mod download && go vet ./... && "$STATICCHECK" ./... && go test -count=1 ./...)
+}
+
 # otel is a module of its own, so that the SDK does not depend on
 # OpenTelemetry, and otel/cmd/everything-server another, so that the
 # instrumentation does not depend on the exporters; the root module's stages
@@ -398,6 +408,7 @@ stage "go test -race" go test -race -count=1 ./...
 stage "fuzz ($fuzztime per target)" fuzz
 stage "interop (TypeScript SDK 1.x and 2, server-everything, server-filesystem)" go test -race -count=1 -tags interop ./interop/ ./cmd/mcp/internal/cli/ ./internal/faultproxy/
 stage "compat (go-sdk, mcp-go)" compat
+stage "migrate (cmd/mcp-migrate on the peers' example programs)" migrate
 stage "otel (OpenTelemetry instrumentation)" otel
 stage "bench (process-level benchmark builds and runs)" bench
 stage "browser (mcp inspect in headless Chromium)" browser
