@@ -90,7 +90,7 @@ func TestTry(t *testing.T) {
 		"\n$ mcp tools mcp serve\n",
 		"greet  name style?  Greet someone by name.",
 		`  → #4 tools/call {"arguments":{"name":"Go","style":"loud"},"name":"greet"}`,
-		`"greeting": "HELLO, GO!"`,
+		`{"greeting":"HELLO, GO!"}`, // the text block; its structured twin is not printed again
 		`  ← notifications/progress {"message":"counted 3","progress":3,`,
 		"progress 3/3 (100%) counted 3\n",
 		"counted to 3\n",

@@ -39,37 +39,31 @@ type mockFile struct {
 
 // mockTool is a tool (its fields as in tools/list; inputSchema optional)
 // whose every call gets Result (a CallToolResult), or else one text block.
+// It holds the tool's fields as toolFields, mcp.Tool without its
+// UnmarshalJSON, so that the file's one strict decoder reads them and its
+// errors carry offsets in the file (and so lines).
 type mockTool struct {
-	mcp.Tool
-	Result json.RawMessage `json:"result,omitempty"`
-	Text   string          `json:"text,omitempty"`
+	toolFields
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Text         string          `json:"text,omitempty"`
 }
 
-// UnmarshalJSON reads the tool's fields and the mock's, strictly: the
-// embedded mcp.Tool's own UnmarshalJSON would read only the tool's.
-func (t *mockTool) UnmarshalJSON(data []byte) error {
-	type toolFields mcp.Tool // without its UnmarshalJSON
-	var w struct {
-		toolFields
-		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Result       json.RawMessage `json:"result,omitempty"`
-		Text         string          `json:"text,omitempty"`
+// toolFields is mcp.Tool without its methods.
+type toolFields mcp.Tool
+
+// tool is the mcp.Tool that t describes.
+func (t *mockTool) tool() *mcp.Tool {
+	tl := mcp.Tool(t.toolFields)
+	tl.InputSchema, tl.OutputSchema = nil, nil
+	if t.InputSchema != nil {
+		tl.InputSchema = t.InputSchema
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return err
+	if t.OutputSchema != nil {
+		tl.OutputSchema = t.OutputSchema
 	}
-	t.Tool, t.Result, t.Text = mcp.Tool(w.toolFields), w.Result, w.Text
-	t.InputSchema, t.OutputSchema = nil, nil
-	if w.InputSchema != nil {
-		t.InputSchema = w.InputSchema
-	}
-	if w.OutputSchema != nil {
-		t.OutputSchema = w.OutputSchema
-	}
-	return nil
+	return &tl
 }
 
 // mockResource is a resource (its fields as in resources/list) whose
@@ -144,7 +138,7 @@ func (m *mockFile) server() (*mcp.Server, error) {
 	for i, t := range m.Tools {
 		h, err := t.handler()
 		if err = check("tools."+strconv.Itoa(i), "tool", t.Name, err); err == nil {
-			err = s.AddTool(&t.Tool, h)
+			err = s.AddTool(t.tool(), h)
 		}
 		if err != nil {
 			return nil, err
