@@ -34,6 +34,7 @@ func TestMigratedServersKeepTheirTests(t *testing.T) {
 
 	for _, name := range []string{"gosdk", "mcpgo"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			mod := newModule(t, root)
 			copyDir(t, name, filepath.Join(mod, name))
 			out := run(t, mod, bin, "-C", mod, "./...")
