@@ -122,6 +122,27 @@ func TestHTTPPerRequestToolsets(t *testing.T) {
 	}
 }
 
+func TestHTTPIssueNamesItsClient(t *testing.T) {
+	b := newTestBackend(t)
+	srv := httptest.NewServer(NewHTTPHandler(Config{Version: "1.0.0"}, b, NewMetrics()))
+	defer srv.Close()
+	session := connect(t, srv.URL, nil)
+	res, err := session.CallTool(context.Background(), &mcp.CallToolParams{
+		Name:      "create_issue",
+		Arguments: map[string]any{"owner": "acme", "repo": "rocket", "title": "Nozzle", "body": "It melts."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var issue Issue
+	if err := json.Unmarshal([]byte(getTextResult(t, res).Text), &issue); err != nil {
+		t.Fatal(err)
+	}
+	if issue.Body != "It melts.\n\n_Created with forge-test_" {
+		t.Errorf("body = %q", issue.Body)
+	}
+}
+
 func TestHTTPStructuredOutput(t *testing.T) {
 	b := newTestBackend(t)
 	srv := httptest.NewServer(NewHTTPHandler(Config{Version: "1.0.0"}, b, NewMetrics()))

@@ -11,6 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// createdWith is the footer an issue gets when the client said who it is:
+// the request carries it (2026-07-28) or the session's handshake did.
+func createdWith(req *mcp.CallToolRequest) string {
+	if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
+		return "\n\n_Created with " + ci.Name + "_"
+	}
+	return ""
+}
+
 func issueNumberSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "number", Description: "Issue number", Minimum: ptr(1.0)}
 }
@@ -189,7 +198,7 @@ func CreateIssue(b *Backend) (mcp.Tool, mcp.ToolHandlerFor[map[string]any, any])
 			Annotations: &mcp.ToolAnnotations{Title: "Open new issue", DestructiveHint: ptr(false)},
 			InputSchema: &jsonschema.Schema{Type: "object", Properties: props, Required: []string{"owner", "repo", "title"}},
 		},
-		func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, any, error) {
+		func(_ context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, any, error) {
 			owner, repo, err := ownerRepo(args)
 			if err != nil {
 				return textError(err.Error()), nil, nil
@@ -201,6 +210,7 @@ func CreateIssue(b *Backend) (mcp.Tool, mcp.ToolHandlerFor[map[string]any, any])
 			if issue.Body, err = OptionalParam[string](args, "body"); err != nil {
 				return textError(err.Error()), nil, nil
 			}
+			issue.Body += createdWith(req)
 			if issue.Labels, err = OptionalStringArray(args, "labels"); err != nil {
 				return textError(err.Error()), nil, nil
 			}
