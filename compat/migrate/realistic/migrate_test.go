@@ -40,6 +40,10 @@ func TestMigratedServersKeepTheirTests(t *testing.T) {
 			out := run(t, mod, bin, "-C", mod, "./...")
 			t.Logf("mcp-migrate on %s:\n%s", name, out)
 			checkNoPeerImports(t, filepath.Join(mod, name))
+			// Idempotent: a second run has nothing to change.
+			if again := run(t, mod, bin, "-C", mod, "-diff", "./..."); strings.Contains(again, "\n+++ ") || strings.HasPrefix(again, "--- ") {
+				t.Errorf("a second run of mcp-migrate on %s changes more:\n%s", name, again)
+			}
 			run(t, mod, "go", "test", "-count=1", "./...")
 			compareSnapshots(t, filepath.Join(name, "testdata", "toolsnaps"), filepath.Join(mod, name, "testdata", "toolsnaps"))
 		})
