@@ -423,6 +423,23 @@ func (c *cluster) probe(i int, path string, status int) {
 	}
 }
 
+// probeUntil is probe, asked again every 100ms until it answers status
+// or deadline passes.
+func (c *cluster) probeUntil(i int, path string, status int, deadline time.Time) {
+	c.t.Helper()
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(c.reps[i].url.String() + path)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == status {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.probe(i, path, status)
+}
+
 // touch makes replica i report uri as updated.
 func (c *cluster) touch(i int, sid, uri string) {
 	c.t.Helper()
@@ -681,7 +698,10 @@ func (c *cluster) redisDownAndBack(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, i := range c.live() {
-		c.probe(i, "/readyz", http.StatusOK)
+		// Each replica's Redis client finds Redis again by itself, but
+		// not all at the same moment: go-redis, after as many failed
+		// dials as its pool has connections, dials again once a second.
+		c.probeUntil(i, "/readyz", http.StatusOK, deadline)
 		if a := callTool(t, c.direct(i), sid, "test_simple_text", `{}`); a.status != 200 || a.msg.Error != nil {
 			t.Fatalf("old session on replica %d after the outage: %d %s", i, a.status, a.body)
 		}
