@@ -217,7 +217,7 @@ func (pm *pkgMigration) helperFile(rws []*fileRewriter) *FileResult {
 	for n := range pm.helpers {
 		names[n] = true
 	}
-	for _, m := range regexp.MustCompile(`(?m)^func (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^(?:func|type) (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
 		names[string(m[1])] = true
 	}
 	for changed := true; changed; {
