@@ -530,14 +530,67 @@ func mcpmigrateStructured(v any, text string) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: b}
 }`},
-	"mcpmigrateSchemaFor": {[]string{"fmt", "encoding/json", "github.com/gomcp/sdk/jsonschema"}, `// mcpmigrateSchemaFor is the JSON Schema gomcp infers for T (mcp-go's
-// WithInputSchema[T] and WithOutputSchema[T]).
+	"mcpmigrateSchemaFor": {[]string{"fmt", "bytes", "encoding/json", "reflect", "strings", "github.com/gomcp/sdk/jsonschema"}, `// mcpmigrateSchemaFor is the JSON Schema mcp-go's WithInputSchema[T] and
+// WithOutputSchema[T] gave: gomcp's inferred schema of T with closed
+// objects, and slices and pointers also allowing null (mcp-go inferred
+// with google/jsonschema-go, which allows it).
 func mcpmigrateSchemaFor[T any]() json.RawMessage {
-	s, err := jsonschema.For[T]()
+	t := reflect.TypeFor[T]()
+	raw, err := jsonschema.ForTypeClosed(t)
 	if err != nil {
-		panic(fmt.Sprintf("mcp-migrate: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
 	}
-	return s
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var s any
+	if err := d.Decode(&s); err != nil {
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
+	}
+	mcpmigrateNullable(t, s, 0)
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
+	}
+	return b
+}
+
+// mcpmigrateNullable adds "null" to the type of every slice and pointer
+// in the schema s of t, as google/jsonschema-go did.
+func mcpmigrateNullable(t reflect.Type, s any, depth int) {
+	m, ok := s.(map[string]any)
+	if !ok || depth > 32 {
+		return
+	}
+	ptr := false
+	for t.Kind() == reflect.Pointer {
+		t, ptr = t.Elem(), true
+	}
+	if typ, ok := m["type"].(string); ok && depth > 0 && (ptr || t.Kind() == reflect.Slice) {
+		m["type"] = []string{"null", typ}
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		mcpmigrateNullable(t.Elem(), m["items"], depth+1)
+	case reflect.Map:
+		mcpmigrateNullable(t.Elem(), m["additionalProperties"], depth+1)
+	case reflect.Struct:
+		props, _ := m["properties"].(map[string]any)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" {
+				mcpmigrateNullable(f.Type, m, depth)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			mcpmigrateNullable(f.Type, props[name], depth+1)
+		}
+	}
 }`},
 	"mcpmigrateParams": {[]string{"github.com/gomcp/sdk/mcp", "github.com/gomcp/sdk/mcp/hooks"}, `// mcpmigrateParams is the request's typed params (go-sdk's
 // req.GetParams()), nil when there are none or they do not decode.
