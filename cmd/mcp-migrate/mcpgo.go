@@ -420,7 +420,7 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 		}
 		var h ast.Expr = &ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{n.Args[0], ast.NewIdent("nil")}}
 		if name == "NewStreamableHTTPServer" {
-			h = rw.httpServerOptions(h, n.Args[1:])
+			h = rw.httpServerOptions(h, n.Args[1:], rw.usedAsHandler(n))
 		}
 		c.Replace(h)
 		rw.site("http-handler")

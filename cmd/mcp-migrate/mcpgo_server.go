@@ -87,7 +87,11 @@ func (rw *fileRewriter) typedHandler(c *astutil.Cursor, n *ast.CallExpr, name st
 // dropped (a gomcp Handler answers 2026-07-28 requests with no session, and
 // a per-request server keeps no state), WithHTTPContextFunc wraps the
 // handler so every request's context passes through the function.
-func (rw *fileRewriter) httpServerOptions(h ast.Expr, opts []ast.Expr) ast.Expr {
+//
+// The wrapped handler is an http.Handler, no longer a *mcphttp.Handler, so
+// the wrapping is done only where the value is used as one (asHandler);
+// elsewhere the option gets a TODO.
+func (rw *fileRewriter) httpServerOptions(h ast.Expr, opts []ast.Expr, asHandler bool) ast.Expr {
 	for _, a := range opts {
 		call, _ := a.(*ast.CallExpr)
 		var o types.Object
@@ -97,6 +101,8 @@ func (rw *fileRewriter) httpServerOptions(h ast.Expr, opts []ast.Expr) ast.Expr 
 		switch {
 		case isObj(o, mcpgoServer, "WithStateLess"):
 			rw.site("stateless")
+		case isObj(o, mcpgoServer, "WithHTTPContextFunc") && len(call.Args) == 1 && !asHandler:
+			rw.todo(a, "mcp-go's WithHTTPContextFunc was dropped: wrap the handler in an http.Handler that calls it, h.ServeHTTP(w, r.WithContext(f(r.Context(), r)))")
 		case isObj(o, mcpgoServer, "WithHTTPContextFunc") && len(call.Args) == 1:
 			h = rw.helperCall("mcpmigrateContextFunc", h, call.Args[0])
 			rw.site("http-context-func")
@@ -208,4 +214,17 @@ func mcpmigrateContextFunc(h http.Handler, f func(context.Context, *http.Request
 		h.ServeHTTP(w, r.WithContext(f(r.Context(), r)))
 	})
 }`},
+}
+
+// usedAsHandler reports whether the value of call is only used as an
+// http.Handler: its ServeHTTP or Start method called at once, or passed as
+// an argument.
+func (rw *fileRewriter) usedAsHandler(call *ast.CallExpr) bool {
+	switch p := rw.parents[call].(type) {
+	case *ast.SelectorExpr:
+		return p.Sel.Name == "ServeHTTP" || p.Sel.Name == "Start"
+	case *ast.CallExpr:
+		return p.Fun != ast.Expr(call)
+	}
+	return false
 }

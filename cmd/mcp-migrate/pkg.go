@@ -217,7 +217,7 @@ func (pm *pkgMigration) helperFile(rws []*fileRewriter) *FileResult {
 	for n := range pm.helpers {
 		names[n] = true
 	}
-	for _, m := range regexp.MustCompile(`(?m)^(?:func|type) (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^(?:func|type|var) (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
 		names[string(m[1])] = true
 	}
 	for changed := true; changed; {
@@ -339,17 +339,38 @@ func mcpmigrateElicitSchema(v any) *mcp.ElicitSchema {
 	}
 	return &s
 }`},
-	"mcpmigrateThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateThree gives a migrated tool handler's results the shape
-// go-sdk's had, for code (tests) that calls the handler directly.
+	"mcpmigrateThree": {[]string{"weak", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateThree gives a migrated tool handler's results the shape
+// go-sdk's had, for code (tests) that calls the handler directly: an
+// untyped output folded into the result by mcpmigrateAnyOut comes back as
+// the value it was, with the result go-sdk's handler returned.
 func mcpmigrateThree(r *mcp.CallToolResult, err error) (*mcp.CallToolResult, any, error) {
+	if r != nil {
+		if v, ok := mcpmigrateOuts.LoadAndDelete(weak.Make(r)); ok {
+			o := v.(mcpmigrateOut)
+			if o.nilResult {
+				r = nil
+			}
+			return r, o.v, err
+		}
+	}
 	return r, nil, err
+}`},
+	"mcpmigrateOuts": {[]string{"sync"}, `// mcpmigrateOuts remembers, for mcpmigrateThree, the untyped output each
+// live result of mcpmigrateAnyOut was built from.
+var mcpmigrateOuts sync.Map // weak.Pointer[mcp.CallToolResult] -> mcpmigrateOut
+
+// mcpmigrateOut is an untyped output and whether the handler's result
+// was nil.
+type mcpmigrateOut struct {
+	nilResult bool
+	v         any
 }`},
 	"mcpmigrateTwo": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateTwo drops the untyped output of go-sdk's three tool handler
 // results (gomcp sends an untyped output as text, go-sdk ignored a nil one).
 func mcpmigrateTwo(r *mcp.CallToolResult, _ any, err error) (*mcp.CallToolResult, error) {
 	return r, err
 }`},
-	"mcpmigrateAnyOut": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateAnyOut is what go-sdk sent for an untyped (any) output: the
+	"mcpmigrateAnyOut": {[]string{"encoding/json", "runtime", "weak", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateAnyOut is what go-sdk sent for an untyped (any) output: the
 // output as structured content and, when the result had no content, its JSON
 // as text.
 func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
@@ -357,6 +378,7 @@ func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
 	if err != nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}, IsError: true}
 	}
+	o := mcpmigrateOut{nilResult: r == nil, v: out}
 	if r == nil {
 		r = &mcp.CallToolResult{}
 	}
@@ -364,6 +386,9 @@ func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
 		r.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
 	}
 	r.StructuredContent = b
+	key := weak.Make(r)
+	mcpmigrateOuts.Store(key, o)
+	runtime.AddCleanup(r, func(k weak.Pointer[mcp.CallToolResult]) { mcpmigrateOuts.Delete(k) }, key)
 	return r
 }`},
 	"mcpmigrateHint": {nil, `// mcpmigrateHint reads a tool annotation hint as go-sdk's bool did
@@ -644,5 +669,5 @@ var helperDeps = map[string][]string{
 	"mcpmigrateGetFloat": {"mcpmigrateArguments"}, "mcpmigrateGetInt": {"mcpmigrateGetFloat", "mcpmigrateArguments"},
 	"mcpmigrateGetBool": {"mcpmigrateArguments"}, "mcpmigrateGetStringSlice": {"mcpmigrateArguments"},
 	"mcpmigrateRequireFloat": {"mcpmigrateGetFloat"}, "mcpmigrateRequireInt": {"mcpmigrateGetInt"},
-	"mcpmigrateRequireBool": {"mcpmigrateGetBool"}, "mcpmigrateAsCallTool": {"mcpmigrateParams"},
+	"mcpmigrateRequireBool": {"mcpmigrateGetBool"}, "mcpmigrateThree": {"mcpmigrateOuts"}, "mcpmigrateAnyOut": {"mcpmigrateOuts"}, "mcpmigrateAsCallTool": {"mcpmigrateParams"},
 }
