@@ -200,9 +200,8 @@ func (rw *fileRewriter) newTool(n *ast.CallExpr) ast.Expr {
 		schema.set("type", strLit("object"))
 		pl := props.lit()
 		schema.set("properties", pl)
-		if len(required) > 0 {
-			schema.set("required", &ast.CompositeLit{Type: &ast.ArrayType{Elt: ast.NewIdent("string")}, Elts: required})
-		}
+		// mcp-go v1.2.1 writes "required": [] when nothing is required
+		schema.set("required", &ast.CompositeLit{Type: &ast.ArrayType{Elt: ast.NewIdent("string")}, Elts: required})
 		inputSchema = schema.lit()
 	}
 	elts = append(elts, kv("InputSchema", rw.schemaValue(inputSchema)))

@@ -101,12 +101,23 @@ func Migrate(cfg Config) (*Result, error) {
 		}
 		pm := newPkgMigration(p, gomcp)
 		var rewrote []*fileRewriter
+		// A file that imports no peer (a test calling a handler) is
+		// rewritten by the rules of its package's peer.
+		pkgPeer := ""
+		for _, f := range p.Syntax {
+			if pkgPeer == "" {
+				pkgPeer = peerOf(f)
+			}
+		}
 		for _, f := range p.Syntax {
 			path := p.Fset.Position(f.Pos()).Filename
 			if done[path] || !strings.HasSuffix(path, ".go") {
 				continue
 			}
 			peer := peerOf(f)
+			if peer == "" {
+				peer = pkgPeer
+			}
 			if peer == "" {
 				continue
 			}

@@ -21,11 +21,12 @@ var mcpgoPointerTypes = map[string]bool{
 
 // mcp-go server types and their gomcp counterparts.
 var mcpgoServerTypes = map[string][2]string{
-	"MCPServer":            {gomcpMCP, "Server"},
-	"ToolHandlerFunc":      {gomcpMCP, "ToolHandler"},
-	"PromptHandlerFunc":    {gomcpMCP, "PromptHandler"},
-	"StreamableHTTPServer": {gomcpHTTP, "Handler"},
-	"SSEServer":            {gomcpHTTP, "SSEHandler"},
+	"MCPServer":             {gomcpMCP, "Server"},
+	"ToolHandlerFunc":       {gomcpMCP, "ToolHandler"},
+	"PromptHandlerFunc":     {gomcpMCP, "PromptHandler"},
+	"StreamableHTTPServer":  {gomcpHTTP, "Handler"},
+	"SSEServer":             {gomcpHTTP, "SSEHandler"},
+	"ToolHandlerMiddleware": {gomcpHooks, "ToolMiddleware"},
 }
 
 // mcp-go names gomcp spells differently.
@@ -159,11 +160,16 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 	path := o.Pkg().Path()
 	tn, isType := o.(*types.TypeName)
 	switch {
+	case path == mcpgoServer && isType && rw.mcpgoServerType(c, o):
+		return
 	case path == mcpgoServer && isType && mcpgoServerTypes[o.Name()] != [2]string{}:
 		mv := mcpgoServerTypes[o.Name()]
 		c.Replace(rw.qual(mv[0], mv[1]))
 		rw.site("rename")
 		return
+	case path == mcpgoMCP && isType && o.Name() == "MCPMethod":
+		c.Replace(ast.NewIdent("string")) // a method name; mcp-go's MCPMethod is a string type
+		rw.site("rename")
 	case path == mcpgoMCP:
 		if r, ok := mcpgoRenames[o.Name()]; ok {
 			n.Sel = ast.NewIdent(r)
@@ -203,7 +209,9 @@ var handledMCPGo = map[string]bool{
 	"NewPromptMessage": true, "NewGetPromptResult": true, "ToolAnnotation": true,
 	"WithToolCapabilities": true, "WithResourceCapabilities": true, "WithPromptCapabilities": true, "WithLogging": true,
 	"WithCompletions": true, "WithInstructions": true, "WithRecovery": true, "WithElicitation": true, "WithRoots": true,
-	"StreamableHTTPServer": true, "SSEServer": true,
+	"StreamableHTTPServer": true, "SSEServer": true, "ServerTool": true, "AddTools": true, "Use": true,
+	"WithStateLess": true, "WithHTTPContextFunc": true, "ToolHandlerMiddleware": true,
+	"Hooks": true, "WithHooks": true, "MCPMethod": true,
 }
 
 // mcpgoMember is where uses of fields and methods of mcp-go's types would
@@ -211,9 +219,48 @@ var handledMCPGo = map[string]bool{
 // (mcpgoMethodCall).
 func (rw *fileRewriter) mcpgoMember(*astutil.Cursor, *ast.SelectorExpr, types.Object) {}
 
-// toolResultHelpers maps mcp-go result constructors to helpers.
-var toolResultHelpers = map[string]string{
-	"NewToolResultText": "mcpmigrateText", "NewToolResultError": "mcpmigrateError",
+// toolResult rewrites mcp-go's result constructors to package toolresult
+// (generated helpers only where the target module's gomcp lacks it).
+// Structured results return an error too in gomcp, so they become
+// toolresult.Structured/JSON only where the call is returned with a nil
+// error; elsewhere a generated helper keeps the one-value form.
+func (rw *fileRewriter) toolResult(c *astutil.Cursor, n *ast.CallExpr, name string) {
+	str := func(s string) ast.Expr { return &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
+	have := gomcpHas(gomcpToolResult, "Text")
+	switch name {
+	case "NewToolResultText", "NewToolResultError":
+		fn := strings.TrimPrefix(name, "NewToolResult")
+		if have {
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpToolResult, fn), Args: n.Args})
+			return
+		}
+		c.Replace(rw.helperCall("mcpmigrate"+fn, n.Args...))
+	case "NewToolResultErrorf", "NewToolResultErrorFromErr":
+		args, ell := n.Args, n.Ellipsis
+		if name == "NewToolResultErrorFromErr" {
+			args, ell = []ast.Expr{str("%s: %v"), n.Args[0], n.Args[1]}, token.NoPos
+		}
+		if have {
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpToolResult, "Errorf"), Args: args, Ellipsis: ell})
+			return
+		}
+		c.Replace(rw.helperCall("mcpmigrateError", &ast.CallExpr{Fun: rw.qual("fmt", "Sprintf"), Args: args, Ellipsis: ell}))
+	default:
+		args := n.Args
+		if name == "NewToolResultStructuredOnly" {
+			args = []ast.Expr{n.Args[0], str("")}
+		}
+		if ret, ok := c.Parent().(*ast.ReturnStmt); ok && have && len(ret.Results) == 2 && ret.Results[0] == n && isNil(ret.Results[1]) {
+			fn, targs := "Structured", n.Args
+			if name == "NewToolResultStructuredOnly" {
+				fn = "JSON"
+			}
+			ret.Results = ret.Results[:1]
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpToolResult, fn), Args: targs})
+			return
+		}
+		c.Replace(rw.helperCall("mcpmigrateStructured", args...))
+	}
 }
 
 // requestHelpers maps mcp-go CallToolRequest methods to helpers taking the
@@ -276,6 +323,10 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 		}
 		rw.todo(n, "RequestRoots outside a handler: gomcp asks for roots through the request being served (req.ListRoots)")
 	case path == mcpgoServer && recv == "MCPServer" && (name == "AddPrompt" || name == "AddResource"):
+	case path == mcpgoServer && recv == "MCPServer" && rw.mcpgoServerMethod(c, n, se, name):
+	case path == mcpgoServer && recv == "Hooks" && (name == "AddBeforeAny" || name == "AddOnSuccess" || name == "AddOnError"):
+		rw.site("hooks") // methods of the generated mcpmigrateHooks
+	case path == mcpgoServer && name == "ServeHTTP" && (recv == "StreamableHTTPServer" || recv == "SSEServer"):
 	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", recv, name)
 	}
@@ -349,7 +400,7 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 		if len(opts) > 0 {
 			optArg = &ast.UnaryExpr{Op: token.AND, X: &ast.CompositeLit{Type: rw.mcp("ServerOptions"), Elts: opts}}
 		}
-		c.Replace(&ast.CallExpr{Fun: rw.mcp("NewServer"), Args: []ast.Expr{impl, optArg}})
+		c.Replace(rw.withHooks(&ast.CallExpr{Fun: rw.mcp("NewServer"), Args: []ast.Expr{impl, optArg}}, n.Args[2:]))
 		rw.site("new-server")
 	case "ServeStdio":
 		if len(n.Args) > 1 {
@@ -360,14 +411,18 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 			Args: []ast.Expr{ctx, &ast.CallExpr{Fun: rw.qual(gomcpTransport, "Stdio")}}})
 		rw.site("serve-stdio")
 	case "NewStreamableHTTPServer", "NewSSEServer":
-		if len(n.Args) > 1 {
+		if len(n.Args) > 1 && name == "NewSSEServer" {
 			rw.todo(n, "mcp-go's %s options were dropped: set their counterparts in mcphttp.HandlerOptions (see docs/migrate-from-mcp-go.md)", name)
 		}
 		ctor := "NewHandler"
 		if name == "NewSSEServer" {
 			ctor = "NewSSEHandler"
 		}
-		c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{n.Args[0], ast.NewIdent("nil")}})
+		var h ast.Expr = &ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{n.Args[0], ast.NewIdent("nil")}}
+		if name == "NewStreamableHTTPServer" {
+			h = rw.httpServerOptions(h, n.Args[1:], rw.usedAsHandler(n))
+		}
+		c.Replace(h)
 		rw.site("http-handler")
 	}
 }
@@ -390,6 +445,10 @@ func (rw *fileRewriter) serverOption(a ast.Expr) []ast.Expr {
 		return nil
 	case "WithInstructions":
 		return []ast.Expr{&ast.KeyValueExpr{Key: ast.NewIdent("Instructions"), Value: call.Args[0]}}
+	case "WithHooks":
+		if gomcpHas(gomcpHooks, "AddReceivingMiddleware") {
+			return nil // withHooks
+		}
 	}
 	rw.todo(a, "mcp-go's server.%s was dropped: see docs/migrate-from-mcp-go.md for its gomcp counterpart", o.Name())
 	return nil
@@ -397,22 +456,12 @@ func (rw *fileRewriter) serverOption(a ast.Expr) []ast.Expr {
 
 func (rw *fileRewriter) mcpgoMCPFunc(c *astutil.Cursor, n *ast.CallExpr, name string) {
 	switch name {
-	case "NewToolResultText", "NewToolResultError":
-		c.Replace(rw.helperCall(toolResultHelpers[name], n.Args...))
+	case "NewToolResultText", "NewToolResultError", "NewToolResultErrorf", "NewToolResultErrorFromErr",
+		"NewToolResultStructured", "NewToolResultStructuredOnly":
+		rw.toolResult(c, n, name)
 		rw.site("tool-result")
-	case "NewToolResultErrorf":
-		c.Replace(rw.helperCall("mcpmigrateError", &ast.CallExpr{Fun: rw.qual("fmt", "Sprintf"), Args: n.Args, Ellipsis: n.Ellipsis}))
-		rw.site("tool-result")
-	case "NewToolResultErrorFromErr":
-		c.Replace(rw.helperCall("mcpmigrateError", &ast.CallExpr{Fun: rw.qual("fmt", "Sprintf"),
-			Args: []ast.Expr{&ast.BasicLit{Kind: token.STRING, Value: `"%s: %v"`}, n.Args[0], n.Args[1]}}))
-		rw.site("tool-result")
-	case "NewToolResultStructured":
-		c.Replace(rw.helperCall("mcpmigrateStructured", n.Args...))
-		rw.site("tool-result")
-	case "NewToolResultStructuredOnly":
-		c.Replace(rw.helperCall("mcpmigrateStructured", n.Args[0], &ast.BasicLit{Kind: token.STRING, Value: `""`}))
-		rw.site("tool-result")
+	case "NewTypedToolHandler", "NewStructuredToolHandler":
+		rw.typedHandler(c, n, name)
 	case "NewTextContent":
 		// same in gomcp
 	case "NewImageContent", "NewAudioContent":
@@ -501,6 +550,10 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 				rw.site("dropped-field")
 				continue
 			}
+			if cl, ok := kve.Value.(*ast.CompositeLit); ok && isPointer(obj.Type()) {
+				kve.Value = &ast.UnaryExpr{Op: token.AND, X: cl} // gomcp's field holds a pointer
+				rw.site("pointer-literal")
+			}
 			if nv, ok := rw.convertValue(kve.Value, rw.typeOf(kve.Value), obj.Type()); ok {
 				elts = append(elts, kv(key, nv))
 				continue
@@ -551,4 +604,9 @@ func isBuilderOption(o types.Object) bool {
 func isMethodObj(o types.Object) bool {
 	f, ok := o.(*types.Func)
 	return ok && f.Signature().Recv() != nil
+}
+
+func isPointer(t types.Type) bool {
+	_, ok := t.(*types.Pointer)
+	return ok
 }

@@ -217,7 +217,7 @@ func (pm *pkgMigration) helperFile(rws []*fileRewriter) *FileResult {
 	for n := range pm.helpers {
 		names[n] = true
 	}
-	for _, m := range regexp.MustCompile(`(?m)^func (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^(?:func|type|var) (mcpmigrate\w+)`).FindAllSubmatch(old, -1) {
 		names[string(m[1])] = true
 	}
 	for changed := true; changed; {
@@ -339,17 +339,38 @@ func mcpmigrateElicitSchema(v any) *mcp.ElicitSchema {
 	}
 	return &s
 }`},
-	"mcpmigrateThree": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateThree gives a migrated tool handler's results the shape
-// go-sdk's had, for code (tests) that calls the handler directly.
+	"mcpmigrateThree": {[]string{"weak", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateThree gives a migrated tool handler's results the shape
+// go-sdk's had, for code (tests) that calls the handler directly: an
+// untyped output folded into the result by mcpmigrateAnyOut comes back as
+// the value it was, with the result go-sdk's handler returned.
 func mcpmigrateThree(r *mcp.CallToolResult, err error) (*mcp.CallToolResult, any, error) {
+	if r != nil {
+		if v, ok := mcpmigrateOuts.LoadAndDelete(weak.Make(r)); ok {
+			o := v.(mcpmigrateOut)
+			if o.nilResult {
+				r = nil
+			}
+			return r, o.v, err
+		}
+	}
 	return r, nil, err
+}`},
+	"mcpmigrateOuts": {[]string{"sync"}, `// mcpmigrateOuts remembers, for mcpmigrateThree, the untyped output each
+// live result of mcpmigrateAnyOut was built from.
+var mcpmigrateOuts sync.Map // weak.Pointer[mcp.CallToolResult] -> mcpmigrateOut
+
+// mcpmigrateOut is an untyped output and whether the handler's result
+// was nil.
+type mcpmigrateOut struct {
+	nilResult bool
+	v         any
 }`},
 	"mcpmigrateTwo": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateTwo drops the untyped output of go-sdk's three tool handler
 // results (gomcp sends an untyped output as text, go-sdk ignored a nil one).
 func mcpmigrateTwo(r *mcp.CallToolResult, _ any, err error) (*mcp.CallToolResult, error) {
 	return r, err
 }`},
-	"mcpmigrateAnyOut": {[]string{"encoding/json", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateAnyOut is what go-sdk sent for an untyped (any) output: the
+	"mcpmigrateAnyOut": {[]string{"encoding/json", "runtime", "weak", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateAnyOut is what go-sdk sent for an untyped (any) output: the
 // output as structured content and, when the result had no content, its JSON
 // as text.
 func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
@@ -357,6 +378,7 @@ func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
 	if err != nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}, IsError: true}
 	}
+	o := mcpmigrateOut{nilResult: r == nil, v: out}
 	if r == nil {
 		r = &mcp.CallToolResult{}
 	}
@@ -364,6 +386,9 @@ func mcpmigrateAnyOut(r *mcp.CallToolResult, out any) *mcp.CallToolResult {
 		r.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
 	}
 	r.StructuredContent = b
+	key := weak.Make(r)
+	mcpmigrateOuts.Store(key, o)
+	runtime.AddCleanup(r, func(k weak.Pointer[mcp.CallToolResult]) { mcpmigrateOuts.Delete(k) }, key)
 	return r
 }`},
 	"mcpmigrateHint": {nil, `// mcpmigrateHint reads a tool annotation hint as go-sdk's bool did
@@ -530,14 +555,67 @@ func mcpmigrateStructured(v any, text string) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: b}
 }`},
-	"mcpmigrateSchemaFor": {[]string{"fmt", "encoding/json", "github.com/gomcp/sdk/jsonschema"}, `// mcpmigrateSchemaFor is the JSON Schema gomcp infers for T (mcp-go's
-// WithInputSchema[T] and WithOutputSchema[T]).
+	"mcpmigrateSchemaFor": {[]string{"fmt", "bytes", "encoding/json", "reflect", "strings", "github.com/gomcp/sdk/jsonschema"}, `// mcpmigrateSchemaFor is the JSON Schema mcp-go's WithInputSchema[T] and
+// WithOutputSchema[T] gave: gomcp's inferred schema of T with closed
+// objects, and slices and pointers also allowing null (mcp-go inferred
+// with google/jsonschema-go, which allows it).
 func mcpmigrateSchemaFor[T any]() json.RawMessage {
-	s, err := jsonschema.For[T]()
+	t := reflect.TypeFor[T]()
+	raw, err := jsonschema.ForTypeClosed(t)
 	if err != nil {
-		panic(fmt.Sprintf("mcp-migrate: schema of %T: %v", *new(T), err))
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
 	}
-	return s
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var s any
+	if err := d.Decode(&s); err != nil {
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
+	}
+	mcpmigrateNullable(t, s, 0)
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcp-migrate: schema of %v: %v", t, err))
+	}
+	return b
+}
+
+// mcpmigrateNullable adds "null" to the type of every slice and pointer
+// in the schema s of t, as google/jsonschema-go did.
+func mcpmigrateNullable(t reflect.Type, s any, depth int) {
+	m, ok := s.(map[string]any)
+	if !ok || depth > 32 {
+		return
+	}
+	ptr := false
+	for t.Kind() == reflect.Pointer {
+		t, ptr = t.Elem(), true
+	}
+	if typ, ok := m["type"].(string); ok && depth > 0 && (ptr || t.Kind() == reflect.Slice) {
+		m["type"] = []string{"null", typ}
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		mcpmigrateNullable(t.Elem(), m["items"], depth+1)
+	case reflect.Map:
+		mcpmigrateNullable(t.Elem(), m["additionalProperties"], depth+1)
+	case reflect.Struct:
+		props, _ := m["properties"].(map[string]any)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" {
+				mcpmigrateNullable(f.Type, m, depth)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			mcpmigrateNullable(f.Type, props[name], depth+1)
+		}
+	}
 }`},
 	"mcpmigrateParams": {[]string{"github.com/gomcp/sdk/mcp", "github.com/gomcp/sdk/mcp/hooks"}, `// mcpmigrateParams is the request's typed params (go-sdk's
 // req.GetParams()), nil when there are none or they do not decode.
@@ -591,5 +669,5 @@ var helperDeps = map[string][]string{
 	"mcpmigrateGetFloat": {"mcpmigrateArguments"}, "mcpmigrateGetInt": {"mcpmigrateGetFloat", "mcpmigrateArguments"},
 	"mcpmigrateGetBool": {"mcpmigrateArguments"}, "mcpmigrateGetStringSlice": {"mcpmigrateArguments"},
 	"mcpmigrateRequireFloat": {"mcpmigrateGetFloat"}, "mcpmigrateRequireInt": {"mcpmigrateGetInt"},
-	"mcpmigrateRequireBool": {"mcpmigrateGetBool"}, "mcpmigrateAsCallTool": {"mcpmigrateParams"},
+	"mcpmigrateRequireBool": {"mcpmigrateGetBool"}, "mcpmigrateThree": {"mcpmigrateOuts"}, "mcpmigrateAnyOut": {"mcpmigrateOuts"}, "mcpmigrateAsCallTool": {"mcpmigrateParams"},
 }
