@@ -116,8 +116,8 @@ func refusedBefore(code int, err error) error {
 // past the idle timeout (a half-open connection), with jittered backoff
 // while attempts fail; a 404 opens a new session (whose own stream
 // replaces this one). It stops when the server offers no standalone
-// stream (405), and ends the session with ErrSessionLost when the server
-// refuses it for good.
+// stream (405, or another 4xx refusal), and ends the session with
+// ErrSessionLost when a lost session cannot be opened again.
 func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
 	var once sync.Once
 	markReady := func() { once.Do(func() { close(ready) }) }
@@ -201,19 +201,17 @@ func (c *ClientStream) standaloneOnce(gen int64, sid, ver string, cur *sseCursor
 		}
 		c.log.Debug("mcphttp: the session was lost; opening a new one failed, trying again", "err", err)
 		return false, false
-	case resp.StatusCode == http.StatusMethodNotAllowed:
-		drain(resp)
-		c.log.Debug("mcphttp: no standalone SSE stream", "status", resp.Status)
-		return false, true
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusConflict ||
 		resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
 		// Busy or down, or the old stream not yet noticed gone (409).
 		drain(resp)
 		return false, false
 	default:
-		herr := httpError(resp)
-		c.log.Warn("mcphttp: the server refuses the standalone SSE stream", "err", herr)
-		c.fail(fmt.Errorf("mcphttp: standalone SSE stream refused: %w", herr))
+		// 405, or another refusal (servers that offer no stream answer
+		// 400 too): the stream is optional, and the session goes on
+		// without it, its requests answered on their own streams.
+		drain(resp)
+		c.log.Debug("mcphttp: no standalone SSE stream", "status", resp.Status)
 		return false, true
 	}
 }
