@@ -193,8 +193,10 @@ func TestLogin(t *testing.T) {
 	if code, _, errs := mcpRun(t, ctx, "ping", url); code != ExitOK {
 		t.Fatalf("ping: exit %d, %s", code, errs)
 	}
-	if reqs := as.TokenRequests(); len(reqs) != n+1 || !strings.HasPrefix(reqs[n], "client_credentials") {
-		t.Errorf("token requests %v, want a new client credentials grant", reqs[n:])
+	// One grant, or more when the command outlives the one-second token
+	// itself (a loaded machine): every one a client credentials grant.
+	if reqs := as.TokenRequests(); len(reqs) == n || slices.ContainsFunc(reqs[n:], func(r string) bool { return !strings.HasPrefix(r, "client_credentials") }) {
+		t.Errorf("token requests %v, want new client credentials grants only", reqs[n:])
 	}
 	if code, _, errs := mcpRun(t, ctx, "login", "--client-id", "robot", "--client-secret", "guess", url); code != ExitAuth && code != ExitProtocol ||
 		!strings.Contains(errs, "invalid_client") {
