@@ -176,6 +176,16 @@ replicas() {
 	GOMCP_REPLICAS_CONFORMANCE=1 go test -count=1 -timeout 20m -run TestReplicas ./internal/replicas/
 }
 
+# soak: five minutes of the hour-long soak in BENCHMARKS.md ("Soak"):
+# three replicas under mixed traffic of both eras, tasks, large payloads,
+# faulted sessions and a replica drained and restarted every minute; no
+# call of the unfaulted clients fails, no update is lost, and no sampled
+# figure (goroutines, descriptors, memory, Redis) grows.
+soak() {
+	go vet -tags soak ./internal/replicas/ &&
+		go test -tags soak -count=1 -timeout 15m -run TestSoak ./internal/replicas/ -soak.d 5m -soak.restart 1m -soak.pace 20ms
+}
+
 gofmt_clean() {
 	local out
 	out=$(gofmt -l . 2>&1)
@@ -415,6 +425,7 @@ stage "browser (mcp inspect in headless Chromium)" browser
 stage "conformance (official suite, server and client)" conformance
 stage "conformance auth (the auth/* client scenarios)" conformance_auth
 stage "replicas (three Redis-backed servers behind a proxy)" replicas
+stage "soak (five minutes of mixed traffic, faults and restarts)" soak
 
 printf '\n'
 for f in "${failures[@]}"; do

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ func main() {
 	redisURL := flag.String("redis", "", "with -http, share sessions, events, notices, tasks and the requestState key with other replicas through the Redis at `URL` (redis://HOST:PORT/DB)")
 	redisCluster := flag.String("redis-cluster", "", "as -redis, through the Redis Cluster whose nodes include `HOST:PORT[,HOST:PORT...]`")
 	maxSessions := flag.Int("max-sessions", 0, "with -http, the sessions one replica holds at once, its own and copies of other replicas' (mcphttp.HandlerOptions.MaxSessions; 0: the default, negative: no limit)")
+	flag.BoolVar(&debugStats, "debug-stats", false, "with -http, serve GET /debug/stats: the process's goroutines and heap as JSON, for soak tests (no token needed: leave it off where the port is reachable by others)")
 	maxPerClient := flag.Int("max-sessions-per-client", 0, "with -http, the sessions one client address holds on one replica (MaxSessionsPerClient; 0: the default, negative: no limit)")
 	flag.Parse()
 	logger := slog.New(slog.DiscardHandler)
@@ -69,6 +71,18 @@ func main() {
 	}
 }
 
+// debugStats is the -debug-stats flag.
+var debugStats bool
+
+// serveStats answers the process's goroutine count and heap in use, which
+// a soak test samples from outside to see that neither grows.
+func serveStats(w http.ResponseWriter, _ *http.Request) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"goroutines":%d,"heapInuse":%d}`+"\n", runtime.NumGoroutine(), ms.HeapInuse)
+}
+
 // serveHTTP serves s over Streamable HTTP at /mcp (a Handler with ho) and
 // HTTP+SSE at /sse, with the probes /livez and /readyz, until ctx ends;
 // then it drains for at most drain (see shutdown) and returns. Once it
@@ -101,6 +115,9 @@ func serveHTTP(ctx context.Context, addr string, drain time.Duration, s *mcp.Ser
 	handler.Handle("/livez", health.Live())
 	handler.Handle("/readyz", health.Ready())
 	handler.Handle("/", protected)
+	if debugStats {
+		handler.HandleFunc("GET /debug/stats", serveStats)
+	}
 	fmt.Printf("listening on http://%s/mcp\n", ln.Addr())
 	// The Handler bounds body reads and SSE writes itself; the server bounds
 	// what happens before and between requests.

@@ -186,14 +186,14 @@ func newCluster(t *testing.T) *cluster {
 // startReplicas starts three replicas given flag (-redis or
 // -redis-cluster) set to value, behind a proxy; rs is their redis-server,
 // if the test has one of its own.
-func startReplicas(t *testing.T, rs *redisServer, flag, value string) *cluster {
+func startReplicas(t *testing.T, rs *redisServer, flag, value string, extra ...string) *cluster {
 	t.Helper()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
 	bin := buildServer(t)
 	c := &cluster{t: t, redis: rs, bin: bin, flag: flag, value: value}
 	var targets []*url.URL
 	for range 3 {
-		r := startReplica(t, bin, "127.0.0.1:0", flag, value)
+		r := startReplica(t, bin, "127.0.0.1:0", flag, value, extra...)
 		c.reps = append(c.reps, r)
 		targets = append(targets, r.url)
 	}

@@ -20,8 +20,11 @@ import (
 const (
 	trafficSessions  = 16
 	trafficStateless = 16
-	trafficPace      = 10 * time.Millisecond
 )
+
+// trafficPace is the pause between calls of one client (the soak's
+// -soak.pace sets it).
+var trafficPace = 10 * time.Millisecond
 
 // sessionClient is a 2025-11-25 client with a session, a standalone GET
 // stream and one subscription, counting the updates it is told of.
