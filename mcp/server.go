@@ -375,11 +375,27 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 		}
 	}
 	s.mu.Unlock()
+	if opts != nil && opts.State != nil && ss.store != nil {
+		// A session rebuilt from its store reads its state once more now
+		// that it is among s.Sessions(): a change another process saved
+		// after the caller's Load and announced before this copy was
+		// tracked (shared.NoticeSessionChanged, which finds copies through
+		// s.Sessions()) would otherwise never reach it. One more Load per
+		// rebuild closes that window; later changes are announced to a
+		// tracked copy.
+		ctx, cancel := context.WithTimeout(context.Background(), rebuildReloadTimeout)
+		ss.reload(ctx)
+		cancel()
+	}
 	if hook {
 		s.registered(ss)
 	}
 	return ss
 }
+
+// rebuildReloadTimeout bounds the second Load of a rebuilt session (see
+// Server.Connect).
+const rebuildReloadTimeout = 5 * time.Second
 
 // receive runs an incoming message through the Receiving middleware and
 // the route.

@@ -1,0 +1,44 @@
+package mcp
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/gomcp/sdk/mcp/shared"
+	"github.com/gomcp/sdk/transport"
+)
+
+// TestConnectRebuiltSessionReadsLateChange: a process rebuilds a session
+// from the state it loaded, while another process saves a subscription and
+// announces it before the rebuilt copy is among the server's sessions (so
+// the announcement finds no copy to reload). The rebuilt copy must still
+// end up with the subscription: once lost, the session's resource updates
+// never reach the client (seen in the Redis failover test, one session in
+// about two dozen runs).
+func TestConnectRebuiltSessionReadsLateChange(t *testing.T) {
+	ctx := context.Background()
+	store := shared.NewMemorySessionStore(nil)
+	stale := &shared.SessionState{ID: "s", ProtocolVersion: Version20251125, Initialized: true}
+	if err := store.Save(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := store.Load(ctx, "s") // what the rebuilding process read
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Meanwhile the other process subscribes the session and saves it.
+	if _, err := store.Update(ctx, "s", func(st *shared.SessionState) {
+		st.Subscriptions = append(st.Subscriptions, "test://late")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(&Implementation{Name: "rebuild", Version: "1"}, nil)
+	a, b := transport.Pipe()
+	defer b.Close()
+	ss := srv.Connect(a, &SessionOptions{ID: "s", State: loaded, Store: store})
+	defer ss.Close()
+	if got := ss.State().Subscriptions; !slices.Contains(got, "test://late") {
+		t.Fatalf("rebuilt session's subscriptions = %v, want the one saved after its state was loaded", got)
+	}
+}
