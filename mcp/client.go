@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -202,6 +204,12 @@ type ClientSession struct {
 	init   *InitializeResult
 	ready  atomic.Bool // initialize answered: cancellations may be sent
 
+	// The result of a later initialize the stream made under the session
+	// (see reinitializer), and the bytes it was decoded from.
+	reinitMu  sync.Mutex
+	reinit    *InitializeResult
+	reinitRaw []byte
+
 	stateless bool         // the session speaks the stateless lifecycle
 	version   string       // the negotiated revision
 	logLevel  atomic.Int32 // stateless: the logLevel sent in each request's _meta
@@ -326,8 +334,38 @@ func (cs *ClientSession) handle(ctx context.Context, m *jsonrpc.Message) (any, e
 }
 
 // InitializeResult returns the server's answer to initialize; for a
-// 2026-07-28 server, the same facts from its server/discover result.
-func (cs *ClientSession) InitializeResult() *InitializeResult { return cs.init }
+// 2026-07-28 server, the same facts from its server/discover result. When
+// the transport opened a new session under this one (Streamable HTTP, after
+// the server lost the session), it is the new server's answer.
+func (cs *ClientSession) InitializeResult() *InitializeResult {
+	r, ok := cs.stream.(reinitializer)
+	if !ok {
+		return cs.init
+	}
+	raw := r.InitializeResult()
+	cs.reinitMu.Lock()
+	defer cs.reinitMu.Unlock()
+	if raw == nil || cs.init == nil {
+		return cs.init
+	}
+	if !bytes.Equal(raw, cs.reinitRaw) {
+		var res InitializeResult
+		if json.Unmarshal(raw, &res) != nil || res.ProtocolVersion != cs.version {
+			return cs.init
+		}
+		cs.reinit, cs.reinitRaw = &res, raw
+	}
+	return cs.reinit
+}
+
+// A reinitializer is a stream that may open a new session under the
+// client's (mcphttp.ClientStream, when the server answers 404): its
+// InitializeResult is the raw result of the latest initialize it carried,
+// the client's own or its own replay, so that the session's capabilities
+// follow the server now serving it.
+type reinitializer interface {
+	InitializeResult() json.RawMessage
+}
 
 // ProtocolVersion returns the negotiated revision.
 func (cs *ClientSession) ProtocolVersion() string { return cs.version }
@@ -341,12 +379,14 @@ func (cs *ClientSession) Stream() jsonrpc.Stream { return cs.stream }
 // lifecycle.
 func (cs *ClientSession) Stateless() bool { return cs.stateless }
 
-// ServerCapabilities returns what the server advertised.
+// ServerCapabilities returns what the server advertised (the server now
+// serving the session: see InitializeResult).
 func (cs *ClientSession) ServerCapabilities() *ServerCapabilities {
-	if cs.init == nil || cs.init.Capabilities == nil {
+	init := cs.InitializeResult()
+	if init == nil || init.Capabilities == nil {
 		return &ServerCapabilities{}
 	}
-	return cs.init.Capabilities
+	return init.Capabilities
 }
 
 // Close ends the session and waits for its handlers to return, and for the

@@ -143,6 +143,7 @@ type ClientStream struct {
 	waits       map[jsonrpc.ID]*postWait    // requests answered on SSE streams
 	setup       map[string]*jsonrpc.Message // requests that set up server state, sent again to a new session (client_heal.go)
 	caps        json.RawMessage             // the capabilities the server declared in its last initialize answer
+	initResult  json.RawMessage             // the server's last initialize result (InitializeResult)
 }
 
 // NewClientStream returns a stream to the MCP endpoint at url. Nothing is
@@ -426,6 +427,7 @@ func (c *ClientStream) deliver(m *jsonrpc.Message) bool {
 				c.version = v
 			}
 			c.caps = resultCaps(m.Result)
+			c.initResult = m.Result
 		}
 		c.mu.Unlock()
 	}

@@ -351,7 +351,7 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 		c.version = v
 	}
 	changed := !bytes.Equal(c.caps, caps)
-	c.caps = caps
+	c.caps, c.initResult = caps, r.Result
 	c.gen++
 	gen := c.gen
 	c.mu.Unlock()
@@ -362,6 +362,18 @@ func (c *ClientStream) reinitialize(ctx context.Context, failedGen int64) error 
 		c.featuresChanged()
 	}
 	return nil
+}
+
+// InitializeResult returns the raw result of the latest initialize on the
+// stream: the client's own, or, after the server lost the session, the
+// one the stream replayed to open a new session (see ClientOptions). An
+// mcp.ClientSession reads it, so that its InitializeResult and
+// ServerCapabilities describe the server now serving it. It is nil before
+// initialize and for a 2026-07-28 client, which has none.
+func (c *ClientStream) InitializeResult() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.initResult
 }
 
 // featuresChanged tells the mcp.Client that the server now serving the

@@ -63,6 +63,9 @@ func TestIdleSessionHeals(t *testing.T) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched"}); err != nil {
 		t.Fatal(err)
 	}
+	if cs.ServerCapabilities().Prompts != nil {
+		t.Fatal("the first server declares prompts")
+	}
 
 	// The restart: a new server, which knows no session.
 	second := watchedServer(true)
@@ -75,6 +78,9 @@ func TestIdleSessionHeals(t *testing.T) {
 	case <-changes:
 	case <-ctx.Done():
 		t.Fatal("no list change after the new session's capabilities changed")
+	}
+	if cs.ServerCapabilities().Prompts == nil {
+		t.Error("ServerCapabilities after the new session: no prompts, the first server's capabilities")
 	}
 	for {
 		second.ResourceUpdated(ctx, "test://watched")
