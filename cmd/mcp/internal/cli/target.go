@@ -14,6 +14,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"github.com/gomcp/sdk/transport/mcphttp/servercard"
 )
 
 // serverConfig is one server entry of a configuration file, in the shape
@@ -162,6 +163,17 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 	}
 	sc := serverConfig{Cwd: tf.cwd}
 	switch first := target[0]; {
+	case isCardTarget(first):
+		if len(target) > 1 {
+			return nil, fmt.Errorf("unexpected arguments after the card: %q", target[1:])
+		}
+		r, err := resolveCard(first)
+		if err != nil && !errors.Is(err, servercard.ErrInvalid) {
+			return nil, connectError{err}
+		} else if err != nil {
+			return nil, err
+		}
+		sc.URL, sc.Type = r.URL, r.Type
 	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://"):
 		if len(target) > 1 {
 			return nil, fmt.Errorf("unexpected arguments after the URL: %q", target[1:])
