@@ -54,7 +54,7 @@ func (e *CatalogEntry) check() error {
 		return nil
 	}
 	if len(e.Data) > 0 {
-		if err := ValidateCard(e.Data); err != nil {
+		if err := validateCard(e.Data); err != nil {
 			return fmt.Errorf("data: %w", err)
 		}
 		return nil
@@ -69,29 +69,42 @@ func (e *CatalogEntry) check() error {
 // with an identifier, a type and one of url and data, inline cards valid.
 // Errors name the entry by its JSON pointer.
 func ParseCatalog(doc []byte) (*Catalog, error) {
+	c, err := parseCatalog(doc)
+	if err != nil {
+		return nil, fmt.Errorf("servercard: %w", err)
+	}
+	return c, nil
+}
+
+func parseCatalog(doc []byte) (*Catalog, error) {
 	if len(doc) > MaxSize {
-		return nil, fmt.Errorf("servercard: catalog is %d bytes, over the limit of %d", len(doc), MaxSize)
+		return nil, fmt.Errorf("catalog is %d bytes, over the limit of %d", len(doc), MaxSize)
 	}
 	if _, err := decode(doc); err != nil {
 		return nil, err
 	}
 	var c Catalog
 	if err := json.Unmarshal(doc, &c); err != nil {
-		return nil, fmt.Errorf("servercard: catalog: %w", err)
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	if c.SpecVersion == "" {
-		return nil, errors.New("servercard: catalog: /specVersion is missing")
+		return nil, errors.New("catalog: /specVersion is missing")
 	}
 	if len(c.Entries) > maxEntries {
-		return nil, fmt.Errorf("servercard: catalog: more than %d entries", maxEntries)
+		return nil, fmt.Errorf("catalog: more than %d entries", maxEntries)
 	}
 	for i := range c.Entries {
 		if err := c.Entries[i].check(); err != nil {
-			return nil, fmt.Errorf("servercard: catalog: /entries/%d: %w", i, err)
+			return nil, fmt.Errorf("catalog: /entries/%d: %w", i, err)
 		}
 	}
 	return &c, nil
 }
+
+// ErrInvalid is wrapped by Fetch's errors about the document itself (not
+// JSON, not a valid card, not a valid catalog), as against failures to
+// get it.
+var ErrInvalid = errors.New("invalid Server Card or AI Catalog")
 
 // Cards returns the entries that are Server Cards.
 func (c *Catalog) Cards() []CatalogEntry {
@@ -188,15 +201,18 @@ func parseDocument(body []byte) (*Document, error) {
 		Entries json.RawMessage `json:"entries"`
 	}
 	if json.Unmarshal(body, &probe) == nil && probe.Entries != nil {
-		c, err := ParseCatalog(body)
+		c, err := parseCatalog(body)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("servercard: %w: %w", ErrInvalid, err)
 		}
 		return &Document{Catalog: c, Raw: bytes.Clone(body)}, nil
 	}
-	c, err := ParseCard(body)
-	if err != nil {
-		return nil, fmt.Errorf("servercard: not a valid Server Card: %w", err)
+	if err := validateCard(body); err != nil {
+		return nil, fmt.Errorf("servercard: %w: %w", ErrInvalid, err)
 	}
-	return &Document{Card: c, Raw: body}, nil
+	var c Card
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, fmt.Errorf("servercard: %w: %w", ErrInvalid, err)
+	}
+	return &Document{Card: &c, Raw: body}, nil
 }

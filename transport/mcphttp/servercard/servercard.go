@@ -125,12 +125,21 @@ type Header struct {
 // ValidateCard checks a card against the pinned schema. A failure is a
 // *jsonschema.ValidationError whose problems carry JSON pointers.
 func ValidateCard(doc []byte) error {
+	err := validateCard(doc)
+	var ve *jsonschema.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return fmt.Errorf("servercard: %w", err)
+	}
+	return err
+}
+
+func validateCard(doc []byte) error {
 	if len(doc) > MaxSize {
-		return fmt.Errorf("servercard: card is %d bytes, over the limit of %d", len(doc), MaxSize)
+		return fmt.Errorf("card is %d bytes, over the limit of %d", len(doc), MaxSize)
 	}
 	v, err := cardSchema()
 	if err != nil {
-		return fmt.Errorf("servercard: the embedded schema does not compile: %w", err)
+		return fmt.Errorf("the embedded schema does not compile: %w", err)
 	}
 	inst, err := decode(doc)
 	if err != nil {
@@ -177,10 +186,10 @@ func decode(b []byte) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("servercard: invalid JSON: %w", err)
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("servercard: invalid JSON: data after the document")
+		return nil, errors.New("invalid JSON: data after the document")
 	}
 	return v, nil
 }
