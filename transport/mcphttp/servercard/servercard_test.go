@@ -225,7 +225,7 @@ func TestFetch(t *testing.T) {
 	mux.HandleFunc("/mcp/server-card", func(w http.ResponseWriter, r *http.Request) {
 		sawAuth, sawCookie = r.Header.Get("Authorization") != "", r.Header.Get("Cookie") != ""
 		if r.Header.Get("Accept") == "" || !strings.Contains(r.Header.Get("Accept"), MediaType) {
-			http.Error(w, "no Accept", 406)
+			http.Error(w, "no Accept", http.StatusNotAcceptable)
 			return
 		}
 		cardH.ServeHTTP(w, r)
