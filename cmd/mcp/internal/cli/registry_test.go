@@ -229,3 +229,18 @@ func TestCardCommand(t *testing.T) {
 		t.Errorf("broken card: exit %d, %q", code, stderr)
 	}
 }
+
+// A server run as a command is matched against a stdio package.
+func TestRegistryValidateAgainstCommand(t *testing.T) {
+	entry := map[string]any{"$schema": serverjson.SchemaURL, "name": "io.github.gomcp/gomcp-everything-server", "version": "1.0.0", "description": "d"}
+	remoteOnly := writeServerJSON(t, entry)
+	code, _, stderr := mcpRun(t, context.Background(), "registry", "validate", remoteOnly, "--against", everythingBin)
+	if code != ExitToolError || !strings.Contains(stderr, "/packages: the server was run as a command (stdio)") {
+		t.Errorf("no package: exit %d, %q", code, stderr)
+	}
+	entry["packages"] = []any{map[string]any{"registryType": "oci", "identifier": "ghcr.io/gomcp/everything:1.0.0", "transport": map[string]any{"type": "stdio"}}}
+	withPackage := writeServerJSON(t, entry)
+	if code, stdout, stderr := mcpRun(t, context.Background(), "registry", "validate", withPackage, "--against", everythingBin); code != ExitOK {
+		t.Errorf("stdio package: exit %d, %q %q", code, stdout, stderr)
+	}
+}
