@@ -180,7 +180,7 @@ func readModule(ctx context.Context, dir string) (*goModule, error) {
 	if err := json.Unmarshal(out, &m); err != nil {
 		return nil, fmt.Errorf("go list -m: %v", err)
 	}
-	if doc, err := runTool(ctx, dir, "go", "list", "-f", "{{.Doc}}", "."); err == nil {
+	if doc, err := runTool(ctx, dir, "go", "list", "-e", "-f", "{{.Doc}}", "."); err == nil {
 		m.Doc = strings.TrimSpace(string(doc))
 	}
 	return &m, nil
@@ -466,6 +466,8 @@ func hasStdioPackage(s *serverjson.Server) bool {
 	return false
 }
 
+// hasRemote reports whether s lists a remote of type typ at url; a remote
+// whose URL holds {variables} matches any URL of its type.
 func hasRemote(s *serverjson.Server, typ, url string) bool {
 	for _, r := range s.Remotes {
 		if r.Type == typ && (strings.TrimSuffix(r.URL, "/") == strings.TrimSuffix(url, "/") || strings.Contains(r.URL, "{")) {
