@@ -174,7 +174,8 @@ func cardHost(t *testing.T) string {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	card, err := servercard.Handler(srv, servercard.Options{URL: ts.URL + "/mcp"})
+	card, err := servercard.Handler(srv, servercard.Options{URL: ts.URL + "/mcp",
+		Headers: []servercard.Header{{Name: "X-Api-Key", Description: "your key", IsRequired: true, IsSecret: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +222,12 @@ func TestCardCommand(t *testing.T) {
 		if info, _ := out["serverInfo"].(map[string]any); info["name"] != "io.github.owner/weather" {
 			t.Errorf("%s: %v", target, out)
 		}
+	}
+	if _, _, stderr := mcpRun(t, ctx, "ping", "card:"+base+"/mcp/server-card"); !strings.Contains(stderr, "header X-Api-Key is required (your key)") {
+		t.Errorf("no note of the required header: %q", stderr)
+	}
+	if _, _, stderr := mcpRun(t, ctx, "ping", "-H", "x-api-key: k", "card:"+base+"/mcp/server-card"); strings.Contains(stderr, "X-Api-Key") {
+		t.Errorf("note despite -H: %q", stderr)
 	}
 	if code, _, stderr := mcpRun(t, ctx, "info", "card:"+base+servercard.WellKnownCatalogPath); code == ExitOK || !strings.Contains(stderr, "catalog of 2 servers") {
 		t.Errorf("catalog of two: exit %d, %q", code, stderr)

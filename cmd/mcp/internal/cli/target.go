@@ -174,6 +174,7 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 			return nil, err
 		}
 		sc.URL, sc.Type = r.URL, r.Type
+		noteRequiredHeaders(r, tf.headers, stderr)
 	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://"):
 		if len(target) > 1 {
 			return nil, fmt.Errorf("unexpected arguments after the URL: %q", target[1:])
@@ -247,4 +248,22 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 		cmd.Env = append(cmd.Env, kv)
 	}
 	return &transport.CommandTransport{Cmd: cmd, Stderr: stderr}, nil
+}
+
+// noteRequiredHeaders says which headers a card marks required that -H
+// does not give: the card describes them, it never holds their values.
+func noteRequiredHeaders(r servercard.Remote, given []string, stderr io.Writer) {
+	for _, h := range r.Headers {
+		if !h.IsRequired {
+			continue
+		}
+		found := false
+		for _, kv := range given {
+			k, _, _ := strings.Cut(kv, ":")
+			found = found || strings.EqualFold(strings.TrimSpace(k), h.Name)
+		}
+		if !found {
+			fmt.Fprintf(stderr, "mcp: note: the card says header %s is required (%s); give it with -H '%s: ...'\n", h.Name, h.Description, h.Name)
+		}
+	}
 }
