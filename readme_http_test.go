@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"github.com/gomcp/sdk/transport/mcphttp/servercard"
 )
 
 // The README's HTTP servers listen on ":8080" or "localhost:8080", and its
@@ -107,6 +108,9 @@ func runHTTPBlock(t *testing.T, bin, dir, addr string, code []byte) {
 			useServer(ctx, t, cs, rev)
 		})
 	}
+	if bytes.Contains(code, []byte(`"/mcp/server-card"`)) {
+		checkReadmeCard(t, hc, "http://"+addr)
+	}
 	for _, probe := range []string{"/livez", "/readyz"} {
 		if !bytes.Contains(code, []byte(`"`+probe+`"`)) {
 			continue
@@ -142,4 +146,23 @@ func (h hostHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Host = string(h)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// checkReadmeCard checks the Server Card and catalog a README block serves:
+// valid, public, and the card the server's own.
+func checkReadmeCard(t *testing.T, hc *http.Client, base string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	doc, err := servercard.Fetch(ctx, hc, base+"/mcp/server-card")
+	if err != nil || doc.Card == nil {
+		t.Fatalf("the README's server card: %v", err)
+	}
+	if _, err := doc.Card.Endpoint(); err != nil {
+		t.Error(err)
+	}
+	cat, err := servercard.Fetch(ctx, hc, base+servercard.WellKnownCatalogPath)
+	if err != nil || cat.Catalog == nil || len(cat.Catalog.Cards()) == 0 {
+		t.Fatalf("the README's catalog: %v", err)
+	}
 }

@@ -12,11 +12,14 @@
 //	mcp shell TARGET...
 //	mcp inspect [--addr ADDR] TARGET...
 //	mcp login|logout URL
+//	mcp registry init [DIR] | mcp registry validate [FILE] [--against TARGET...]
+//	mcp card URL
 //	mcp serve [--http ADDR]
 //	mcp try
 //	mcp version
 //
-// TARGET is a URL, a command and its arguments, or @NAME from a config file;
+// TARGET is a URL, a command and its arguments, @NAME from a config file, or
+// card:URL, the server a Server Card describes;
 // mcp help describes the flags, the --json output and the exit codes.
 package main
 

@@ -223,6 +223,14 @@ type HandlerOptions struct {
 	// deployment of several gives them all the Notifier its servers share
 	// (mcp.ServerOptions.Notifier).
 	Notifier shared.Notifier
+
+	// ServerCard, when set, answers the requests for the endpoint's Server
+	// Card (experimental, off by default): a request whose path ends in
+	// "/server-card" goes to it, before the Host and Origin checks, since
+	// a card is public metadata that browsers of any origin may read.
+	// Use servercard.Handler, and route the card's path to this Handler as
+	// well (mux.Handle("/mcp/server-card", h) beside mux.Handle("/mcp", h)).
+	ServerCard http.Handler
 }
 
 // Defaults for HandlerOptions.
@@ -523,6 +531,10 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.opts.ServerCard != nil && strings.HasSuffix(r.URL.Path, "/server-card") {
+		h.opts.ServerCard.ServeHTTP(w, r)
+		return
+	}
 	if msg := h.policy.check(r); msg != "" {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg)
 		return

@@ -36,6 +36,9 @@ const Usage = `usage: mcp <command> [flags] [arguments] TARGET...
 TARGET names the server; it is everything after the command's own flags:
   http://HOST/PATH, https://...  Streamable HTTP (legacy HTTP+SSE if refused)
   COMMAND [ARG...]               a server run as a subprocess over stdio
+  card:URL                       the server a Server Card describes (its first
+                                 remote); also any URL ending in /server-card,
+                                 or an AI Catalog that lists a single card
   @NAME                          a server from a config file: --config FILE, or
                                  the first of ./mcp.json, ./.vscode/mcp.json,
                                  ./.cursor/mcp.json, ~/.cursor/mcp.json and
@@ -89,6 +92,13 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
+  registry init [flags] [DIR]    write server.json for the MCP Registry from
+                                 the Go module in DIR (see mcp help registry)
+  registry validate [FILE] [--against TARGET...]
+                                 check server.json against the registry's
+                                 schema, and that the live server matches it
+  card URL                       fetch and validate a Server Card or an AI
+                                 Catalog (and the cards it lists)
   login [--no-browser] URL       log in with OAuth (the browser, or
                                  --client-id/--client-secret) and keep the
                                  tokens for URL in the user config dir,
@@ -160,6 +170,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "mock" {
 		return runMock(ctx, args, stdin, stdout, stderr)
+	}
+	if name == "registry" {
+		return runRegistry(ctx, args, stdin, stdout, stderr)
+	}
+	if name == "card" {
+		return runCard(ctx, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -565,7 +581,7 @@ func isTaskID(fs *flag.FlagSet, s string) bool {
 
 // isTargetStart reports whether s can only begin a target.
 func isTargetStart(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "@")
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "card:")
 }
 
 // keyValue splits KEY=VALUE where KEY is a plain identifier, so that a URL
@@ -589,7 +605,9 @@ func (inv *invocation) run(ctx context.Context, f func(context.Context, *invocat
 		return usageError{fmt.Errorf("--protocol-version %q: want one of %s", inv.version, strings.Join(mcp.SupportedVersions(), ", "))}
 	}
 	stream, err := openStream(inv.target, &inv.tf, inv.stderr)
-	if err != nil {
+	if errors.As(err, new(connectError)) {
+		return err // a card that could not be fetched
+	} else if err != nil {
 		return usageError{err}
 	}
 	if inv.timeout > 0 {

@@ -1,8 +1,9 @@
 // Package cli implements the mcp command's client side: targets (a server
 // command or URL), the client commands (info, tools, resources, templates,
 // prompts, call, read, get, complete, ping, login), the shell, the
-// inspector page, proxy and mock, and the exit codes, callable in-process
-// by its tests.
+// inspector page, proxy and mock, the publishing commands (registry init
+// and validate for server.json, card for Server Cards, and card: targets),
+// and the exit codes, callable in-process by its tests.
 //
 // # How it is built
 //

@@ -36,6 +36,54 @@ const flagTable = `  --json                 one JSON document on stdout
 
 // commandHelp is the text of mcp help COMMAND.
 var commandHelp = map[string]string{
+	"registry": `usage: mcp registry init [flags] [DIR]
+       mcp registry validate [--json] [FILE] [--against [flags] TARGET...]
+
+init writes server.json, the entry of the official MCP Registry, for the
+Go module in DIR (default .), in the schema of 2025-12-11:
+  name         from the module path: github.com/OWNER/REPO gives
+               io.github.OWNER/REPO, example.com/x/y gives com.example/y
+  version      the tag on HEAD (v1.2.3 gives 1.2.3; sub/v1.2.3 too)
+  description  the main package's doc comment (its first sentence)
+  repository   the GitHub or GitLab repository, with the module's subfolder
+  remotes      one streamable-http remote per --url
+  packages     one OCI image per --oci (run over stdio). A "go install"
+               package is not written: the registry has no Go package type
+               yet (proposed); init says so.
+flags: --name, --version, --description, --title, --website replace what
+is derived; --url URL, --oci IMAGE (repeatable); -o FILE (default
+server.json, - for stdout); --force replaces an existing file.
+
+validate checks FILE (default server.json, - for stdin) against the
+schema, embedded in mcp (no network), printing each problem with the JSON
+pointer of the value at fault. With --against, it then connects to TARGET
+(any target, with the client flags before it) and checks that the live
+server matches: serverInfo.name is the entry's name (or the part after its
+slash), serverInfo.version its version, and the entry lists the transport
+TARGET was reached by: a remote of that type and URL, or a stdio package
+for a command.
+
+exit status: 0 valid (and matching), 1 invalid or not matching, 2 usage,
+3 cannot connect.
+--json: {"file", "schema", "against"?, "valid", "problems"?: [{"pointer", "message"}]}
+`,
+	"card": `usage: mcp card [--json] [--timeout D] URL
+
+Fetches the Server Card (experimental extension
+io.modelcontextprotocol/server-card) or AI Catalog at URL and validates it
+against the extension's schema, embedded in mcp; for a catalog, fetches
+and validates each card it lists (at most 50). No credentials are sent, no
+redirect to another origin is followed, documents are limited to 256 KiB,
+and each fetch to --timeout (default 10s).
+
+To connect to the server a card describes, give card:URL as the TARGET of
+any command (mcp tools card:https://host/mcp/server-card); a URL ending in
+/server-card is taken as a card too, and a catalog that lists one card as
+that card.
+
+exit status: 0 valid, 1 invalid, 2 usage, 3 cannot fetch.
+--json: the card; for a catalog {"catalog", "cards": [{"identifier", "url"?, "card"?, "problems"?}]}
+`,
 	"info": `usage: mcp info [flags] TARGET...
 
 Shows the server's name and version, the negotiated protocol revision,

@@ -163,7 +163,7 @@ func TestShellCompletion(t *testing.T) {
 		{"complete test_prompt_with_arguments ", 36, []string{"arg1=", "arg2="}},
 		{"read test://static-", 5, []string{"test://static-binary", "test://static-text"}},
 		{"call --js", 5, []string{"--json"}},
-		{"help ca", 5, []string{"call"}},
+		{"help ca", 5, []string{"call", "card"}},
 		{"ro", 0, []string{"roots"}},
 		{"tasks ", 6, []string{"cancel", "get", "list", "result"}},
 		{"log-level w", 10, []string{"warning"}},

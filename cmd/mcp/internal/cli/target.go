@@ -14,6 +14,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
+	"github.com/gomcp/sdk/transport/mcphttp/servercard"
 )
 
 // serverConfig is one server entry of a configuration file, in the shape
@@ -162,6 +163,18 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 	}
 	sc := serverConfig{Cwd: tf.cwd}
 	switch first := target[0]; {
+	case isCardTarget(first):
+		if len(target) > 1 {
+			return nil, fmt.Errorf("unexpected arguments after the card: %q", target[1:])
+		}
+		r, err := resolveCard(first)
+		if err != nil && !errors.Is(err, servercard.ErrInvalid) {
+			return nil, connectError{err}
+		} else if err != nil {
+			return nil, err
+		}
+		sc.URL, sc.Type = r.URL, r.Type
+		noteRequiredHeaders(r, tf.headers, stderr)
 	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://"):
 		if len(target) > 1 {
 			return nil, fmt.Errorf("unexpected arguments after the URL: %q", target[1:])
@@ -235,4 +248,22 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 		cmd.Env = append(cmd.Env, kv)
 	}
 	return &transport.CommandTransport{Cmd: cmd, Stderr: stderr}, nil
+}
+
+// noteRequiredHeaders says which headers a card marks required that -H
+// does not give: the card describes them, it never holds their values.
+func noteRequiredHeaders(r servercard.Remote, given []string, stderr io.Writer) {
+	for _, h := range r.Headers {
+		if !h.IsRequired {
+			continue
+		}
+		found := false
+		for _, kv := range given {
+			k, _, _ := strings.Cut(kv, ":")
+			found = found || strings.EqualFold(strings.TrimSpace(k), h.Name)
+		}
+		if !found {
+			fmt.Fprintf(stderr, "mcp: note: the card says header %s is required (%s); give it with -H '%s: ...'\n", h.Name, h.Description, h.Name)
+		}
+	}
 }
