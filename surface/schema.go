@@ -22,12 +22,12 @@ type schemaCtx struct {
 	label            string // the tool, for messages
 	dir              direction
 	oldRoot, newRoot any
-	seen             map[[2]string]bool // pairs of $refs already followed
+	seen             map[string]bool // pairs of schemas with $refs already compared
 }
 
 // schemaRoot compares a tool's input or output schemas.
 func (d *differ) schemaRoot(path []string, label string, dir direction, o, n any) {
-	c := &schemaCtx{label: label, dir: dir, oldRoot: o, newRoot: n, seen: map[[2]string]bool{}}
+	c := &schemaCtx{label: label, dir: dir, oldRoot: o, newRoot: n, seen: map[string]bool{}}
 	d.schema(c, path, "", o, n, 0)
 }
 
@@ -71,16 +71,19 @@ func (d *differ) schema(c *schemaCtx, path []string, where string, o, n any, dep
 	if !d.step(path) {
 		return
 	}
-	o, oref := resolve(o, c.oldRoot)
-	n, nref := resolve(n, c.newRoot)
-	if oref != "" || nref != "" {
-		if c.seen[[2]string{oref, nref}] {
-			return // a recursive schema, already being compared
+	if key := refKey(o) + "\x00" + refKey(n); strings.Contains(key, `"$ref"`) {
+		// A pair of schemas with $refs is compared once: that ends
+		// recursive schemas, and $refs that fan out cost no more than
+		// their targets.
+		if c.seen[key] {
+			return
 		}
-		c.seen[[2]string{oref, nref}] = true
-		defer delete(c.seen, [2]string{oref, nref})
+		c.seen[key] = true
+	} else if canonical(o) == canonical(n) {
+		return
 	}
-	if canonical(o) == canonical(n) {
+	o, n = resolve(o, c.oldRoot), resolve(n, c.newRoot)
+	if !strings.Contains(canonical(o)+canonical(n), `"$ref"`) && canonical(o) == canonical(n) {
 		return
 	}
 	if depth > maxDepth {
@@ -100,6 +103,27 @@ func (d *differ) schema(c *schemaCtx, path []string, where string, o, n any, dep
 	d.arrays(c, path, where, om, nm, depth)
 	d.combinators(c, path, where, om, nm, depth)
 	d.others(c, path, where, om, nm)
+}
+
+// refKey is the JSON of a schema without its definitions, which are the
+// same wherever the schema refers to them.
+func refKey(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return canonical(v)
+	}
+	if _, defs := m["$defs"]; !defs {
+		if _, defs = m["definitions"]; !defs {
+			return canonical(m)
+		}
+	}
+	c := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != "$defs" && k != "definitions" {
+			c[k] = x
+		}
+	}
+	return canonical(c)
 }
 
 // rank orders schema values by what they accept: false (nothing), an
@@ -137,19 +161,18 @@ func (d *differ) boolSchema(c *schemaCtx, path []string, where string, o, n any)
 
 // resolve follows a local $ref ("#/$defs/x", any JSON Pointer into root),
 // merging the referring schema's other keywords over the target, up to 8
-// times; it returns the schema and the last $ref followed.
-func resolve(v any, root any) (any, string) {
-	ref := ""
+// times.
+func resolve(v any, root any) any {
 	for range 8 {
 		m, ok := v.(map[string]any)
 		r, isRef := m["$ref"].(string)
 		if !ok || !isRef || !strings.HasPrefix(r, "#") {
-			return v, ref
+			return v
 		}
 		target, found := lookup(root, strings.TrimPrefix(r, "#"))
 		tm, isMap := target.(map[string]any)
 		if !found || !isMap {
-			return v, ref
+			return v
 		}
 		merged := make(map[string]any, len(tm)+len(m))
 		for k, x := range tm {
@@ -160,9 +183,9 @@ func resolve(v any, root any) (any, string) {
 				merged[k] = x
 			}
 		}
-		v, ref = merged, r
+		v = merged
 	}
-	return v, ref
+	return v
 }
 
 // lookup finds the value at a JSON Pointer in root.
