@@ -89,8 +89,14 @@ const maxSteps = 200000
 // stable order: by area, then by name, then by place. Every difference of
 // the normalized snapshots is reported, as Compatible when nothing more
 // is known (a new description, a changed _meta). An empty result means
-// the surfaces are the same.
+// the surfaces are the same. A nil snapshot is an empty surface.
 func Diff(old, new *Snapshot) []Change {
+	if old == nil {
+		old = &Snapshot{}
+	}
+	if new == nil {
+		new = &Snapshot{}
+	}
 	d := &differ{}
 	if old.ProtocolVersion != new.ProtocolVersion {
 		d.add(Compatible, []string{"protocolVersion"}, "protocol revision %q became %q (compare snapshots taken at the same revision)", old.ProtocolVersion, new.ProtocolVersion)

@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
 
@@ -89,7 +90,9 @@ type Snapshot struct {
 // Take records the surface of the server at the other end of cs: what it
 // said when the session began and every page of each list its capabilities
 // offer. A list the server does not offer is empty; an error listing one
-// it offers is returned.
+// it offers is returned, except that a server whose resources capability
+// does not answer resources/templates/list (method not found) has no
+// templates.
 func Take(ctx context.Context, cs *mcp.ClientSession) (*Snapshot, error) {
 	s := &Snapshot{Format: Format, ProtocolVersion: cs.ProtocolVersion()}
 	ir := cs.InitializeResult()
@@ -141,6 +144,10 @@ func Take(ctx context.Context, cs *mcp.ClientSession) (*Snapshot, error) {
 		}
 		if s.ResourceTemplates, err = list(ctx, "resource templates", func(c string) ([]*mcp.ResourceTemplate, string, error) {
 			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
+			var je *jsonrpc.Error
+			if c == "" && errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound {
+				return nil, "", nil // resources without templates, as some servers have
+			}
 			if err != nil {
 				return nil, "", err
 			}

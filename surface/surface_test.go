@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/surface"
 	"github.com/gomcp/sdk/transport"
@@ -209,5 +210,36 @@ func TestDiffBounded(t *testing.T) {
 				t.Errorf("Diff: %v", changes)
 			}
 		})
+	}
+}
+
+// TestTakeNoTemplates checks that a server with resources that does not
+// know resources/templates/list has no templates, and that another error
+// fails Take.
+func TestTakeNoTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		code    int64
+		wantErr bool
+	}{{jsonrpc.CodeMethodNotFound, false}, {jsonrpc.CodeInternalError, true}} {
+		refuse := func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, r *mcp.Request) (any, error) {
+				if r.Method == "resources/templates/list" {
+					return nil, jsonrpc.Errorf(tc.code, "no")
+				}
+				return next(ctx, r)
+			}
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "r", Version: "1"}, &mcp.ServerOptions{Receiving: []mcp.Middleware{refuse}})
+		if err := s.AddResource(&mcp.Resource{URI: "mem://a", Name: "a"},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := surface.Take(t.Context(), connect(t, s, mcp.Version20251125))
+		if (err != nil) != tc.wantErr || err == nil && (len(snap.Resources) != 1 || len(snap.ResourceTemplates) != 0) {
+			t.Errorf("code %d: %+v, %v", tc.code, snap, err)
+		}
+	}
+	if d := surface.Diff(nil, &surface.Snapshot{Tools: map[string]any{"t": map[string]any{}}}); len(d) != 1 || d[0].Class != surface.Compatible {
+		t.Errorf("Diff(nil, one tool) = %v", d)
 	}
 }
