@@ -127,8 +127,11 @@ func refKey(v any) string {
 }
 
 // rank orders schema values by what they accept: false (nothing), an
-// object (some values), true or absent (everything).
+// object (some values), true, {} or absent (everything).
 func rank(v any) int {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return 2
+	}
 	switch v {
 	case false:
 		return 0
@@ -150,6 +153,8 @@ func (d *differ) boolSchema(c *schemaCtx, path []string, where string, o, n any)
 		ns = "absent"
 	}
 	switch {
+	case ro == rn && ro == 2:
+		d.add(Compatible, path, "%s: %s written as %s (both accept everything)", c.subject(where), os, ns)
 	case ro == rn:
 		d.breaking(c, path, where, "schema changed from %s to %s", os, ns)
 	case rn < ro:
