@@ -357,8 +357,9 @@ Compares two surfaces and classifies every change as breaking or
 compatible. OLD and NEW are snapshot files (mcp snapshot -o FILE) or
 servers; OLD is one word (a file, a URL, @NAME, or a command with its
 arguments in quotes: "go run ./v1"), NEW is the rest, as any TARGET.
-Both servers are asked for the same revision: give --protocol-version
-to choose it.
+A server is asked for the revision given by --protocol-version, or else
+for the revision of the snapshot file it is compared with, so that only
+the server's own changes show (two servers negotiate the newest each).
 
 Breaking: a tool, prompt, argument, resource, template, capability or
 extension removed; a new required argument, or one made required; a
