@@ -59,7 +59,10 @@ func (c *Class) UnmarshalText(b []byte) error {
 type Change struct {
 	Class Class `json:"class"`
 	// Path is a JSON Pointer (RFC 6901) to the changed value in the
-	// snapshots, such as /tools/add/inputSchema/properties/a/type.
+	// snapshots, such as /tools/add/inputSchema/properties/a/type, except
+	// that a prompt's arguments are named, not numbered
+	// (/prompts/review/arguments/code), and that a change found through
+	// a $ref is placed where the $ref is.
 	Path string `json:"path"`
 	// Message says what changed, naming the tool, prompt or resource.
 	Message string `json:"message"`
