@@ -80,7 +80,7 @@ func Surface(t testing.TB, s *mcp.Server, path string) {
 // surfaceReport lists changes, the breaking ones first.
 func surfaceReport(changes []surface.Change) string {
 	if len(changes) == 0 {
-		return "  the snapshot is written differently, with the same content\n"
+		return "  no change a client would see (an unused $defs entry, a capability turned from false to absent...), but the snapshots differ\n"
 	}
 	var b strings.Builder
 	n := 0
