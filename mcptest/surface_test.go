@@ -154,3 +154,22 @@ func TestSurfaceUpdate(t *testing.T) {
 		t.Errorf("after the update: %q", got)
 	}
 }
+
+// TestSurfaceFormOnly checks that a golden file differing from the
+// server only where no client looks (an unused $defs entry) still fails,
+// saying so.
+func TestSurfaceFormOnly(t *testing.T) {
+	b, err := os.ReadFile("testdata/surface.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"inputSchema": {`, `"inputSchema": {"$defs": {"unused": {"type": "string"}},`, 1))
+	path := filepath.Join(t.TempDir(), "surface.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := failures(t, func(tb testing.TB) { mcptest.Surface(tb, surfaceServer(t, `"c","f"`), path) })
+	if len(got) != 1 || !strings.Contains(got[0], "no change a client would see") {
+		t.Errorf("failures: %q", got)
+	}
+}
