@@ -16,6 +16,13 @@
 //	... // use cs
 //	mcptest.Golden(t, "testdata/add.golden", tr.String())
 //
+// To fail a test when the server's surface changes (a tool renamed, an
+// argument made required, an enum narrowed), compare it with a golden
+// snapshot; the failure lists each change, breaking or compatible, and
+// MCPTEST_UPDATE=1 go test rewrites the file:
+//
+//	mcptest.Surface(t, newServer(), "testdata/surface.json")
+//
 // To test a handler alone, call it with a request built for the test:
 // CallToolRequest for a tool, NewRequest for any other, with the client
 // it should appear to come from (its identity, capabilities and revision,

@@ -28,6 +28,10 @@ const (
 	ExitAuth      = 4   // the server answered HTTP 401 or 403
 	ExitProtocol  = 5   // the server answered with a JSON-RPC error, or the session broke
 	ExitCancelled = 130 // interrupted (Ctrl-C)
+
+	// ExitBreaking is mcp diff's status when a change is breaking: 1, as
+	// diff(1) exits 1 when files differ (a compatible change exits 0).
+	ExitBreaking = 1
 )
 
 // Usage is the text of mcp help.
@@ -69,6 +73,14 @@ commands:
                                  a resource template URI, KEY=VALUE are the
                                  arguments already chosen
   ping TARGET                    check that the server answers
+  snapshot [-o FILE] TARGET      the server's surface as stable JSON: serverInfo,
+                                 capabilities, extensions, instructions, tools,
+                                 prompts, resources, templates (every page);
+                                 keys sorted, volatile fields dropped
+  diff OLD NEW                   compare two snapshots or servers (OLD one word:
+                                 a file, URL, @NAME or a quoted command); every
+                                 change is breaking or compatible; exit 1 if
+                                 one is breaking
   schema TOOL TARGET             one tool in full: its schemas, annotations
   log-level LEVEL TARGET         set the server's log level (in mcp shell:
                                  and print its log messages from then on)
@@ -131,9 +143,10 @@ flags (anywhere before TARGET, even before the command, or after a URL or
   a failure  {"error":{"message","exitCode","code"?,"data"?}} (code and data:
              the server's JSON-RPC error); a tool error is its CallToolResult
 
-exit status: 0 success, 1 the tool returned isError, 2 usage, 3 cannot connect
-or --timeout passed, 4 authorization refused (HTTP 401/403), 5 error from the
-server (a JSON-RPC error, or a broken session), 130 interrupted.
+exit status: 0 success, 1 the tool returned isError (mcp diff: a change is
+breaking), 2 usage, 3 cannot connect or --timeout passed, 4 authorization
+refused (HTTP 401/403), 5 error from the server (a JSON-RPC error, or a
+broken session), 130 interrupted.
 `
 
 // usageError marks an error in the command line.
@@ -176,6 +189,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "card" {
 		return runCard(ctx, args, stdout, stderr)
+	}
+	if name == "diff" {
+		return runDiff(ctx, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -233,7 +249,7 @@ func help(stdout, stderr io.Writer, args []string) int {
 		return ExitUsage
 	}
 	fmt.Fprint(stdout, text)
-	if _, client := commands[args[0]]; client {
+	if _, client := commands[args[0]]; client || args[0] == "diff" {
 		fmt.Fprint(stdout, commonFlags)
 	}
 	return ExitOK
@@ -387,6 +403,7 @@ var commands = map[string]command{
 	"tasks":     {0, runTasks},
 	"schema":    {1, runSchema},
 	"log-level": {1, runLogLevel},
+	"snapshot":  {0, runSnapshot},
 }
 
 // invocation is one parsed command line.
@@ -395,31 +412,32 @@ type invocation struct {
 
 	ask *asker // answers elicitation and sampling; nil under --no-input
 
-	json        bool
-	verbose     bool
-	timeout     time.Duration
-	version     string
-	argsJSON    string
-	out         outFlag      // call --out
-	task        bool         // call --task: let the server run the call as a task
-	noWait      bool         // call --no-wait: print the task instead of following it
-	rootDirs    listFlag     // --root: the directories offered as roots
-	roots       *rootSet     // the roots offered, once connected
-	liveRoots   bool         // the shell: roots may change, so they are declared even when none
-	addr        string       // inspect --addr
-	httpAddr    string       // proxy --http
-	remote      bool         // proxy --allow-remote: --http may listen off loopback
-	hosts       listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
-	allow, deny listFlag     // proxy --allow, --deny: patterns of the items shown or hidden (see guard)
-	inShell     bool         // a line of mcp shell: no target
-	level       string       // --log-level
-	showLogs    *atomic.Bool // print the server's log messages (shared with the shell's lines)
-	exitOnError bool         // shell --exit-on-error: the first failing line ends the shell
-	tf          targetFlags
-	pos         []string          // the positional arguments
-	kv          map[string]string // KEY=VALUE pairs
-	kvOrder     []string          // their keys, in the order given
-	target      []string
+	json         bool
+	verbose      bool
+	timeout      time.Duration
+	version      string
+	argsJSON     string
+	out          outFlag      // call --out
+	task         bool         // call --task: let the server run the call as a task
+	noWait       bool         // call --no-wait: print the task instead of following it
+	rootDirs     listFlag     // --root: the directories offered as roots
+	roots        *rootSet     // the roots offered, once connected
+	liveRoots    bool         // the shell: roots may change, so they are declared even when none
+	addr         string       // inspect --addr
+	httpAddr     string       // proxy --http
+	remote       bool         // proxy --allow-remote: --http may listen off loopback
+	hosts        listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
+	allow, deny  listFlag     // proxy --allow, --deny: patterns of the items shown or hidden (see guard)
+	inShell      bool         // a line of mcp shell: no target
+	level        string       // --log-level
+	showLogs     *atomic.Bool // print the server's log messages (shared with the shell's lines)
+	exitOnError  bool         // shell --exit-on-error: the first failing line ends the shell
+	snapshotFile string       // snapshot -o: the file written instead of stdout
+	tf           targetFlags
+	pos          []string          // the positional arguments
+	kv           map[string]string // KEY=VALUE pairs
+	kvOrder      []string          // their keys, in the order given
+	target       []string
 }
 
 // flagSet declares the flags of the command name; "" declares those of
@@ -460,6 +478,9 @@ func (inv *invocation) flagSet(name string, noInput *bool) *flag.FlagSet {
 	}
 	if all || name == "inspect" {
 		fs.StringVar(&inv.addr, "addr", "127.0.0.1:0", "")
+	}
+	if all || name == "snapshot" {
+		fs.StringVar(&inv.snapshotFile, "o", "", "")
 	}
 	return fs
 }

@@ -1,9 +1,9 @@
 // Package cli implements the mcp command's client side: targets (a server
 // command or URL), the client commands (info, tools, resources, templates,
-// prompts, call, read, get, complete, ping, login), the shell, the
-// inspector page, proxy and mock, the publishing commands (registry init
-// and validate for server.json, card for Server Cards, and card: targets),
-// and the exit codes, callable in-process by its tests.
+// prompts, call, read, get, complete, ping, login, snapshot, diff), the
+// shell, the inspector page, proxy and mock, the publishing commands
+// (registry init and validate for server.json, card for Server Cards, and
+// card: targets), and the exit codes, callable in-process by its tests.
 //
 // # How it is built
 //
@@ -68,5 +68,8 @@
 // refresh token is useless without it). Every later command for that URL
 // builds its mcphttp transport with an oauth.Client on that same file, so
 // refreshes are written back; its user agent refuses to log in ("run mcp
-// login"), since only mcp login may open a browser.
+// login"), since only mcp login may open a browser. mcp snapshot and mcp diff
+// (surface.go) are package surface on the command line: diff reads its
+// snapshot files first, so that a live side is asked for the revision of the
+// file it is compared with.
 package cli

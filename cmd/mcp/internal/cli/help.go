@@ -384,6 +384,50 @@ command (-v is --log-level debug).
 
 --json: {"level": "debug"}
 `,
+	"snapshot": `usage: mcp snapshot [flags] [-o FILE] TARGET...
+
+Writes what a client sees of the server, its surface, as stable JSON on
+stdout (or to FILE): serverInfo (without its version), the negotiated
+revision (--protocol-version chooses it), capabilities, extensions,
+instructions, and every tool (schemas, annotations, _meta), prompt,
+resource and resource template, from every page. Keys are sorted; tools,
+prompts, resources and templates are objects keyed by name, URI or URI
+template; arrays whose order carries no meaning (required, enum, type,
+anyOf/oneOf/allOf, a prompt's arguments, icons) are sorted; volatile
+fields (serverInfo.version, a resource's size and lastModified) are
+dropped. The same surface always gives the same bytes: commit the file
+and compare it with mcp diff. mcptest.Surface keeps one as a Go test's
+golden file.
+`,
+	"diff": `usage: mcp diff [flags] OLD NEW...
+
+Compares two surfaces and classifies every change as breaking or
+compatible. OLD and NEW are snapshot files (mcp snapshot -o FILE) or
+servers; OLD is one word (a file, a URL, @NAME, or a command with its
+arguments in quotes: "go run ./v1"), NEW is the rest, as any TARGET.
+A server is asked for the revision given by --protocol-version, or else
+for the revision of the snapshot file it is compared with, so that only
+the server's own changes show (two servers negotiate the newest each).
+
+Breaking: a tool, prompt, argument, resource, template, capability or
+extension removed; a new required argument, or one made required; a
+type changed or narrowed; an enum, range, length, pattern or format
+narrowed or added on an input; an output field removed, or no longer
+required, or an output widened; the output schema removed; a behaviour
+hint (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
+changed, counting defaults; a resource's MIME type changed; a change the
+comparison does not understand (not, if, patternProperties...).
+Compatible: additions, optional arguments, widened inputs, descriptions,
+titles, icons, _meta, instructions.
+
+Prints the changes grouped by class (breaking first) and by area.
+Exit status 1 if a change is breaking, 0 otherwise (also when only
+compatible changes were found); 2, 3, 4, 5 as for other commands.
+
+--json: {"breaking": true, "changes": [{"class": "breaking"|"compatible",
+         "path": "/tools/add/inputSchema/properties/a/type" (a JSON
+         Pointer into the snapshots), "message": "..."}]}
+`,
 	"login": `usage: mcp login [--no-browser] [--client-id ID [--client-secret SECRET]] [--dpop] [--timeout D] URL
 
 Logs in to the MCP server at URL with OAuth and stores the tokens for
