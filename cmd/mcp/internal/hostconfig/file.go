@@ -32,7 +32,9 @@ type Change struct {
 }
 
 // Changed reports whether Apply would write anything.
-func (c *Change) Changed() bool { return c.Action == "added" || c.Action == "updated" || c.Action == "removed" }
+func (c *Change) Changed() bool {
+	return c.Action == "added" || c.Action == "updated" || c.Action == "removed"
+}
 
 // read loads the host's file of scope s into a Change.
 func read(h *Host, s Scope, env Env, name string) (*Change, error) {

@@ -176,10 +176,10 @@ type Host struct {
 	Title string // its name for people
 
 	format  format
-	key     string                       // the object or table of servers: mcpServers, servers, mcp_servers
-	user    func(Env) (string, error)    // the user scope's file; nil: none
-	project func(Env) (string, error)    // the project scope's file; nil: none
-	ref     func(name string) string     // a reference to an environment variable; nil: none
+	key     string                    // the object or table of servers: mcpServers, servers, mcp_servers
+	user    func(Env) (string, error) // the user scope's file; nil: none
+	project func(Env) (string, error) // the project scope's file; nil: none
+	ref     func(name string) string  // a reference to an environment variable; nil: none
 	render  func(*Host, Entry) ([]field, error)
 }
 
