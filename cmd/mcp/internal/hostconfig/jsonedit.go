@@ -291,13 +291,15 @@ func splice(src []byte, from, to int, with string) []byte {
 func insertMember(src, san []byte, trailing []int, o object, name string, value func(prefix, unit string) []byte) []byte {
 	l := layoutOf(src, o)
 	text := jsonString(name) + ": " + string(value(l.member, l.unit))
+	nl := newline(src)
+	text = strings.ReplaceAll(text, "\n", nl)
 	if len(o.members) == 0 {
 		inner := src[o.start+1 : o.end-1]
 		if len(bytes.TrimSpace(san[o.start+1:o.end-1])) == 0 && len(bytes.TrimSpace(inner)) == 0 {
-			return splice(src, o.start+1, o.end-1, "\n"+l.member+text+"\n"+l.parent)
+			return splice(src, o.start+1, o.end-1, nl+l.member+text+nl+l.parent)
 		}
 		last := o.start + 1 + len(bytes.TrimRight(inner, " \t\r\n"))
-		return splice(src, last, last, "\n"+l.member+text)
+		return splice(src, last, last, nl+l.member+text)
 	}
 	m := o.members[len(o.members)-1]
 	after := m.valEnd
@@ -306,10 +308,21 @@ func insertMember(src, san []byte, trailing []int, o object, name string, value 
 		after, comma, end = c+1, "", ","
 	}
 	if eol, ok := restOfLineBlank(san, after); ok && eol < o.end-1 {
-		src = splice(src, eol, eol, "\n"+l.member+text+end)
+		if eol > 0 && src[eol-1] == '\r' {
+			eol--
+		}
+		src = splice(src, eol, eol, nl+l.member+text+end)
 		return splice(src, m.valEnd, m.valEnd, comma)
 	}
 	return splice(src, after, after, comma+" "+text)
+}
+
+// newline is the line ending of src: CRLF if it has one, LF otherwise.
+func newline(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // trailingComma is the offset of the trailing comma after member m of o,
@@ -328,7 +341,12 @@ func removeMember(src, san []byte, trailing []int, o object, i int) []byte {
 	m := o.members[i]
 	ownLine := strings.TrimSpace(string(san[lineStart(san, m.keyStart):m.keyStart])) == ""
 	if len(o.members) == 1 {
-		return splice(src, o.start+1, o.end-1, "")
+		eol, ok := restOfLineBlank(san, m.valEnd)
+		rest := string(src[o.start+1:m.keyStart]) + string(src[m.valEnd:o.end-1])
+		if strings.TrimSpace(rest) == "" || !ok || !ownLine {
+			return splice(src, o.start+1, o.end-1, "")
+		}
+		return splice(src, lineStart(san, m.keyStart), eol+1, "") // keep the comments around it
 	}
 	if i < len(o.members)-1 { // remove up to and with its comma
 		c := skipSpace(san, m.valEnd) // the comma
@@ -407,7 +425,8 @@ func jsonSet(src []byte, key, name string, fs []field) ([]byte, error) {
 		return src, nil
 	}
 	l := layoutOf(src, *servers)
-	return splice(src, m.valStart, m.valEnd, string(value(indentOf(src, m.keyStart), l.unit))), nil
+	text := strings.ReplaceAll(string(value(indentOf(src, m.keyStart), l.unit)), "\n", newline(src))
+	return splice(src, m.valStart, m.valEnd, text), nil
 }
 
 // jsonRemove deletes entry name from the servers object key of src; it

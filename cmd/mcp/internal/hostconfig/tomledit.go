@@ -264,23 +264,25 @@ func tomlSet(src []byte, table, name string, fs []field) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	nl := newline(src)
+	text = strings.ReplaceAll(text, "\n", nl)
 	switch {
 	case found:
 		return splice(src, b.start, b.end, text), nil
 	case have != nil:
 		return nil, fmt.Errorf("%s.%s is written in a form mcp does not edit (not as its own [%s.%s] table): edit the file by hand", table, name, table, name)
 	case afterTable >= 0:
-		lead := "\n"
+		lead := nl
 		if afterTable > 0 && src[afterTable-1] != '\n' {
-			lead = "\n\n"
+			lead = nl + nl
 		}
 		return splice(src, afterTable, afterTable, lead+text), nil
 	}
 	lead := ""
 	if len(src) > 0 {
-		lead = "\n"
+		lead = nl
 		if src[len(src)-1] != '\n' {
-			lead = "\n\n"
+			lead = nl + nl
 		}
 	}
 	return splice(src, len(src), len(src), lead+text), nil
@@ -303,8 +305,11 @@ func tomlRemove(src []byte, table, name string) ([]byte, error) {
 	if !found {
 		return nil, errors.New(table + "." + name + " is not written as its own table: edit the file by hand")
 	}
-	if b.start >= 2 && src[b.start-1] == '\n' && src[b.start-2] == '\n' {
+	switch {
+	case bytes.HasSuffix(src[:b.start], []byte("\n\n")):
 		b.start--
+	case bytes.HasSuffix(src[:b.start], []byte("\r\n\r\n")):
+		b.start -= 2
 	}
 	return splice(src, b.start, b.end, ""), nil
 }
