@@ -89,6 +89,13 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
+  install --host H [flags] URL | -- COMMAND [ARG...]
+                                 put a server into a host's config file
+                                 (claude-desktop, claude-code, cursor, vscode,
+                                 windsurf, codex, gemini; --all: those found),
+                                 in its own format, other entries untouched
+  uninstall NAME                 take it out again (every host, or --host)
+  list-installed [--json]        the servers in every host's files
   login [--no-browser] URL       log in with OAuth (the browser, or
                                  --client-id/--client-secret) and keep the
                                  tokens for URL in the user config dir,
@@ -160,6 +167,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "mock" {
 		return runMock(ctx, args, stdin, stdout, stderr)
+	}
+	if name == "install" || name == "uninstall" || name == "list-installed" {
+		return runInstall(name, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {

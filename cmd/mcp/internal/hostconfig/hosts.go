@@ -381,7 +381,7 @@ func renderPlain(urlKey string) func(*Host, Entry) ([]field, error) {
 			return h.stdio(e)
 		}
 		if h.ID == "claude-desktop" {
-			return nil, errors.New("Claude Desktop takes remote servers in Settings > Connectors, not in its file: install a local bridge instead, e.g. mcp install --host claude-desktop -- mcp proxy " + e.URL)
+			return nil, errors.New("remote servers go in its Settings > Connectors, not in its file; or install a local bridge: mcp install --host claude-desktop --name " + e.Name + " -- mcp proxy " + e.URL)
 		}
 		fs := []field{{urlKey, e.URL}}
 		hs, err := h.headers(e)
