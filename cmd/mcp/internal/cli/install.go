@@ -300,6 +300,10 @@ func (f *installFlags) install(target []string, env hostconfig.Env, stdout, stde
 			failed = true
 			continue
 		}
+		if err := h.Accepts(e); err != nil && f.all {
+			fmt.Fprintf(stderr, "mcp: skipped %s: %v\n", h.Title, err)
+			continue
+		}
 		c, err := hostconfig.Plan(h, scope, env, e)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcp: %v\n", err)
@@ -310,6 +314,10 @@ func (f *installFlags) install(target []string, env hostconfig.Env, stdout, stde
 	}
 	if failed {
 		fmt.Fprintln(stderr, "mcp: nothing written")
+		return ExitToolError
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(stderr, "mcp: none of the hosts found can take this server")
 		return ExitToolError
 	}
 	if code := f.apply(changes, stdout, stderr); code != ExitOK {

@@ -235,6 +235,13 @@ func LookupHost(id string) (*Host, bool) {
 	return nil, false
 }
 
+// Accepts reports why the host cannot take e (a URL in Claude Desktop, a
+// reference where it expands no variables), or nil.
+func (h *Host) Accepts(e Entry) error {
+	_, err := h.render(h, e)
+	return err
+}
+
 // HasScope reports whether the host has a file of scope s.
 func (h *Host) HasScope(s Scope) bool {
 	if s == Project {
