@@ -100,3 +100,26 @@ func TestTOMLSplice(t *testing.T) {
 		t.Error("scattered tables edited")
 	}
 }
+
+// TestVerify refuses an edit that touches anything but the entry, or that
+// does not hold the entry as intended: the net under every splice.
+func TestVerify(t *testing.T) {
+	h, _ := LookupHost("cursor")
+	old := []byte(`{"mcpServers": {"a": {"command": "a"}}, "x": 1}`)
+	want := map[string]any{"command": "srv"}
+	for _, bad := range []string{
+		`{"mcpServers": {"a": {"command": "A"}, "new": {"command": "srv"}}, "x": 1}`,
+		`{"mcpServers": {"a": {"command": "a"}, "new": {"command": "srv"}}, "x": 2}`,
+		`{"mcpServers": {"a": {"command": "a"}, "new": {"command": "other"}}, "x": 1}`,
+		`{"mcpServers": {"a": {"command": "a"}, "new": {"command": "srv"}}, "x": 1`,
+	} {
+		c := &Change{Host: h, Name: "new", Path: "f", Old: old, New: []byte(bad)}
+		if err := c.verify(want); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	c := &Change{Host: h, Name: "new", Path: "f", Old: old, New: []byte(`{"mcpServers": {"a": {"command": "a"}, "new": {"command": "srv"}}, "x": 1}`)}
+	if err := c.verify(want); err != nil {
+		t.Error(err)
+	}
+}

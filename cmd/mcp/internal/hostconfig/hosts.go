@@ -432,7 +432,7 @@ func renderCodex(h *Host, e Entry) ([]field, error) {
 		var names []string
 		for _, r := range e.EnvRefs {
 			if r.Name != r.Var {
-				return nil, fmt.Errorf("Codex forwards a variable only under its own name: use --env-ref %s, not %s=%s", r.Name, r.Name, r.Var)
+				return nil, fmt.Errorf("a variable is forwarded only under its own name (env_vars): use --env-ref %s, not %s=%s", r.Name, r.Name, r.Var)
 			}
 			names = append(names, r.Var)
 		}
