@@ -1,7 +1,8 @@
 // Package cli implements the mcp command's client side: targets (a server
 // command or URL), the client commands (info, tools, resources, templates,
 // prompts, call, read, get, complete, ping, login), the shell, the
-// inspector page, proxy and mock, and the exit codes, callable in-process
+// inspector page, proxy and mock, install into the hosts' config files
+// (install.go, on package hostconfig), and the exit codes, callable in-process
 // by its tests.
 //
 // # How it is built
