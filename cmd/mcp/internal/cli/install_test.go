@@ -185,3 +185,19 @@ func TestInstallUsage(t *testing.T) {
 		t.Errorf("help install: %d", code)
 	}
 }
+
+// TestInstallAllSkips installs a URL with --all into the hosts found,
+// skipping Claude Desktop, which takes no URL in its file.
+func TestInstallAllSkips(t *testing.T) {
+	home, _, _ := installHome(t)
+	if err := os.MkdirAll(filepath.Join(home, ".config", "Claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := mcpRun(t, context.Background(), "install", "--all", "https://mcp.weather.example.com/mcp")
+	if code != ExitOK || !strings.Contains(errs, "skipped Claude Desktop") || !strings.Contains(out, "Cursor (user): added") || !strings.Contains(out, "Codex (user): added") {
+		t.Fatalf("%d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")); err == nil {
+		t.Fatal("Claude Desktop's file written")
+	}
+}

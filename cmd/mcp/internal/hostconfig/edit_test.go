@@ -123,3 +123,17 @@ func TestVerify(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestJSONSameEntryOtherLayout leaves an entry that already says the same
+// thing in another layout as it is.
+func TestJSONSameEntryOtherLayout(t *testing.T) {
+	in := "{\"mcpServers\": {\"new\": {\"command\" : \"srv\"} /* mine */}}"
+	out, err := jsonSet([]byte(in), "mcpServers", "new", small)
+	if err != nil || string(out) != in {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	toml := "[mcp_servers.new] # mine\ncommand='srv'\n"
+	if out, err := tomlSet([]byte(toml), "mcp_servers", "new", small); err != nil || string(out) != toml {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
