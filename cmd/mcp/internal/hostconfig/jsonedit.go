@@ -29,7 +29,7 @@ func sanitizeCommas(src []byte) ([]byte, []int, error) {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return out, nil, nil
 	}
-	comma := -1
+	comma, last := -1, byte(0)
 	for i := 0; i < len(out); i++ {
 		c := out[i]
 		switch {
@@ -43,7 +43,8 @@ func sanitizeCommas(src []byte) ([]byte, []int, error) {
 			if j >= len(out) {
 				return nil, nil, errors.New("unterminated string")
 			}
-			i, comma = j, -1
+			i, comma, last = j, -1, '"'
+			continue
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			for ; i < len(out) && out[i] != '\n'; i++ {
 				out[i] = ' '
@@ -59,13 +60,17 @@ func sanitizeCommas(src []byte) ([]byte, []int, error) {
 			i += 2 + end + 1
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 		case c == ',':
-			comma = i
+			if last != '{' && last != '[' && last != ',' { // a comma after a value may trail
+				comma = i
+			}
+			last = c
+			continue
 		default:
 			if (c == '}' || c == ']') && comma >= 0 {
 				out[comma] = ' '
 				trailing = append(trailing, comma)
 			}
-			comma = -1
+			comma, last = -1, c
 		}
 	}
 	if !json.Valid(out) {
