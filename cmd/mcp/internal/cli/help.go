@@ -385,7 +385,10 @@ command's name, or the URL's host name; a launcher such as npx or go needs
 
 Only that entry's bytes change: every other entry, comment and blank of
 the file stays byte for byte. Installing the same entry again changes
-nothing; a different entry of the same name is replaced. The file is
+nothing; a changed one is updated in place: what mcp writes (type,
+command, args, env, url, headers; Codex's env_vars and header keys) is
+replaced, and what you added (disabled, timeout, cwd, trust, Codex's tool
+approvals) is kept. The file is
 copied to FILE.bak before it is written (atomically, its mode kept). A
 file that does not parse, or an entry mcp cannot edit in place, is
 refused and left as it is; nothing is written to any host then.

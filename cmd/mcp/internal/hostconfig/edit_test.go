@@ -137,3 +137,50 @@ func TestJSONSameEntryOtherLayout(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// TestUpdateKeepsUserKeys replaces what mcp writes in an entry and keeps
+// what the user added: Windsurf's disabled, Gemini's cwd, timeout and
+// trust, Codex's timeout and tool approvals (but not an [env] sub-table,
+// which mcp writes inline).
+func TestUpdateKeepsUserKeys(t *testing.T) {
+	for _, tc := range []struct {
+		host, sample, name string
+		e                  Entry
+		keep, drop         []string
+	}{
+		{"windsurf", "mcp_config.json", "git", Entry{Name: "git", Command: "uvx", Args: []string{"mcp-server-git"}},
+			[]string{`"disabled": false`, `"args": [`, `"mcp-server-git"`}, []string{`"--repository"`, `"env": {}`}},
+		{"gemini", "settings.json.gemini", "pythonTools", Entry{Name: "pythonTools", URL: "https://py.example.com/mcp"},
+			[]string{`"cwd": "./mcp-servers/python"`, `"timeout": 15000`, `"httpUrl": "https://py.example.com/mcp"`}, []string{`"command": "python"`, `DB_CONNECTION_STRING`}},
+		{"codex", "config.toml", "figma", Entry{Name: "figma", URL: "http://127.0.0.1:3846/mcp"},
+			[]string{"[mcp_servers.figma.tools.get_code]\napproval_mode = \"approve\"\n", `url = "http://127.0.0.1:3846/mcp"`}, []string{"FIGMA_OAUTH_TOKEN"}},
+	} {
+		h, _ := LookupHost(tc.host)
+		env := scratch(t)
+		place(t, h, User, env, tc.sample, 0o600)
+		c, err := Plan(h, User, env, tc.e)
+		if err != nil || c.Action != "updated" {
+			t.Fatalf("%s: %v %v", tc.host, c, err)
+		}
+		for _, k := range tc.keep {
+			if !strings.Contains(string(c.New), k) {
+				t.Errorf("%s: lost %s:\n%s", tc.host, k, c.New)
+			}
+		}
+		for _, k := range tc.drop {
+			if strings.Contains(string(c.New), k) {
+				t.Errorf("%s: kept %s:\n%s", tc.host, k, c.New)
+			}
+		}
+		apply(t, c)
+		if again, err := Plan(h, User, env, tc.e); err != nil || again.Action != "unchanged" {
+			t.Errorf("%s: again: %v %v", tc.host, again, err)
+		}
+	}
+	toml := "[mcp_servers.new]\ncommand = \"old\"\nstartup_timeout_sec = 20 # slow\n\n[mcp_servers.new.env]\nA = \"1\"\n\n[mcp_servers.new.tools.x]\napproval_mode = \"approve\"\n\n# next\n[other]\n"
+	out, err := tomlSet([]byte(toml), "mcp_servers", "new", small)
+	want := "[mcp_servers.new]\ncommand = \"srv\"\nstartup_timeout_sec = 20 # slow\n\n[mcp_servers.new.tools.x]\napproval_mode = \"approve\"\n\n# next\n[other]\n"
+	if err != nil || string(out) != want {
+		t.Errorf("%v\n%s", err, out)
+	}
+}

@@ -102,6 +102,14 @@ func Plan(h *Host, s Scope, env Env, e Entry) (*Change, error) {
 	if err != nil {
 		return nil, unparsable(c.Path, err)
 	}
+	if doc, err := c.decode(c.Old); err == nil {
+		servers, _ := doc[h.key].(map[string]any)
+		if old, ok := servers[e.Name]; ok && !bytes.Equal(c.Old, c.New) {
+			want = keepUnmanaged(want, old)
+		} else if ok {
+			want = old
+		}
+	}
 	if err := c.verify(want); err != nil {
 		return nil, err
 	}

@@ -36,7 +36,8 @@ func FuzzJSONSplice(f *testing.F) {
 			return // refused: fine, as long as nothing else happens
 		}
 		c := &Change{Host: h, Name: "new", Path: "f", Old: src, New: out}
-		if err := c.verify(want); err != nil {
+		servers, _ := before.(map[string]any)["mcpServers"].(map[string]any)
+		if err := c.verify(keepUnmanaged(want, servers["new"])); err != nil {
 			t.Fatalf("%v\n%q\n->\n%q", err, src, out)
 		}
 		back, err := jsonRemove(out, "mcpServers", "new")
@@ -67,7 +68,8 @@ func FuzzTOMLSplice(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if _, err := decodeTOML(src); err != nil {
+		before, err := decodeTOML(src)
+		if err != nil {
 			return
 		}
 		h, _ := LookupHost("codex")
@@ -77,7 +79,7 @@ func FuzzTOMLSplice(f *testing.F) {
 		}
 		doc, _ := decodeTOML([]byte(renderTOML("mcp_servers", "new", small)))
 		c := &Change{Host: h, Name: "new", Path: "f", Old: src, New: out}
-		if err := c.verify(tomlEntry(doc, "mcp_servers", "new")); err != nil {
+		if err := c.verify(keepUnmanaged(tomlEntry(doc, "mcp_servers", "new"), tomlEntry(before, "mcp_servers", "new"))); err != nil {
 			t.Fatalf("%v\n%q\n->\n%q", err, src, out)
 		}
 		back, err := tomlRemove(out, "mcp_servers", "new")

@@ -426,11 +426,23 @@ func jsonSet(src []byte, key, name string, fs []field) ([]byte, error) {
 	var have, want any
 	_ = json.Unmarshal(san[m.valStart:m.valEnd], &have)
 	_ = json.Unmarshal(value("", ""), &want)
-	if reflect.DeepEqual(have, want) {
+	if reflect.DeepEqual(onlyManaged(have), want) {
 		return src, nil
 	}
 	l := layoutOf(src, *servers)
-	text := strings.ReplaceAll(string(value(indentOf(src, m.keyStart), l.unit)), "\n", newline(src))
+	indent := indentOf(src, m.keyStart)
+	text := string(value(indent, l.unit))
+	if san[m.valStart] == '{' { // keep the members mcp does not write, as they are
+		closing := "\n" + indent + "}"
+		body := strings.TrimSuffix(text, closing)
+		for _, em := range parseObject(san, m.valStart).members {
+			if !managed[em.key] {
+				body += ",\n" + indent + l.unit + string(src[em.keyStart:em.valEnd])
+			}
+		}
+		text = body + closing
+	}
+	text = strings.ReplaceAll(text, "\n", newline(src))
 	return splice(src, m.valStart, m.valEnd, text), nil
 }
 

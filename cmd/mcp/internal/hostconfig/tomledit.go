@@ -27,7 +27,13 @@ type tomlHeader struct {
 // tomlHeaders finds the table headers of a valid TOML document: a '[' that
 // starts a line outside strings and values.
 func tomlHeaders(s []byte) []tomlHeader {
-	var hs []tomlHeader
+	hs, _ := tomlScan(s)
+	return hs
+}
+
+// tomlScan finds the table headers, and the starts of the lines where a
+// key/value pair begins.
+func tomlScan(s []byte) (hs []tomlHeader, kvs []int) {
 	depth, lineBegin := 0, true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -42,6 +48,9 @@ func tomlHeaders(s []byte) []tomlHeader {
 			hs = append(hs, tomlHeader{start: lineStart(s, i), keys: headerKeys(string(s[i : i+end]))})
 			i += end
 			continue // at the '\n'
+		}
+		if lineBegin && depth == 0 && c != '#' && c != '\n' && c != '\r' {
+			kvs = append(kvs, lineStart(s, i))
 		}
 		lineBegin = false
 		switch {
@@ -60,7 +69,7 @@ func tomlHeaders(s []byte) []tomlHeader {
 			depth--
 		}
 	}
-	return hs
+	return hs, kvs
 }
 
 // skipTOMLString returns the offset of the last byte of the string at s[i].
@@ -163,6 +172,84 @@ func findTOMLEntry(src []byte, table, name string) (b tomlBlock, found bool, las
 	return tomlBlock{hs[first].start, end(last)}, true, lastOfTable, nil
 }
 
+// managed are the keys mcp install writes in an entry, in any host; an
+// update replaces them and keeps the others (a user's disabled, timeout,
+// trust, cwd, Codex's tool approvals).
+var managed = map[string]bool{"type": true, "command": true, "args": true, "env": true, "url": true, "serverUrl": true,
+	"httpUrl": true, "headers": true, "env_vars": true, "bearer_token_env_var": true, "http_headers": true, "env_http_headers": true}
+
+// keepUnmanaged adds to want the keys of the old entry that mcp does not
+// write, as an update keeps them.
+func keepUnmanaged(want, old any) any {
+	w, ok1 := want.(map[string]any)
+	o, ok2 := old.(map[string]any)
+	if !ok1 || !ok2 {
+		return want
+	}
+	out := make(map[string]any, len(w))
+	for k, v := range o {
+		if !managed[k] {
+			out[k] = v
+		}
+	}
+	for k, v := range w {
+		out[k] = v
+	}
+	return out
+}
+
+// onlyManaged is v without the keys mcp does not write.
+func onlyManaged(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		if managed[k] {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// tomlKept is the text of an entry's tables that an update keeps: the
+// key/value lines of its main table that mcp does not write, and its
+// sub-tables but those of the keys it writes ([NAME.env]).
+func tomlKept(src []byte, table, name string) (lines, tables string) {
+	hs, kvs := tomlScan(src)
+	for i, h := range hs {
+		if len(h.keys) < 2 || h.keys[0] != table || h.keys[1] != name {
+			continue
+		}
+		end := len(src)
+		if i+1 < len(hs) {
+			end = hs[i+1].start
+		}
+		end = trimTrailingNotes(src, h.start, end)
+		if len(h.keys) > 2 {
+			if !managed[h.keys[2]] {
+				tables += "\n" + strings.TrimRight(string(src[h.start:end]), "\r\n") + "\n"
+			}
+			continue
+		}
+		for j, k := range kvs {
+			if k <= h.start || k >= end {
+				continue
+			}
+			kend := end
+			if j+1 < len(kvs) && kvs[j+1] < end {
+				kend = trimTrailingNotes(src, k, kvs[j+1])
+			}
+			line := string(src[k:kend])
+			if keys := headerKeys(strings.TrimSpace(line)); len(keys) > 0 && !managed[keys[0]] {
+				lines += strings.TrimRight(line, "\r\n") + "\n"
+			}
+		}
+	}
+	return lines, tables
+}
+
 // trimTrailingNotes moves end back over the blank and comment-only lines
 // that end src[start:end], so that they stay with what follows.
 func trimTrailingNotes(src []byte, start, end int) int {
@@ -257,8 +344,12 @@ func tomlSet(src []byte, table, name string, fs []field) ([]byte, error) {
 	text := renderTOML(table, name, fs)
 	want, _ := decodeTOML([]byte(text))
 	have := tomlEntry(doc, table, name)
-	if have != nil && reflect.DeepEqual(have, tomlEntry(want, table, name)) {
+	if have != nil && reflect.DeepEqual(onlyManaged(have), tomlEntry(want, table, name)) {
 		return src, nil
+	}
+	if have != nil {
+		lines, tables := tomlKept(src, table, name)
+		text += lines + tables
 	}
 	b, found, afterTable, err := findTOMLEntry(src, table, name)
 	if err != nil {
