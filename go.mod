@@ -3,6 +3,7 @@ module github.com/gomcp/sdk
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/yosida95/uritemplate/v3 v3.0.2

@@ -111,6 +111,13 @@ commands:
                                  schema, and that the live server matches it
   card URL                       fetch and validate a Server Card or an AI
                                  Catalog (and the cards it lists)
+  install --host H [flags] URL | -- COMMAND [ARG...]
+                                 put a server into a host's config file
+                                 (claude-desktop, claude-code, cursor, vscode,
+                                 windsurf, codex, gemini; --all: those found),
+                                 in its own format, other entries untouched
+  uninstall NAME                 take it out again (every host, or --host)
+  list-installed [--json]        the servers in every host's files
   login [--no-browser] URL       log in with OAuth (the browser, or
                                  --client-id/--client-secret) and keep the
                                  tokens for URL in the user config dir,
@@ -192,6 +199,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "diff" {
 		return runDiff(ctx, args, stdout, stderr)
+	}
+	if name == "install" || name == "uninstall" || name == "list-installed" {
+		return runInstall(name, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {

@@ -3,7 +3,8 @@
 // prompts, call, read, get, complete, ping, login, snapshot, diff), the
 // shell, the inspector page, proxy and mock, the publishing commands
 // (registry init and validate for server.json, card for Server Cards, and
-// card: targets), and the exit codes, callable in-process by its tests.
+// card: targets), install into the hosts' config files (install.go, on
+// package hostconfig), and the exit codes, callable in-process by its tests.
 //
 // # How it is built
 //

@@ -450,6 +450,70 @@ server. A -H 'Authorization: ...' on the command line or a header in the
 config file wins over them. When they can no longer be refreshed, a
 command exits with status 4 and asks to log in again.
 `,
+	"install": `usage: mcp install (--host H... | --all) [--scope user|project] [--project DIR]
+                   [--name NAME] [--env K=V]... [--env-ref K[=VAR]]...
+                   [--header 'K: V']... [--header-ref K=VAR]... [--bearer-env VAR]
+                   [--dry-run] (URL | -- COMMAND [ARG...])
+
+Writes a server's entry, a command run over stdio or a Streamable HTTP
+URL, into the config file of each host named, in that host's own format:
+
+  host            user scope (default)                  project scope
+  claude-desktop  claude_desktop_config.json (Claude's   -
+                  app config dir: ~/Library/Application
+                  Support, %APPDATA%, ~/.config)
+  claude-code     ~/.claude.json (mcpServers)           .mcp.json
+  cursor          ~/.cursor/mcp.json                    .cursor/mcp.json
+  vscode          Code/User/mcp.json (servers)          .vscode/mcp.json
+  windsurf        ~/.codeium/windsurf/mcp_config.json   -
+  codex           ~/.codex/config.toml ($CODEX_HOME)    .codex/config.toml
+  gemini          ~/.gemini/settings.json               .gemini/settings.json
+
+--host takes one host or a comma list, and repeats; --all picks the hosts
+whose config file or directory exists. The project is the current
+directory, or --project DIR. --name names the entry (default: the
+command's name, or the URL's host name; a launcher such as npx or go needs
+--name). At user scope, a relative command path is made absolute.
+
+Only that entry's bytes change: every other entry, comment and blank of
+the file stays byte for byte. Installing the same entry again changes
+nothing; a changed one is updated in place: what mcp writes (type,
+command, args, env, url, headers; Codex's env_vars and header keys) is
+replaced, and what you added (disabled, timeout, cwd, trust, Codex's tool
+approvals) is kept. The file is
+copied to FILE.bak before it is written (atomically, its mode kept). A
+file that does not parse, or an entry mcp cannot edit in place, is
+refused and left as it is; nothing is written to any host then.
+
+Secrets: --env K=V and --header 'K: V' write the value into the file.
+--env-ref K (or K=VAR) and --header-ref NAME=VAR write a reference that
+the host fills from its own environment when it starts the server, and
+--bearer-env VAR sends Authorization: Bearer $VAR: ${VAR} in Claude Code
+and Gemini CLI, ${env:VAR} in Cursor, VS Code and Windsurf; Codex gets
+env_vars, env_http_headers and bearer_token_env_var (it forwards a
+variable under its own name only). Claude Desktop expands no variables
+and takes no URL (add remote servers in its Connectors settings, or
+install a bridge: -- mcp proxy URL); a reference for it is refused.
+
+--dry-run prints each change as a diff and writes nothing.
+
+exit status: 0 done, 1 a file could not be edited (nothing written), 2 usage.
+`,
+	"uninstall": `usage: mcp uninstall [--host H...] [--scope user|project] [--project DIR] [--dry-run] NAME
+
+Removes the entry NAME from every host's file (or those of --host, at
+--scope) that holds it, splicing out only its bytes, with the same backup,
+refusals and --dry-run as mcp install. Exit status 1 when no file holds it.
+`,
+	"list-installed": `usage: mcp list-installed [--host H...] [--scope user|project] [--project DIR] [--json]
+
+Lists the servers in every host's files, user and project scope: host,
+scope, name, and the command or URL. A file that does not parse is named
+on stderr (exit status 1) and the others are listed.
+
+--json: {"servers": [{"host", "scope", "name", "file", "command"?,
+         "args"?, "url"?}]}
+`,
 	"logout": `usage: mcp logout URL
 
 Forgets what mcp login stored for URL.
