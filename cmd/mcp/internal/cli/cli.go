@@ -89,6 +89,10 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
+  dev [--no-open] DIR [-- ARG...]
+                                 while writing a Go server: build the main
+                                 package in DIR, run it in the inspector, and
+                                 rebuild, restart and reconnect it on each save
   login [--no-browser] URL       log in with OAuth (the browser, or
                                  --client-id/--client-secret) and keep the
                                  tokens for URL in the user config dir,
@@ -160,6 +164,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "mock" {
 		return runMock(ctx, args, stdin, stdout, stderr)
+	}
+	if name == "dev" {
+		return runDev(ctx, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {
