@@ -11,6 +11,7 @@
 //	mcp mock [--http ADDR] FILE
 //	mcp shell TARGET...
 //	mcp inspect [--addr ADDR] TARGET...
+//	mcp dev [--no-open] DIR [-- ARG...]
 //	mcp login|logout URL
 //	mcp serve [--http ADDR]
 //	mcp try
