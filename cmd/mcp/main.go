@@ -11,7 +11,7 @@
 //	mcp mock [--http ADDR] FILE
 //	mcp shell TARGET...
 //	mcp inspect [--addr ADDR] TARGET...
-//	mcp dev [--no-open] DIR [-- ARG...]
+//	mcp dev [--no-open] [--url URL] DIR [-- ARG...]
 //	mcp login|logout URL
 //	mcp serve [--http ADDR]
 //	mcp try

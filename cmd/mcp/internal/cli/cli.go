@@ -89,7 +89,7 @@ commands:
   inspect [--addr ADDR] TARGET   the web inspector: a page on 127.0.0.1 to
                                  browse, call, read and answer the server,
                                  with a live log of every message
-  dev [--no-open] DIR [-- ARG...]
+  dev [--no-open] [--url URL] DIR [-- ARG...]
                                  while writing a Go server: build the main
                                  package in DIR, run it in the inspector, and
                                  rebuild, restart and reconnect it on each save

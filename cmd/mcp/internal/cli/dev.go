@@ -42,13 +42,15 @@ type devServer struct {
 	dir    string // its directory, absolute
 	args   []string
 	tf     targetFlags // -e, --cwd: how the server is run
+	url    string      // --url: the server serves HTTP there itself
 	tmp    string      // where the binaries go
 	goTool string
 	open   bool // open the page in the browser
 	stderr io.Writer
 
 	builds int
-	bin    string // the binary running, if any
+	bin    string      // the binary running, if any
+	proc   *devProcess // the server run with --url, if any
 
 	// What is watched: directories (their files, not their
 	// subdirectories) and single files, from go list.
@@ -94,6 +96,7 @@ func (d *devServer) parse(inv *invocation, args []string) error {
 	fs.DurationVar(&inv.timeout, "timeout", 0, "")
 	fs.StringVar(&inv.version, "protocol-version", "", "")
 	fs.Var(&inv.rootDirs, "root", "")
+	fs.StringVar(&d.url, "url", "", "")
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
 			return usageError{err}
@@ -115,6 +118,11 @@ func (d *devServer) parse(inv *invocation, args []string) error {
 		d.pkg, args = rest[0], rest[1:]
 	}
 	d.open = !*noOpen
+	if d.url != "" {
+		if err := checkDevURL(d.url); err != nil {
+			return usageError{err}
+		}
+	}
 	if d.pkg == "" {
 		return usageError{errors.New("dev: name the directory of the server's main package, such as ./cmd/server")}
 	}
@@ -156,6 +164,7 @@ func (d *devServer) run(ctx context.Context, in *inspector, pageURL string) {
 			fmt.Fprintf(d.stderr, "mcp dev: cannot open a browser (%v): open %s\n", err, pageURL)
 		}
 	}
+	defer d.stopServer(in)
 	d.rebuild(ctx, in)
 	prev := d.stamp()
 	var changed time.Time // the last change not built yet
@@ -219,12 +228,12 @@ func (d *devServer) rebuild(ctx context.Context, in *inspector) {
 	}
 	// The old server stops before the new one starts: both may want the
 	// same port, lock or database file.
-	in.close()
+	d.stopServer(in)
 	if d.bin != "" {
 		_ = os.Remove(d.bin)
 	}
 	d.bin = bin
-	if err := in.connect(ctx, append([]string{bin}, d.args...), &d.tf); err != nil {
+	if err := d.startServer(ctx, in, bin); err != nil {
 		fmt.Fprintf(d.stderr, "mcp dev: the server built by #%d did not start: %s\n", d.builds, plainError(err))
 	} else {
 		fmt.Fprintf(d.stderr, "mcp dev: built in %.1fs; server restarted\n", took)

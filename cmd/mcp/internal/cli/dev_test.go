@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,17 +18,20 @@ import (
 
 // devMain is the tiny server mcp dev's tests build: one tool, whose
 // description is in desc.go, which the tests rewrite. It appends its
-// process id to $DEVSERVER_PIDS, if set.
+// process id to $DEVSERVER_PIDS, if set, and serves Streamable HTTP at
+// $DEVSERVER_ADDR, if set, or else stdio.
 const devMain = `package main
 
 import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 type In struct {
@@ -54,6 +58,9 @@ func main() {
 		})
 	if err != nil {
 		log.Fatal(err)
+	}
+	if addr := os.Getenv("DEVSERVER_ADDR"); addr != "" {
+		log.Fatal(http.ListenAndServe(addr, mcphttp.NewHandler(s, nil)))
 	}
 	if err := s.Run(context.Background(), transport.Stdio()); err != nil {
 		log.Fatal(err)
@@ -263,65 +270,104 @@ func TestDevRebuilds(t *testing.T) {
 	checkStopped(t, strings.Fields(string(b)))
 }
 
-// TestDevCommand runs mcp dev as a user would, to its end: it serves the
-// page, whose state says the server is built and connected, and once
-// interrupted it has stopped the server and removed its binaries.
+// TestDevCommand runs mcp dev as a user would, to its end, on a server
+// that serves HTTP itself (--url): the page's state says the server is
+// built and connected; after a change, the rebuilt server listens on the
+// same port (the old one was stopped first) and the page is connected to
+// it; once interrupted, mcp dev has stopped the server and removed its
+// binaries.
 func TestDevCommand(t *testing.T) {
-	dir := devModule(t, "echoes")
+	dir := devModule(t, "echoes v1")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where mcp dev puts its binaries
 	pids := filepath.Join(t.TempDir(), "pids")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	var stderr strings.Builder
+	var buf strings.Builder
+	stderr := &lockedWriter{w: &buf}
+	errs := func() string {
+		stderr.mu.Lock()
+		defer stderr.mu.Unlock()
+		return buf.String()
+	}
 	code := make(chan int, 1)
 	go func() {
 		defer pw.Close()
-		code <- Run(ctx, []string{"dev", "--no-open", "-e", "DEVSERVER_PIDS=" + pids, dir}, strings.NewReader(""), pw, &lockedWriter{w: &stderr})
+		code <- Run(ctx, []string{"dev", "--no-open", "--url", "http://" + addr + "/", "-e", "DEVSERVER_PIDS=" + pids, "-e", "DEVSERVER_ADDR=" + addr, dir},
+			strings.NewReader(""), pw, stderr)
 	}()
-	var line string
-	if _, err := fmt.Fscanln(pr, new(string), new(string), &line); err != nil { // inspector at URL
+	var page string
+	if _, err := fmt.Fscanln(pr, new(string), new(string), &page); err != nil { // inspector at URL
 		t.Fatal(err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		res, err := http.Post(line+"api/state", "application/json", strings.NewReader("{}"))
+	api := func(op string, out any) {
+		t.Helper()
+		res, err := http.Post(page+"api/"+op, "application/json", strings.NewReader("{}"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st struct {
-			Result struct {
+		defer res.Body.Close()
+		if err := json.NewDecoder(res.Body).Decode(&struct{ Result any }{out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// wait waits for build n to be connected, and returns the tool's
+	// description.
+	wait := func(n int) string {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			var st struct {
 				Connected  bool
+				Target     string
 				ServerInfo struct{ Name string }
 				Dev        devStatus
 			}
-		}
-		err = json.NewDecoder(res.Body).Decode(&st)
-		res.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Result.Connected && st.Result.Dev.State == "ok" {
-			if st.Result.ServerInfo.Name != "devserver" || st.Result.Dev.Package != dir {
-				t.Errorf("state %+v", st.Result)
+			api("state", &st)
+			if st.Connected && st.Dev.State == "ok" && st.Dev.Build == n {
+				if st.ServerInfo.Name != "devserver" || st.Dev.Package != dir || st.Target != "http://"+addr+"/" {
+					t.Errorf("state %+v", st)
+				}
+				break
 			}
-			break
+			if time.Now().After(deadline) || st.Dev.State == "failed" || st.Dev.State == "ok" && st.Dev.Build == n {
+				t.Fatalf("state %+v; stderr:\n%s", st, errs())
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if time.Now().After(deadline) || st.Result.Dev.State == "failed" {
-			t.Fatalf("state %+v; stderr:\n%s", st.Result, stderr.String())
+		var tools []mcp.Tool
+		api("tools", &tools)
+		if len(tools) != 1 {
+			t.Fatalf("tools %+v", tools)
 		}
-		time.Sleep(100 * time.Millisecond)
+		return tools[0].Description
+	}
+	if d := wait(1); d != "echoes v1" {
+		t.Errorf("description %q", d)
+	}
+	devWrite(t, dir, "desc.go", devDesc("echoes v2"))
+	if d := wait(2); d != "echoes v2" {
+		t.Errorf("after the rebuild: description %q", d)
 	}
 	cancel()
 	if c := <-code; c != ExitCancelled && c != ExitOK {
-		t.Errorf("exit %d; stderr:\n%s", c, stderr.String())
+		t.Errorf("exit %d; stderr:\n%s", c, errs())
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "mcp-dev-*")); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
 	b, _ := os.ReadFile(pids)
+	if n := len(strings.Fields(string(b))); n != 2 {
+		t.Errorf("%d servers started, want 2", n)
+	}
 	checkStopped(t, strings.Fields(string(b)))
 }
 
@@ -336,6 +382,7 @@ func TestDevUsage(t *testing.T) {
 		{"dev", file},
 		{"dev", t.TempDir(), "extra"},
 		{"dev", "--nope", "."},
+		{"dev", "--url", "ftp://x", "."},
 	} {
 		if code, _, errs := mcpRun(t, context.Background(), args...); code != ExitUsage || !strings.HasPrefix(errs, "mcp: ") {
 			t.Errorf("mcp %q: exit %d, stderr %q", args, code, errs)

@@ -59,9 +59,10 @@
 // (and appview, its own app server for the bridge tests; the module requires
 // the SDK through a replace of the parent directory) and drives the inspector
 // in headless Chromium (the "browser" stage of scripts/test.sh). mcp
-// dev (dev.go, dev_watch.go, inspector/dev.js) is the inspector with a
-// builder in place of the first connection: it runs go build into a
-// temporary directory, connects the binary as a stdio target, polls the
+// dev (dev.go, dev_watch.go, dev_http.go, inspector/dev.js) is the inspector
+// with a builder in place of the first connection: it runs go build into a
+// temporary directory, connects the binary as a stdio target (or runs it
+// and connects to the --url it listens at), polls the
 // files of the packages go list names (the main module's and local
 // replacements', their embedded files, go.mod, go.sum), and on a change
 // that compiles closes the session (ending the old server) and connects

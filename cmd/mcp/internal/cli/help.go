@@ -279,11 +279,12 @@ It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
 (Origin) are refused.
 `,
-	"dev": `usage: mcp dev [--addr 127.0.0.1:0] [--no-open] [flags] DIR [-- ARG...]
+	"dev": `usage: mcp dev [--addr 127.0.0.1:0] [--no-open] [--url URL] [flags] DIR [-- ARG...]
 
 While writing a server in Go: builds the main package in DIR (go build,
-into a temporary directory), runs it over stdio with ARG..., and serves
-the inspector on it, as mcp inspect does ("inspector at URL"), opening
+into a temporary directory), runs it with ARG... over stdio (or, with
+--url, as a server of Streamable HTTP at URL, which ARG... must make it
+listen at), and serves the inspector on it, as mcp inspect does ("inspector at URL"), opening
 the URL in the browser unless --no-open. It then watches the server's
 sources: the files of its packages in its own module and in modules
 replaced by a local directory, their embedded files, go.mod and go.sum
@@ -299,6 +300,9 @@ flags:
   --addr ADDR            the inspector's loopback address (default a free
                          port on 127.0.0.1)
   --no-open              print the URL without opening a browser
+  --url URL              the server serves HTTP itself at URL: mcp dev
+                         waits for it to listen there (30s at most), and
+                         stops it with an interrupt (a kill after 5s)
   -e KEY=VALUE           set an environment variable of the server
                          (repeatable)
   --cwd DIR              the server's working directory (default the
