@@ -213,8 +213,11 @@ func TestDevRebuilds(t *testing.T) {
 		t.Errorf("state's dev: %+v", in.state()["dev"])
 	}
 
-	// A burst of saves: one build, of the last.
+	// A burst of saves, across polls: one build, of the last.
 	for i := 2; i <= 4; i++ {
+		if i > 2 {
+			time.Sleep(devPoll / 3)
+		}
 		devWrite(t, dir, "desc.go", devDesc(fmt.Sprintf("echoes v%d", i)))
 	}
 	if st := ev.next(t, "ok", build); st.Build != 2 {
@@ -289,6 +292,7 @@ func TestDevCommand(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	defer http.DefaultClient.CloseIdleConnections()
 	pr, pw := io.Pipe()
 	var buf strings.Builder
 	stderr := &lockedWriter{w: &buf}
