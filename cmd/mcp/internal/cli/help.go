@@ -284,8 +284,9 @@ requests without it, with another Host, or from another site's page
 While writing a server in Go: builds the main package in DIR (go build,
 into a temporary directory), runs it with ARG... over stdio (or, with
 --url, as a server of Streamable HTTP at URL, which ARG... must make it
-listen at), and serves the inspector on it, as mcp inspect does ("inspector at URL"), opening
-the URL in the browser unless --no-open. It then watches the server's
+listen at), and serves the inspector on it as mcp inspect does: it
+prints "inspector at URL" and opens that URL in the browser, unless
+--no-open. It then watches the server's
 sources: the files of its packages in its own module and in modules
 replaced by a local directory, their embedded files, go.mod and go.sum
 (polled every 300ms; tests and editors' temporary files are left out).
