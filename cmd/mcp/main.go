@@ -13,6 +13,7 @@
 //	mcp mock [--http ADDR] FILE
 //	mcp shell TARGET...
 //	mcp inspect [--addr ADDR] TARGET...
+//	mcp dev [--no-open] [--url URL] DIR [-- ARG...]
 //	mcp login|logout URL
 //	mcp registry init [DIR] | mcp registry validate [FILE] [--against TARGET...]
 //	mcp card URL

@@ -118,6 +118,10 @@ commands:
                                  in its own format, other entries untouched
   uninstall NAME                 take it out again (every host, or --host)
   list-installed [--json]        the servers in every host's files
+  dev [--no-open] [--url URL] DIR [-- ARG...]
+                                 while writing a Go server: build the main
+                                 package in DIR, run it in the inspector, and
+                                 rebuild, restart and reconnect it on each save
   login [--no-browser] URL       log in with OAuth (the browser, or
                                  --client-id/--client-secret) and keep the
                                  tokens for URL in the user config dir,
@@ -202,6 +206,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "install" || name == "uninstall" || name == "list-installed" {
 		return runInstall(name, args, stdout, stderr)
+	}
+	if name == "dev" {
+		return runDev(ctx, args, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {

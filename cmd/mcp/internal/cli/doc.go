@@ -61,6 +61,18 @@
 // (and appview, its own app server for the bridge tests; the module requires
 // the SDK through a replace of the parent directory) and drives the inspector
 // in headless Chromium (the "browser" stage of scripts/test.sh). mcp
+// dev (dev.go, dev_watch.go, dev_http.go, inspector/dev.js) is the inspector
+// with a builder in place of the first connection: it runs go build into a
+// temporary directory, connects the binary as a stdio target (or runs it
+// and connects to the --url it listens at), polls the
+// files of the packages go list names (the main module's and local
+// replacements', their embedded files, go.mod, go.sum), and on a change
+// that compiles closes the session (ending the old server) and connects
+// the new binary; a build that fails leaves the old session alone and
+// publishes the compiler's output as a "dev" event, which the page shows
+// in a banner. The page picks the item it showed again once the new
+// server's lists are in, and fills its form from what the user typed,
+// kept by tool or prompt name. mcp
 // login is an oauth.Client with a LoopbackUserAgent (or the client credentials
 // grant) that opens one session so that the server's 401 starts the flow; what
 // it obtains lives in os.UserConfigDir()/gomcp/tokens/, one oauth.FileStore

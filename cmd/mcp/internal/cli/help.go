@@ -327,6 +327,39 @@ It listens on a loopback address only. The URL holds a random token:
 requests without it, with another Host, or from another site's page
 (Origin) are refused.
 `,
+	"dev": `usage: mcp dev [--addr 127.0.0.1:0] [--no-open] [--url URL] [flags] DIR [-- ARG...]
+
+While writing a server in Go: builds the main package in DIR (go build,
+into a temporary directory), runs it with ARG... over stdio (or, with
+--url, as a server of Streamable HTTP at URL, which ARG... must make it
+listen at), and serves the inspector on it as mcp inspect does: it
+prints "inspector at URL" and opens that URL in the browser, unless
+--no-open. It then watches the server's
+sources: the files of its packages in its own module and in modules
+replaced by a local directory, their embedded files, go.mod and go.sum
+(polled every 300ms; tests and editors' temporary files are left out).
+After a save, or a burst of them, it builds again. When the build
+succeeds, it stops the old server, starts the new one and reconnects the
+page, which lists the tools again and keeps the arguments typed into the
+forms (by tool or prompt name). When the build fails, the compiler's
+output is shown in the page and on stderr, and the old server keeps
+running. Ctrl-C stops the server and removes the binaries.
+
+flags:
+  --addr ADDR            the inspector's loopback address (default a free
+                         port on 127.0.0.1)
+  --no-open              print the URL without opening a browser
+  --url URL              the server serves HTTP itself at URL: mcp dev
+                         waits for it to listen there (30s at most), and
+                         stops it with an interrupt (a kill after 5s)
+  -e KEY=VALUE           set an environment variable of the server
+                         (repeatable)
+  --cwd DIR              the server's working directory (default the
+                         current one)
+  --root DIR             offer DIR to the server as a root (repeatable)
+  --timeout DURATION     give up on a request after this long
+  --protocol-version V   ask for revision V
+`,
 	"shell": `usage: mcp shell [flags] [--exit-on-error] TARGET...
 
 Opens one session with TARGET and reads commands a line at a time: info,

@@ -151,6 +151,8 @@ type inspector struct {
 
 	roots *rootSet // offered to every server the page connects to
 
+	dev *devServer // mcp dev's builder, which connects the page (nil: mcp inspect)
+
 	sandbox *sandbox // the origin of the apps' views (inspect_apps.go)
 
 	askMu  sync.Mutex
@@ -159,7 +161,12 @@ type inspector struct {
 }
 
 // inspect runs the web inspector on inv.addr until ctx ends.
-func (inv *invocation) inspect(ctx context.Context) error {
+func (inv *invocation) inspect(ctx context.Context) error { return inv.inspectWith(ctx, nil) }
+
+// inspectWith runs the web inspector; with dev (mcp dev), the server dev
+// builds is connected, and connected again after each rebuild, instead of
+// inv.target.
+func (inv *invocation) inspectWith(ctx context.Context, dev *devServer) error {
 	host, _, err := net.SplitHostPort(inv.addr)
 	if err != nil {
 		return usageError{fmt.Errorf("--addr %q: %v", inv.addr, err)}
@@ -175,12 +182,15 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}, roots: roots}
+	in := &inspector{inv: inv, token: base64.RawURLEncoding.EncodeToString(tok[:]), asks: map[int]chan json.RawMessage{}, roots: roots, dev: dev}
 	// A first connection that fails leaves the page up, showing why, to
-	// pick another server.
-	if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
-		_, msg, _ := classify(ctx, err) // the message without its "mcp: " prefixes
-		fmt.Fprintf(inv.stderr, "mcp inspect: %s\n", msg)
+	// pick another server. (mcp dev builds the server first, with the
+	// page up to show how.)
+	if dev == nil {
+		if err := in.connect(ctx, inv.target, &inv.tf); err != nil {
+			_, msg, _ := classify(ctx, err) // the message without its "mcp: " prefixes
+			fmt.Fprintf(inv.stderr, "mcp inspect: %s\n", msg)
+		}
 	}
 	defer in.close()
 	ln, err := net.Listen("tcp", inv.addr)
@@ -196,10 +206,17 @@ func (inv *invocation) inspect(ctx context.Context) error {
 	sb.allowPage(ln.Addr().String())
 	srv := &http.Server{Handler: in.handler(ln.Addr().String()), ReadHeaderTimeout: 10 * time.Second}
 	ssrv := &http.Server{Handler: sb.handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(inv.stdout, "inspector at http://%s/%s/\n", ln.Addr(), in.token)
+	pageURL := fmt.Sprintf("http://%s/%s/", ln.Addr(), in.token)
+	fmt.Fprintf(inv.stdout, "inspector at %s\n", pageURL)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() { errc <- ssrv.Serve(sln) }()
+	if dev != nil {
+		devCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); dev.run(devCtx, in, pageURL) }()
+		defer func() { stop(); <-done }() // before in.close: no server started after it
+	}
 	select {
 	case err := <-errc:
 		err = errors.Join(err, srv.Close(), ssrv.Close())
@@ -332,10 +349,15 @@ func (in *inspector) state() map[string]any {
 	in.mu.Lock()
 	cs, target, lastErr := in.cs, in.target, in.lastErr
 	in.mu.Unlock()
+	var dev any // mcp dev's last build
+	if in.dev != nil {
+		dev = in.dev.lastStatus()
+	}
 	if cs == nil {
-		return map[string]any{"connected": false, "target": strings.Join(target, " "), "error": lastErr}
+		return map[string]any{"connected": false, "target": strings.Join(target, " "), "error": lastErr, "dev": dev}
 	}
 	out := map[string]any{
+		"dev":             dev,
 		"connected":       true,
 		"target":          strings.Join(target, " "),
 		"protocolVersion": cs.ProtocolVersion(),
@@ -461,6 +483,7 @@ func (in *inspector) handler(addr string) http.Handler {
 	mux.Handle("GET /apps.js", files)
 	mux.Handle("GET /log.js", files)
 	mux.Handle("GET /ui.js", files)
+	mux.Handle("GET /dev.js", files)
 	mux.Handle("GET /app.css", files)
 	mux.HandleFunc("GET /events", in.serveEvents)
 	mux.HandleFunc("POST /api/{op}", in.serveAPI)

@@ -67,6 +67,7 @@ function onEvent(e) {
     logLine("event", e.time + " connected");
     closeView("another server was connected");
     showState(d);
+    devConnected(); // dev.js
     $("#tasks").replaceChildren(); // tasks belong to a session
     refresh();
     loadRoots();
@@ -91,6 +92,9 @@ function onEvent(e) {
     break;
   case "app":
     viewOpened(e.time, d);
+    break;
+  case "dev":
+    devBuild(d, e.time); // dev.js
     break;
   case "answered":
     answered.add(d.id);
@@ -126,6 +130,7 @@ function clearLists() {
 function showState(s) {
   state = s;
   showLevel(s); // log.js
+  devBuild(s.dev); // dev.js
   if (!s.connected) {
     clearLists();
     setStatus(s.error ? "not connected: " + s.error : "not connected");
@@ -185,6 +190,7 @@ async function refreshNow() {
     listed[kind] = got;
     ul.replaceChildren(...items);
   }
+  devListed(); // dev.js
 }
 
 // pick shows an item of the lists (its button b) in the detail pane.
@@ -192,6 +198,7 @@ function pick(b, item, show) {
   closeView("the user picked something else");
   document.querySelectorAll("nav button.selected").forEach((x) => x.classList.remove("selected"));
   b.classList.add("selected");
+  devPicked(b.closest("ul").id, item); // dev.js
   $("#result").replaceChildren();
   $("#progress").hidden = true;
   show(item);
@@ -337,6 +344,7 @@ function showTool(tool) {
     try { args = form.read(); } catch (err) { showError(err); return; }
     callTool(tool, args, taskBox.checked);
   });
+  keepDraft(f, "tools:" + tool.name); // dev.js
   detail(tool.title || tool.name, tool.description, f, el("details", {}, el("summary", {text: "input schema"}), el("pre", {text: pretty(tool.inputSchema)})));
 }
 
@@ -407,6 +415,7 @@ function showTemplate(t) {
     });
     run("read", {uri}, renderRead, null, {action: "read", uri});
   });
+  keepDraft(f, "templates:" + t.uriTemplate); // dev.js
   detail(t.title || t.name, t.description, el("p", {text: t.uriTemplate}), f);
 }
 
@@ -424,6 +433,7 @@ function showPrompt(p) {
     const args = form.read();
     run("get", {name: p.name, arguments: args}, renderPrompt, null, {action: "get", name: p.name, args});
   });
+  keepDraft(f, "prompts:" + p.name); // dev.js
   detail(p.title || p.name, p.description, f);
 }
 
