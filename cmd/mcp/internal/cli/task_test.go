@@ -43,8 +43,10 @@ func TestCallTask(t *testing.T) {
 				t.Helper()
 				return mcpRunInput(t, context.Background(), input, append(args, w.target...)...)
 			}
-			code, out, errs := run("", "call", "--task", "slow_compute", "seconds=0.3", "label=x")
-			if code != ExitOK || out != "computed x after 0.3s\n" {
+			// Long enough for a status poll to see it working on a loaded
+			// machine (at 0.3 s one run saw only "completed").
+			code, out, errs := run("", "call", "--task", "slow_compute", "seconds=1.5", "label=x")
+			if code != ExitOK || out != "computed x after 1.5s\n" {
 				t.Errorf("slow_compute --task: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
 			if !regexp.MustCompile(`(?m)^task \S+: working - computing x\n(.*\n)*task \S+: completed`).MatchString(errs) {
