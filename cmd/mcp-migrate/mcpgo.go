@@ -234,7 +234,7 @@ var handledMCPGo = map[string]bool{
 	"WithCompletions": true, "WithInstructions": true, "WithRecovery": true, "WithElicitation": true, "WithRoots": true,
 	"StreamableHTTPServer": true, "SSEServer": true, "ServerTool": true, "AddTools": true, "Use": true,
 	"WithStateLess": true, "WithHTTPContextFunc": true, "ToolHandlerMiddleware": true,
-	"Hooks": true, "WithHooks": true, "MCPMethod": true, "ServerFromContext": true,
+	"Hooks": true, "WithHooks": true, "MCPMethod": true, "ServerFromContext": true, "NewStdioServer": true, "StdioServer": true, "ClientSessionFromContext": true,
 }
 
 // mcpgoMember is where uses of fields and methods of mcp-go's types would
@@ -361,6 +361,7 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 	case path == mcpgoServer && recv == "Hooks" && mcpgoHookMethods[name]:
 		rw.site("hooks") // methods of the generated mcpmigrateHooks
 	case path == mcpgoServer && name == "ServeHTTP" && (recv == "StreamableHTTPServer" || recv == "SSEServer"):
+	case path == mcpgoServer && recv == "StdioServer" && name == "Listen":
 	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", recv, name)
 	}
@@ -473,6 +474,13 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 		}
 		c.Replace(rw.withHooks(&ast.CallExpr{Fun: rw.mcp("NewServer"), Args: []ast.Expr{impl, optArg}}, args))
 		rw.site("new-server")
+	case "NewStdioServer":
+		if len(n.Args) == 1 {
+			c.Replace(rw.helperCall("mcpmigrateStdioServerOf", n.Args[0]))
+			rw.site("stdio-server")
+		}
+	case "ClientSessionFromContext":
+		rw.mcpgoSessionFromContext(c, n)
 	case "ServeStdio":
 		if len(n.Args) > 1 {
 			rw.todo(n, "mcp-go's StdioOption arguments were dropped: see docs/migrate-from-mcp-go.md")
@@ -590,7 +598,7 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 		c.Replace(rw.schemaLit(n))
 		return
 	}
-	if rw.mcpgoRequestLit(c, n, name) {
+	if rw.mcpgoRequestLit(c, n, name) || rw.urlElicitationError(c, n, name) {
 		return
 	}
 	gt := rw.gomcpType(mcpgoGomcpName(name))

@@ -503,6 +503,22 @@ func (rw *fileRewriter) mcpgoServerAsk(c *astutil.Cursor, n *ast.CallExpr, se *a
 		c.Replace(&ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(req), Sel: ast.NewIdent(method)},
 			Args: []ast.Expr{n.Args[0], requestParams(n.Args[1])}})
 		rw.site("server-request")
+	case "RequestURLElicitation":
+		req := rw.enclosingRequest(n)
+		if req == "" || len(n.Args) != 5 {
+			rw.todo(n, "RequestURLElicitation outside a tool handler: gomcp asks the client through the request being served (req.Elicit with Mode mcp.ElicitModeURL)")
+			return true
+		}
+		p := &ast.UnaryExpr{Op: token.AND, X: &ast.CompositeLit{Type: rw.mcp("ElicitParams"), Elts: []ast.Expr{
+			kv("Mode", rw.mcp("ElicitModeURL")), kv("ElicitationID", n.Args[2]), kv("URL", n.Args[3]), kv("Message", n.Args[4])}}}
+		c.Replace(&ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(req), Sel: ast.NewIdent("Elicit")}, Args: []ast.Expr{n.Args[0], p}})
+		rw.site("server-request")
+	case "SendElicitationComplete":
+		if len(n.Args) != 3 {
+			return false
+		}
+		c.Replace(rw.helperCall("mcpmigrateElicitationComplete", n.Args...))
+		rw.site("server-notify")
 	case "SendNotificationToClient":
 		req := rw.enclosingRequest(n)
 		if req == "" || len(n.Args) != 3 {
@@ -520,6 +536,41 @@ func (rw *fileRewriter) mcpgoServerAsk(c *astutil.Cursor, n *ast.CallExpr, se *a
 	default:
 		return false
 	}
+	return true
+}
+
+// mcpgoSessionFromContext rewrites server.ClientSessionFromContext(ctx) in
+// a tool handler to the request's session (nil at 2026-07-28, which has
+// none); ok false elsewhere.
+func (rw *fileRewriter) mcpgoSessionFromContext(c *astutil.Cursor, n *ast.CallExpr) {
+	req := rw.enclosingRequest(n)
+	if req == "" {
+		rw.todo(n, "ClientSessionFromContext outside a tool handler: gomcp's handlers get the session from their request (req.Session())")
+		return
+	}
+	c.Replace(rw.helperCall("mcpmigrateSession", ast.NewIdent(req)))
+	rw.site("session")
+}
+
+// urlElicitationError rewrites mcp-go's mcp.URLElicitationRequiredError
+// literal (an error a handler returns) to the JSON-RPC error gomcp sends
+// for it: code -32042 with URLElicitationRequiredData.
+func (rw *fileRewriter) urlElicitationError(c *astutil.Cursor, n *ast.CompositeLit, name string) bool {
+	if name != "URLElicitationRequiredError" || !gomcpHas(gomcpMCP, "URLElicitationRequiredData") {
+		return false
+	}
+	for _, e := range n.Elts {
+		if kve, ok := e.(*ast.KeyValueExpr); ok {
+			if cl, ok := kve.Value.(*ast.CompositeLit); ok {
+				if at, ok := cl.Type.(*ast.ArrayType); ok {
+					at.Elt = &ast.StarExpr{X: at.Elt} // gomcp's holds pointers
+				}
+			}
+		}
+	}
+	n.Type = rw.mcp("URLElicitationRequiredData")
+	c.Replace(rw.helperCall("mcpmigrateURLElicitationRequired", &ast.UnaryExpr{Op: token.AND, X: n}))
+	rw.site("url-elicitation-error")
 	return true
 }
 

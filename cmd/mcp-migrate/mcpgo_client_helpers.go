@@ -21,6 +21,7 @@ func init() {
 	helperDeps["mcpmigrateStreamableHTTP"] = []string{"mcpmigrateHTTPOption"}
 	helperDeps["mcpmigrateContinuousListening"] = []string{"mcpmigrateHTTPOption"}
 	helperDeps["mcpmigrateHTTPHeaders"] = []string{"mcpmigrateHTTPOption"}
+	helperDeps["mcpmigrateStdioServerOf"] = []string{"mcpmigrateStdioServer"}
 }
 
 var clientHelperDefs = map[string]helperDef{
@@ -288,6 +289,41 @@ func mcpmigrateTextOf(content any) string {
 		return c
 	}
 	return ""
+}`},
+	"mcpmigrateSession": {[]string{"github.com/gomcp/sdk/mcp"}, `// mcpmigrateSession is mcp-go's server.ClientSessionFromContext in a
+// handler: the request's session, nil for a 2026-07-28 request (which
+// belongs to none).
+func mcpmigrateSession[P any](req *mcp.ServerRequest[P]) *mcp.ServerSession {
+	ss, _ := req.Session()
+	return ss
+}`},
+	"mcpmigrateElicitationComplete": {[]string{"context", "errors", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateElicitationComplete is mcp-go's
+// MCPServer.SendElicitationComplete: notifications/elicitation/complete on
+// the session.
+func mcpmigrateElicitationComplete(ctx context.Context, ss *mcp.ServerSession, elicitationID string) error {
+	if ss == nil {
+		return errors.New("no session to notify")
+	}
+	return ss.Notify(ctx, mcp.NotificationElicitationComplete, &mcp.ElicitationCompleteNotificationParams{ElicitationID: elicitationID})
+}`},
+	"mcpmigrateURLElicitationRequired": {[]string{"encoding/json", "github.com/gomcp/sdk/jsonrpc", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateURLElicitationRequired is mcp-go's
+// mcp.URLElicitationRequiredError: the JSON-RPC error (-32042) that tells
+// the client which URL-mode elicitations to complete first.
+func mcpmigrateURLElicitationRequired(d *mcp.URLElicitationRequiredData) *jsonrpc.Error {
+	e := jsonrpc.Errorf(mcp.CodeURLElicitationRequired, "URL elicitation required: %d elicitation(s) needed", len(d.Elicitations))
+	e.Data, _ = json.Marshal(d)
+	return e
+}`},
+	"mcpmigrateStdioServer": {[]string{"context", "io", "github.com/gomcp/sdk/mcp", "github.com/gomcp/sdk/transport"}, `// mcpmigrateStdioServer is mcp-go's server.StdioServer: Listen serves s
+// over the reader and writer (gomcp's Server.Run on a line stream).
+type mcpmigrateStdioServer struct{ s *mcp.Server }
+
+// mcpmigrateStdioServerOf is mcp-go's server.NewStdioServer.
+func mcpmigrateStdioServerOf(s *mcp.Server) *mcpmigrateStdioServer { return &mcpmigrateStdioServer{s: s} }
+
+// Listen is mcp-go's StdioServer.Listen.
+func (h *mcpmigrateStdioServer) Listen(ctx context.Context, in io.Reader, out io.Writer) error {
+	return h.s.Run(ctx, transport.NewLineStream(in, out, nil, nil))
 }`},
 	"mcpmigrateValue": {nil, `// mcpmigrateValue is *p, or the zero value when p is nil: mcp-go held
 // the value where gomcp holds a pointer (absent: nil).

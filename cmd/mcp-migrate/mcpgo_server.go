@@ -24,7 +24,7 @@ func init() {
 // mcpgoServerType rewrites server.ServerTool to the generated
 // mcpmigrateServerTool; ok false for other names.
 func (rw *fileRewriter) mcpgoServerType(c *astutil.Cursor, o types.Object) bool {
-	helper := map[string]string{"ServerTool": "mcpmigrateServerTool", "Hooks": "mcpmigrateHooks"}[o.Name()]
+	helper := map[string]string{"ServerTool": "mcpmigrateServerTool", "Hooks": "mcpmigrateHooks", "StdioServer": "mcpmigrateStdioServer"}[o.Name()]
 	if helper == "" {
 		return false
 	}
