@@ -206,7 +206,9 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 		if rw.pm.gomcp != nil && rw.pm.gomcp.Scope().Lookup(name) == nil && !handledMCPGo[name] && !isBuilderOption(o) {
 			rw.todo(n, "gomcp's package mcp has no %s: see docs/migrate-from-mcp-go.md for its counterpart", name)
 		}
-	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()]:
+	case mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()] != "":
+		rw.todo(n, "%s", mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()])
+	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()] && !mcpgoManualNames[o.Pkg().Name()+"."+o.Name()]:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", o.Pkg().Name(), o.Name())
 	}
 }
@@ -234,7 +236,7 @@ var handledMCPGo = map[string]bool{
 	"WithCompletions": true, "WithInstructions": true, "WithRecovery": true, "WithElicitation": true, "WithRoots": true,
 	"StreamableHTTPServer": true, "SSEServer": true, "ServerTool": true, "AddTools": true, "Use": true,
 	"WithStateLess": true, "WithHTTPContextFunc": true, "ToolHandlerMiddleware": true,
-	"Hooks": true, "WithHooks": true, "MCPMethod": true, "ServerFromContext": true, "NewStdioServer": true, "StdioServer": true, "ClientSessionFromContext": true,
+	"Hooks": true, "WithHooks": true, "MCPMethod": true, "ElicitationResponse": true, "ToolInputSchema": true, "ToolOutputSchema": true, "ToolArgumentsSchema": true, "URLElicitationRequiredError": true, "ServerFromContext": true, "NewStdioServer": true, "StdioServer": true, "ClientSessionFromContext": true,
 }
 
 // mcpgoMember is where uses of fields and methods of mcp-go's types would
@@ -362,7 +364,8 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 		rw.site("hooks") // methods of the generated mcpmigrateHooks
 	case path == mcpgoServer && name == "ServeHTTP" && (recv == "StreamableHTTPServer" || recv == "SSEServer"):
 	case path == mcpgoServer && recv == "StdioServer" && name == "Listen":
-	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP:
+	case path == mcpgoTransport && (recv == "StreamableHTTP" || recv == "Stdio") && name == "Close": // a jsonrpc.Stream's
+	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP && !mcpgoManualRecv[recv]:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", recv, name)
 	}
 }
