@@ -208,6 +208,9 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 		}
 	case mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()] != "":
 		rw.todo(n, "%s", mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()])
+		if o.Name() == "NewOAuthStreamableHttpClient" {
+			rw.pm.helpers["mcpmigrateNewClient"] = true // the TODO's edit calls it
+		}
 	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()] && !mcpgoManualNames[o.Pkg().Name()+"."+o.Name()]:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", o.Pkg().Name(), o.Name())
 	}
