@@ -90,11 +90,18 @@ func addRootRequirements(t *testing.T, dir string) {
 	t.Helper()
 	modJSON := func(d string) (m struct {
 		Require []struct{ Path, Version string }
-	}) { cmd := exec.Command("go", "mod", "edit", "-json"); cmd.Dir = d; out, err := cmd.Output(); if err != nil {
-		t.Fatalf("go mod edit -json in %s: %v", d, err)
-	}; if err := json.Unmarshal(out, &m); err != nil {
-		t.Fatal(err)
-	}; return m }
+	}) {
+		cmd := exec.Command("go", "mod", "edit", "-json")
+		cmd.Dir = d
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go mod edit -json in %s: %v", d, err)
+		}
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 	root := repoRoot(t)
 	have := map[string]bool{}
 	for _, r := range modJSON(dir).Require {
