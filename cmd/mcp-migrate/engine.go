@@ -569,7 +569,7 @@ func (rw *fileRewriter) fixImports() {
 		if local == "_" || local == "." {
 			continue
 		}
-		if !refersTo(rw.file, local) {
+		if !refersTo(rw.file, local, rw.info) {
 			astutil.DeleteNamedImport(rw.fset, rw.file, nameOf(imp), p)
 		}
 	}
@@ -593,12 +593,15 @@ func hasImport(f *ast.File, path string) bool {
 }
 
 // refersTo reports whether the file uses name as a package qualifier.
-func refersTo(f *ast.File, name string) bool {
+// A variable of that name (client := ...) is not a use.
+func refersTo(f *ast.File, name string, info *types.Info) bool {
 	found := false
 	ast.Inspect(f, func(n ast.Node) bool {
 		if se, ok := n.(*ast.SelectorExpr); ok {
 			if id, ok := se.X.(*ast.Ident); ok && id.Name == name {
-				found = true
+				if _, isVar := info.Uses[id].(*types.Var); !isVar {
+					found = true
+				}
 			}
 		}
 		return !found

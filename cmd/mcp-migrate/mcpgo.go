@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -17,6 +18,7 @@ var mcpgoPointerTypes = map[string]bool{
 	"TextResourceContents": true, "BlobResourceContents": true,
 	"PromptMessage": true, "SamplingMessage": true, "PromptArgument": true, "Root": true,
 	"CallToolRequest": true, "GetPromptRequest": true, "ReadResourceRequest": true,
+	"CreateMessageRequest": true, "ElicitationRequest": true,
 }
 
 // mcp-go server types and their gomcp counterparts.
@@ -31,7 +33,11 @@ var mcpgoServerTypes = map[string][2]string{
 
 // mcp-go names gomcp spells differently.
 var mcpgoRenames = map[string]string{
-	"ToolAnnotation": "ToolAnnotations",
+	"ToolAnnotation":     "ToolAnnotations",
+	"ElicitationRequest": "ElicitRequest", "ElicitationParams": "ElicitParams", "ElicitationResult": "ElicitResult",
+	"ElicitationResponseActionAccept": "ElicitActionAccept", "ElicitationResponseActionDecline": "ElicitActionDecline",
+	"ElicitationResponseActionCancel": "ElicitActionCancel", "ElicitationModeForm": "ElicitModeForm",
+	"ElicitationModeURL": "ElicitModeURL", "LATEST_PROTOCOL_VERSION": "LatestVersion",
 }
 
 // analyzeMCPGoCall records the handlers an mcp-go registration passes.
@@ -81,6 +87,13 @@ func (rw *fileRewriter) rewriteMCPGo() {
 		if fl, ok := c.Node().(*ast.FuncLit); ok && rw.pm.lits[fl] == mcpgoResourceHandler {
 			rw.resourceResults(fl.Type, fl.Body)
 		}
+		if as, ok := c.Node().(*ast.AssignStmt); ok {
+			rw.mcpgoAssign(as)
+			if rw.unusedRootsRequest(as) || rw.serverOptionSlice(as) {
+				c.Delete()
+				return false
+			}
+		}
 		return true
 	}, rw.mcpgoPost)
 }
@@ -121,6 +134,12 @@ func (rw *fileRewriter) mcpgoPost(c *astutil.Cursor) bool {
 		for i, e := range n.List {
 			n.List[i] = rw.pointerType(e)
 		}
+	case *ast.AssignStmt:
+		rw.mcpgoServerFromContext(c, n)
+	case *ast.BinaryExpr:
+		rw.progressTokenNil(c, n)
+	case *ast.ValueSpec:
+		rw.mcpgoRequestVar(n)
 	case *ast.ExprStmt:
 		if call, ok := n.X.(*ast.CallExpr); ok && isMethod(rw.objOf(call.Fun), mcpgoServer, "MCPServer", "EnableSampling") {
 			c.Delete() // gomcp needs no switch to send sampling requests
@@ -160,6 +179,10 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 	path := o.Pkg().Path()
 	tn, isType := o.(*types.TypeName)
 	switch {
+	case (path == mcpgoClient || path == mcpgoTransport) && rw.mcpgoClientName(c, o):
+		return
+	case path == mcpgoMCP && rw.mcpgoMCPName(c, n, o):
+		return
 	case path == mcpgoServer && isType && rw.mcpgoServerType(c, o):
 		return
 	case path == mcpgoServer && isType && mcpgoServerTypes[o.Name()] != [2]string{}:
@@ -183,7 +206,12 @@ func (rw *fileRewriter) mcpgoSelector(c *astutil.Cursor, n *ast.SelectorExpr) {
 		if rw.pm.gomcp != nil && rw.pm.gomcp.Scope().Lookup(name) == nil && !handledMCPGo[name] && !isBuilderOption(o) {
 			rw.todo(n, "gomcp's package mcp has no %s: see docs/migrate-from-mcp-go.md for its counterpart", name)
 		}
-	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()]:
+	case mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()] != "":
+		rw.todo(n, "%s", mcpgoManualTODO[o.Pkg().Name()+"."+o.Name()])
+		if o.Name() == "NewOAuthStreamableHttpClient" {
+			rw.pm.helpers["mcpmigrateNewClient"] = true // the TODO's edit calls it
+		}
+	case strings.HasPrefix(path, mcpgoRoot) && !handledMCPGo[o.Name()] && !mcpgoManualNames[o.Pkg().Name()+"."+o.Name()]:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", o.Pkg().Name(), o.Name())
 	}
 }
@@ -211,13 +239,15 @@ var handledMCPGo = map[string]bool{
 	"WithCompletions": true, "WithInstructions": true, "WithRecovery": true, "WithElicitation": true, "WithRoots": true,
 	"StreamableHTTPServer": true, "SSEServer": true, "ServerTool": true, "AddTools": true, "Use": true,
 	"WithStateLess": true, "WithHTTPContextFunc": true, "ToolHandlerMiddleware": true,
-	"Hooks": true, "WithHooks": true, "MCPMethod": true,
+	"Hooks": true, "WithHooks": true, "MCPMethod": true, "ElicitationResponse": true, "ToolInputSchema": true, "ToolOutputSchema": true, "ToolArgumentsSchema": true, "URLElicitationRequiredError": true, "ServerFromContext": true, "NewStdioServer": true, "StdioServer": true, "ClientSessionFromContext": true,
 }
 
 // mcpgoMember is where uses of fields and methods of mcp-go's types would
 // be rewritten; the request's helper methods are rewritten at their calls
 // (mcpgoMethodCall).
-func (rw *fileRewriter) mcpgoMember(*astutil.Cursor, *ast.SelectorExpr, types.Object) {}
+func (rw *fileRewriter) mcpgoMember(c *astutil.Cursor, n *ast.SelectorExpr, o types.Object) {
+	rw.mcpgoMemberRule(c, n, o)
+}
 
 // toolResult rewrites mcp-go's result constructors to package toolresult
 // (generated helpers only where the target module's gomcp lacks it).
@@ -322,14 +352,31 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 			return
 		}
 		rw.todo(n, "RequestRoots outside a handler: gomcp asks for roots through the request being served (req.ListRoots)")
-	case path == mcpgoServer && recv == "MCPServer" && (name == "AddPrompt" || name == "AddResource"):
+	case path == mcpgoServer && recv == "MCPServer" && (name == "AddPrompt" || name == "AddResource" || name == "EnableSampling"):
+	case path == mcpgoServer && recv == "SSEServer" && (name == "SSEHandler" || name == "MessageHandler") && len(n.Args) == 0:
+		c.Replace(se.X)
+		if name == "MessageHandler" {
+			rw.todo(n, "gomcp's SSE handler takes the client's messages on the path of its event stream (the endpoint event names it): this route is no longer used")
+		}
+		rw.site("sse-handler")
 	case path == mcpgoServer && recv == "MCPServer" && rw.mcpgoServerMethod(c, n, se, name):
-	case path == mcpgoServer && recv == "Hooks" && (name == "AddBeforeAny" || name == "AddOnSuccess" || name == "AddOnError"):
+	case path == mcpgoServer && recv == "MCPServer" && rw.mcpgoServerAsk(c, n, se, name):
+	case path == mcpgoClient && recv == "Client":
+		rw.mcpgoClientMethod(n, name)
+	case path == mcpgoServer && recv == "Hooks" && mcpgoHookMethods[name]:
 		rw.site("hooks") // methods of the generated mcpmigrateHooks
 	case path == mcpgoServer && name == "ServeHTTP" && (recv == "StreamableHTTPServer" || recv == "SSEServer"):
-	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP:
+	case path == mcpgoServer && recv == "StdioServer" && name == "Listen":
+	case path == mcpgoTransport && (recv == "StreamableHTTP" || recv == "Stdio") && name == "Close": // a jsonrpc.Stream's
+	case strings.HasPrefix(path, mcpgoRoot) && path != mcpgoMCP && !mcpgoManualRecv[recv]:
 		rw.todo(n, "mcp-go's %s.%s has no automatic rewrite: see docs/migrate-from-mcp-go.md", recv, name)
 	}
+}
+
+// The methods of mcp-go's server.Hooks the generated mcpmigrateHooks has.
+var mcpgoHookMethods = map[string]bool{
+	"AddBeforeAny": true, "AddOnSuccess": true, "AddOnError": true, "AddOnRequestInitialization": true,
+	"AddBeforeInitialize": true, "AddAfterInitialize": true, "AddBeforeCallTool": true, "AddAfterCallTool": true,
 }
 
 // enclosingRequest names the *CallToolRequest parameter of the handler
@@ -337,21 +384,51 @@ func (rw *fileRewriter) mcpgoMethodCall(c *astutil.Cursor, n *ast.CallExpr, path
 func (rw *fileRewriter) enclosingRequest(n ast.Node) string {
 	for cur := rw.parents[n]; cur != nil; cur = rw.parents[cur] {
 		var ft *ast.FuncType
+		var sig *types.Signature
 		switch f := cur.(type) {
 		case *ast.FuncLit:
 			ft = f.Type
+			sig, _ = rw.typeOf(f).(*types.Signature)
 		case *ast.FuncDecl:
 			ft = f.Type
+			if o := rw.info.Defs[f.Name]; o != nil {
+				sig, _ = o.Type().(*types.Signature)
+			}
 		default:
 			continue
 		}
+		if sig == nil || sig.Params().Len() != ft.Params.NumFields() {
+			continue
+		}
+		i := 0
 		for _, p := range ft.Params.List {
-			if _, name, _ := peerNamed(rw.typeOf(p.Type)); name == "CallToolRequest" && len(p.Names) == 1 && p.Names[0].Name != "_" {
-				return p.Names[0].Name
+			for j := range p.Names {
+				if _, name, _ := peerNamed(sig.Params().At(i).Type()); name == "CallToolRequest" && len(p.Names) == 1 {
+					if p.Names[j].Name == "_" {
+						p.Names[j] = ast.NewIdent(freeName(cur, "req")) // the handler now asks through it
+					}
+					return p.Names[j].Name
+				}
+				i++
 			}
 		}
 	}
 	return ""
+}
+
+// freeName is name, or name with a number, that no identifier in n uses.
+func freeName(n ast.Node, name string) string {
+	used := map[string]bool{}
+	ast.Inspect(n, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			used[id.Name] = true
+		}
+		return true
+	})
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("req%d", i)
+	}
+	return name
 }
 
 // mcpgoAddTool rewrites s.AddTool(tool, mcp.NewTypedToolHandler(f)) into
@@ -393,15 +470,23 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 			&ast.KeyValueExpr{Key: ast.NewIdent("Version"), Value: n.Args[1]},
 		}}}
 		var opts []ast.Expr
-		for _, a := range n.Args[2:] {
+		args := rw.expandOptions(n, 2)
+		for _, a := range args {
 			opts = append(opts, rw.serverOption(a)...)
 		}
 		var optArg ast.Expr = ast.NewIdent("nil")
 		if len(opts) > 0 {
 			optArg = &ast.UnaryExpr{Op: token.AND, X: &ast.CompositeLit{Type: rw.mcp("ServerOptions"), Elts: opts}}
 		}
-		c.Replace(rw.withHooks(&ast.CallExpr{Fun: rw.mcp("NewServer"), Args: []ast.Expr{impl, optArg}}, n.Args[2:]))
+		c.Replace(rw.withHooks(&ast.CallExpr{Fun: rw.mcp("NewServer"), Args: []ast.Expr{impl, optArg}}, args))
 		rw.site("new-server")
+	case "NewStdioServer":
+		if len(n.Args) == 1 {
+			c.Replace(rw.helperCall("mcpmigrateStdioServerOf", n.Args[0]))
+			rw.site("stdio-server")
+		}
+	case "ClientSessionFromContext":
+		rw.mcpgoSessionFromContext(c, n)
 	case "ServeStdio":
 		if len(n.Args) > 1 {
 			rw.todo(n, "mcp-go's StdioOption arguments were dropped: see docs/migrate-from-mcp-go.md")
@@ -420,7 +505,7 @@ func (rw *fileRewriter) mcpgoServerFunc(c *astutil.Cursor, n *ast.CallExpr, name
 		}
 		var h ast.Expr = &ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{n.Args[0], ast.NewIdent("nil")}}
 		if name == "NewStreamableHTTPServer" {
-			h = rw.httpServerOptions(h, n.Args[1:], rw.usedAsHandler(n))
+			h = rw.httpServerOptions(h, rw.expandOptions(n, 1), rw.usedAsHandler(n))
 		}
 		c.Replace(h)
 		rw.site("http-handler")
@@ -519,12 +604,19 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 		c.Replace(rw.schemaLit(n))
 		return
 	}
-	gt := rw.gomcpType(name)
+	if rw.mcpgoRequestLit(c, n, name) || rw.urlElicitationError(c, n, name) {
+		return
+	}
+	gt := rw.gomcpType(mcpgoGomcpName(name))
 	var elts []ast.Expr
 	for _, e := range n.Elts {
 		kve, ok := e.(*ast.KeyValueExpr)
 		if !ok {
 			elts = append(elts, e)
+			continue
+		}
+		if spliced, ok := rw.mcpgoEmbedded(kve, t, gt); ok {
+			elts = append(elts, spliced...)
 			continue
 		}
 		key := keyName(kve)
@@ -550,11 +642,11 @@ func (rw *fileRewriter) mcpgoComposite(c *astutil.Cursor, n *ast.CompositeLit) {
 				rw.site("dropped-field")
 				continue
 			}
-			if cl, ok := kve.Value.(*ast.CompositeLit); ok && isPointer(obj.Type()) {
+			if cl, ok := kve.Value.(*ast.CompositeLit); ok && isPointer(obj.Type()) && rw.isMCPGoType(rw.typeOf(cl)) {
 				kve.Value = &ast.UnaryExpr{Op: token.AND, X: cl} // gomcp's field holds a pointer
 				rw.site("pointer-literal")
 			}
-			if nv, ok := rw.convertValue(kve.Value, rw.typeOf(kve.Value), obj.Type()); ok {
+			if nv, ok := rw.mcpgoConvert(kve.Value, rw.typeOf(kve.Value), obj.Type()); ok {
 				elts = append(elts, kv(key, nv))
 				continue
 			}

@@ -24,7 +24,7 @@ func init() {
 // mcpgoServerType rewrites server.ServerTool to the generated
 // mcpmigrateServerTool; ok false for other names.
 func (rw *fileRewriter) mcpgoServerType(c *astutil.Cursor, o types.Object) bool {
-	helper := map[string]string{"ServerTool": "mcpmigrateServerTool", "Hooks": "mcpmigrateHooks"}[o.Name()]
+	helper := map[string]string{"ServerTool": "mcpmigrateServerTool", "Hooks": "mcpmigrateHooks", "StdioServer": "mcpmigrateStdioServer"}[o.Name()]
 	if helper == "" {
 		return false
 	}
@@ -115,13 +115,45 @@ func (rw *fileRewriter) httpServerOptions(h ast.Expr, opts []ast.Expr, asHandler
 
 // serverHelperDefs are the helpers of the rules above.
 var serverHelperDefs = map[string]helperDef{
-	"mcpmigrateHooks": {[]string{"context"}, `// mcpmigrateHooks is mcp-go's server.Hooks, for the hooks that apply to
+	"mcpmigrateHooks": {[]string{"context", "github.com/gomcp/sdk/mcp"}, `// mcpmigrateHooks is mcp-go's server.Hooks, for the hooks that apply to
 // every request: installed on a server by mcpmigrateWithHooks. method is
 // the request's method; message its raw params.
 type mcpmigrateHooks struct {
 	beforeAny []func(ctx context.Context, id any, method string, message any)
 	onSuccess []func(ctx context.Context, id any, method string, message any, result any)
 	onError   []func(ctx context.Context, id any, method string, message any, err error)
+
+	onRequestInit    []func(ctx context.Context, id any, message any) error
+	beforeInitialize []func(ctx context.Context, id any, message *mcp.InitializeParams)
+	afterInitialize  []func(ctx context.Context, id any, message *mcp.InitializeParams, result *mcp.InitializeResult)
+	beforeCallTool   []func(ctx context.Context, id any, message *mcp.CallToolRequest)
+	afterCallTool    []func(ctx context.Context, id any, message *mcp.CallToolRequest, result any)
+}
+
+// AddOnRequestInitialization is mcp-go's Hooks.AddOnRequestInitialization:
+// an error refuses the request.
+func (h *mcpmigrateHooks) AddOnRequestInitialization(f func(ctx context.Context, id any, message any) error) {
+	h.onRequestInit = append(h.onRequestInit, f)
+}
+
+// AddBeforeInitialize is mcp-go's Hooks.AddBeforeInitialize.
+func (h *mcpmigrateHooks) AddBeforeInitialize(f func(ctx context.Context, id any, message *mcp.InitializeParams)) {
+	h.beforeInitialize = append(h.beforeInitialize, f)
+}
+
+// AddAfterInitialize is mcp-go's Hooks.AddAfterInitialize.
+func (h *mcpmigrateHooks) AddAfterInitialize(f func(ctx context.Context, id any, message *mcp.InitializeParams, result *mcp.InitializeResult)) {
+	h.afterInitialize = append(h.afterInitialize, f)
+}
+
+// AddBeforeCallTool is mcp-go's Hooks.AddBeforeCallTool.
+func (h *mcpmigrateHooks) AddBeforeCallTool(f func(ctx context.Context, id any, message *mcp.CallToolRequest)) {
+	h.beforeCallTool = append(h.beforeCallTool, f)
+}
+
+// AddAfterCallTool is mcp-go's Hooks.AddAfterCallTool.
+func (h *mcpmigrateHooks) AddAfterCallTool(f func(ctx context.Context, id any, message *mcp.CallToolRequest, result any)) {
+	h.afterCallTool = append(h.afterCallTool, f)
 }
 
 // AddBeforeAny is mcp-go's Hooks.AddBeforeAny.
@@ -146,7 +178,40 @@ func mcpmigrateWithHooks(s *mcp.Server, h *mcpmigrateHooks) *mcp.Server {
 			for _, f := range h.beforeAny {
 				f(ctx, r.ID, r.Method, r.Params)
 			}
+			if !r.IsNotification() {
+				for _, f := range h.onRequestInit {
+					if err := f(ctx, r.ID, r.Params); err != nil {
+						return nil, err
+					}
+				}
+			}
+			p, _ := hooks.Params(r)
+			ip, _ := p.(*mcp.InitializeParams)
+			var call *mcp.CallToolRequest
+			if cp, ok := p.(*mcp.CallToolParams); ok {
+				call = &mcp.CallToolRequest{Params: cp}
+			}
+			for _, f := range h.beforeInitialize {
+				if ip != nil {
+					f(ctx, r.ID, ip)
+				}
+			}
+			for _, f := range h.beforeCallTool {
+				if call != nil {
+					f(ctx, r.ID, call)
+				}
+			}
 			res, err := next(ctx, r)
+			for _, f := range h.afterInitialize {
+				if ir, ok := res.(*mcp.InitializeResult); ok && ip != nil && err == nil {
+					f(ctx, r.ID, ip, ir)
+				}
+			}
+			for _, f := range h.afterCallTool {
+				if call != nil && err == nil {
+					f(ctx, r.ID, call, res)
+				}
+			}
 			for _, f := range h.onError {
 				if err != nil {
 					f(ctx, r.ID, r.Method, r.Params, err)
