@@ -278,7 +278,10 @@ func (s *sideTraffic) every(d time.Duration, f func() bool) {
 // taskLoop starts a short task every second and follows it to its result.
 func (s *sideTraffic) taskLoop(cs *mcp.ClientSession) {
 	s.every(time.Second, func() bool {
-		call, err := tasks.CallTool(s.ctx, cs, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":0.2,"label":"soak"}`)}, nil)
+		// Kept two minutes, not the server's default hour, so that Redis
+		// holds a steady number of them within a short run.
+		call, err := tasks.CallTool(s.ctx, cs, &mcp.CallToolParams{Name: "slow_compute", Arguments: json.RawMessage(`{"seconds":0.2,"label":"soak"}`)},
+			&tasks.CallOptions{TTL: 2 * time.Minute})
 		if s.ctx.Err() != nil {
 			return false
 		}
