@@ -140,3 +140,75 @@ func TestMemoryEventStoreAppendOnce(t *testing.T) {
 		t.Errorf("Len = %d", n)
 	}
 }
+
+// TestTakeoverDistinctUpdatesSameURI: during a takeover that the old holder
+// hears of late, the new holder stores one update of a resource and the old
+// holder another update of the same resource (two notices, the same
+// bytes). The client gets both: the new holder's own event, which a
+// OnceAppender stored once, is no copy of the old holder's. Matching them
+// by content lost one update in about fifty takeovers of the hour-long
+// soak (BENCHMARKS.md).
+func TestTakeoverDistinctUpdatesSameURI(t *testing.T) {
+	hub := &noticeHub{}
+	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	var srvs [2]*mcp.Server
+	var urls [2]string
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
+		for _, u := range []string{"test://x", "test://end"} {
+			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+		}
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid := clusterSession(t, urls[0], "alice")
+	for _, u := range []string{"test://x", "test://end"} {
+		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
+	srvs[0].ResourceUpdated(ctx(t), "test://end")
+	id1, _ := updated(t, rdA)
+	cutA()
+	a, b := hub.ports[0], hub.ports[1]
+	setHold := func(p *hubPort, f func(*shared.Notice) bool) { p.mu.Lock(); p.hold = f; p.mu.Unlock() }
+	isX := func(n *shared.Notice) bool { return n.Method == mcp.NotificationResourceUpdated && n.URI == "test://x" }
+	// A hears neither the takeover nor the first update yet.
+	setHold(a, func(n *shared.Notice) bool { return n.Method == noticeStreamTaken || isX(n) })
+	rdB, _ := openGET(t, urls[1], "alice", sid, id1)
+	srvs[1].ResourceUpdated(ctx(t), "test://x") // the first: B stores it, and sends it live
+	if _, uri := updated(t, rdB); uri != "test://x" {
+		t.Fatalf("live on B: %s", uri)
+	}
+	// The second: only A hears it, and stores it as the stream's holder.
+	setHold(b, isX)
+	a.mu.Lock()
+	heldByA := a.held
+	a.held = nil
+	a.hold = func(n *shared.Notice) bool { return n.Method == noticeStreamTaken }
+	a.mu.Unlock()
+	srvs[0].ResourceUpdated(ctx(t), "test://x")
+	// A hears the takeover (and the first update, stored already): it lets
+	// go, and B catches up with what A stored.
+	a.mu.Lock()
+	a.held = append(heldByA, a.held...)
+	a.mu.Unlock()
+	a.release(ctx(t))
+	if _, uri := updated(t, rdB); uri != "test://x" {
+		t.Fatalf("caught up on B: %s, want the second update of test://x", uri)
+	}
+	b.release(ctx(t))
+	srvs[1].ResourceUpdated(ctx(t), "test://end")
+	if _, uri := updated(t, rdB); uri != "test://end" {
+		t.Fatalf("got %s, want test://end", uri)
+	}
+}

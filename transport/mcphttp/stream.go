@@ -158,6 +158,7 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	}
 	data := m.AppendJSON(nil) // owned by the store from here on
 	h := st.s.h
+	unique := h.once != nil && mcp.NoticeID(ctx) != "" // stored once per notice: no copy to match
 	sid, dup, err := h.appendEvent(ctx, st.s.id, st.name, data)
 	if dup {
 		return nil // another Handler stored this notice's event: the client gets that copy
@@ -171,7 +172,7 @@ func (st *stream) send(ctx context.Context, m *jsonrpc.Message, final bool) erro
 	if err == nil && st.id == 0 {
 		st.last = sid
 	}
-	if err == nil && st.tk != nil && !st.tk.own(sid, data, st.s.h.opts.MaxQueuedEvents) {
+	if err == nil && st.tk != nil && !st.tk.own(sid, data, unique, st.s.h.opts.MaxQueuedEvents) {
 		return nil // the client has the previous holder's copy of it
 	}
 	if c := st.conn; c != nil && st.wake != nil {

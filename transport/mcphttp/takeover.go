@@ -21,10 +21,13 @@ import "context"
 //
 // Events of the old holder from before the takeover are never matched: only
 // those after mark, the newest event in the store when the stream was
-// claimed, can be copies.
+// claimed, can be copies. Nor are this Handler's events that a OnceAppender
+// stored (unique): the store keeps one event per notice, so no copy of
+// them exists, and matching them by content would take a later update of
+// the same resource, whose bytes are the same, for a copy and drop it.
 type takeover struct {
 	mark     string            // the store's newest event of the stream at the claim
-	stored   map[string]string // events this Handler stored since: store id to data
+	stored   map[string]bool   // events this Handler stored since, by store id: whether unique
 	replayed bool              // the takeover's replay ran
 	from     string            // the store id it ended at
 	mine     map[string]int    // own events the client got, by data, not matched yet
@@ -33,17 +36,21 @@ type takeover struct {
 
 // own records an event this Handler stored while the takeover lasts, and
 // reports whether it goes to the client now: not before the replay (which
-// reads it from the store), nor when the client got the old holder's copy.
+// reads it from the store), nor when the client got the old holder's copy
+// (which a unique event has not).
 // Past max events it gives the matching up (the release never came) and
 // reports true.
-func (tk *takeover) own(id string, data []byte, max int) bool {
+func (tk *takeover) own(id string, data []byte, unique bool, max int) bool {
 	if len(tk.stored) >= max {
 		tk.mine, tk.theirs = nil, nil
 		return true
 	}
-	tk.stored[id] = string(data)
+	tk.stored[id] = unique
 	if !tk.replayed {
 		return false
+	}
+	if unique {
+		return true
 	}
 	return tk.send(tk.mine, tk.theirs, data)
 }
@@ -52,8 +59,8 @@ func (tk *takeover) own(id string, data []byte, max int) bool {
 // (by its replay or its catch-up) goes to the client; pastMark says whether
 // the event comes after mark.
 func (tk *takeover) pass(id string, data []byte, pastMark bool) bool {
-	if _, ok := tk.stored[id]; ok {
-		return tk.send(tk.mine, tk.theirs, data)
+	if unique, ok := tk.stored[id]; ok {
+		return unique || tk.send(tk.mine, tk.theirs, data)
 	}
 	if !pastMark {
 		return true
@@ -90,7 +97,7 @@ func (st *stream) claim(ctx context.Context, after string) bool {
 	if was {
 		return false
 	}
-	tk := &takeover{mark: after, stored: make(map[string]string), mine: make(map[string]int), theirs: make(map[string]int)}
+	tk := &takeover{mark: after, stored: make(map[string]bool), mine: make(map[string]int), theirs: make(map[string]int)}
 	err := st.s.h.events.Replay(ctx, st.s.id, st.name, after, func(id string, _ []byte) error {
 		tk.mark = id
 		return nil
