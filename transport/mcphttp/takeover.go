@@ -26,12 +26,12 @@ import "context"
 // them exists, and matching them by content would take a later update of
 // the same resource, whose bytes are the same, for a copy and drop it.
 type takeover struct {
-	mark     string            // the store's newest event of the stream at the claim
-	stored   map[string]bool   // events this Handler stored since, by store id: whether unique
-	replayed bool              // the takeover's replay ran
-	from     string            // the store id it ended at
-	mine     map[string]int    // own events the client got, by data, not matched yet
-	theirs   map[string]int    // the old holder's events since mark the client got, likewise
+	mark     string          // the store's newest event of the stream at the claim
+	stored   map[string]bool // events this Handler stored since, by store id: whether unique
+	replayed bool            // the takeover's replay ran
+	from     string          // the store id it ended at
+	mine     map[string]int  // own events the client got, by data, not matched yet
+	theirs   map[string]int  // the old holder's events since mark the client got, likewise
 }
 
 // own records an event this Handler stored while the takeover lasts, and
