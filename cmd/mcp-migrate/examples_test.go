@@ -67,6 +67,13 @@ func setupExamples(t *testing.T) string {
 	t.Helper()
 	root := repoRoot(t)
 	dir := t.TempDir()
+	if keep := os.Getenv("MCPMIGRATE_KEEP"); keep != "" {
+		// Keep the migrated module for writing patch files (see testdata/patches).
+		dir = keep
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, p := range peers {
 		src := filepath.Join(moduleDir(t, root, p.module, p.version), "examples")
 		if err := copyTree(src, filepath.Join(dir, p.dir)); err != nil {
