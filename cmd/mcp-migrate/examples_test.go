@@ -237,6 +237,7 @@ func TestExamples(t *testing.T) {
 			t.Errorf("%s: %d of %d example programs build after migration, want at least %d", p.module, ok, total, floor[p.dir])
 		}
 	}
+	applyPatches(t, dir, fails, &report)
 	t.Log("\n" + report.String())
 	if path := os.Getenv("MCPMIGRATE_FIGURES"); path != "" {
 		if err := os.WriteFile(path, report.Bytes(), 0o644); err != nil {
@@ -251,4 +252,5 @@ func TestExamples(t *testing.T) {
 	for _, f := range again.Files {
 		t.Errorf("a second run changes %s:\n%s", f.Path, UnifiedDiff(f.Path, f.Old, f.New))
 	}
+	t.Run("behaviour", func(t *testing.T) { checkBehaviour(t, dir, fails) })
 }
