@@ -108,39 +108,50 @@ func checkBehaviour(t *testing.T, dir string, fails map[string]string) {
 		}
 		todo = append(todo, ex)
 	}
-	// Build both versions of each, two at a time.
+	// Build both versions of each: one go build per tree and peer, which
+	// shares the work between the programs (their names differ per peer).
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	errs := make([]error, 2*len(todo))
-	for i, ex := range todo {
-		for j, tree := range []string{orig, dir} {
+	errs := make(chan error, 2*len(peers))
+	for j, tree := range []string{orig, dir} {
+		for _, p := range peers {
+			var pkgs []string
+			for _, ex := range todo {
+				if strings.HasPrefix(ex.prog, p.dir+"/") {
+					pkgs = append(pkgs, "./"+ex.prog)
+				}
+			}
+			if len(pkgs) == 0 {
+				continue
+			}
+			out := filepath.Join(bin, fmt.Sprintf("%s.%d", p.dir, j))
 			wg.Add(1)
-			sem <- struct{}{}
 			go func() {
 				defer wg.Done()
-				defer func() { <-sem }()
-				cmd := exec.Command("go", "build", "-o", binPath(bin, ex.prog, j), "./"+ex.prog)
+				cmd := exec.Command("go", append([]string{"build", "-o", out + string(filepath.Separator)}, pkgs...)...)
 				cmd.Dir = tree
-				if out, err := cmd.CombinedOutput(); err != nil {
-					errs[2*i+j] = fmt.Errorf("go build %s (%s): %v\n%s", ex.prog, []string{"original", "migrated"}[j], err, out)
+				if b, err := cmd.CombinedOutput(); err != nil {
+					errs <- fmt.Errorf("go build in %s: %v\n%s", tree, err, b)
 				}
 			}()
 		}
 	}
 	wg.Wait()
-	for i, ex := range todo {
-		if errs[2*i] != nil || errs[2*i+1] != nil {
-			t.Errorf("%v %v", errs[2*i], errs[2*i+1])
-			continue
-		}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, ex := range todo {
 		t.Run(strings.ReplaceAll(ex.prog, "/", "_"), func(t *testing.T) {
 			compareServer(t, driver, ex, binPath(bin, ex.prog, 0), binPath(bin, ex.prog, 1))
 		})
 	}
 }
 
+// binPath is where checkBehaviour built a program: version 0 is the
+// original, 1 the migrated one.
 func binPath(dir, prog string, version int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s.%d", strings.ReplaceAll(prog, "/", "_"), version))
+	peer, _, _ := strings.Cut(prog, "/")
+	return filepath.Join(dir, fmt.Sprintf("%s.%d", peer, version), filepath.Base(prog))
 }
 
 // compareServer compares the original and migrated server of one example.
