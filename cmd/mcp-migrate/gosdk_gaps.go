@@ -42,12 +42,10 @@ func (rw *fileRewriter) gosdkGaps(c *astutil.Cursor) bool {
 	case *ast.IfStmt:
 		return rw.dropSendingMethod(c, n)
 	case *ast.ExprStmt:
-		if call, ok := n.X.(*ast.CallExpr); ok && isObj(rw.objOf(calleeOf(call)), gosdkMCP, "AddSendingCustomMethod") {
-			if rw.canDelete(c) {
-				c.Delete()
-				rw.site("custom-method")
-				return true
-			}
+		if sendingStmts[n] && rw.canDelete(c) {
+			delete(sendingStmts, n)
+			c.Delete()
+			return true
 		}
 	}
 	return false
@@ -151,6 +149,9 @@ func (rw *fileRewriter) gapCall(c *astutil.Cursor, n *ast.CallExpr) bool {
 				sendingIfs[is] = true
 			}
 		}
+		if es, ok := rw.parents[n].(*ast.ExprStmt); ok {
+			sendingStmts[es] = true
+		}
 		c.Replace(&ast.CallExpr{Fun: ast.NewIdent("error"), Args: []ast.Expr{ast.NewIdent("nil")}})
 		rw.site("custom-method")
 	case isObj(o, gosdkMCP, "CallCustomMethod"):
@@ -207,6 +208,10 @@ func (rw *fileRewriter) dropSendingMethod(c *astutil.Cursor, n *ast.IfStmt) bool
 // sendingIfs are the if statements whose init registers a go-sdk sending
 // custom method (gapCall finds them, dropSendingMethod deletes them).
 var sendingIfs = map[*ast.IfStmt]bool{}
+
+// sendingStmts are the statements that only register one (the error
+// dropped).
+var sendingStmts = map[*ast.ExprStmt]bool{}
 
 // canDelete reports whether the statement under c sits in a list.
 func (rw *fileRewriter) canDelete(c *astutil.Cursor) bool {

@@ -83,6 +83,7 @@ func main() {
 	if err := mcp.AddSendingCustomMethod[*EchoParams, *EchoResult](c, "example/echo"); err != nil {
 		log.Fatal(err)
 	}
+	mcp.AddSendingCustomMethod[*EchoParams, *EchoResult](c, "example/other")
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		log.Fatal(err)
