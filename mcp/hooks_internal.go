@@ -36,6 +36,12 @@ func init() {
 		c.(*Client).addNotificationHook(fn.(func(context.Context, *ClientSession, *Request)))
 	}
 	bridge.SetTestClient = setTestClient
+	bridge.Elicit = func(ctx context.Context, ss any, p any) (any, error) {
+		return ss.(*ServerSession).elicit(ctx, p.(*ElicitParams))
+	}
+	bridge.CreateMessage = func(ctx context.Context, ss any, p any) (any, error) {
+		return ss.(*ServerSession).createMessage(ctx, p.(*CreateMessageParams))
+	}
 }
 
 // mwStack is an endpoint's middleware: its options' and those added since

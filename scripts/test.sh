@@ -370,10 +370,13 @@ compat() {
 # test downloads go-sdk v1.8.0 and mcp-go v1.2.1 through compat's go.mod,
 # migrates every example program of both into a temporary module, vets each
 # and checks that a second run changes nothing (about 4 minutes on 2 cores,
-# most of it compiling the examples' dependencies once).
+# most of it compiling the examples' dependencies once); then it builds the
+# stdio servers among them as released and as migrated and compares what
+# they list and answer (TestExamples/behaviour: about 1 more minute, the
+# four go builds of the servers and 27 short server runs).
 migrate() {
 	(cd compat && go mod download) &&
-		(cd cmd/mcp-migrate && go mod download && go vet ./... && "$STATICCHECK" ./... && go test -count=1 ./...)
+		(cd cmd/mcp-migrate && go mod download && go vet ./... && "$STATICCHECK" ./... && go test -count=1 -timeout 20m ./...)
 }
 
 # otel is a module of its own, so that the SDK does not depend on

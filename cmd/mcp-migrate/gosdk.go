@@ -142,7 +142,7 @@ func (rw *fileRewriter) rewriteGoSDK() {
 
 // gosdkPost rewrites one node after its children.
 func (rw *fileRewriter) gosdkPost(c *astutil.Cursor) bool {
-	if rw.middlewarePost(c) {
+	if rw.gosdkGaps(c) || rw.middlewarePost(c) {
 		return true
 	}
 	switch n := c.Node().(type) {
@@ -323,6 +323,8 @@ func (rw *fileRewriter) gosdkUnary(c *astutil.Cursor, n *ast.UnaryExpr) {
 				url = kv.Value
 			case ok && keyName(kv) == "HTTPClient":
 				opts = append(opts, kv)
+			case ok && keyName(kv) == "OAuthHandler":
+				opts = append(opts, rw.oauthHandler(kv))
 			default:
 				rw.todo(n, "go-sdk's %s field %s was dropped: set its counterpart in mcphttp.ClientOptions", name, exprKey(e))
 			}
@@ -614,8 +616,8 @@ func (rw *fileRewriter) gosdkCall(c *astutil.Cursor, n *ast.CallExpr) {
 		switch {
 		case srv != nil:
 			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor), Args: []ast.Expr{srv, opts}})
-		case ctor == "NewHandler" && gomcpHas(gomcpHTTP, "NewHandlerFor"):
-			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, "NewHandlerFor"), Args: []ast.Expr{n.Args[0], opts}})
+		case gomcpHas(gomcpHTTP, ctor+"For"):
+			c.Replace(&ast.CallExpr{Fun: rw.qual(gomcpHTTP, ctor+"For"), Args: []ast.Expr{n.Args[0], opts}})
 		default:
 			rw.todo(n, "this go-sdk handler builds a server per request: gomcp's mcphttp.%s takes one *mcp.Server (see docs/migrate-from-go-sdk.md, per-request servers)", ctor)
 			return

@@ -59,7 +59,7 @@ func newPkgMigration(p *packages.Package, gomcp *types.Package) *pkgMigration {
 // beside it that rules may target are loaded too (see gomcpHas).
 func gomcpTypes(dir string) *types.Package {
 	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedName, Dir: dir},
-		gomcpMCP, gomcpHTTP, gomcpHooks, gomcpToolResult)
+		append([]string{gomcpMCP, gomcpHTTP, gomcpHooks, gomcpToolResult}, gomcpExtraPkgs...)...)
 	var tp *types.Package
 	if err != nil {
 		return nil
@@ -75,6 +75,9 @@ func gomcpTypes(dir string) *types.Package {
 	}
 	return tp
 }
+
+// gomcpExtraPkgs are more gomcp packages rules may target (see gomcpHas).
+var gomcpExtraPkgs []string
 
 // gomcpPkgs are the gomcp packages loaded, by path.
 var gomcpPkgs = map[string]*types.Package{}

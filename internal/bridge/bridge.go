@@ -28,6 +28,11 @@ var (
 	// *mcp.ServerRequest[P]) the client c describes; false when req is no
 	// such request.
 	SetTestClient func(req any, c *TestClient) bool
+	// Elicit and CreateMessage send elicitation/create and
+	// sampling/createMessage on an *mcp.ServerSession outside any request
+	// (params *mcp.ElicitParams / *mcp.CreateMessageParams).
+	Elicit        func(ctx context.Context, ss any, p any) (any, error)
+	CreateMessage func(ctx context.Context, ss any, p any) (any, error)
 )
 
 // TestClient is the client a request built for a test appears to come

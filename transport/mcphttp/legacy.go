@@ -87,12 +87,13 @@ type SSEHandlerOptions struct {
 //	http.Handle("/mcp", mcphttp.NewHandler(server, nil))
 //	http.Handle("/sse", mcphttp.NewSSEHandler(server, nil))
 type SSEHandler struct {
-	server  *mcp.Server
-	opts    SSEHandlerOptions
-	policy  originPolicy
-	log     *slog.Logger
-	bodies  *bodyBudget    // MaxBodyBytesInFlight
-	clients *clientCounter // MaxSessionsPerClient
+	server    *mcp.Server
+	serverFor func(*http.Request) *mcp.Server // NewSSEHandlerFor's; nil with NewSSEHandler
+	opts      SSEHandlerOptions
+	policy    originPolicy
+	log       *slog.Logger
+	bodies    *bodyBudget    // MaxBodyBytesInFlight
+	clients   *clientCounter // MaxSessionsPerClient
 
 	mu       sync.Mutex
 	sessions map[string]*sseSession
@@ -272,6 +273,11 @@ func (s *sseSession) Close() error {
 }
 
 func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
+	srv := h.serverOf(r)
+	if srv == nil {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "no MCP server for this request")
+		return
+	}
 	h.mu.Lock()
 	if h.closed || (h.opts.MaxSessions > 0 && len(h.sessions) >= h.opts.MaxSessions) {
 		h.mu.Unlock()
@@ -291,7 +297,7 @@ func (h *SSEHandler) serveGet(w http.ResponseWriter, r *http.Request) {
 	s := &sseSession{h: h, id: rand.Text(), client: client, principal: callerOf(h.opts.Principal, r),
 		in: make(chan *jsonrpc.Message, 4), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.conn = newSSEConn(w, h.opts.WriteTimeout)
-	ss := h.server.Connect(s, &mcp.SessionOptions{ID: s.id, Principal: s.principal})
+	ss := srv.Connect(s, &mcp.SessionOptions{ID: s.id, Principal: s.principal})
 	s.ss = ss
 	h.sessions[s.id] = s
 	h.mu.Unlock()
