@@ -79,7 +79,9 @@ func TestSchemaKept(t *testing.T) {
 	ro := true
 	err := up.AddTool(&mcp.Tool{Name: "t", InputSchema: schema, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: &ro},
 		Meta: &mcp.Meta{Extra: map[string]json.RawMessage{"acme/x": json.RawMessage(`{"k":"v"}`)}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func newUpstreamServer(name string, pr *probe) *mcp.Server {
 		who, _ := res.Content["who"].(string)
 		return "elicited:" + who, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ textIn) (string, error) {
 		res, err := req.ListRoots(ctx)
 		if err != nil {
 			return "", err

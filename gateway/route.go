@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
@@ -25,6 +26,31 @@ type downReq interface {
 type asker struct {
 	ctx context.Context // the downstream handler's
 	req downReq
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // ends the upstream call
+	input  error              // the downstream client must answer first
+}
+
+// needInput records that the downstream request must return for its
+// client's answers (a 2026-07-28 input-required round) and ends the
+// upstream call: the upstream asks again when the request comes back with
+// the answers.
+func (a *asker) needInput(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.input == nil {
+		a.input = err
+	}
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+func (a *asker) inputErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.input
 }
 
 type askerKey struct{}
@@ -40,6 +66,9 @@ func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	res, err := a.req.Input(qctx, map[string]*mcp.InputRequest{key: q})
+	if errors.Is(err, mcp.ErrInputRequired) {
+		a.needInput(err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,20 +94,14 @@ func (u *upstream) ask(ctx context.Context, cs *mcp.ClientSession, key string, q
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "gateway: %s: no downstream client to ask on this session", q.Method())
 }
 
-// rootsMiddleware answers roots/list from a stateful upstream with the
-// roots of the downstream client it serves.
-func (u *upstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, r *mcp.Request) (any, error) {
-		if r.Method != "roots/list" || r.IsNotification() {
-			return next(ctx, r)
-		}
-		cs, _ := r.Session.(*mcp.ClientSession)
-		a, err := u.ask(ctx, cs, "roots", &mcp.InputRequest{ListRoots: &mcp.ListRootsParams{}})
-		if err != nil {
-			return nil, err
-		}
-		return a.ListRoots, nil
+// listRoots answers the roots questions of the upstream with the roots of
+// the downstream client it asks for (hooks.OnListRoots).
+func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.ListRootsResult, error) {
+	a, err := u.ask(ctx, cs, "roots", &mcp.InputRequest{ListRoots: &mcp.ListRootsParams{}})
+	if err != nil {
+		return nil, err
 	}
+	return a.ListRoots, nil
 }
 
 // forward runs do against the upstream for the downstream request req:
@@ -110,7 +133,12 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 			defer b.close()
 		}
 	}
-	cctx := context.WithValue(tctx, askerKey{}, a)
+	cctx, stop := context.WithCancel(tctx)
+	defer stop()
+	a.mu.Lock()
+	a.cancel = stop
+	a.mu.Unlock()
+	cctx = context.WithValue(cctx, askerKey{}, a)
 	cctx = context.WithValue(cctx, upstreamKey{}, u.name)
 	if _, ok := req.ProgressToken(); ok {
 		cctx = mcp.WithProgress(cctx, func(p *mcp.ProgressNotificationParams) {
@@ -118,6 +146,9 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		})
 	}
 	err = do(cctx, cs)
+	if ierr := a.inputErr(); ierr != nil {
+		return ierr // the client answers, then the request comes again
+	}
 	if err != nil && tctx.Err() != nil {
 		return u.ctxErr(ctx, tctx, "did not answer")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
@@ -59,6 +60,7 @@ func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstrea
 	u.sem = make(chan struct{}, n)
 	u.client = mcp.NewClient(&mcp.Implementation{Name: g.implementation().Name, Version: g.implementation().Version},
 		u.clientOptions())
+	hooks.OnListRoots(u.client, u.listRoots)
 	return u
 }
 
@@ -94,7 +96,6 @@ func (u *upstream) clientOptions() *mcp.ClientOptions {
 		ResourceListChangedHandler: changed,
 		ResourceUpdatedHandler:     u.resourceUpdated,
 		LoggingMessageHandler:      u.logMessage,
-		Receiving:                  []mcp.Middleware{u.rootsMiddleware},
 		Sending:                    u.g.opts.Sending,
 		Logger:                     u.g.log,
 	}
