@@ -67,6 +67,7 @@ type Options struct {
 	// Dial, if set, opens the stream to an upstream instead of the
 	// transport its configuration names: for tests, and for transports of
 	// your own. A jsonrpc.Starter it returns is started by the client.
+	// Returning (nil, nil) leaves the upstream to its configuration.
 	Dial func(ctx context.Context, name string, u *Upstream) (jsonrpc.Stream, error)
 
 	// Sending wraps every message the gateway sends to an upstream; the

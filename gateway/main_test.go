@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -154,7 +153,7 @@ func (p *inProcess) dial(_ context.Context, name string, _ *gateway.Upstream) (j
 	defer p.mu.Unlock()
 	s := p.servers[name]
 	if s == nil {
-		return nil, errors.New("no such test upstream")
+		return nil, nil // a command: the gateway runs it
 	}
 	a, b := transport.Pipe()
 	s.Connect(b, nil)

@@ -112,7 +112,9 @@ func (u *upstream) poke() {
 // dial opens a stream to the upstream as its configuration says.
 func (u *upstream) dial(ctx context.Context) (jsonrpc.Stream, error) {
 	if u.g.opts.Dial != nil {
-		return u.g.opts.Dial(ctx, u.name, u.cfg)
+		if s, err := u.g.opts.Dial(ctx, u.name, u.cfg); s != nil || err != nil {
+			return s, err
+		}
 	}
 	c := u.cfg
 	typ := c.Type
