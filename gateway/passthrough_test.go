@@ -144,7 +144,9 @@ func TestCompletion(t *testing.T) {
 			return &mcp.CompleteResult{Completion: mcp.Completion{Values: []string{"bea", "ben"}}}, nil
 		}})
 	_ = beta.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 	servers["beta"] = beta
 	g := startGateway(t, config("alpha", "beta"), nil, servers)
 	cs := connectDown(t, g, mcp.LatestVersion, nil)

@@ -22,8 +22,8 @@ var eras = [][2]string{
 // caller is a downstream client whose handlers answer with its own name
 // and count how often they ran.
 type caller struct {
-	name                    string
-	sampled, elicited, seen atomic.Int32
+	name              string
+	sampled, elicited atomic.Int32
 }
 
 func (c *caller) options() *mcp.ClientOptions {
