@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -243,4 +244,44 @@ func TestUpstreamGarbage(t *testing.T) {
 		}
 	}
 	echoWorks(t, cs, 20)
+}
+
+// TestConcurrencyLimit: no more calls are in flight to an upstream than
+// its MaxConcurrency; the others wait for a slot.
+func TestConcurrencyLimit(t *testing.T) {
+	busy := newUpstreamServer("busy", nil)
+	var now, peak atomic.Int32
+	mcp.AddTool(busy, &mcp.Tool{Name: "work"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ textIn) (string, error) {
+		n := now.Add(1)
+		defer now.Add(-1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(30 * time.Millisecond)
+		return "done", nil
+	})
+	cfg := config("alpha", "busy")
+	cfg.Servers["busy"].MaxConcurrency = 2
+	g := startGateway(t, cfg, nil, map[string]*mcp.Server{"alpha": newUpstreamServer("alpha", nil), "busy": busy})
+	cs := connectDown(t, g, mcp.Version20251125, nil)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if res, err := call(ctx, cs, "busy_work", ""); err != nil || res.IsError {
+				t.Errorf("busy_work: %v %+v", err, res)
+			}
+		}()
+	}
+	echoWorks(t, cs, 3)
+	wg.Wait()
+	if p := peak.Load(); p != 2 {
+		t.Errorf("%d calls were in flight at once, want the limit, 2", p)
+	}
 }
