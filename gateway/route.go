@@ -9,6 +9,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // downReq is the downstream request a forwarded call serves: any
@@ -24,10 +25,10 @@ type downReq interface {
 // asker is a downstream request in flight upstream: the questions the
 // upstream asks during it (sampling, elicitation, roots) go to its client.
 type asker struct {
-	ctx context.Context // the downstream handler's
 	req downReq
 
 	mu     sync.Mutex
+	ctx    context.Context    // the downstream handler's, then its task's
 	cancel context.CancelFunc // ends the upstream call
 	input  error              // the downstream client must answer first
 }
@@ -47,6 +48,12 @@ func (a *asker) needInput(err error) {
 	}
 }
 
+func (a *asker) context() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctx
+}
+
 func (a *asker) inputErr() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -61,7 +68,7 @@ type askerKey struct{}
 // upstream side) only cancels: the question relates to the downstream
 // request alone.
 func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
-	qctx, cancel := context.WithCancel(a.ctx)
+	qctx, cancel := context.WithCancel(a.context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
@@ -229,12 +236,17 @@ func cleanResultMeta(m *mcp.Meta) *mcp.Meta {
 	return &c
 }
 
-func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string) (*mcp.CallToolResult, error) {
+func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, asTask bool) (*mcp.CallToolResult, error) {
 	var res *mcp.CallToolResult
-	err := u.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := u.forward(ctx, req, func(cctx context.Context, cs *mcp.ClientSession) error {
+		p := &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments, Meta: cleanMeta(req.Params.Meta)}
+		if !asTask {
+			var err error
+			res, err = cs.CallTool(cctx, p)
+			return err
+		}
 		var err error
-		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments,
-			Meta: cleanMeta(req.Params.Meta)})
+		res, err = u.callTask(ctx, cctx, req, cs, p)
 		return err
 	})
 	if err != nil {
@@ -243,6 +255,47 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 	res.ResultType = ""
 	res.Meta = cleanResultMeta(res.Meta)
 	return res, nil
+}
+
+// callTask calls a tool the upstream may run as a task: when it does, the
+// downstream call becomes a task too (tasks.Start), whose result is the
+// upstream task's. ctx is the handler's, cctx the forwarding one.
+func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest, cs *mcp.ClientSession, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	tc, err := tasks.CallTool(cctx, cs, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	if tc.Task == nil {
+		return tc.Result, nil
+	}
+	tctx, err := tasks.Start(ctx)
+	if err != nil {
+		_ = tc.Cancel(context.WithoutCancel(cctx))
+		return nil, err
+	}
+	if _, isTask := tasks.ID(tctx); !isTask { // no task downstream: wait within the call
+		return tc.Wait(cctx)
+	}
+	// The downstream task outlives its request: its questions go through
+	// the task (tctx), and its end is tasks/cancel or the task's own.
+	a, _ := cctx.Value(askerKey{}).(*asker)
+	if a == nil {
+		a = &asker{req: req}
+	}
+	a.mu.Lock()
+	a.ctx = tctx
+	a.mu.Unlock()
+	wctx := context.WithValue(tctx, askerKey{}, a)
+	wctx = context.WithValue(wctx, upstreamKey{}, u.name)
+	stop := context.AfterFunc(u.g.life, func() { _ = tc.Cancel(context.Background()) })
+	defer stop()
+	res, err := tc.Wait(wctx)
+	if err != nil && tctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(tctx), u.timeout)
+		_ = tc.Cancel(cctx)
+		cancel()
+	}
+	return res, err
 }
 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
@@ -342,7 +395,7 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 	defer cancel()
 	if b := u.g.binds.of(cs); b != nil {
 		if a := b.last(); a != nil {
-			_ = a.req.Log(a.ctx, q.Level, q.Logger, q.Data)
+			_ = a.req.Log(a.context(), q.Level, q.Logger, q.Data)
 		} else if b.ss != nil && b.ss.LogLevel() != 0 {
 			_ = b.ss.Log(ctx, &q)
 		}
