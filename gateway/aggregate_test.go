@@ -22,7 +22,7 @@ func twoUpstreams() map[string]*mcp.Server {
 // of both reachable under its namespaced name, at both downstream eras,
 // against upstreams spoken to at both eras.
 func TestAggregate(t *testing.T) {
-	for _, upv := range []string{mcp.Version20251125, mcp.LatestVersion} {
+	for _, upv := range []string{mcp.Version20241105, mcp.Version20251125, mcp.LatestVersion} {
 		g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: upv}, twoUpstreams())
 		for _, st := range g.Status() {
 			if st.State != gateway.StateUp || st.ProtocolVersion != upv {

@@ -111,6 +111,9 @@ func newUpstreamServer(name string, pr *probe) *mcp.Server {
 		}
 		return strings.Join(uris, ","), nil
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (string, error) {
+		return "logged", req.Log(ctx, mcp.LevelWarning, "tool", in.Text)
+	})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (string, error) {
 		for i := 1; i <= 3; i++ {
 			_ = req.NotifyProgress(ctx, float64(i), 10, fmt.Sprintf("step %d", i))
@@ -250,4 +253,4 @@ func toolNames(t *testing.T, ctx context.Context, cs *mcp.ClientSession) []strin
 }
 
 // versions are the downstream revisions every routing test runs at.
-var versions = []string{mcp.Version20251125, mcp.LatestVersion}
+var versions = []string{mcp.Version20241105, mcp.Version20251125, mcp.LatestVersion}

@@ -185,3 +185,35 @@ func TestReadyHandler(t *testing.T) {
 		t.Errorf("readyz with every upstream up: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestLogDuringCall: what the upstream logs about a call reaches the
+// caller, at every pair of eras (a 2026-07-28 caller has no session: the
+// log goes with its request).
+func TestLogDuringCall(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era[0]+"_up/"+era[1]+"_down", func(t *testing.T) {
+			g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: era[0]}, twoUpstreams())
+			got := make(chan string, 8)
+			cs := connectDown(t, g, era[1], &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+					got <- string(p.Data)
+				}})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := cs.SetLoggingLevel(ctx, mcp.LevelInfo); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := call(ctx, cs, "alpha_log", "note"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case d := <-got:
+				if d != `"note"` {
+					t.Errorf("log %s", d)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the upstream's log never reached the caller")
+			}
+		})
+	}
+}

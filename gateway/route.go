@@ -101,6 +101,35 @@ func (u *upstream) ask(ctx context.Context, cs *mcp.ClientSession, key string, q
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "gateway: %s: no downstream client to ask on this session", q.Method())
 }
 
+// track adds a (or removes it) from the requests in flight on the shared
+// session.
+func (u *upstream) track(a *asker, on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if on {
+		if u.inflight == nil {
+			u.inflight = map[*asker]struct{}{}
+		}
+		u.inflight[a] = struct{}{}
+	} else {
+		delete(u.inflight, a)
+	}
+}
+
+// only returns the one request in flight on the shared session, or nil
+// when there are none or several.
+func (u *upstream) only() *asker {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.inflight) != 1 {
+		return nil
+	}
+	for a := range u.inflight {
+		return a
+	}
+	return nil
+}
+
 // listRoots answers the roots questions of the upstream with the roots of
 // the downstream client it asks for (hooks.OnListRoots).
 func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.ListRootsResult, error) {
@@ -139,6 +168,9 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		if b.ss == nil {
 			defer b.close()
 		}
+	} else {
+		u.track(a, true)
+		defer u.track(a, false)
 	}
 	cctx, stop := context.WithCancel(tctx)
 	defer stop()
@@ -379,8 +411,11 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 }
 
 // logMessage passes an upstream's log message on: to the downstream client
-// a bound session serves, or to every downstream session that set a level
-// (and only at or above it).
+// a bound session serves; on the shared session, to the one request in
+// flight there if there is exactly one (a log notification names no
+// request, and the upstream's logs during a call belong to it: this is
+// how a 2026-07-28 request, which has no session, gets them); otherwise to
+// every downstream session that set a level (and only at or above it).
 func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 	q := *p
 	q.Meta = nil
@@ -399,6 +434,10 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 		} else if b.ss != nil && b.ss.LogLevel() != 0 {
 			_ = b.ss.Log(ctx, &q)
 		}
+		return
+	}
+	if a := u.only(); a != nil {
+		_ = a.req.Log(a.context(), q.Level, q.Logger, q.Data)
 		return
 	}
 	for _, ss := range u.g.server.Sessions() {

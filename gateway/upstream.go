@@ -44,6 +44,7 @@ type upstream struct {
 	moved      map[string]bool    // upstream URIs and templates rewritten once, for good
 	subs       map[string]bool    // upstream URIs subscribed to
 	stopListen context.CancelFunc // a 2026-07-28 upstream's listen stream
+	inflight   map[*asker]struct{} // downstream requests in flight on cs
 }
 
 func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstream {
