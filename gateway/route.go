@@ -163,11 +163,11 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		return err
 	}
 	if b != nil {
+		if b.ss == nil {
+			defer u.g.binds.release(b) // after pop: free once a is gone
+		}
 		b.push(a)
 		defer b.pop(a)
-		if b.ss == nil {
-			defer b.close()
-		}
 	} else {
 		u.track(a, true)
 		defer u.track(a, false)
@@ -241,6 +241,10 @@ func (u *upstream) sessionFor(ctx context.Context, req downReq) (*mcp.ClientSess
 	}
 	ss, _ := req.Session()
 	b, err := u.g.binds.get(ctx, u, ss)
+	if errors.Is(err, errTooMany) {
+		u.g.log.Warn("gateway: bound sessions exhausted; questions of this call are refused", "upstream", u.name)
+		return shared, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %q: opening a session for this client: %v", ErrUpstreamDown, u.name, err)
 	}
