@@ -143,10 +143,27 @@ func TestURIRewrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		err = s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "tpl://x/{k}", Name: "tpl"},
+			func(_ context.Context, req *mcp.ReadResourceRequest, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+					&mcp.TextResourceContents{URI: req.Params.URI, Text: name + " " + vars["k"]}}}, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	g := startGateway(t, config("alpha", "beta"), nil, servers)
 	cs := connectDown(t, g, mcp.LatestVersion, nil)
 	ctx := context.Background()
+	for uri, want := range map[string]string{"tpl://x/7": "alpha 7", "mcp-gateway://beta/tpl://x/7": "beta 7"} {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rr.Contents[0].(*mcp.TextResourceContents); c.Text != want || c.URI != uri {
+			t.Errorf("read %s: %q at %q, want %q", uri, c.Text, c.URI, want)
+		}
+	}
 	res, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -365,9 +365,9 @@ func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	for _, c := range res.Contents {
 		switch c := c.(type) {
 		case *mcp.TextResourceContents:
-			c.URI = u.downURI(c.URI)
+			c.URI = u.downResourceURI(c.URI)
 		case *mcp.BlobResourceContents:
-			c.URI = u.downURI(c.URI)
+			c.URI = u.downResourceURI(c.URI)
 		}
 	}
 	return res, nil
@@ -454,5 +454,5 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 // resourceUpdated passes an upstream's resource update to the downstream
 // clients subscribed to the resource.
 func (u *upstream) resourceUpdated(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
-	u.g.server.ResourceUpdated(u.g.life, u.downURI(p.URI))
+	u.g.server.ResourceUpdated(u.g.life, u.downResourceURI(p.URI))
 }
