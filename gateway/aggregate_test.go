@@ -240,3 +240,59 @@ func TestRemirror(t *testing.T) {
 		}
 	}
 }
+
+// TestPagination: lists page across upstreams, and a cursor taken before an
+// upstream's list changed still pages on.
+func TestPagination(t *testing.T) {
+	servers := twoUpstreams()
+	g := startGateway(t, config("alpha", "beta"), &gateway.Options{Server: &mcp.ServerOptions{PageSize: 3}}, servers)
+	cs := connectDown(t, g, mcp.Version20251125, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) != 3 || first.NextCursor == "" {
+		t.Fatalf("first page %d tools, cursor %q", len(first.Tools), first.NextCursor)
+	}
+	mcp.AddTool(servers["alpha"], &mcp.Tool{Name: "aaa"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) {
+		return "", nil
+	})
+	listed := func() bool {
+		for tl, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl.Name == "alpha_aaa" {
+				return true
+			}
+		}
+		return false
+	}
+	for !listed() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	seen := map[string]bool{}
+	for _, tl := range first.Tools {
+		seen[tl.Name] = true
+	}
+	cursor := first.NextCursor
+	for cursor != "" {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("a cursor taken before the change: %v", err)
+		}
+		for _, tl := range res.Tools {
+			seen[tl.Name] = true
+		}
+		cursor = res.NextCursor
+	}
+	for _, up := range []string{"alpha", "beta"} {
+		for _, tool := range []string{"echo", "ask", "elicit", "roots", "log", "wait"} {
+			if !seen[up+"_"+tool] {
+				t.Errorf("%s_%s missed by the pages", up, tool)
+			}
+		}
+	}
+}
