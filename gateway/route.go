@@ -2,6 +2,9 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -67,7 +70,15 @@ type askerKey struct{}
 // input-required round of the downstream request). ctx (a handler's of the
 // upstream side) only cancels: the question relates to the downstream
 // request alone.
-func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+func (a *asker) ask(ctx context.Context, kind string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+	// The key names the question by its content: when a 2026-07-28 caller
+	// comes back with its answers, the upstream asks again, and each of its
+	// questions finds its own answer (two questions of one kind included).
+	key := kind
+	if raw, err := json.Marshal(withoutMeta(q)); err == nil {
+		sum := sha256.Sum256(raw)
+		key = kind + "-" + hex.EncodeToString(sum[:8])
+	}
 	qctx, cancel := context.WithCancel(a.context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -83,6 +94,25 @@ func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.
 		return r, nil
 	}
 	return nil, fmt.Errorf("gateway: the client gave no answer to %s", q.Method())
+}
+
+// withoutMeta is q without its _meta (which names a task, a request, ...
+// that differ from one asking of the same question to the next).
+func withoutMeta(q *mcp.InputRequest) *mcp.InputRequest {
+	c := *q
+	switch {
+	case q.Elicit != nil:
+		e := *q.Elicit
+		e.Meta = nil
+		c.Elicit = &e
+	case q.CreateMessage != nil:
+		m := *q.CreateMessage
+		m.Meta = nil
+		c.CreateMessage = &m
+	case q.ListRoots != nil:
+		c.ListRoots = &mcp.ListRootsParams{}
+	}
+	return &c
 }
 
 // ask routes a question of the upstream to the downstream client that
@@ -310,7 +340,13 @@ func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest,
 		return nil, err
 	}
 	if _, isTask := tasks.ID(tctx); !isTask { // no task downstream: wait within the call
-		return tc.Wait(cctx)
+		res, err := tc.Wait(cctx)
+		if err != nil && cctx.Err() != nil {
+			// Abandoned (the caller went away, or must answer first): the
+			// upstream's task ends too.
+			u.cancelTask(tctx, tc)
+		}
+		return res, err
 	}
 	// The downstream task outlives its request: its questions go through
 	// the task (tctx), and its end is tasks/cancel or the task's own.
@@ -327,11 +363,16 @@ func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest,
 	defer stop()
 	res, err := tc.Wait(wctx)
 	if err != nil && tctx.Err() != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(tctx), u.timeout)
-		_ = tc.Cancel(cctx)
-		cancel()
+		u.cancelTask(tctx, tc)
 	}
 	return res, err
+}
+
+// cancelTask cancels an upstream task the gateway no longer waits for.
+func (u *upstream) cancelTask(ctx context.Context, tc *tasks.ToolCall) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.timeout)
+	defer cancel()
+	_ = tc.Cancel(ctx)
 }
 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
