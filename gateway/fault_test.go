@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // processUpstream is the test binary run as an upstream over stdio.
@@ -298,5 +301,55 @@ func TestHealthPing(t *testing.T) {
 				t.Errorf("%s: a healthy upstream after pings: %+v", upv, st)
 			}
 		}
+	}
+}
+
+// TestUpstreamStopsAnswering: an HTTP upstream that stops answering is
+// found out by its pings and taken down (its tools leave the list), and
+// comes back once it answers again.
+func TestUpstreamStopsAnswering(t *testing.T) {
+	var hang atomic.Bool
+	stop := make(chan struct{})
+	inner := mcphttp.NewHandler(newUpstreamServer("web", nil), nil)
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang.Load() {
+			_, _ = io.Copy(io.Discard, r.Body) // so that the client's going away is seen
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(web.Close)
+	t.Cleanup(func() { close(stop); _ = inner.Close() })
+	cfg := config("alpha")
+	cfg.Servers["web"] = &gateway.Upstream{URL: web.URL, Timeout: 300 * time.Millisecond}
+	g := startGateway(t, cfg, &gateway.Options{HealthInterval: 50 * time.Millisecond, StartTimeout: time.Second,
+		Backoff: gateway.Backoff{Min: 50 * time.Millisecond, Max: 200 * time.Millisecond}},
+		map[string]*mcp.Server{"alpha": newUpstreamServer("alpha", nil)})
+	cs := connectDown(t, g, mcp.LatestVersion, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for !ok() {
+			if ctx.Err() != nil {
+				t.Fatalf("%s: %+v", what, statusOf(g, "web"))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	listed := func() bool { return slices.Contains(toolNames(t, ctx, cs), "web_echo") }
+	waitFor("web up", listed)
+	hang.Store(true)
+	waitFor("web taken down", func() bool { return statusOf(g, "web").State == gateway.StateDown && !listed() })
+	echoWorks(t, cs, 3)
+	hang.Store(false)
+	waitFor("web back", func() bool { return statusOf(g, "web").State == gateway.StateUp && listed() })
+	res, err := call(ctx, cs, "web_echo", "again")
+	if err != nil || text(t, res) != "web:again" {
+		t.Errorf("web_echo after it came back: %v", err)
 	}
 }
