@@ -1,6 +1,3 @@
-// Package gateway serves many MCP servers behind one endpoint: one
-// [mcp.Server] made of N upstream servers, each reached with the client side
-// of the SDK, each caller seeing only what it may.
 package gateway
 
 import "time"
@@ -56,6 +53,11 @@ type Upstream struct {
 	// MaxConcurrency bounds the calls in flight to the upstream; zero
 	// means a default.
 	MaxConcurrency int `json:"maxConcurrency,omitempty"`
+
+	// LogLevel is the logging level the gateway asks of the upstream
+	// (logging/setLevel: "debug", "info", ...); each downstream session then
+	// receives the messages at or above its own level. Empty means "info".
+	LogLevel string `json:"logLevel,omitempty"`
 
 	// Disabled leaves the upstream out (VS Code and Cursor files carry it).
 	Disabled bool `json:"disabled,omitempty"`
