@@ -57,6 +57,11 @@ type Upstream struct {
 	// means a default.
 	MaxConcurrency int `json:"maxConcurrency,omitempty"`
 
+	// LogLevel is the logging level the gateway asks of the upstream
+	// (logging/setLevel: "debug", "info", ...); each downstream session then
+	// receives the messages at or above its own level. Empty means "info".
+	LogLevel string `json:"logLevel,omitempty"`
+
 	// Disabled leaves the upstream out (VS Code and Cursor files carry it).
 	Disabled bool `json:"disabled,omitempty"`
 }

@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/gomcp/sdk/mcp"
+)
+
+// A binding is an upstream session that serves one downstream client
+// alone, so that what the upstream asks on it (sampling, elicitation,
+// roots) can only be that client's to answer. A stateful upstream speaks
+// to no one else on it: its questions carry no reference to the call that
+// caused them, and over stdio nothing else could tell two callers apart.
+//
+// A downstream session gets its binding on its first call that may be
+// asked something (its client declared sampling, elicitation or roots),
+// and loses it when it ends; a 2026-07-28 downstream request, which has no
+// session, gets one for that call alone.
+type binding struct {
+	u     *upstream
+	ss    *mcp.ServerSession // nil: one call's
+	ready chan struct{}      // closed once cs or err is set
+	cs    *mcp.ClientSession
+	err   error
+
+	mu       sync.Mutex
+	askers   []*asker // downstream requests in flight on it
+	closed   bool
+	closedCh chan struct{} // closed by close
+}
+
+type bindKey struct {
+	ss *mcp.ServerSession
+	u  *upstream
+}
+
+// bindings indexes the bindings of a Gateway.
+type bindings struct {
+	g      *Gateway
+	mu     sync.Mutex
+	bySS   map[bindKey]*binding
+	byCS   map[*mcp.ClientSession]*binding
+	closed bool
+}
+
+var errClosed = errors.New("gateway: closed")
+
+// get returns the binding of downstream session ss (nil: a new one for one
+// call) to upstream u, opening its session if need be.
+func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession) (*binding, error) {
+	bs.mu.Lock()
+	if bs.closed {
+		bs.mu.Unlock()
+		return nil, errClosed
+	}
+	if bs.bySS == nil {
+		bs.bySS = map[bindKey]*binding{}
+		bs.byCS = map[*mcp.ClientSession]*binding{}
+	}
+	key := bindKey{ss, u}
+	if b := bs.bySS[key]; b != nil && ss != nil {
+		bs.mu.Unlock()
+		select {
+		case <-b.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if b.err != nil {
+			return nil, b.err
+		}
+		return b, nil
+	}
+	b := &binding{u: u, ss: ss, ready: make(chan struct{})}
+	if ss != nil {
+		bs.bySS[key] = b
+	}
+	bs.mu.Unlock()
+	cs, err := u.connect(bs.g.life)
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if err == nil && bs.closed {
+		_ = cs.Close()
+		err = errClosed
+	}
+	if err != nil {
+		if ss != nil {
+			delete(bs.bySS, key)
+		}
+		b.err = err
+		close(b.ready)
+		return nil, err
+	}
+	b.cs = cs
+	bs.byCS[cs] = b
+	close(b.ready)
+	bs.g.wg.Add(1)
+	go bs.watch(b)
+	return b, nil
+}
+
+// watch closes b when its downstream session, its upstream session or the
+// gateway ends, whichever comes first.
+func (bs *bindings) watch(b *binding) {
+	defer bs.g.wg.Done()
+	var ssDone <-chan struct{}
+	if b.ss != nil {
+		ssDone = b.ss.Done()
+	}
+	select {
+	case <-ssDone:
+	case <-b.cs.Done():
+	case <-bs.g.life.Done():
+	case <-b.done():
+	}
+	bs.drop(b)
+}
+
+func (b *binding) done() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closedCh == nil {
+		b.closedCh = make(chan struct{})
+		if b.closed {
+			close(b.closedCh)
+		}
+	}
+	return b.closedCh
+}
+
+// close ends a one-call binding.
+func (b *binding) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		if b.closedCh != nil {
+			close(b.closedCh)
+		}
+	}
+}
+
+// drop forgets b and closes its upstream session.
+func (bs *bindings) drop(b *binding) {
+	bs.mu.Lock()
+	if cur := bs.bySS[bindKey{b.ss, b.u}]; cur == b {
+		delete(bs.bySS, bindKey{b.ss, b.u})
+	}
+	delete(bs.byCS, b.cs)
+	bs.mu.Unlock()
+	b.close()
+	_ = b.cs.Close()
+}
+
+// dropSession ends the bindings of a downstream session that ended.
+func (bs *bindings) dropSession(ss *mcp.ServerSession) {
+	bs.mu.Lock()
+	var list []*binding
+	for k, b := range bs.bySS {
+		if k.ss == ss && b.cs != nil {
+			list = append(list, b)
+		}
+	}
+	bs.mu.Unlock()
+	for _, b := range list {
+		b.close()
+	}
+}
+
+// of returns the binding whose upstream session is cs, or nil.
+func (bs *bindings) of(cs *mcp.ClientSession) *binding {
+	if cs == nil {
+		return nil
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.byCS[cs]
+}
+
+// sessionsOf returns the upstream sessions bound to a downstream session.
+func (bs *bindings) sessionsOf(ss *mcp.ServerSession) []*mcp.ClientSession {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var out []*mcp.ClientSession
+	for k, b := range bs.bySS {
+		if k.ss == ss && b.cs != nil {
+			out = append(out, b.cs)
+		}
+	}
+	return out
+}
+
+// closeAll refuses new bindings; the watchers close the existing ones as
+// the gateway's life ends.
+func (bs *bindings) closeAll() {
+	bs.mu.Lock()
+	bs.closed = true
+	bs.mu.Unlock()
+}
+
+func (b *binding) push(a *asker) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.askers = append(b.askers, a)
+}
+
+func (b *binding) pop(a *asker) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.askers {
+		if x == a {
+			b.askers = append(b.askers[:i], b.askers[i+1:]...)
+			return
+		}
+	}
+}
+
+// last returns the latest downstream request in flight on b, or nil.
+func (b *binding) last() *asker {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.askers) == 0 {
+		return nil
+	}
+	return b.askers[len(b.askers)-1]
+}
+
+// ask puts a question of the upstream to b's client: through a request in
+// flight when there is one (so that over HTTP it travels on that request's
+// stream), else on the downstream session itself.
+func (b *binding) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+	if a := b.last(); a != nil {
+		return a.ask(ctx, key, q)
+	}
+	if b.ss == nil {
+		return nil, errors.New("gateway: the call this session served has ended")
+	}
+	qctx, cancel := context.WithCancel(b.u.g.life)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	switch {
+	case q.CreateMessage != nil:
+		var res mcp.CreateMessageResult
+		if err := b.ss.Call(qctx, "sampling/createMessage", q.CreateMessage, &res); err != nil {
+			return nil, err
+		}
+		return &mcp.InputResponse{CreateMessage: &res}, nil
+	case q.Elicit != nil:
+		var res mcp.ElicitResult
+		if err := b.ss.Call(qctx, "elicitation/create", q.Elicit, &res); err != nil {
+			return nil, err
+		}
+		return &mcp.InputResponse{Elicit: &res}, nil
+	}
+	res, err := b.ss.ListRoots(qctx, &mcp.ListRootsParams{})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.InputResponse{ListRoots: res}, nil
+}

@@ -1,0 +1,331 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/mcp"
+)
+
+// downReq is the downstream request a forwarded call serves: any
+// *mcp.ServerRequest[P].
+type downReq interface {
+	mcp.Caller
+	Input(ctx context.Context, reqs map[string]*mcp.InputRequest) (map[string]*mcp.InputResponse, error)
+	ProgressToken() (mcp.ProgressToken, bool)
+	NotifyProgress(ctx context.Context, progress, total float64, message string) error
+	Log(ctx context.Context, level mcp.LoggingLevel, logger string, data any) error
+}
+
+// asker is a downstream request in flight upstream: the questions the
+// upstream asks during it (sampling, elicitation, roots) go to its client.
+type asker struct {
+	ctx context.Context // the downstream handler's
+	req downReq
+}
+
+type askerKey struct{}
+
+// ask puts one question to the asker's client, through its request, so it
+// works at every downstream revision (at 2026-07-28 it becomes an
+// input-required round of the downstream request). ctx (a handler's of the
+// upstream side) only cancels: the question relates to the downstream
+// request alone.
+func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+	qctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	res, err := a.req.Input(qctx, map[string]*mcp.InputRequest{key: q})
+	if err != nil {
+		return nil, err
+	}
+	if r := res[key]; r != nil {
+		return r, nil
+	}
+	return nil, fmt.Errorf("gateway: the client gave no answer to %s", q.Method())
+}
+
+// ask routes a question of the upstream to the downstream client that
+// caused it: the call in whose context it came (input-required rounds of a
+// 2026-07-28 upstream), or the downstream session a bound upstream session
+// serves. A question on the shared session of a stateful upstream has no
+// such client: the gateway only sends there the calls of clients that
+// cannot be asked anything.
+func (u *upstream) ask(ctx context.Context, cs *mcp.ClientSession, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+	if a, ok := ctx.Value(askerKey{}).(*asker); ok {
+		return a.ask(ctx, key, q)
+	}
+	if b := u.g.binds.of(cs); b != nil {
+		return b.ask(ctx, key, q)
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "gateway: %s: no downstream client to ask on this session", q.Method())
+}
+
+// rootsMiddleware answers roots/list from a stateful upstream with the
+// roots of the downstream client it serves.
+func (u *upstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, r *mcp.Request) (any, error) {
+		if r.Method != "roots/list" || r.IsNotification() {
+			return next(ctx, r)
+		}
+		cs, _ := r.Session.(*mcp.ClientSession)
+		a, err := u.ask(ctx, cs, "roots", &mcp.InputRequest{ListRoots: &mcp.ListRootsParams{}})
+		if err != nil {
+			return nil, err
+		}
+		return a.ListRoots, nil
+	}
+}
+
+// forward runs do against the upstream for the downstream request req:
+// within the upstream's timeout and concurrency limit, on the session that
+// can route the upstream's questions to req's client, with the upstream's
+// progress passed to req's progress token and req's cancellation (ctx)
+// cancelling the upstream call.
+func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context.Context, cs *mcp.ClientSession) error) error {
+	if u.current() == nil {
+		return u.downErr()
+	}
+	tctx, cancel := context.WithTimeout(ctx, u.timeout)
+	defer cancel()
+	select {
+	case u.sem <- struct{}{}:
+	case <-tctx.Done():
+		return u.ctxErr(ctx, tctx, "waited for a free slot")
+	}
+	defer func() { <-u.sem }()
+	a := &asker{ctx: ctx, req: req}
+	cs, b, err := u.sessionFor(tctx, req)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		b.push(a)
+		defer b.pop(a)
+		if b.ss == nil {
+			defer b.close()
+		}
+	}
+	cctx := context.WithValue(tctx, askerKey{}, a)
+	cctx = context.WithValue(cctx, upstreamKey{}, u.name)
+	if _, ok := req.ProgressToken(); ok {
+		cctx = mcp.WithProgress(cctx, func(p *mcp.ProgressNotificationParams) {
+			_ = req.NotifyProgress(ctx, p.Progress, p.Total, p.Message)
+		})
+	}
+	err = do(cctx, cs)
+	if err != nil && tctx.Err() != nil {
+		return u.ctxErr(ctx, tctx, "did not answer")
+	}
+	if err != nil && !isRPC(err) && !errors.Is(err, mcp.ErrInputRequired) {
+		select {
+		case <-cs.Done():
+			return fmt.Errorf("%w: %q failed during the call: %v", ErrUpstreamDown, u.name, err)
+		default:
+		}
+		return fmt.Errorf("gateway: upstream %q: %w", u.name, err)
+	}
+	return err
+}
+
+func isRPC(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je)
+}
+
+func (u *upstream) downErr() error {
+	st := u.status()
+	msg := st.Error
+	if msg == "" {
+		msg = string(st.State)
+	}
+	return fmt.Errorf("%w: %q is down (%s)", ErrUpstreamDown, u.name, msg)
+}
+
+// ctxErr says why a forwarded call ended with its context: the downstream
+// request's end, or the upstream's timeout.
+func (u *upstream) ctxErr(ctx, tctx context.Context, what string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("gateway: upstream %q %s within %s: %w", u.name, what, u.timeout, tctx.Err())
+}
+
+// sessionFor picks the upstream session for req: the shared one when the
+// upstream speaks 2026-07-28 (its questions come back inside the call) or
+// when req's client can answer none; otherwise one bound to req's
+// downstream session (opened on first use, closed with it), or for a
+// 2026-07-28 downstream request one opened for this call alone.
+func (u *upstream) sessionFor(ctx context.Context, req downReq) (*mcp.ClientSession, *binding, error) {
+	shared := u.current()
+	if shared == nil {
+		return nil, nil, u.downErr()
+	}
+	caps := req.ClientCapabilities()
+	if shared.Stateless() || (caps.Sampling == nil && caps.Elicitation == nil && caps.Roots == nil) {
+		return shared, nil, nil
+	}
+	ss, _ := req.Session()
+	b, err := u.g.binds.get(ctx, u, ss)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %q: opening a session for this client: %v", ErrUpstreamDown, u.name, err)
+	}
+	return b.cs, b, nil
+}
+
+// cleanMeta is the _meta sent upstream for a downstream request's: only
+// what is the caller's own (trace context, custom keys); the client
+// context, progress token and the rest are the gateway's to set.
+func cleanMeta(m *mcp.Meta) *mcp.Meta {
+	if m == nil || (len(m.Extra) == 0 && m.TraceParent == "") {
+		return nil
+	}
+	return &mcp.Meta{Extra: m.Extra, TraceParent: m.TraceParent, TraceState: m.TraceState, Baggage: m.Baggage}
+}
+
+// cleanResultMeta drops the upstream's identity from a result's _meta:
+// downstream, the gateway is the server.
+func cleanResultMeta(m *mcp.Meta) *mcp.Meta {
+	if m == nil || m.ServerInfo == nil {
+		return m
+	}
+	c := *m
+	c.ServerInfo = nil
+	return &c
+}
+
+func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := u.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+		var err error
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments,
+			Meta: cleanMeta(req.Params.Meta)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.ResultType = ""
+	res.Meta = cleanResultMeta(res.Meta)
+	return res, nil
+}
+
+func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
+	var res *mcp.GetPromptResult
+	err := u.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+		var err error
+		res, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments,
+			Meta: cleanMeta(req.Params.Meta)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.ResultType = ""
+	res.Meta = cleanResultMeta(res.Meta)
+	return res, nil
+}
+
+func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceRequest, uri string) (*mcp.ReadResourceResult, error) {
+	var res *mcp.ReadResourceResult
+	err := u.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+		var err error
+		res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: cleanMeta(req.Params.Meta)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.ResultType = ""
+	res.Meta = cleanResultMeta(res.Meta)
+	for _, c := range res.Contents {
+		switch c := c.(type) {
+		case *mcp.TextResourceContents:
+			c.URI = u.downURI(c.URI)
+		case *mcp.BlobResourceContents:
+			c.URI = u.downURI(c.URI)
+		}
+	}
+	return res, nil
+}
+
+// complete answers completion/complete by forwarding it to the upstream of
+// the prompt or resource template it is about.
+func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := *req.Params
+	p.Meta = cleanMeta(p.Meta)
+	var ref featRef
+	var ok bool
+	switch p.Ref.Type {
+	case mcp.RefTypePrompt:
+		if ref, ok = g.lookup(kindPrompt, p.Ref.Name); ok {
+			p.Ref.Name = ref.name
+		}
+	default:
+		if ref, ok = g.lookup(kindTemplate, p.Ref.URI); !ok {
+			ref, ok = g.lookup(kindResource, p.Ref.URI)
+		}
+		if ok {
+			p.Ref.URI = ref.name
+		}
+	}
+	if !ok {
+		return &mcp.CompleteResult{Completion: mcp.Completion{Values: []string{}}}, nil
+	}
+	var res *mcp.CompleteResult
+	err := ref.up.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+		if cs.ServerCapabilities().Completions == nil {
+			res = &mcp.CompleteResult{Completion: mcp.Completion{Values: []string{}}}
+			return nil
+		}
+		var err error
+		res, err = cs.Complete(ctx, &p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.ResultType = ""
+	res.Meta = cleanResultMeta(res.Meta)
+	return res, nil
+}
+
+// logMessage passes an upstream's log message on: to the downstream client
+// a bound session serves, or to every downstream session that set a level
+// (and only at or above it).
+func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
+	q := *p
+	q.Meta = nil
+	if u.prefix != "" {
+		if q.Logger == "" {
+			q.Logger = u.name
+		} else {
+			q.Logger = u.name + "/" + q.Logger
+		}
+	}
+	ctx, cancel := context.WithTimeout(u.g.life, time.Second)
+	defer cancel()
+	if b := u.g.binds.of(cs); b != nil {
+		if a := b.last(); a != nil {
+			_ = a.req.Log(a.ctx, q.Level, q.Logger, q.Data)
+		} else if b.ss != nil && b.ss.LogLevel() != 0 {
+			_ = b.ss.Log(ctx, &q)
+		}
+		return
+	}
+	for _, ss := range u.g.server.Sessions() {
+		if ss.LogLevel() != 0 {
+			_ = ss.Log(ctx, &q)
+		}
+	}
+}
+
+// resourceUpdated passes an upstream's resource update to the downstream
+// clients subscribed to the resource.
+func (u *upstream) resourceUpdated(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
+	u.g.server.ResourceUpdated(u.g.life, u.downURI(p.URI))
+}
