@@ -66,13 +66,13 @@ func checkGateway(t *testing.T, cs *mcp.ClientSession) {
 	}
 	for _, c := range []struct {
 		tool string
-		args map[string]any
+		args string
 		want string
 	}{
-		{"ev_test_simple_text", nil, "This is a simple text response for testing."},
-		{"prog_tick", map[string]any{"delay_ms": 1}, "done"},
+		{"ev_test_simple_text", `{}`, "This is a simple text response for testing."},
+		{"prog_tick", `{"delay_ms": 1}`, "done"},
 	} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
 		if err != nil {
 			t.Fatalf("call %s: %v", c.tool, err)
 		}
