@@ -163,7 +163,11 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) erro
 		return err
 	}
 	s := g.Server()
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{AllowedHosts: inv.hosts})
+	// Every answer goes out on a primed, resumable SSE stream (EagerSSE):
+	// a call through the gateway waits on another server, and a client
+	// whose connection drops meanwhile must be able to resume and still
+	// get the answer.
+	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true})
 	defer h.Close()
 	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
 	defer sse.Close()
