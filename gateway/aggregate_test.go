@@ -22,7 +22,7 @@ func twoUpstreams() map[string]*mcp.Server {
 // of both reachable under its namespaced name, at both downstream eras,
 // against upstreams spoken to at both eras.
 func TestAggregate(t *testing.T) {
-	for _, upv := range []string{mcp.Version20251125, mcp.LatestVersion} {
+	for _, upv := range []string{mcp.Version20241105, mcp.Version20251125, mcp.LatestVersion} {
 		g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: upv}, twoUpstreams())
 		for _, st := range g.Status() {
 			if st.State != gateway.StateUp || st.ProtocolVersion != upv {
@@ -79,7 +79,9 @@ func TestSchemaKept(t *testing.T) {
 	ro := true
 	err := up.AddTool(&mcp.Tool{Name: "t", InputSchema: schema, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: &ro},
 		Meta: &mcp.Meta{Extra: map[string]json.RawMessage{"acme/x": json.RawMessage(`{"k":"v"}`)}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,3 @@
-// Package gateway serves many MCP servers behind one endpoint: one
-// [mcp.Server] made of N upstream servers, each reached with the client side
-// of the SDK, each caller seeing only what it may.
 package gateway
 
 import "time"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // Options tunes a Gateway. A nil *Options, and every zero field, takes the
@@ -67,7 +68,13 @@ type Options struct {
 	// Dial, if set, opens the stream to an upstream instead of the
 	// transport its configuration names: for tests, and for transports of
 	// your own. A jsonrpc.Starter it returns is started by the client.
+	// Returning (nil, nil) leaves the upstream to its configuration.
 	Dial func(ctx context.Context, name string, u *Upstream) (jsonrpc.Stream, error)
+
+	// Tasks configures the task manager through which tool calls run as
+	// tasks when the upstream runs them so (both task models; see package
+	// tasks). Nil means its defaults (tasks in memory).
+	Tasks *tasks.Options
 
 	// Sending wraps every message the gateway sends to an upstream; the
 	// context names the upstream (UpstreamFromContext), so tracing
@@ -144,6 +151,7 @@ type Gateway struct {
 	subs  map[string]int // downstream URI -> subscriptions
 
 	binds bindings
+	tasks *tasks.Manager
 }
 
 // New checks cfg and builds a Gateway; it does no I/O (see Start).
@@ -195,6 +203,9 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 	}
 	g.access = access
 	g.server = mcp.NewServer(g.implementation(), g.serverOptions())
+	if g.tasks, err = tasks.New(g.server, g.opts.Tasks); err != nil {
+		return nil, err
+	}
 	if access != nil {
 		g.server.AddVisibleFunc(access.visible)
 	}
@@ -292,7 +303,7 @@ func (g *Gateway) Close() error {
 	}
 	g.binds.closeAll()
 	g.wg.Wait()
-	return nil
+	return g.tasks.Close()
 }
 
 // State is an upstream's condition.

@@ -9,21 +9,11 @@ import (
 )
 
 // serverOptions are the downstream server's: the application's, with the
-// gateway's completion and roots handlers, and capabilities fixed up front
-// (an upstream that comes later must not change what was advertised).
+// gateway's completion and roots handlers.
 func (g *Gateway) serverOptions() *mcp.ServerOptions {
 	var o mcp.ServerOptions
 	if g.opts.Server != nil {
 		o = *g.opts.Server
-	}
-	if o.Capabilities == nil {
-		o.Capabilities = &mcp.ServerCapabilities{
-			Logging:     &mcp.LoggingCapabilities{},
-			Completions: &mcp.CompletionCapabilities{},
-			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
-			Tools:       &mcp.ToolCapabilities{ListChanged: true},
-		}
 	}
 	o.CompletionHandler = g.complete
 	appRoots := o.RootsListChangedHandler
@@ -44,6 +34,19 @@ func (g *Gateway) serverOptions() *mcp.ServerOptions {
 // forwarded.
 func (g *Gateway) installHooks() {
 	g.binds.g = g
+	// Every kind is advertised from the start: an upstream that comes
+	// later must not change what clients were told.
+	g.server.ExtendCapabilities(func(c *mcp.ServerCapabilities) {
+		if c.Tools == nil {
+			c.Tools = &mcp.ToolCapabilities{ListChanged: true}
+		}
+		if c.Prompts == nil {
+			c.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		}
+		if c.Resources == nil {
+			c.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
+		}
+	})
 	if g.access != nil {
 		g.access.g = g
 	}

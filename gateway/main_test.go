@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -101,7 +100,7 @@ func newUpstreamServer(name string, pr *probe) *mcp.Server {
 		who, _ := res.Content["who"].(string)
 		return "elicited:" + who, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ textIn) (string, error) {
 		res, err := req.ListRoots(ctx)
 		if err != nil {
 			return "", err
@@ -111,6 +110,9 @@ func newUpstreamServer(name string, pr *probe) *mcp.Server {
 			uris = append(uris, r.URI)
 		}
 		return strings.Join(uris, ","), nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (string, error) {
+		return "logged", req.Log(ctx, mcp.LevelWarning, "tool", in.Text)
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (string, error) {
 		for i := 1; i <= 3; i++ {
@@ -146,7 +148,6 @@ type inProcess struct {
 	mu      sync.Mutex
 	servers map[string]*mcp.Server
 	conns   []jsonrpc.Stream
-	dials   map[string]int
 }
 
 func (p *inProcess) dial(_ context.Context, name string, _ *gateway.Upstream) (jsonrpc.Stream, error) {
@@ -154,22 +155,12 @@ func (p *inProcess) dial(_ context.Context, name string, _ *gateway.Upstream) (j
 	defer p.mu.Unlock()
 	s := p.servers[name]
 	if s == nil {
-		return nil, errors.New("no such test upstream")
+		return nil, nil // a command: the gateway runs it
 	}
 	a, b := transport.Pipe()
 	s.Connect(b, nil)
 	p.conns = append(p.conns, a)
-	if p.dials == nil {
-		p.dials = map[string]int{}
-	}
-	p.dials[name]++
 	return a, nil
-}
-
-func (p *inProcess) dialCount(name string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.dials[name]
 }
 
 // config is a configuration naming upstreams reached through Dial.
@@ -262,4 +253,4 @@ func toolNames(t *testing.T, ctx context.Context, cs *mcp.ClientSession) []strin
 }
 
 // versions are the downstream revisions every routing test runs at.
-var versions = []string{mcp.Version20251125, mcp.LatestVersion}
+var versions = []string{mcp.Version20241105, mcp.Version20251125, mcp.LatestVersion}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // maxFeatures bounds what one upstream may put in each of its lists: an
@@ -148,6 +149,8 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 		}
 		return true
 	}
+	_, taskExt := cs.ServerCapabilities().Extensions[tasks.ExtensionID]
+	taskExt = taskExt && cs.Stateless()
 	// URIs first: a tool's _meta.ui.resourceUri follows its resource.
 	for _, r := range l.resources {
 		u.placeURI(kindResource, r.URI)
@@ -158,7 +161,7 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 	for _, t := range l.tools {
 		if d := u.downName(t.Name); claim(kindTool, d) {
 			next.tools[d] = t.Name
-			u.register(&next, old, kindTool, d, t, func() error { return u.addTool(d, t) })
+			u.register(&next, old, kindTool, d, t, func() error { return u.addTool(d, t, taskExt) })
 		}
 	}
 	for _, p := range l.prompts {
@@ -327,14 +330,33 @@ func (g *Gateway) lookup(kind, down string) (featRef, bool) {
 	return v.(featRef), true
 }
 
-func (u *upstream) addTool(down string, t *mcp.Tool) error {
+func (u *upstream) addTool(down string, t *mcp.Tool, taskExt bool) error {
 	c := *t
 	c.Name = down
 	c.Meta = u.rewriteUIMeta(t.Meta)
 	name := t.Name
-	return u.g.server.AddTool(&c, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return u.callTool(ctx, req, name)
-	})
+	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return u.callTool(ctx, req, name, taskExt || taskSupport(t) != "")
+	}
+	support := taskSupport(t)
+	if support == "" && taskExt {
+		support = mcp.TaskSupportOptional // a 2026-07-28 upstream decides per call
+	}
+	if support == "" {
+		return u.g.server.AddTool(&c, h)
+	}
+	// The call becomes a task downstream when, and only when, the upstream
+	// made it one (tasks.Start in callTool).
+	c.Execution = nil
+	return u.g.tasks.AddTool(&c, support, h, &tasks.ToolOptions{StartInHandler: true})
+}
+
+// taskSupport is a tool's task support when it may run as a task.
+func taskSupport(t *mcp.Tool) mcp.TaskSupport {
+	if t.Execution != nil && (t.Execution.TaskSupport == mcp.TaskSupportOptional || t.Execution.TaskSupport == mcp.TaskSupportRequired) {
+		return t.Execution.TaskSupport
+	}
+	return ""
 }
 
 func (u *upstream) addPrompt(down string, p *mcp.Prompt) error {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/tasks"
 )
 
 // downReq is the downstream request a forwarded call serves: any
@@ -23,8 +25,39 @@ type downReq interface {
 // asker is a downstream request in flight upstream: the questions the
 // upstream asks during it (sampling, elicitation, roots) go to its client.
 type asker struct {
-	ctx context.Context // the downstream handler's
 	req downReq
+
+	mu     sync.Mutex
+	ctx    context.Context    // the downstream handler's, then its task's
+	cancel context.CancelFunc // ends the upstream call
+	input  error              // the downstream client must answer first
+}
+
+// needInput records that the downstream request must return for its
+// client's answers (a 2026-07-28 input-required round) and ends the
+// upstream call: the upstream asks again when the request comes back with
+// the answers.
+func (a *asker) needInput(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.input == nil {
+		a.input = err
+	}
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+func (a *asker) context() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctx
+}
+
+func (a *asker) inputErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.input
 }
 
 type askerKey struct{}
@@ -35,11 +68,14 @@ type askerKey struct{}
 // upstream side) only cancels: the question relates to the downstream
 // request alone.
 func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
-	qctx, cancel := context.WithCancel(a.ctx)
+	qctx, cancel := context.WithCancel(a.context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	res, err := a.req.Input(qctx, map[string]*mcp.InputRequest{key: q})
+	if errors.Is(err, mcp.ErrInputRequired) {
+		a.needInput(err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,20 +101,43 @@ func (u *upstream) ask(ctx context.Context, cs *mcp.ClientSession, key string, q
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "gateway: %s: no downstream client to ask on this session", q.Method())
 }
 
-// rootsMiddleware answers roots/list from a stateful upstream with the
-// roots of the downstream client it serves.
-func (u *upstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, r *mcp.Request) (any, error) {
-		if r.Method != "roots/list" || r.IsNotification() {
-			return next(ctx, r)
+// track adds a (or removes it) from the requests in flight on the shared
+// session.
+func (u *upstream) track(a *asker, on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if on {
+		if u.inflight == nil {
+			u.inflight = map[*asker]struct{}{}
 		}
-		cs, _ := r.Session.(*mcp.ClientSession)
-		a, err := u.ask(ctx, cs, "roots", &mcp.InputRequest{ListRoots: &mcp.ListRootsParams{}})
-		if err != nil {
-			return nil, err
-		}
-		return a.ListRoots, nil
+		u.inflight[a] = struct{}{}
+	} else {
+		delete(u.inflight, a)
 	}
+}
+
+// only returns the one request in flight on the shared session, or nil
+// when there are none or several.
+func (u *upstream) only() *asker {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.inflight) != 1 {
+		return nil
+	}
+	for a := range u.inflight {
+		return a
+	}
+	return nil
+}
+
+// listRoots answers the roots questions of the upstream with the roots of
+// the downstream client it asks for (hooks.OnListRoots).
+func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.ListRootsResult, error) {
+	a, err := u.ask(ctx, cs, "roots", &mcp.InputRequest{ListRoots: &mcp.ListRootsParams{}})
+	if err != nil {
+		return nil, err
+	}
+	return a.ListRoots, nil
 }
 
 // forward runs do against the upstream for the downstream request req:
@@ -109,8 +168,16 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		if b.ss == nil {
 			defer b.close()
 		}
+	} else {
+		u.track(a, true)
+		defer u.track(a, false)
 	}
-	cctx := context.WithValue(tctx, askerKey{}, a)
+	cctx, stop := context.WithCancel(tctx)
+	defer stop()
+	a.mu.Lock()
+	a.cancel = stop
+	a.mu.Unlock()
+	cctx = context.WithValue(cctx, askerKey{}, a)
 	cctx = context.WithValue(cctx, upstreamKey{}, u.name)
 	if _, ok := req.ProgressToken(); ok {
 		cctx = mcp.WithProgress(cctx, func(p *mcp.ProgressNotificationParams) {
@@ -118,6 +185,9 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		})
 	}
 	err = do(cctx, cs)
+	if ierr := a.inputErr(); ierr != nil {
+		return ierr // the client answers, then the request comes again
+	}
 	if err != nil && tctx.Err() != nil {
 		return u.ctxErr(ctx, tctx, "did not answer")
 	}
@@ -198,12 +268,17 @@ func cleanResultMeta(m *mcp.Meta) *mcp.Meta {
 	return &c
 }
 
-func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string) (*mcp.CallToolResult, error) {
+func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, asTask bool) (*mcp.CallToolResult, error) {
 	var res *mcp.CallToolResult
-	err := u.forward(ctx, req, func(ctx context.Context, cs *mcp.ClientSession) error {
+	err := u.forward(ctx, req, func(cctx context.Context, cs *mcp.ClientSession) error {
+		p := &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments, Meta: cleanMeta(req.Params.Meta)}
+		if !asTask {
+			var err error
+			res, err = cs.CallTool(cctx, p)
+			return err
+		}
 		var err error
-		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments,
-			Meta: cleanMeta(req.Params.Meta)})
+		res, err = u.callTask(ctx, cctx, req, cs, p)
 		return err
 	})
 	if err != nil {
@@ -212,6 +287,47 @@ func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name 
 	res.ResultType = ""
 	res.Meta = cleanResultMeta(res.Meta)
 	return res, nil
+}
+
+// callTask calls a tool the upstream may run as a task: when it does, the
+// downstream call becomes a task too (tasks.Start), whose result is the
+// upstream task's. ctx is the handler's, cctx the forwarding one.
+func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest, cs *mcp.ClientSession, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	tc, err := tasks.CallTool(cctx, cs, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	if tc.Task == nil {
+		return tc.Result, nil
+	}
+	tctx, err := tasks.Start(ctx)
+	if err != nil {
+		_ = tc.Cancel(context.WithoutCancel(cctx))
+		return nil, err
+	}
+	if _, isTask := tasks.ID(tctx); !isTask { // no task downstream: wait within the call
+		return tc.Wait(cctx)
+	}
+	// The downstream task outlives its request: its questions go through
+	// the task (tctx), and its end is tasks/cancel or the task's own.
+	a, _ := cctx.Value(askerKey{}).(*asker)
+	if a == nil {
+		a = &asker{req: req}
+	}
+	a.mu.Lock()
+	a.ctx = tctx
+	a.mu.Unlock()
+	wctx := context.WithValue(tctx, askerKey{}, a)
+	wctx = context.WithValue(wctx, upstreamKey{}, u.name)
+	stop := context.AfterFunc(u.g.life, func() { _ = tc.Cancel(context.Background()) })
+	defer stop()
+	res, err := tc.Wait(wctx)
+	if err != nil && tctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(tctx), u.timeout)
+		_ = tc.Cancel(cctx)
+		cancel()
+	}
+	return res, err
 }
 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
@@ -295,8 +411,11 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 }
 
 // logMessage passes an upstream's log message on: to the downstream client
-// a bound session serves, or to every downstream session that set a level
-// (and only at or above it).
+// a bound session serves; on the shared session, to the one request in
+// flight there if there is exactly one (a log notification names no
+// request, and the upstream's logs during a call belong to it: this is
+// how a 2026-07-28 request, which has no session, gets them); otherwise to
+// every downstream session that set a level (and only at or above it).
 func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageNotificationParams) {
 	q := *p
 	q.Meta = nil
@@ -311,10 +430,14 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 	defer cancel()
 	if b := u.g.binds.of(cs); b != nil {
 		if a := b.last(); a != nil {
-			_ = a.req.Log(a.ctx, q.Level, q.Logger, q.Data)
+			_ = a.req.Log(a.context(), q.Level, q.Logger, q.Data)
 		} else if b.ss != nil && b.ss.LogLevel() != 0 {
 			_ = b.ss.Log(ctx, &q)
 		}
+		return
+	}
+	if a := u.only(); a != nil {
+		_ = a.req.Log(a.context(), q.Level, q.Logger, q.Data)
 		return
 	}
 	for _, ss := range u.g.server.Sessions() {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
@@ -43,6 +44,7 @@ type upstream struct {
 	moved      map[string]bool    // upstream URIs and templates rewritten once, for good
 	subs       map[string]bool    // upstream URIs subscribed to
 	stopListen context.CancelFunc // a 2026-07-28 upstream's listen stream
+	inflight   map[*asker]struct{} // downstream requests in flight on cs
 }
 
 func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstream {
@@ -59,6 +61,7 @@ func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstrea
 	u.sem = make(chan struct{}, n)
 	u.client = mcp.NewClient(&mcp.Implementation{Name: g.implementation().Name, Version: g.implementation().Version},
 		u.clientOptions())
+	hooks.OnListRoots(u.client, u.listRoots)
 	return u
 }
 
@@ -94,7 +97,6 @@ func (u *upstream) clientOptions() *mcp.ClientOptions {
 		ResourceListChangedHandler: changed,
 		ResourceUpdatedHandler:     u.resourceUpdated,
 		LoggingMessageHandler:      u.logMessage,
-		Receiving:                  []mcp.Middleware{u.rootsMiddleware},
 		Sending:                    u.g.opts.Sending,
 		Logger:                     u.g.log,
 	}
@@ -111,7 +113,9 @@ func (u *upstream) poke() {
 // dial opens a stream to the upstream as its configuration says.
 func (u *upstream) dial(ctx context.Context) (jsonrpc.Stream, error) {
 	if u.g.opts.Dial != nil {
-		return u.g.opts.Dial(ctx, u.name, u.cfg)
+		if s, err := u.g.opts.Dial(ctx, u.name, u.cfg); s != nil || err != nil {
+			return s, err
+		}
 	}
 	c := u.cfg
 	typ := c.Type

@@ -110,6 +110,7 @@ type Client struct {
 	methods  map[string]MethodHandler // AddMethod's
 
 	notifyHooks atomic.Pointer[[]func(context.Context, *ClientSession, *Request)] // hooks.OnNotification; nil: none
+	rootsFn     atomic.Pointer[rootsFunc]                                         // hooks.OnListRoots; nil: c.roots
 
 	clientOnce sync.Once
 	caps       *ClientCapabilities // capabilities(), computed once

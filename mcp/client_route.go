@@ -44,16 +44,11 @@ func (c *Client) routeMethod(ctx context.Context, r *Request) (any, error) {
 	case MethodElicitationCreate:
 		return c.handleElicit(ctx, cs, r)
 	case MethodRootsList:
-		c.mu.Lock()
-		roots := c.roots
-		c.mu.Unlock()
-		if roots == nil && c.opts.Roots == nil {
+		res, ok, err := c.listRoots(ctx, cs)
+		if !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: client does not support roots")
 		}
-		if roots == nil {
-			roots = []*Root{}
-		}
-		return &ListRootsResult{Roots: roots}, nil
+		return res, err
 	}
 	if c.routeNotification(ctx, cs, r) {
 		return nil, nil

@@ -224,13 +224,11 @@ func (cs *ClientSession) Answer(ctx context.Context, q *InputRequest) (*InputRes
 		}
 		return &InputResponse{CreateMessage: res}, nil
 	case q.ListRoots != nil:
-		c.mu.Lock()
-		roots := c.roots
-		c.mu.Unlock()
-		if roots == nil {
-			roots = []*Root{}
+		res, _, err := c.listRoots(ctx, cs)
+		if err != nil {
+			return nil, err
 		}
-		return &InputResponse{ListRoots: &ListRootsResult{Roots: roots}}, nil
+		return &InputResponse{ListRoots: res}, nil
 	}
 	return nil, errInputRequestFields
 }

@@ -1,0 +1,64 @@
+// Package gateway serves many MCP servers behind one endpoint: one
+// [mcp.Server] made of N upstream servers, each reached with the client side
+// of the SDK (a command over stdio, Streamable HTTP, legacy HTTP+SSE; any
+// revision the upstream speaks), each caller seeing only what it may.
+//
+//	g, err := gateway.New(cfg, nil) // cfg: the hosts' mcpServers file (ParseConfig)
+//	if err != nil { ... }
+//	if err := g.Start(ctx); err != nil { ... } // a name collision, say
+//	defer g.Close()
+//	http.Handle("/mcp", mcphttp.NewHandler(g.Server(), nil))
+//	http.Handle("/readyz", g.ReadyHandler())
+//
+// # Mirroring
+//
+// Each upstream's tools, prompts, resources and resource templates are
+// registered on the gateway's server with handlers that forward to it,
+// under the names of the Gateway type's naming rules, their schemas,
+// annotations and _meta as the upstream wrote them. The gateway mirrors
+// them again on the upstream's list_changed, and the server tells the
+// downstream clients. An upstream that is down has nothing listed; its
+// calls fail at once with ErrUpstreamDown.
+//
+// # Routing
+//
+// A call is forwarded within the upstream's Timeout and MaxConcurrency,
+// with the caller's progress token (the upstream's progress comes back to
+// it) and cancellation (the caller's going away cancels the upstream call).
+// The caller's _meta passes on except the client context: the upstream sees
+// the gateway's client, never the caller's token or headers.
+//
+// What an upstream asks (sampling, elicitation, roots) goes to the client
+// whose call caused it, and to no other:
+//   - a 2026-07-28 upstream asks inside the call's result (input required):
+//     the question is answered in the call's own context;
+//   - a stateful upstream (2024-11-05 to 2025-11-25) sends a request that
+//     names no call, so the calls of clients that can be asked something go
+//     over an upstream session bound to their downstream session (opened on
+//     first use, closed with it; a 2026-07-28 caller's, which has no session,
+//     is opened for that call alone). The calls of clients that can be asked
+//     nothing share one session per upstream, on which questions are
+//     refused. For a command upstream, a bound session is one more process.
+//
+// The question reaches the caller through its request, so at every
+// revision: at 2026-07-28 it becomes an input-required round of the
+// downstream request, the upstream call is abandoned, and the upstream is
+// called again with the retry (the upstream asks again and gets the answer).
+//
+// An upstream's log messages go to the bound session's client, or to the
+// one call in flight on the shared session, or else to every downstream
+// session that set a level (Upstream.LogLevel is the level asked of the
+// upstream). Resource subscriptions are forwarded (counted, so the last
+// unsubscribe ends the upstream's), and the upstream's updates reach the
+// subscribed clients. Completions go to the prompt's or template's
+// upstream. A tool call the upstream runs as a task is a task downstream
+// too (package tasks, both task models).
+//
+// # Isolation
+//
+// Every upstream has its own sessions, timeout, concurrency limit and
+// message bounds (those of the SDK's transports). One that fails (its
+// process exits, its connection breaks, it stops answering pings) is taken
+// down and brought back with jittered backoff (Options.Backoff); Status and
+// ReadyHandler report each.
+package gateway
