@@ -86,8 +86,8 @@ func TestAccessByPrincipalAndScope(t *testing.T) {
 		tokens[who] = tok
 	}
 	sees := map[string][]string{
-		"alice": {"alpha_ask", "alpha_echo", "alpha_elicit", "alpha_roots", "alpha_wait", "beta_echo"},
-		"bob":   {"beta_ask", "beta_echo", "beta_elicit", "beta_roots", "beta_wait"},
+		"alice": {"alpha_ask", "alpha_echo", "alpha_elicit", "alpha_log", "alpha_roots", "alpha_wait", "beta_echo"},
+		"bob":   {"beta_ask", "beta_echo", "beta_elicit", "beta_log", "beta_roots", "beta_wait"},
 	}
 	hidden := map[string]string{"alice": "beta_wait", "bob": "alpha_echo"}
 	for _, version := range versions {

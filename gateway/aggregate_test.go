@@ -143,10 +143,27 @@ func TestURIRewrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		err = s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "tpl://x/{k}", Name: "tpl"},
+			func(_ context.Context, req *mcp.ReadResourceRequest, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+					&mcp.TextResourceContents{URI: req.Params.URI, Text: name + " " + vars["k"]}}}, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	g := startGateway(t, config("alpha", "beta"), nil, servers)
 	cs := connectDown(t, g, mcp.LatestVersion, nil)
 	ctx := context.Background()
+	for uri, want := range map[string]string{"tpl://x/7": "alpha 7", "mcp-gateway://beta/tpl://x/7": "beta 7"} {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rr.Contents[0].(*mcp.TextResourceContents); c.Text != want || c.URI != uri {
+			t.Errorf("read %s: %q at %q, want %q", uri, c.Text, c.URI, want)
+		}
+	}
 	res, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +237,62 @@ func TestRemirror(t *testing.T) {
 		case <-changed:
 		case <-ctx.Done():
 			t.Fatal("beta_late still listed")
+		}
+	}
+}
+
+// TestPagination: lists page across upstreams, and a cursor taken before an
+// upstream's list changed still pages on.
+func TestPagination(t *testing.T) {
+	servers := twoUpstreams()
+	g := startGateway(t, config("alpha", "beta"), &gateway.Options{Server: &mcp.ServerOptions{PageSize: 3}}, servers)
+	cs := connectDown(t, g, mcp.Version20251125, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) != 3 || first.NextCursor == "" {
+		t.Fatalf("first page %d tools, cursor %q", len(first.Tools), first.NextCursor)
+	}
+	mcp.AddTool(servers["alpha"], &mcp.Tool{Name: "aaa"}, func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) {
+		return "", nil
+	})
+	listed := func() bool {
+		for tl, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl.Name == "alpha_aaa" {
+				return true
+			}
+		}
+		return false
+	}
+	for !listed() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	seen := map[string]bool{}
+	for _, tl := range first.Tools {
+		seen[tl.Name] = true
+	}
+	cursor := first.NextCursor
+	for cursor != "" {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("a cursor taken before the change: %v", err)
+		}
+		for _, tl := range res.Tools {
+			seen[tl.Name] = true
+		}
+		cursor = res.NextCursor
+	}
+	for _, up := range []string{"alpha", "beta"} {
+		for _, tool := range []string{"echo", "ask", "elicit", "roots", "log", "wait"} {
+			if !seen[up+"_"+tool] {
+				t.Errorf("%s_%s missed by the pages", up, tool)
+			}
 		}
 	}
 }

@@ -3,13 +3,14 @@ package gateway
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/gomcp/sdk/mcp"
 )
 
 // A binding is an upstream session that serves one downstream client
-// alone, so that what the upstream asks on it (sampling, elicitation,
+// at a time, so that what the upstream asks on it (sampling, elicitation,
 // roots) can only be that client's to answer. A stateful upstream speaks
 // to no one else on it: its questions carry no reference to the call that
 // caused them, and over stdio nothing else could tell two callers apart.
@@ -17,7 +18,8 @@ import (
 // A downstream session gets its binding on its first call that may be
 // asked something (its client declared sampling, elicitation or roots),
 // and loses it when it ends; a 2026-07-28 downstream request, which has no
-// session, gets one for that call alone.
+// session, gets one for that call alone: a free one left by an earlier
+// such call, or a new one.
 type binding struct {
 	u     *upstream
 	ss    *mcp.ServerSession // nil: one call's
@@ -42,10 +44,24 @@ type bindings struct {
 	mu     sync.Mutex
 	bySS   map[bindKey]*binding
 	byCS   map[*mcp.ClientSession]*binding
+	idle   map[*upstream][]*binding // one-call bindings free for the next call
+	live   map[*upstream]int
 	closed bool
 }
 
-var errClosed = errors.New("gateway: closed")
+// maxBound bounds the bound upstream sessions of one upstream (a command's
+// are processes); beyond it, calls use the shared session, on which the
+// upstream's questions are refused. maxIdle bounds the one-call sessions
+// kept for reuse.
+const (
+	maxBound = 256
+	maxIdle  = 8
+)
+
+var (
+	errClosed  = errors.New("gateway: closed")
+	errTooMany = errors.New("gateway: too many sessions bound to this upstream")
+)
 
 // get returns the binding of downstream session ss (nil: a new one for one
 // call) to upstream u, opening its session if need be.
@@ -58,6 +74,22 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 	if bs.bySS == nil {
 		bs.bySS = map[bindKey]*binding{}
 		bs.byCS = map[*mcp.ClientSession]*binding{}
+		bs.idle = map[*upstream][]*binding{}
+		bs.live = map[*upstream]int{}
+	}
+	if ss == nil {
+		for len(bs.idle[u]) > 0 {
+			n := len(bs.idle[u]) - 1
+			b := bs.idle[u][n]
+			bs.idle[u] = bs.idle[u][:n]
+			select {
+			case <-b.cs.Done():
+				continue
+			default:
+			}
+			bs.mu.Unlock()
+			return b, nil
+		}
 	}
 	key := bindKey{ss, u}
 	if b := bs.bySS[key]; b != nil && ss != nil {
@@ -72,6 +104,11 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 		}
 		return b, nil
 	}
+	if bs.live[u] >= maxBound {
+		bs.mu.Unlock()
+		return nil, errTooMany
+	}
+	bs.live[u]++
 	b := &binding{u: u, ss: ss, ready: make(chan struct{})}
 	if ss != nil {
 		bs.bySS[key] = b
@@ -88,6 +125,7 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 		if ss != nil {
 			delete(bs.bySS, key)
 		}
+		bs.live[u]--
 		b.err = err
 		close(b.ready)
 		return nil, err
@@ -141,13 +179,36 @@ func (b *binding) close() {
 	}
 }
 
+// release ends a one-call binding's call: its session waits for the next
+// such call, or is closed when enough already wait.
+func (bs *bindings) release(b *binding) {
+	bs.mu.Lock()
+	if !bs.closed && len(bs.idle[b.u]) < maxIdle {
+		select {
+		case <-b.cs.Done():
+		default:
+			bs.idle[b.u] = append(bs.idle[b.u], b)
+			bs.mu.Unlock()
+			return
+		}
+	}
+	bs.mu.Unlock()
+	b.close()
+}
+
 // drop forgets b and closes its upstream session.
 func (bs *bindings) drop(b *binding) {
 	bs.mu.Lock()
-	if cur := bs.bySS[bindKey{b.ss, b.u}]; cur == b {
+	if cur := bs.bySS[bindKey{b.ss, b.u}]; cur == b && b.ss != nil {
 		delete(bs.bySS, bindKey{b.ss, b.u})
 	}
+	if _, ok := bs.byCS[b.cs]; ok {
+		bs.live[b.u]--
+	}
 	delete(bs.byCS, b.cs)
+	if i := slices.Index(bs.idle[b.u], b); i >= 0 {
+		bs.idle[b.u] = slices.Delete(bs.idle[b.u], i, i+1)
+	}
 	bs.mu.Unlock()
 	b.close()
 	_ = b.cs.Close()

@@ -148,6 +148,7 @@ type inProcess struct {
 	mu      sync.Mutex
 	servers map[string]*mcp.Server
 	conns   []jsonrpc.Stream
+	dials   map[string]int
 }
 
 func (p *inProcess) dial(_ context.Context, name string, _ *gateway.Upstream) (jsonrpc.Stream, error) {
@@ -160,7 +161,17 @@ func (p *inProcess) dial(_ context.Context, name string, _ *gateway.Upstream) (j
 	a, b := transport.Pipe()
 	s.Connect(b, nil)
 	p.conns = append(p.conns, a)
+	if p.dials == nil {
+		p.dials = map[string]int{}
+	}
+	p.dials[name]++
 	return a, nil
+}
+
+func (p *inProcess) dialCount(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dials[name]
 }
 
 // config is a configuration naming upstreams reached through Dial.

@@ -109,6 +109,23 @@ func (u *upstream) downURI(uri string) string {
 	return uri
 }
 
+// downResourceURI is the downstream URI of a resource the upstream names
+// (in an update, a read's contents): rewritten when the resource's own URI
+// was, or when it belongs to a template that was.
+func (u *upstream) downResourceURI(uri string) string {
+	if d := u.downURI(uri); d != uri {
+		return d
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for t := range u.moved {
+		if strings.Contains(t, "{") && mcp.TemplateArgs(t, uri) != nil {
+			return u.movedPrefix() + uri
+		}
+	}
+	return uri
+}
+
 // upURI is the upstream URI of a downstream one (the reverse of downURI).
 func (u *upstream) upURI(uri string) string {
 	if rest, ok := strings.CutPrefix(uri, u.movedPrefix()); ok {

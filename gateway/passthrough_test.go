@@ -11,6 +11,7 @@ import (
 
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -215,5 +216,52 @@ func TestLogDuringCall(t *testing.T) {
 				t.Fatal("the upstream's log never reached the caller")
 			}
 		})
+	}
+}
+
+// TestRootsChanged: a downstream client's roots/list_changed reaches the
+// upstream sessions bound to it, and the upstream then reads the new roots.
+func TestRootsChanged(t *testing.T) {
+	heard := make(chan *mcp.ServerSession, 8)
+	alpha := mcp.NewServer(&mcp.Implementation{Name: "alpha", Version: "1"}, &mcp.ServerOptions{
+		RootsListChangedHandler: func(_ context.Context, ss *mcp.ServerSession) { heard <- ss }})
+	mcp.AddTool(alpha, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		res, err := req.ListRoots(ctx)
+		if err != nil || len(res.Roots) == 0 {
+			return "", err
+		}
+		return res.Roots[0].URI, nil
+	})
+	g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: mcp.Version20251125},
+		map[string]*mcp.Server{"alpha": alpha, "beta": newUpstreamServer("beta", nil)})
+	c := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: mcp.Version20251125, Roots: []*mcp.Root{{URI: "file:///one"}}})
+	a, b := transport.Pipe()
+	ss := g.Server().Connect(b, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	first := func() string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "alpha_roots"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text(t, res)
+	}
+	if got := first(); got != "file:///one" {
+		t.Fatalf("roots %q", got)
+	}
+	c.SetRoots(&mcp.Root{URI: "file:///two"})
+	select {
+	case <-heard:
+	case <-ctx.Done():
+		t.Fatal("the upstream never heard of the roots change")
+	}
+	if got := first(); got != "file:///two" {
+		t.Errorf("roots after the change %q", got)
 	}
 }

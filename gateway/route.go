@@ -2,6 +2,9 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -67,7 +70,15 @@ type askerKey struct{}
 // input-required round of the downstream request). ctx (a handler's of the
 // upstream side) only cancels: the question relates to the downstream
 // request alone.
-func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+func (a *asker) ask(ctx context.Context, kind string, q *mcp.InputRequest) (*mcp.InputResponse, error) {
+	// The key names the question by its content: when a 2026-07-28 caller
+	// comes back with its answers, the upstream asks again, and each of its
+	// questions finds its own answer (two questions of one kind included).
+	key := kind
+	if raw, err := json.Marshal(withoutMeta(q)); err == nil {
+		sum := sha256.Sum256(raw)
+		key = kind + "-" + hex.EncodeToString(sum[:8])
+	}
 	qctx, cancel := context.WithCancel(a.context())
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -83,6 +94,25 @@ func (a *asker) ask(ctx context.Context, key string, q *mcp.InputRequest) (*mcp.
 		return r, nil
 	}
 	return nil, fmt.Errorf("gateway: the client gave no answer to %s", q.Method())
+}
+
+// withoutMeta is q without its _meta (which names a task, a request, ...
+// that differ from one asking of the same question to the next).
+func withoutMeta(q *mcp.InputRequest) *mcp.InputRequest {
+	c := *q
+	switch {
+	case q.Elicit != nil:
+		e := *q.Elicit
+		e.Meta = nil
+		c.Elicit = &e
+	case q.CreateMessage != nil:
+		m := *q.CreateMessage
+		m.Meta = nil
+		c.CreateMessage = &m
+	case q.ListRoots != nil:
+		c.ListRoots = &mcp.ListRootsParams{}
+	}
+	return &c
 }
 
 // ask routes a question of the upstream to the downstream client that
@@ -163,11 +193,11 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		return err
 	}
 	if b != nil {
+		if b.ss == nil {
+			defer u.g.binds.release(b) // after pop: free once a is gone
+		}
 		b.push(a)
 		defer b.pop(a)
-		if b.ss == nil {
-			defer b.close()
-		}
 	} else {
 		u.track(a, true)
 		defer u.track(a, false)
@@ -241,6 +271,10 @@ func (u *upstream) sessionFor(ctx context.Context, req downReq) (*mcp.ClientSess
 	}
 	ss, _ := req.Session()
 	b, err := u.g.binds.get(ctx, u, ss)
+	if errors.Is(err, errTooMany) {
+		u.g.log.Warn("gateway: bound sessions exhausted; questions of this call are refused", "upstream", u.name)
+		return shared, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %q: opening a session for this client: %v", ErrUpstreamDown, u.name, err)
 	}
@@ -306,7 +340,13 @@ func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest,
 		return nil, err
 	}
 	if _, isTask := tasks.ID(tctx); !isTask { // no task downstream: wait within the call
-		return tc.Wait(cctx)
+		res, err := tc.Wait(cctx)
+		if err != nil && cctx.Err() != nil {
+			// Abandoned (the caller went away, or must answer first): the
+			// upstream's task ends too.
+			u.cancelTask(tctx, tc)
+		}
+		return res, err
 	}
 	// The downstream task outlives its request: its questions go through
 	// the task (tctx), and its end is tasks/cancel or the task's own.
@@ -323,11 +363,16 @@ func (u *upstream) callTask(ctx, cctx context.Context, req *mcp.CallToolRequest,
 	defer stop()
 	res, err := tc.Wait(wctx)
 	if err != nil && tctx.Err() != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(tctx), u.timeout)
-		_ = tc.Cancel(cctx)
-		cancel()
+		u.cancelTask(tctx, tc)
 	}
 	return res, err
+}
+
+// cancelTask cancels an upstream task the gateway no longer waits for.
+func (u *upstream) cancelTask(ctx context.Context, tc *tasks.ToolCall) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.timeout)
+	defer cancel()
+	_ = tc.Cancel(ctx)
 }
 
 func (u *upstream) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, name string) (*mcp.GetPromptResult, error) {
@@ -361,9 +406,9 @@ func (u *upstream) readResource(ctx context.Context, req *mcp.ReadResourceReques
 	for _, c := range res.Contents {
 		switch c := c.(type) {
 		case *mcp.TextResourceContents:
-			c.URI = u.downURI(c.URI)
+			c.URI = u.downResourceURI(c.URI)
 		case *mcp.BlobResourceContents:
-			c.URI = u.downURI(c.URI)
+			c.URI = u.downResourceURI(c.URI)
 		}
 	}
 	return res, nil
@@ -450,5 +495,5 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 // resourceUpdated passes an upstream's resource update to the downstream
 // clients subscribed to the resource.
 func (u *upstream) resourceUpdated(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
-	u.g.server.ResourceUpdated(u.g.life, u.downURI(p.URI))
+	u.g.server.ResourceUpdated(u.g.life, u.downResourceURI(p.URI))
 }

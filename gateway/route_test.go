@@ -174,3 +174,25 @@ func TestProgressAndCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestOneCallSessionsReused: the calls of a 2026-07-28 client that can be
+// asked questions, to a stateful upstream, each get a session of their
+// own, but not a new one each time (over stdio, a new process).
+func TestOneCallSessionsReused(t *testing.T) {
+	p := &inProcess{servers: twoUpstreams()}
+	g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: mcp.Version20251125, Dial: p.dial}, nil)
+	c := &caller{name: "ann"}
+	cs := connectDown(t, g, mcp.LatestVersion, c.options())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	before := p.dialCount("alpha")
+	for range 5 {
+		res, err := call(ctx, cs, "alpha_ask", "q")
+		if err != nil || text(t, res) != "sampled:ann" {
+			t.Fatalf("alpha_ask: %v", err)
+		}
+	}
+	if n := p.dialCount("alpha") - before; n != 1 {
+		t.Errorf("5 calls opened %d upstream sessions, want 1", n)
+	}
+}

@@ -41,9 +41,9 @@ type upstream struct {
 	cs         *mcp.ClientSession // the shared session; nil while down
 	closed     bool
 	mirrored   mirror
-	moved      map[string]bool    // upstream URIs and templates rewritten once, for good
-	subs       map[string]bool    // upstream URIs subscribed to
-	stopListen context.CancelFunc // a 2026-07-28 upstream's listen stream
+	moved      map[string]bool     // upstream URIs and templates rewritten once, for good
+	subs       map[string]bool     // upstream URIs subscribed to
+	stopListen context.CancelFunc  // a 2026-07-28 upstream's listen stream
 	inflight   map[*asker]struct{} // downstream requests in flight on cs
 }
 
