@@ -5,6 +5,7 @@ package interop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -141,29 +142,47 @@ func upstreamClientOptions() *mcp.ClientOptions {
 	}
 }
 
-// gatewayWant lists every upstream directly and returns what the gateway
-// must offer.
+// gatewayWant lists every upstream directly, all at once, and returns what
+// the gateway must offer.
 func gatewayWant(t *testing.T, ups map[string]gatewayUpstream) *gatewayInventory {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	want := &gatewayInventory{schemas: map[string]string{}}
+	type listed struct {
+		inv *gatewayInventory
+		err error
+	}
+	results := map[string]*listed{}
+	var wg sync.WaitGroup
 	for name, u := range ups {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, upstreamClientOptions()).Connect(ctx, u.direct(t))
-		if err != nil {
-			t.Fatalf("%s directly: %v", name, err)
+		r := &listed{}
+		results[name] = r
+		stream := u.direct(t)
+		wg.Go(func() {
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, upstreamClientOptions()).Connect(ctx, stream)
+			if err != nil {
+				r.err = err
+				return
+			}
+			defer cs.Close()
+			r.inv, r.err = listAll(ctx, cs)
+		})
+	}
+	wg.Wait()
+	want := &gatewayInventory{schemas: map[string]string{}}
+	for name, r := range results {
+		if r.err != nil {
+			t.Fatalf("%s directly: %v", name, r.err)
 		}
-		inv := listAll(t, ctx, cs)
-		cs.Close()
-		for _, tool := range inv.Tools {
+		for _, tool := range r.inv.Tools {
 			want.Tools = append(want.Tools, name+"_"+tool)
-			want.schemas[name+"_"+tool] = inv.schemas[tool]
+			want.schemas[name+"_"+tool] = r.inv.schemas[tool]
 		}
-		for _, p := range inv.Prompts {
+		for _, p := range r.inv.Prompts {
 			want.Prompts = append(want.Prompts, name+"_"+p)
 		}
-		want.Resources = append(want.Resources, inv.Resources...)
-		want.Templates = append(want.Templates, inv.Templates...)
+		want.Resources = append(want.Resources, r.inv.Resources...)
+		want.Templates = append(want.Templates, r.inv.Templates...)
 	}
 	for _, l := range []*[]string{&want.Tools, &want.Prompts, &want.Resources, &want.Templates} {
 		slices.Sort(*l)
@@ -178,13 +197,12 @@ func gatewayWant(t *testing.T, ups map[string]gatewayUpstream) *gatewayInventory
 }
 
 // listAll lists everything cs offers (names as listed, sorted).
-func listAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) *gatewayInventory {
-	t.Helper()
+func listAll(ctx context.Context, cs *mcp.ClientSession) (*gatewayInventory, error) {
 	inv := &gatewayInventory{schemas: map[string]string{}}
 	caps := cs.ServerCapabilities()
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			t.Fatalf("tools/list: %v", err)
+			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		inv.Tools = append(inv.Tools, tool.Name)
 		schema, _ := json.Marshal(tool.InputSchema)
@@ -193,7 +211,7 @@ func listAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) *gatewayI
 	if caps.Prompts != nil {
 		for p, err := range cs.Prompts(ctx, nil) {
 			if err != nil {
-				t.Fatalf("prompts/list: %v", err)
+				return nil, fmt.Errorf("prompts/list: %w", err)
 			}
 			inv.Prompts = append(inv.Prompts, p.Name)
 		}
@@ -201,13 +219,13 @@ func listAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) *gatewayI
 	if caps.Resources != nil {
 		for r, err := range cs.Resources(ctx, nil) {
 			if err != nil {
-				t.Fatalf("resources/list: %v", err)
+				return nil, fmt.Errorf("resources/list: %w", err)
 			}
 			inv.Resources = append(inv.Resources, r.URI)
 		}
 		for r, err := range cs.ResourceTemplates(ctx, nil) {
 			if err != nil {
-				t.Fatalf("resources/templates/list: %v", err)
+				return nil, fmt.Errorf("resources/templates/list: %w", err)
 			}
 			inv.Templates = append(inv.Templates, r.URITemplate)
 		}
@@ -215,7 +233,7 @@ func listAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) *gatewayI
 	for _, l := range []*[]string{&inv.Tools, &inv.Prompts, &inv.Resources, &inv.Templates} {
 		slices.Sort(*l)
 	}
-	return inv
+	return inv, nil
 }
 
 // startGateway configures the gateway from the JSON a host would hold,
@@ -299,7 +317,10 @@ func walkGateway(t *testing.T, url, version, root string, want *gatewayInventory
 	}
 
 	t.Run("everything listed under its namespaced name", func(t *testing.T) {
-		got := listAll(t, ctx, cs)
+		got, err := listAll(ctx, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range []struct {
 			kind      string
 			got, want []string
