@@ -56,7 +56,8 @@ type gatewayInventory struct {
 // that every tool (with its schema unchanged), prompt, resource and
 // template is there, call a tool of every upstream, read every resource,
 // get prompts, subscribe to a resource and receive its update, and (gomcp)
-// run a task to its result.
+// run a task to its result; two gomcp clients calling at once each get the
+// answer of their own sampling handler.
 func TestGateway(t *testing.T) {
 	env := requireEnv(t, "NODE22", "MCP_TS_SDK_DIR", "SERVER_EVERYTHING", "SERVER_FILESYSTEM")
 	ours := buildEverythingServer(t)
@@ -84,6 +85,9 @@ func TestGateway(t *testing.T) {
 			walkGateway(t, url, version, root, want)
 		})
 	}
+	t.Run("sampling reaches the client that caused it", func(t *testing.T) {
+		twoClients(t, url)
+	})
 	wantFile := filepath.Join(t.TempDir(), "want.json")
 	b, err := json.Marshal(want)
 	if err != nil {
@@ -462,4 +466,51 @@ func toolText(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// twoClients connects two of gomcp's clients to the gateway, one at each
+// revision, each answering sampling with its own name, and has both call,
+// at once, a tool of a stateful upstream (ours_test_sampling, which sends
+// sampling/createMessage) and of a 2026-07-28 one (remote_sample, which
+// asks in its result): each must get its own model's answer, never the
+// other's.
+func twoClients(t *testing.T, url string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	connect := func(name, version string) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
+			ProtocolVersion: version,
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: []mcp.Content{mcp.NewTextContent("answer of " + name)}, Model: name}, nil
+			},
+		})
+		cs, err := client.Connect(ctx, mcphttp.NewClientStream(url, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	clients := map[string]*mcp.ClientSession{"alice": connect("alice", "2025-11-25"), "bob": connect("bob", "2026-07-28")}
+	var wg sync.WaitGroup
+	for name, cs := range clients {
+		for _, c := range []struct{ tool, args string }{
+			{"ours_test_sampling", `{"prompt":"who are you?"}`},
+			{"remote_sample", `{"text":"who are you?"}`},
+		} {
+			for range 3 {
+				wg.Go(func() {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+					if err != nil {
+						t.Errorf("%s calling %s: %v", name, c.tool, err)
+						return
+					}
+					if got := toolText(res); res.IsError || !strings.Contains(got, "answer of "+name) {
+						t.Errorf("%s calling %s got %q (isError %v), want its own answer", name, c.tool, got, res.IsError)
+					}
+				})
+			}
+		}
+	}
+	wg.Wait()
 }
