@@ -285,3 +285,18 @@ func TestConcurrencyLimit(t *testing.T) {
 		t.Errorf("%d calls were in flight at once, want the limit, 2", p)
 	}
 }
+
+// TestHealthPing: pinging keeps a healthy upstream up, at both eras (a
+// ping the upstream refused would take it down).
+func TestHealthPing(t *testing.T) {
+	for _, upv := range []string{mcp.Version20251125, mcp.LatestVersion} {
+		g := startGateway(t, config("alpha", "beta"), &gateway.Options{ProtocolVersion: upv, HealthInterval: 20 * time.Millisecond},
+			twoUpstreams())
+		time.Sleep(200 * time.Millisecond)
+		for _, st := range g.Status() {
+			if st.State != gateway.StateUp || st.Restarts != 0 {
+				t.Errorf("%s: a healthy upstream after pings: %+v", upv, st)
+			}
+		}
+	}
+}

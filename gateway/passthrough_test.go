@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -263,5 +265,40 @@ func TestRootsChanged(t *testing.T) {
 	}
 	if got := first(); got != "file:///two" {
 		t.Errorf("roots after the change %q", got)
+	}
+}
+
+// TestUpstreamNamed: the gateway's client-side middleware (tracing's) sees
+// which upstream each message goes to.
+func TestUpstreamNamed(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			if r.Method == "tools/call" {
+				name, _ := gateway.UpstreamFromContext(ctx)
+				mu.Lock()
+				seen[string(r.Params)] = name
+				mu.Unlock()
+			}
+			return next(ctx, r)
+		}
+	}
+	g := startGateway(t, config("alpha", "beta"), &gateway.Options{Sending: []mcp.Middleware{mw}}, twoUpstreams())
+	cs := connectDown(t, g, mcp.LatestVersion, nil)
+	for _, up := range []string{"alpha", "beta"} {
+		if _, err := call(context.Background(), cs, up+"_echo", up+"-call"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("middleware saw %v", seen)
+	}
+	for params, name := range seen {
+		if !strings.Contains(params, name+"-call") {
+			t.Errorf("a call with params %s was labelled %q", params, name)
+		}
 	}
 }
