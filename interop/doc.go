@@ -44,6 +44,16 @@
 //     the library's bridge, with stand-ins for window, document and
 //     ResizeObserver (the library needs no DOM, only window's message
 //     events and postMessage).
+//   - TestGateway: package gateway, in this process over Streamable HTTP,
+//     in front of gomcp's everything-server, server-everything and
+//     server-filesystem (stdio) and ts/server_v2.mjs (Streamable HTTP),
+//     configured from an mcpServers file (gateway.ParseConfig): gomcp's
+//     client at 2025-11-25 and 2026-07-28 and the TypeScript SDK 2 client
+//     (ts/gateway_client_v2.mjs) in both eras find every upstream's tools
+//     (schemas unchanged), prompts, resources and templates under their
+//     namespaced names, call, read and get through it, receive a
+//     subscribed resource's update, run a task to its result, and two
+//     clients calling sampling tools at once each get their own answer.
 //
 // docs/interop.md has the whole matrix and the peer bugs met. They need
 // Node 22 and the pinned npm packages, so they only build with the interop

@@ -231,9 +231,9 @@ fuzz_target() {
 }
 
 # conformance: the official suite against our everything-server (Streamable
-# HTTP, started with no other flags) at 2025-11-25 and 2026-07-28, directly
-# and through mcp proxy --http, and our everything-client through the
-# client scenarios.
+# HTTP, started with no other flags) at 2025-11-25 and 2026-07-28, directly,
+# through mcp proxy --http and through mcp gateway --http, and our
+# everything-client through the client scenarios.
 conformance() {
 	# shellcheck source=scripts/conformance.sh
 	source scripts/conformance.sh || return 1
@@ -279,6 +279,7 @@ conformance() {
 	conformance_server "http://127.0.0.1:$port/mcp" 2026-07-28 || rc=1
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	conformance_gateway "$bin" || rc=1
 	for sc in initialize tools_call elicitation-sep1034-client-defaults sse-retry json-schema-2020-12-preservation \
 		request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers \
 		http-invalid-tool-headers json-schema-ref-no-deref \
@@ -289,6 +290,31 @@ conformance() {
 	done
 	conformance_authtest "$bin" || rc=1
 	rm -rf "$bin"
+	return $rc
+}
+
+# conformance_gateway: the server suite at 2025-11-25 and 2026-07-28
+# through mcp gateway --http, the everything server on stdio its one
+# upstream (so without a prefix): the gateway, an mcp.Server of its own in
+# front of the SDK's client, must pass what the server passes directly.
+# $1 holds the mcp and everything-server binaries.
+conformance_gateway() {
+	local bin=$1 port pid rc=0 v
+	printf '{"mcpServers": {"everything": {"command": "%s"}}}\n' "$bin/everything-server" >"$bin/gateway.json"
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$bin/mcp" gateway --http "127.0.0.1:$port" "$bin/gateway.json" >"$bin/gateway.out" &
+	pid=$!
+	# The first line comes once the upstream is connected.
+	for _ in $(seq 100); do
+		[[ -s $bin/gateway.out ]] && break
+		sleep 0.1
+	done
+	for v in 2025-11-25 2026-07-28; do
+		echo "--- server leg through mcp gateway --http, spec version $v"
+		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 	return $rc
 }
 

@@ -93,6 +93,11 @@ commands:
                                  hide items (repeatable, with --http too)
   proxy --http ADDR TARGET       serve TARGET (e.g. a stdio server) over
                                  Streamable HTTP at http://ADDR/mcp
+  gateway [--http ADDR] CONFIG   serve the servers of CONFIG (an mcpServers
+                                 file of Claude Desktop, Cursor, Claude Code,
+                                 or VS Code's servers) as one server, their
+                                 tools and prompts prefixed with their names;
+                                 on stdio, or at http://ADDR/mcp with /readyz
   shell [--exit-on-error] TARGET an interactive session: the commands above
                                  without TARGET, with history and tab
                                  completion of commands, tools, prompts,
@@ -209,6 +214,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "dev" {
 		return runDev(ctx, args, stdout, stderr)
+	}
+	if name == "gateway" {
+		return runGateway(ctx, args, stdin, stdout, stderr)
 	}
 	c, ok := commands[name]
 	if !ok {

@@ -253,6 +253,40 @@ naming one is answered by the proxy with the error a missing item gets
 
   mcp proxy --allow 'tools:read_*' --deny 'resources:file:///etc/*' npx my-server
 `,
+	"gateway": `usage: mcp gateway [-v] CONFIG
+       mcp gateway --http ADDR [--allow-remote] [--allow-host NAME]... [-v] CONFIG
+
+Serves the servers of CONFIG as one MCP server: on stdio (for a client to
+run: {"command": "mcp", "args": ["gateway", "/path/to/servers.json"]}), or
+with --http over Streamable HTTP at http://ADDR/mcp (the legacy HTTP+SSE
+transport at /sse; the first line on stdout is "listening on
+http://HOST:PORT/mcp", printed once every upstream has been tried; ADDR must
+be a loopback address unless --allow-remote is given, as for mcp proxy
+--http). /readyz answers 200 when every upstream is up, 503 otherwise, with
+each upstream's state in JSON; /healthz answers 200 while the gateway serves.
+
+CONFIG is a host's file, unchanged: {"mcpServers": {NAME: SERVER}} (Claude
+Desktop, Cursor, Claude Code, Windsurf) or VS Code's {"servers": {...}}.
+A SERVER is a command ("command", "args", "env", "cwd") or a URL ("url",
+"headers", "type": "http" or "sse"); ${VAR}, ${VAR:-default} and
+${env:VAR} are taken from the gateway's environment, and one that is not
+set is an error. Gateway fields: "prefix" (a server's tools and prompts
+are named PREFIX_NAME; the default prefix is the server's name, none when
+there is only one server; "" for none), "separator" at the top (default
+"_"), "timeout" ("30s"), "maxConcurrency", "disabled". Two servers offering
+the same name is an error at start, never one hiding the other.
+
+  {"mcpServers": {
+     "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+     "search": {"url": "https://search.example.com/mcp",
+                "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}}}}
+
+An upstream that cannot be reached, or that dies, is left out of the lists
+(clients are told they changed), its calls fail at once, and it is retried
+with backoff. The upstreams' credentials are the gateway's own: a client's
+token is never passed on. The gateway has no authentication of its own:
+whoever reaches it can use every upstream (see docs/gateway.md).
+`,
 	"mock": `usage: mcp mock [--http ADDR [--allow-remote]] FILE
 
 Serves canned tools, resources and prompts from FILE, for testing a host

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/gomcp/sdk/gateway"
+	"github.com/gomcp/sdk/jsonrpc"
+	"github.com/gomcp/sdk/transport"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// runGateway is mcp gateway [--http ADDR [--allow-remote] [--allow-host
+// NAME]...] [-v] CONFIG: it serves the upstream servers of CONFIG (a
+// host's mcpServers file, read by gateway.ParseConfig) as one server, on
+// stdio, or over Streamable HTTP at http://ADDR/mcp with the legacy
+// HTTP+SSE transport at /sse and the probes /readyz and /healthz, until
+// ctx ends (or, on stdio, stdin closes).
+func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	inv := &invocation{stdout: stdout, stderr: &lockedWriter{w: stderr}}
+	file, err := inv.parseGateway(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return help(stdout, stderr, []string{"gateway"})
+	}
+	var cfg *gateway.Config
+	if err == nil {
+		cfg, err = loadGatewayConfig(file)
+	}
+	var g *gateway.Gateway
+	if err == nil {
+		g, err = gateway.New(cfg, inv.gatewayOptions())
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp gateway:", err)
+		return ExitUsage
+	}
+	defer g.Close()
+	if inv.httpAddr == "" {
+		err = inv.gatewayStdio(ctx, g, stdin, stdout)
+	} else {
+		err = inv.gatewayHTTP(ctx, g)
+	}
+	return inv.report(ctx, err)
+}
+
+// parseGateway reads the command line of mcp gateway, flags before or
+// after the file, and returns the file.
+func (inv *invocation) parseGateway(args []string) (string, error) {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&inv.httpAddr, "http", "", "")
+	fs.BoolVar(&inv.remote, "allow-remote", false, "")
+	fs.Var(&inv.hosts, "allow-host", "")
+	fs.BoolVar(&inv.verbose, "v", false, "")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		return "", errors.New("want one configuration file: mcp gateway [--http ADDR] CONFIG")
+	}
+	if inv.httpAddr == "" && (inv.remote || len(inv.hosts) > 0) {
+		return "", errors.New("--allow-remote and --allow-host go with --http")
+	}
+	return files[0], nil
+}
+
+// loadGatewayConfig reads and parses the configuration file at path.
+func loadGatewayConfig(path string) (*gateway.Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, gateway.MaxConfigSize+1))
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := gateway.ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// gatewayOptions are the gateway's options: diagnostics on stderr with -v,
+// the upstream commands' stderr on ours.
+func (inv *invocation) gatewayOptions() *gateway.Options {
+	logger := slog.New(slog.DiscardHandler)
+	if inv.verbose {
+		logger = slog.New(slog.NewTextHandler(inv.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return &gateway.Options{Logger: logger, Stderr: inv.stderr}
+}
+
+// startGateway connects the upstreams. A name collision is the
+// configuration's fault (exit status 2); an upstream that cannot be
+// reached is not an error: it is down, retried, and absent from the lists.
+func startGateway(ctx context.Context, g *gateway.Gateway) error {
+	err := g.Start(ctx)
+	var ce *gateway.CollisionError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		return usageError{err}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return connectError{err}
+}
+
+// gatewayStdio serves g to one client on stdin and stdout.
+func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, stdin io.Reader, stdout io.Writer) error {
+	if err := startGateway(ctx, g); err != nil {
+		return err
+	}
+	var stream jsonrpc.Stream
+	if stdin == os.Stdin && stdout == os.Stdout {
+		stream = transport.Stdio() // reads honour ctx on a pipe
+	} else {
+		stream = transport.NewLineStream(stdin, stdout, nil, nil)
+	}
+	err := g.Server().Run(ctx, stream)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err
+}
+
+// gatewayHTTP serves g at http://ADDR/mcp (Streamable HTTP) and /sse (the
+// legacy HTTP+SSE transport, for 2024-11-05 clients), with /readyz
+// reporting each upstream (503 while one is down) and /healthz answering
+// while the process serves at all. The address is taken before the
+// upstreams are started, so that a port in use fails at once; the first
+// line on stdout, "listening on http://HOST:PORT/mcp", comes once they
+// are.
+func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) error {
+	addr, err := inv.listenAddr("mcp gateway", "call every upstream's tools with the gateway's credentials")
+	if err != nil {
+		return err
+	}
+	ln, err := net.ListenTCP("tcp", addr)
+	if err != nil {
+		return connectError{err}
+	}
+	if err := startGateway(ctx, g); err != nil {
+		ln.Close()
+		return err
+	}
+	s := g.Server()
+	// Every answer goes out on a primed, resumable SSE stream (EagerSSE):
+	// a call through the gateway waits on another server, and a client
+	// whose connection drops meanwhile must be able to resume and still
+	// get the answer.
+	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true})
+	defer h.Close()
+	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
+	defer sse.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", sse)
+	// The upstreams' names and errors are the operator's to see: behind
+	// the same Host and Origin checks as /mcp.
+	mux.Handle("/readyz", mcphttp.CheckHosts(g.ReadyHandler(), inv.hosts, nil))
+	mux.Handle("/healthz", mcphttp.NewHealth(h, nil).Live())
+	return serveUntilDone(ctx, inv, ln, mux, func() { _ = h.Close(); _ = sse.Close() })
+}
