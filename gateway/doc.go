@@ -31,7 +31,10 @@
 // What an upstream asks (sampling, elicitation, roots) goes to the client
 // whose call caused it, and to no other:
 //   - a 2026-07-28 upstream asks inside the call's result (input required):
-//     the question is answered in the call's own context;
+//     the question is answered in the call's own context, a round's
+//     questions together under the upstream's keys, and the upstream sees
+//     the caller's sampling, elicitation and roots capabilities, not the
+//     gateway's;
 //   - a stateful upstream (2024-11-05 to 2025-11-25) sends a request that
 //     names no call, so the calls of clients that can be asked something go
 //     over an upstream session bound to their downstream session (opened on

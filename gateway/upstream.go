@@ -97,7 +97,7 @@ func (u *upstream) clientOptions() *mcp.ClientOptions {
 		ResourceListChangedHandler: changed,
 		ResourceUpdatedHandler:     u.resourceUpdated,
 		LoggingMessageHandler:      u.logMessage,
-		Sending:                    u.g.opts.Sending,
+		Sending:                    append([]mcp.Middleware{u.inputRounds}, u.g.opts.Sending...),
 		Logger:                     u.g.log,
 	}
 }
