@@ -181,11 +181,12 @@ func (b *binding) subscribed(uri string) bool {
 }
 
 // mark records a subscription (on) or its end on b, and reports whether
-// that changed anything (the upstream is to be told).
+// that changed anything (the upstream is to be told). Beyond
+// maxSubscriptions, a subscription is not forwarded.
 func (b *binding) mark(uri string, on bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.subs[uri] == on {
+	if b.subs[uri] == on || (on && len(b.subs) >= maxSubscriptions) {
 		return false
 	}
 	if on {

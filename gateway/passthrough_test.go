@@ -178,8 +178,11 @@ func TestSubscriptionsPerSession(t *testing.T) {
 		own, other chan string
 	}{{"sampling client", asked, askedUpdates, plainUpdates}, {"plain client", plain, plainUpdates, askedUpdates}} {
 		res, err := call(ctx, c.cs, "touch", uri)
-		if err != nil || res.IsError || text(t, res) != "touched" {
-			t.Fatalf("%s: touch: %v %+v", c.name, err, res)
+		if err != nil {
+			t.Fatalf("%s: touch: %v", c.name, err)
+		}
+		if got := text(t, res); res.IsError || got != "touched" {
+			t.Fatalf("%s: touch: %q, want the call to run where the client subscribed", c.name, got)
 		}
 		select {
 		case got := <-c.own:
