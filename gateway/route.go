@@ -494,7 +494,8 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 // resourceUpdated passes an upstream's resource update to the downstream
 // clients subscribed to the resource: from a bound session, to its own
 // client alone (the upstream may keep subscriptions, and the state they
-// watch, per session); from the shared session, to every subscriber.
+// watch, per session); from the shared session, to the subscribers that
+// did not subscribe on a bound session (updateFilter).
 func (u *upstream) resourceUpdated(_ context.Context, cs *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
 	down := u.downResourceURI(p.URI)
 	if b := u.g.binds.of(cs); b != nil {
