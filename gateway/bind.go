@@ -15,9 +15,9 @@ import (
 // to no one else on it: its questions carry no reference to the call that
 // caused them, and over stdio nothing else could tell two callers apart.
 //
-// A downstream session gets its binding on its first call that may be
-// asked something (its client declared sampling, elicitation or roots),
-// and loses it when it ends; a 2026-07-28 downstream request, which has no
+// A downstream session whose client declared sampling, elicitation or
+// roots gets its binding on its first call or resource subscription (which
+// must live where its calls run), and loses it when it ends; a 2026-07-28 downstream request, which has no
 // session, gets one for that call alone: a free one left by an earlier
 // such call, or a new one.
 type binding struct {
@@ -28,7 +28,8 @@ type binding struct {
 	err   error
 
 	mu       sync.Mutex
-	askers   []*asker // downstream requests in flight on it
+	askers   []*asker        // downstream requests in flight on it
+	subs     map[string]bool // upstream URIs its client subscribed to on it
 	closed   bool
 	closedCh chan struct{} // closed by close
 }
@@ -115,6 +116,20 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 	}
 	bs.mu.Unlock()
 	cs, err := u.connect(bs.g.life)
+	if err := bs.opened(b, cs, err); err != nil {
+		return nil, err
+	}
+	if ss != nil {
+		// A session bound anew (its previous one failed, say) keeps its
+		// client's subscriptions.
+		u.restoreSubs(ctx, b)
+	}
+	return b, nil
+}
+
+// opened records the outcome of opening b's upstream session.
+func (bs *bindings) opened(b *binding, cs *mcp.ClientSession, err error) error {
+	u, ss, key := b.u, b.ss, bindKey{b.ss, b.u}
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if err == nil && bs.closed {
@@ -128,14 +143,61 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 		bs.live[u]--
 		b.err = err
 		close(b.ready)
-		return nil, err
+		return err
 	}
 	b.cs = cs
 	bs.byCS[cs] = b
 	close(b.ready)
 	bs.g.wg.Add(1)
 	go bs.watch(b)
-	return b, nil
+	return nil
+}
+
+// lookup returns the binding of downstream session ss to u, or nil: it
+// opens none.
+func (bs *bindings) lookup(u *upstream, ss *mcp.ServerSession) *binding {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if b := bs.bySS[bindKey{ss, u}]; b != nil && b.cs != nil {
+		return b
+	}
+	return nil
+}
+
+// bindsFor reports whether the calls of a client with caps go over a
+// session bound to it (see sessionFor): the upstream is stateful (its
+// questions name no call) and the client can be asked something.
+func bindsFor(shared *mcp.ClientSession, caps *mcp.ClientCapabilities) bool {
+	return shared != nil && !shared.Stateless() && caps != nil &&
+		(caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil)
+}
+
+// subscribed reports whether b's client subscribed to the upstream's uri
+// on b.
+func (b *binding) subscribed(uri string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.subs[uri]
+}
+
+// mark records a subscription (on) or its end on b, and reports whether
+// that changed anything (the upstream is to be told). Beyond
+// maxSubscriptions, a subscription is not forwarded.
+func (b *binding) mark(uri string, on bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs[uri] == on || (on && len(b.subs) >= maxSubscriptions) {
+		return false
+	}
+	if on {
+		if b.subs == nil {
+			b.subs = map[string]bool{}
+		}
+		b.subs[uri] = true
+	} else {
+		delete(b.subs, uri)
+	}
+	return true
 }
 
 // watch closes b when its downstream session, its upstream session or the

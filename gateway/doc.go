@@ -51,11 +51,20 @@
 // An upstream's log messages go to the bound session's client, or to the
 // one call in flight on the shared session, or else to every downstream
 // session that set a level (Upstream.LogLevel is the level asked of the
-// upstream). Resource subscriptions are forwarded (counted, so the last
-// unsubscribe ends the upstream's), and the upstream's updates reach the
-// subscribed clients. Completions go to the prompt's or template's
-// upstream. A tool call the upstream runs as a task is a task downstream
-// too (package tasks, both task models).
+// upstream). Completions go to the prompt's or template's upstream. A tool
+// call the upstream runs as a task is a task downstream too (package
+// tasks, both task models).
+//
+// Whatever lives in an upstream session goes where the client's calls go,
+// since an upstream may keep it per session (over stdio, per process). A
+// client whose calls go over a bound session subscribes to resources on
+// that session (opening it at its first subscription if need be; a session
+// bound anew is subscribed again), and that session's updates reach that
+// client alone; the shared session's updates reach the other subscribers.
+// The subscriptions of the other clients are counted on the shared session
+// (the last unsubscribe ends the upstream's). Each upstream session is set
+// to Upstream.LogLevel, so a downstream logging/setLevel stays the
+// gateway's.
 //
 // # Isolation
 //

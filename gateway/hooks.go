@@ -54,6 +54,7 @@ func (g *Gateway) installHooks() {
 		g.binds.dropSession(ss)
 	})
 	hooks.AddReceivingMiddleware(g.server, g.subscriptionMiddleware)
+	hooks.AddSendingMiddleware(g.server, g.updateFilter)
 	g.server.AddListenHook(func(ctx context.Context, _ *mcp.Request, requested, _ *mcp.SubscriptionFilter) error {
 		// A 2026-07-28 client subscribes with its listen stream; the
 		// upstream subscription lasts as long as the gateway (the stream's
@@ -77,17 +78,90 @@ func (g *Gateway) subscriptionMiddleware(next mcp.MethodHandler) mcp.MethodHandl
 			return res, err
 		}
 		p, perr := hooks.Params(r)
+		ss, _ := r.Session.(*mcp.ServerSession)
 		switch p := p.(type) {
 		case *mcp.SubscribeParams:
 			if perr == nil {
-				g.subscribe(ctx, p.URI, +1)
+				g.subscribeFor(ctx, ss, r.ClientCapabilities(), p.URI, true)
 			}
 		case *mcp.UnsubscribeParams:
 			if perr == nil {
-				g.subscribe(ctx, p.URI, -1)
+				g.subscribeFor(ctx, ss, r.ClientCapabilities(), p.URI, false)
 			}
 		}
 		return res, err
+	}
+}
+
+// subscribeFor forwards the subscription of downstream session ss to uri
+// (on false, its end). A client whose calls go over a session bound to it
+// subscribes on that session, opened now if need be: an upstream may keep
+// subscriptions per session (over stdio, per process), and its updates
+// then come on the session where the client's calls change the resource.
+// The subscriptions of other clients are counted on the shared session.
+func (g *Gateway) subscribeFor(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, uri string, on bool) {
+	u, upURI := g.ownerOfURI(uri)
+	if u == nil {
+		return
+	}
+	delta := -1
+	if on {
+		delta = +1
+	}
+	if ss == nil || !bindsFor(u.current(), caps) {
+		g.subscribe(ctx, uri, delta)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.timeout)
+	defer cancel()
+	var b *binding
+	if on {
+		b, _ = g.binds.get(ctx, u, ss)
+	} else if b = g.binds.lookup(u, ss); b != nil && !b.subscribed(upURI) {
+		b = nil // subscribed on the shared session (no binding was free)
+	}
+	if b == nil {
+		g.subscribe(ctx, uri, delta)
+		return
+	}
+	if b.mark(upURI, on) {
+		u.subscribeOn(ctx, b.cs, upURI, on)
+	}
+}
+
+// boundUpdateKey marks the context of a resource update a bound session
+// sent (see resourceUpdated).
+type boundUpdateKey struct{}
+
+// updateFilter keeps the shared session's resource updates from the
+// clients subscribed to that resource on a session bound to them: they
+// hear their own session's, so no update twice, and none about another
+// session's state.
+func (g *Gateway) updateFilter(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, r *mcp.Request) (any, error) {
+		if r.Method != mcp.NotificationResourceUpdated || ctx.Value(boundUpdateKey{}) != nil {
+			return next(ctx, r)
+		}
+		ss, _ := r.Session.(*mcp.ServerSession)
+		p, err := hooks.Params(r)
+		if up, ok := p.(*mcp.ResourceUpdatedNotificationParams); ok && err == nil && ss != nil {
+			if u, upURI := g.ownerOfURI(up.URI); u != nil {
+				if b := g.binds.lookup(u, ss); b != nil && b.subscribed(upURI) {
+					return nil, nil
+				}
+			}
+		}
+		return next(ctx, r)
+	}
+}
+
+// restoreSubs subscribes a session newly bound to downstream session b.ss
+// to what its client subscribed to of u (the one subscribing now too).
+func (u *upstream) restoreSubs(ctx context.Context, b *binding) {
+	for _, uri := range b.ss.State().Subscriptions {
+		if o, upURI := u.g.ownerOfURI(uri); o == u && b.mark(upURI, true) {
+			u.subscribeOn(ctx, b.cs, upURI, true)
+		}
 	}
 }
 

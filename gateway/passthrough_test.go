@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -133,6 +134,76 @@ func TestSubscriptions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSubscriptionsPerSession: an upstream that keeps subscriptions per
+// session (as a stdio server does per process) sends its update on the
+// session whose call changed the resource. A client that can be asked
+// something calls over a session bound to it, so it must subscribe there
+// too, and hear the update; a client that can be asked nothing uses the
+// shared session for both. Neither hears the other's.
+func TestSubscriptionsPerSession(t *testing.T) {
+	const uri = "mem://alpha/k"
+	alpha := newUpstreamServer("alpha", nil)
+	// touch "changes" the resource: only its own session hears of it, and
+	// only when subscribed on it.
+	mcp.AddTool(alpha, &mcp.Tool{Name: "touch"}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (string, error) {
+		ss, ok := req.Session()
+		if !ok || !slices.Contains(ss.State().Subscriptions, in.Text) {
+			return "not subscribed on this session", nil
+		}
+		return "touched", ss.Notify(ctx, mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: in.Text})
+	})
+	g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.Version20251125},
+		map[string]*mcp.Server{"alpha": alpha})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	connect := func(opts *mcp.ClientOptions) (*mcp.ClientSession, chan string) {
+		updates := make(chan string, 16)
+		opts.ResourceUpdatedHandler = func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
+			updates <- p.URI
+		}
+		cs := connectDown(t, g, mcp.Version20251125, opts)
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		return cs, updates
+	}
+	asked, askedUpdates := connect((&caller{name: "asked"}).options())
+	plain, plainUpdates := connect(&mcp.ClientOptions{})
+	for _, c := range []struct {
+		name       string
+		cs         *mcp.ClientSession
+		own, other chan string
+	}{{"sampling client", asked, askedUpdates, plainUpdates}, {"plain client", plain, plainUpdates, askedUpdates}} {
+		res, err := call(ctx, c.cs, "touch", uri)
+		if err != nil {
+			t.Fatalf("%s: touch: %v", c.name, err)
+		}
+		if got := text(t, res); res.IsError || got != "touched" {
+			t.Fatalf("%s: touch: %q, want the call to run where the client subscribed", c.name, got)
+		}
+		select {
+		case got := <-c.own:
+			if got != uri {
+				t.Errorf("%s: update of %q", c.name, got)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: the update never came", c.name)
+		}
+		select {
+		case got := <-c.other:
+			t.Errorf("%s: the other client heard its update of %q", c.name, got)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	// Unsubscribed, the sampling client's session hears nothing more.
+	if err := asked.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := call(ctx, asked, "touch", uri); err != nil || text(t, res) != "not subscribed on this session" {
+		t.Errorf("after unsubscribe: %v %+v", err, res)
 	}
 }
 

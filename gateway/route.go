@@ -265,8 +265,7 @@ func (u *upstream) sessionFor(ctx context.Context, req downReq) (*mcp.ClientSess
 	if shared == nil {
 		return nil, nil, u.downErr()
 	}
-	caps := req.ClientCapabilities()
-	if shared.Stateless() || (caps.Sampling == nil && caps.Elicitation == nil && caps.Roots == nil) {
+	if !bindsFor(shared, req.ClientCapabilities()) {
 		return shared, nil, nil
 	}
 	ss, _ := req.Session()
@@ -493,7 +492,19 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 }
 
 // resourceUpdated passes an upstream's resource update to the downstream
-// clients subscribed to the resource.
-func (u *upstream) resourceUpdated(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
-	u.g.server.ResourceUpdated(u.g.life, u.downResourceURI(p.URI))
+// clients subscribed to the resource: from a bound session, to its own
+// client alone (the upstream may keep subscriptions, and the state they
+// watch, per session); from the shared session, to the subscribers that
+// did not subscribe on a bound session (updateFilter).
+func (u *upstream) resourceUpdated(_ context.Context, cs *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
+	down := u.downResourceURI(p.URI)
+	if b := u.g.binds.of(cs); b != nil {
+		if b.ss != nil && b.subscribed(p.URI) {
+			ctx, cancel := context.WithTimeout(context.WithValue(u.g.life, boundUpdateKey{}, true), time.Second)
+			defer cancel()
+			_ = b.ss.Notify(ctx, mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: down})
+		}
+		return
+	}
+	u.g.server.ResourceUpdated(u.g.life, down)
 }
