@@ -49,7 +49,7 @@ import (
 // more than the slack growthLimit allows.
 var (
 	soakDuration = flag.Duration("soak.d", 5*time.Minute, "how long the traffic runs")
-	soakRestart  = flag.Duration("soak.restart", time.Minute, "how often a replica is drained and started again")
+	soakRestart  = flag.Duration("soak.restart", time.Minute, "how often a replica is drained and started again (0: never)")
 	soakSample   = flag.Duration("soak.sample", 10*time.Second, "how often the figures are sampled")
 	soakCSV      = flag.String("soak.csv", "", "write the samples to this `file` as CSV")
 	soakSVG      = flag.String("soak.svg", "", "draw the samples in this SVG `file`")
@@ -97,8 +97,12 @@ func TestSoak(t *testing.T) {
 	begin := time.Now()
 	sample := time.NewTicker(*soakSample)
 	defer sample.Stop()
-	restart := time.NewTicker(*soakRestart)
-	defer restart.Stop()
+	var restarts <-chan time.Time // none with -soak.restart 0
+	if *soakRestart > 0 {
+		restart := time.NewTicker(*soakRestart)
+		defer restart.Stop()
+		restarts = restart.C
+	}
 	faults := time.NewTicker(20 * time.Second)
 	defer faults.Stop()
 	end := time.After(*soakDuration)
@@ -111,7 +115,7 @@ loop:
 			break loop
 		case <-sample.C:
 			rows = append(rows, c.sample(ctx, rdb, time.Since(begin), tr, side))
-		case <-restart.C:
+		case <-restarts:
 			c.restart(t, next%len(c.reps), "-debug-stats")
 			next++
 		case <-faults.C:

@@ -186,13 +186,12 @@ func (d *devServer) run(ctx context.Context, in *inspector, pageURL string) {
 		}
 		changed = time.Time{}
 		d.rebuild(ctx, in)
-		// A file saved while it built is built next; files newly watched
-		// (a package just imported) are not taken for changes.
+		// A file saved, removed or added while it built is built next;
+		// files newly watched (a package just imported) are not taken for
+		// changes.
 		after := d.stamp()
-		for k, v := range prev {
-			if w, ok := after[k]; ok && !w.same(v) {
-				changed = time.Now()
-			}
+		if changedDuring(prev, after) {
+			changed = time.Now()
 		}
 		prev = after
 	}

@@ -153,6 +153,26 @@ func watched(name string) bool {
 	return true
 }
 
+// changedDuring reports whether, between the polls before and after a
+// build, a watched file changed or went, or a file came in a directory
+// watched before: the build may not have seen it. Files of directories
+// watched only since (a package the build just imported) do not count.
+func changedDuring(before, after map[string]stamp) bool {
+	dirs := make(map[string]bool, len(before))
+	for k, v := range before {
+		dirs[filepath.Dir(k)] = true
+		if w, ok := after[k]; !ok || !w.same(v) {
+			return true
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok && dirs[filepath.Dir(k)] {
+			return true
+		}
+	}
+	return false
+}
+
 // sameStamps reports whether two polls found the same files unchanged.
 func sameStamps(a, b map[string]stamp) bool {
 	if len(a) != len(b) {
