@@ -457,7 +457,7 @@ stage "browser (mcp inspect in headless Chromium)" browser
 stage "conformance (official suite, server and client)" conformance
 stage "conformance auth (the auth/* client scenarios)" conformance_auth
 stage "replicas (three Redis-backed servers behind a proxy)" replicas
-stage "soak (five minutes of mixed traffic, faults and restarts)" soak
+stage "soak (five minutes of mixed traffic and faults)" soak
 
 printf '\n'
 for f in "${failures[@]}"; do
