@@ -25,31 +25,40 @@ func TestReplicasRollingRestart(t *testing.T) {
 
 	time.Sleep(time.Second) // traffic on all three first
 	for i := range c.reps {
-		old := c.reps[i]
-		start := time.Now()
-		if err := old.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case err := <-old.done:
-			if err != nil {
-				t.Errorf("replica %d did not exit cleanly after SIGTERM: %v", i, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("replica %d still running 30s after SIGTERM", i)
-		}
-		old.done <- nil // for the cleanup
-		t.Logf("replica %d drained and exited in %v", i, time.Since(start).Round(time.Millisecond))
-		c.reps[i] = startReplica(t, c.bin, old.url.Host, c.flag, c.value)
-		deadline := time.Now().Add(15 * time.Second)
-		for c.proxy.Down(i) {
-			if time.Now().After(deadline) {
-				t.Fatalf("replica %d not back in the rotation 15s after its restart", i)
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
+		t.Logf("replica %d drained and exited in %v", i, c.restart(t, i).Round(time.Millisecond))
 		time.Sleep(time.Second) // traffic on all three again
 	}
 	tr.check()
 	c.alive()
+}
+
+// restart drains replica i with SIGTERM, starts it again on its address
+// (with extra flags) and waits for the proxy to put it back in the
+// rotation; it returns how long the drain took.
+func (c *cluster) restart(t *testing.T, i int, extra ...string) (drained time.Duration) {
+	t.Helper()
+	old := c.reps[i]
+	start := time.Now()
+	if err := old.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-old.done:
+		if err != nil {
+			t.Errorf("replica %d did not exit cleanly after SIGTERM: %v", i, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("replica %d still running 30s after SIGTERM", i)
+	}
+	old.done <- nil // for the cleanup
+	drained = time.Since(start)
+	c.reps[i] = startReplica(t, c.bin, old.url.Host, c.flag, c.value, extra...)
+	deadline := time.Now().Add(15 * time.Second)
+	for c.proxy.Down(i) {
+		if time.Now().After(deadline) {
+			t.Fatalf("replica %d not back in the rotation 15s after its restart", i)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return drained
 }

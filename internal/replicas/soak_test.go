@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -139,33 +138,6 @@ loop:
 var soakFaults = []faultproxy.Fault{faultproxy.ResetStreams, faultproxy.Unavailable, faultproxy.TruncateSSE,
 	faultproxy.Refuse, faultproxy.BadGateway, faultproxy.Stall, faultproxy.ResetRequest, faultproxy.GatewayTimeout}
 
-// restart drains replica i with SIGTERM, starts it again on its address
-// and waits for the proxy to put it back in the rotation.
-func (c *cluster) restart(t *testing.T, i int, extra ...string) {
-	t.Helper()
-	old := c.reps[i]
-	if err := old.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-old.done:
-		if err != nil {
-			t.Errorf("replica %d did not exit cleanly after SIGTERM: %v", i, err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("replica %d still running 30s after SIGTERM", i)
-	}
-	old.done <- nil // for the cleanup
-	c.reps[i] = startReplica(t, c.bin, old.url.Host, c.flag, c.value, extra...)
-	deadline := time.Now().Add(15 * time.Second)
-	for c.proxy.Down(i) {
-		if time.Now().After(deadline) {
-			t.Fatalf("replica %d not back in the rotation 15s after its restart", i)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 // sample reads the figures of every process.
 func (c *cluster) sample(ctx context.Context, rdb *redis.Client, at time.Duration, tr *traffic, side *sideTraffic) soakRow {
 	row := soakRow{at: at, calls: tr.calls.Load() + side.calls.Load()}
@@ -221,10 +193,8 @@ type sideTraffic struct {
 	calls  atomic.Int64
 	tasks  atomic.Int64 // tasks that reached their result
 	large  atomic.Int64 // large calls answered whole
-	closes []func()
-
-	mu      sync.Mutex
-	faulted []*faultedClient
+	closes  []func()
+	faulted []*faultedClient // set up before the loops start
 }
 
 // faultedClient is one long-lived session behind the fault proxy.

@@ -63,32 +63,7 @@ func (p *hubPort) release(ctx context.Context) {
 // reaches the client once: both Handlers store the event of the same
 // notice, the store keeps one.
 func TestTakeoverNoticeOnce(t *testing.T) {
-	hub := &noticeHub{}
-	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
-	var srvs [2]*mcp.Server
-	var urls [2]string
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
-		for _, u := range []string{"test://x", "test://end"} {
-			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
-	sid := clusterSession(t, urls[0], "alice")
-	for _, u := range []string{"test://x", "test://end"} {
-		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
-			t.Fatalf("subscribe: %d %s", r.status, r.body)
-		}
-	}
-	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
-		t.Fatalf("ping on B: %d %s", r.status, r.body)
-	}
+	hub, srvs, urls, sid := hubCluster(t)
 	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
 	// The update reaches A at once, B only after B took the stream over.
 	b := hub.ports[1]
@@ -149,32 +124,7 @@ func TestMemoryEventStoreAppendOnce(t *testing.T) {
 // by content lost one update in about fifty takeovers of the hour-long
 // soak (BENCHMARKS.md).
 func TestTakeoverDistinctUpdatesSameURI(t *testing.T) {
-	hub := &noticeHub{}
-	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
-	var srvs [2]*mcp.Server
-	var urls [2]string
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
-		for _, u := range []string{"test://x", "test://end"} {
-			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
-	sid := clusterSession(t, urls[0], "alice")
-	for _, u := range []string{"test://x", "test://end"} {
-		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
-			t.Fatalf("subscribe: %d %s", r.status, r.body)
-		}
-	}
-	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
-		t.Fatalf("ping on B: %d %s", r.status, r.body)
-	}
+	hub, srvs, urls, sid := hubCluster(t)
 	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
 	srvs[0].ResourceUpdated(ctx(t), "test://end")
 	id1, _ := updated(t, rdA)
@@ -211,4 +161,36 @@ func TestTakeoverDistinctUpdatesSameURI(t *testing.T) {
 	if _, uri := updated(t, rdB); uri != "test://end" {
 		t.Fatalf("got %s, want test://end", uri)
 	}
+}
+
+// hubCluster is two Handlers sharing stores and a noticeHub (a port each),
+// with a session of alice's subscribed to test://x and test://end, known
+// to both.
+func hubCluster(t *testing.T) (hub *noticeHub, srvs [2]*mcp.Server, urls [2]string, sid string) {
+	t.Helper()
+	hub = &noticeHub{}
+	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	for i := range srvs {
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
+		for _, u := range []string{"test://x", "test://end"} {
+			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{}, nil
+			})
+		}
+		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		t.Cleanup(func() { h.Close() })
+		urls[i] = ts.URL + "/mcp"
+	}
+	sid = clusterSession(t, urls[0], "alice")
+	for _, u := range []string{"test://x", "test://end"} {
+		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
+			t.Fatalf("subscribe: %d %s", r.status, r.body)
+		}
+	}
+	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
+		t.Fatalf("ping on B: %d %s", r.status, r.body)
+	}
+	return hub, srvs, urls, sid
 }
