@@ -186,13 +186,13 @@ func procStatus(pid int, key string) int64 {
 // sideTraffic is the soak's traffic beside the closed loops of traffic:
 // tasks, large payloads, and two sessions behind the fault proxy.
 type sideTraffic struct {
-	t      *testing.T
-	ctx    context.Context
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	calls  atomic.Int64
-	tasks  atomic.Int64 // tasks that reached their result
-	large  atomic.Int64 // large calls answered whole
+	t       *testing.T
+	ctx     context.Context
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	calls   atomic.Int64
+	tasks   atomic.Int64 // tasks that reached their result
+	large   atomic.Int64 // large calls answered whole
 	closes  []func()
 	faulted []*faultedClient // set up before the loops start
 }
