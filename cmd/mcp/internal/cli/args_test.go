@@ -96,4 +96,8 @@ func TestTaskIDWithDash(t *testing.T) {
 	if err := inv.parse("tasks", 0, []string{"get", "--json", "abc", "http://h/mcp"}, new(bool)); err != nil || len(inv.pos) != 2 || inv.pos[1] != "abc" || !inv.json {
 		t.Errorf("a flag before the id: pos %q, json %v, %v", inv.pos, inv.json, err)
 	}
+	inv = &invocation{}
+	if err := inv.parse("tasks", 0, []string{"get", "--json", "-hfJla60", "http://h/mcp"}, new(bool)); err != nil || len(inv.pos) != 2 || inv.pos[1] != "-hfJla60" || !inv.json {
+		t.Errorf("a flag before an id with a dash: pos %q, json %v, %v", inv.pos, inv.json, err)
+	}
 }

@@ -549,10 +549,14 @@ func (inv *invocation) parse(name string, npos int, args []string, noInput *bool
 			continue
 		}
 		if strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
-			if err := fs.Parse(rest); err != nil {
+			chunk := rest
+			if name == "tasks" && len(inv.pos) == 1 && npos == 2 {
+				chunk = oneFlag(fs, rest) // the id after it may start with '-'
+			}
+			if err := fs.Parse(chunk); err != nil {
 				return usageError{err}
 			}
-			after := fs.Args()
+			after := append(fs.Args(), rest[len(chunk):]...)
 			consumed := rest[:len(rest)-len(after)]
 			rest = after
 			if len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
@@ -623,6 +627,20 @@ func plainWord(s string) bool {
 func isTaskID(fs *flag.FlagSet, s string) bool {
 	name, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "=")
 	return strings.HasPrefix(s, "-") && s != "-" && s != "--" && fs.Lookup(name) == nil
+}
+
+// oneFlag returns the first flag of args with its value, if it takes one
+// as the next argument.
+func oneFlag(fs *flag.FlagSet, args []string) []string {
+	name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+	f := fs.Lookup(name)
+	if f == nil || hasValue || len(args) < 2 {
+		return args[:1]
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return args[:1]
+	}
+	return args[:2]
 }
 
 // isTargetStart reports whether s can only begin a target.
