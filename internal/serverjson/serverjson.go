@@ -9,9 +9,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/gomcp/sdk/jsonschema"
@@ -87,11 +85,7 @@ func Validate(doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("the embedded schema does not compile: %w", err)
 	}
-	inst, err := decode(doc)
-	if err != nil {
-		return err
-	}
-	return v.ValidateValue(inst)
+	return v.Validate(doc)
 }
 
 // Parse validates doc and decodes it.
@@ -104,17 +98,4 @@ func Parse(doc []byte) (*Server, error) {
 		return nil, err
 	}
 	return &s, nil
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("invalid JSON: data after the document")
-	}
-	return v, nil
 }

@@ -80,12 +80,9 @@ func parseCatalog(doc []byte) (*Catalog, error) {
 	if len(doc) > MaxSize {
 		return nil, fmt.Errorf("catalog is %d bytes, over the limit of %d", len(doc), MaxSize)
 	}
-	if _, err := decode(doc); err != nil {
-		return nil, err
-	}
 	var c Catalog
 	if err := json.Unmarshal(doc, &c); err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+		return nil, fmt.Errorf("catalog: invalid JSON: %w", err)
 	}
 	if c.SpecVersion == "" {
 		return nil, errors.New("catalog: /specVersion is missing")

@@ -36,12 +36,10 @@
 package servercard
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"sync"
@@ -141,11 +139,7 @@ func validateCard(doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("the embedded schema does not compile: %w", err)
 	}
-	inst, err := decode(doc)
-	if err != nil {
-		return err
-	}
-	return v.ValidateValue(inst)
+	return v.Validate(doc)
 }
 
 // ParseCard validates doc and decodes it.
@@ -179,19 +173,6 @@ func (c *Card) Endpoint() (Remote, error) {
 		return *sse, nil
 	}
 	return Remote{}, fmt.Errorf("servercard: card %q has no remote without variables to connect to", c.Name)
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("invalid JSON: data after the document")
-	}
-	return v, nil
 }
 
 // reverseDNS is the schema's pattern for a card's name.
