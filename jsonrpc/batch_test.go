@@ -3,38 +3,14 @@ package jsonrpc
 import (
 	"bytes"
 	"context"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gomcp/sdk/internal/alloctest"
 )
-
-// tinyBatch returns a batch of n empty objects, [{},{},...]: three bytes an
-// element, each of which a receiver must answer.
-func tinyBatch(n int) []byte {
-	b := make([]byte, 0, 3*n+1)
-	b = append(b, '[')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "{}"...)
-	}
-	return append(b, ']')
-}
-
-// allocated returns the bytes the Go heap allocated (in every goroutine)
-// while f ran: an upper bound on the memory f held at its peak.
-func allocated(f func()) uint64 {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // maxCostFactor bounds what decoding and answering a wire message may
 // allocate, as a multiple of its size.
@@ -45,11 +21,11 @@ const maxCostFactor = 8
 // element), to Decode and through a Conn: each allocates a small multiple
 // of the body at most, and the Conn answers with one short error.
 func TestBatchMemoryBounded(t *testing.T) {
-	body := tinyBatch(4 << 20 / 3)
+	body := alloctest.TinyBatch(4 << 20 / 3)
 	limit := uint64(maxCostFactor * len(body))
 
 	var m *Message
-	if n := allocated(func() { m = Decode(body) }); n > limit {
+	if n := alloctest.Allocated(func() { m = Decode(body) }); n > limit {
 		t.Errorf("Decode allocated %d bytes for a %d-byte batch (%.0f×), want at most %d×", n, len(body), float64(n)/float64(len(body)), maxCostFactor)
 	}
 	if m.Invalid == nil || m.Invalid.Code != CodeInvalidRequest || !m.ID.IsZero() || m.Batch != nil {
@@ -58,7 +34,7 @@ func TestBatchMemoryBounded(t *testing.T) {
 
 	_, peer := newRawConn(t, ConnOptions{Handler: &specServer{}})
 	var reply []byte
-	n := allocated(func() {
+	n := alloctest.Allocated(func() {
 		if err := peer.stream.in.push(item{b: body}); err != nil {
 			t.Fatal(err)
 		}
@@ -111,9 +87,9 @@ func TestDecoderBatchesRefusal(t *testing.T) {
 	refusal := NewError(CodeInvalidRequest, "invalid request: no batches in this revision")
 	var asked atomic.Int32
 	d := Decoder{MaxBatch: 1, Batches: func() *Error { asked.Add(1); return refusal }}
-	body := tinyBatch(4 << 20 / 3)
+	body := alloctest.TinyBatch(4 << 20 / 3)
 	var m *Message
-	if n := allocated(func() { m = d.Decode(body) }); n > 4096 {
+	if n := alloctest.Allocated(func() { m = d.Decode(body) }); n > 4096 {
 		t.Errorf("a refused batch allocated %d bytes", n)
 	}
 	if m.Invalid != refusal || !m.ID.IsZero() || m.Batch != nil {
@@ -189,7 +165,7 @@ func TestBatchGate(t *testing.T) {
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2]}]`
 	assertJSON(t, peer.roundTrip(batch), `[{"jsonrpc":"2.0","id":1,"result":3}]`)
 	refuse.Store(true)
-	assertJSON(t, peer.roundTrip(string(tinyBatch(10000))), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: no batches here"}}`)
+	assertJSON(t, peer.roundTrip(string(alloctest.TinyBatch(10000))), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: no batches here"}}`)
 	if r := recvTimeout(t, rejects, "OnReject"); r.err != refusal || r.m.Invalid != refusal {
 		t.Errorf("OnReject(%s, %v), want the refusal", describe(r.m), r.err)
 	}
@@ -248,7 +224,7 @@ func FuzzDecodeBatch(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), uint8(2))
 	}
-	f.Add(tinyBatch(5), uint8(4))
+	f.Add(alloctest.TinyBatch(5), uint8(4))
 	f.Add([]byte(`[{"a":"],["},[1,[2]],"\"]"]`), uint8(3))
 	refusal := NewError(CodeInvalidRequest, "invalid request: refused")
 	f.Fuzz(func(t *testing.T, data []byte, max uint8) {

@@ -5,39 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/alloctest"
+
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
-
-// tinyBatch returns a batch of n empty objects, [{},{},...]: three bytes an
-// element, each of which a receiver must answer.
-func tinyBatch(n int) []byte {
-	b := make([]byte, 0, 3*n+1)
-	b = append(b, '[')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "{}"...)
-	}
-	return append(b, ']')
-}
-
-// allocated returns the bytes the Go heap allocated (in every goroutine)
-// while f ran: an upper bound on the memory f held at its peak.
-func allocated(f func()) uint64 {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // stdioServer is an MCP server on a line stream, driven by the test as its
 // client over pipes.
@@ -121,7 +97,7 @@ func (p *stdioServer) initialize(version string) {
 // server allocates a small multiple of the line at most, and it answers
 // the next request.
 func TestStdioBatchBomb(t *testing.T) {
-	body := tinyBatch(4 << 20 / 3)
+	body := alloctest.TinyBatch(4 << 20 / 3)
 	for _, version := range []string{"", mcp.Version20250326, mcp.Version20251125} {
 		t.Run("session "+version, func(t *testing.T) {
 			p := newStdioServer(t)
@@ -129,7 +105,7 @@ func TestStdioBatchBomb(t *testing.T) {
 				p.initialize(version)
 			}
 			var reply []byte
-			n := allocated(func() {
+			n := alloctest.Allocated(func() {
 				p.send(body)
 				reply = p.recv()
 			})
@@ -161,11 +137,11 @@ func TestStdioBatchBomb(t *testing.T) {
 // little more than the line, and gets one error naming the revision. At
 // 2025-03-26 the same batch is answered element by element.
 func TestStdioBatchRefusedBeforeDecoding(t *testing.T) {
-	body := tinyBatch(jsonrpc.DefaultMaxBatch)
+	body := alloctest.TinyBatch(jsonrpc.DefaultMaxBatch)
 	p := newStdioServer(t)
 	p.initialize(mcp.Version20251125)
 	var reply []byte
-	n := allocated(func() {
+	n := alloctest.Allocated(func() {
 		p.send(body)
 		reply = p.recv()
 	})
@@ -192,7 +168,7 @@ func TestStdioBatchRefusedBeforeDecoding(t *testing.T) {
 
 // TestLineOptionsMaxBatch checks that LineOptions.MaxBatch bounds a batch.
 func TestLineOptionsMaxBatch(t *testing.T) {
-	in := string(tinyBatch(3)) + "\n" + string(tinyBatch(4)) + "\n"
+	in := string(alloctest.TinyBatch(3)) + "\n" + string(alloctest.TinyBatch(4)) + "\n"
 	s := NewLineStream(strings.NewReader(in), io.Discard, nil, &LineOptions{MaxBatch: 3})
 	if m, err := s.Read(t.Context()); err != nil || len(m.Batch) != 3 {
 		t.Fatalf("batch of 3: %v, %v", m, err)

@@ -6,38 +6,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gomcp/sdk/internal/alloctest"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
-
-// tinyBatch returns a batch of n empty objects, [{},{},...]: three bytes an
-// element, each of which a receiver must answer.
-func tinyBatch(n int) []byte {
-	b := make([]byte, 0, 3*n+1)
-	b = append(b, '[')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "{}"...)
-	}
-	return append(b, ']')
-}
-
-// allocated returns the bytes the Go heap allocated (in every goroutine)
-// while f ran: an upper bound on the memory f held at its peak.
-func allocated(f func()) uint64 {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // postTo serves one POST of body to /mcp with headers hdr on h, on this
 // goroutine.
@@ -78,7 +54,7 @@ func TestBatchBomb(t *testing.T) {
 	f := newFixture(t, nil)
 	sid0326 := f.initSession(mcp.Version20250326)
 	sid1125 := f.initSession(mcp.Version20251125)
-	body := tinyBatch(DefaultMaxBodyBytes / 3)
+	body := alloctest.TinyBatch(DefaultMaxBodyBytes / 3)
 	tests := []struct {
 		name string
 		hdr  map[string]string
@@ -96,7 +72,7 @@ func TestBatchBomb(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var rec *httptest.ResponseRecorder
-			n := allocated(func() { rec = postTo(f.h, tt.hdr, body) })
+			n := alloctest.Allocated(func() { rec = postTo(f.h, tt.hdr, body) })
 			t.Logf("allocated %d bytes, %.1f× the body", n, float64(n)/float64(len(body)))
 			if limit := uint64(8 * len(body)); n > limit {
 				t.Errorf("the Handler allocated %d bytes for a %d-byte body (%.0f×), want at most 8×", n, len(body), float64(n)/float64(len(body)))
@@ -121,7 +97,7 @@ func TestBatchRefusedBeforeDecoding(t *testing.T) {
 	f := newFixture(t, nil)
 	sid1125 := f.initSession(mcp.Version20251125)
 	sid0618 := f.initSession(mcp.Version20250618)
-	body := tinyBatch(jsonrpc.DefaultMaxBatch)
+	body := alloctest.TinyBatch(jsonrpc.DefaultMaxBatch)
 	for name, hdr := range map[string]map[string]string{
 		"no session":                            postHeaders("", ""),
 		"2026-07-28":                            postHeaders("", mcp.Version20260728),
@@ -132,7 +108,7 @@ func TestBatchRefusedBeforeDecoding(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			postTo(f.h, hdr, body) // warm up: the first request of a kind allocates more
 			var rec *httptest.ResponseRecorder
-			n := allocated(func() { rec = postTo(f.h, hdr, body) })
+			n := alloctest.Allocated(func() { rec = postTo(f.h, hdr, body) })
 			if n > 64<<10 {
 				t.Errorf("the Handler allocated %d bytes to refuse a %d-byte batch", n, len(body))
 			}
@@ -181,10 +157,10 @@ func TestLegacyBatchRefusedBeforeDecoding(t *testing.T) {
 	}
 	hdr := map[string]string{"Content-Type": "application/json"}
 	for _, n := range []int{jsonrpc.DefaultMaxBatch, DefaultMaxBodyBytes / 3} {
-		body := tinyBatch(n)
+		body := alloctest.TinyBatch(n)
 		postAt(h, string(ev.data), hdr, body) // warm up
 		var rec *httptest.ResponseRecorder
-		allocs := allocated(func() { rec = postAt(h, string(ev.data), hdr, body) })
+		allocs := alloctest.Allocated(func() { rec = postAt(h, string(ev.data), hdr, body) })
 		if limit := uint64(len(body) + 64<<10); allocs > limit {
 			t.Errorf("the SSEHandler allocated %d bytes to refuse a %d-byte batch", allocs, len(body))
 		}

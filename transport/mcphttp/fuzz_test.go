@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/alloctest"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -52,9 +53,9 @@ func FuzzHandlerPost(f *testing.F) {
 		{pingBody, mcp.Version20251125, 4, 0, ""},
 		{"[" + pingBody + "," + notifBody + "]", mcp.Version20250326, 3, 0, ""},
 		{"[" + pingBody + "," + listBody + "]", "", 3, 1, ""},
-		{string(tinyBatch(17)), mcp.Version20250326, 3, 0, ""},
-		{string(tinyBatch(20000)), mcp.Version20250326, 3, 0, ""},
-		{string(tinyBatch(20000)), "", 0, 0, ""},
+		{string(alloctest.TinyBatch(17)), mcp.Version20250326, 3, 0, ""},
+		{string(alloctest.TinyBatch(20000)), mcp.Version20250326, 3, 0, ""},
+		{string(alloctest.TinyBatch(20000)), "", 0, 0, ""},
 		{"[{},1,[]]", mcp.Version20250326, 3, 2, ""},
 		{"[" + pingBody + "]", mcp.Version20251125, 4, 0, ""},
 		{"[" + pingBody + "]", "", 0, 0, ""},
@@ -92,7 +93,7 @@ func FuzzHandlerPost(f *testing.F) {
 		ctx, cancel := context.WithTimeout(req.Context(), 5*time.Second)
 		defer cancel()
 		rec := httptest.NewRecorder()
-		n := allocated(func() { h.ServeHTTP(rec, req.WithContext(ctx)) })
+		n := alloctest.Allocated(func() { h.ServeHTTP(rec, req.WithContext(ctx)) })
 		// Beyond the body, a batch of up to MaxBatch messages and its
 		// answers, and the session machinery: 1 MiB is far above what
 		// any input needs, and far below what a body of 64 KiB of tiny

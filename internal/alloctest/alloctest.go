@@ -1,0 +1,31 @@
+// Package alloctest measures what decoding hostile input costs, for the
+// tests that bound it in jsonrpc, transport and transport/mcphttp: a batch
+// of many tiny elements, and the heap a function allocated.
+package alloctest
+
+import "runtime"
+
+// TinyBatch returns a batch of n empty objects, [{},{},...]: three bytes
+// an element, each of which a receiver must answer.
+func TinyBatch(n int) []byte {
+	b := make([]byte, 0, 3*n+1)
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "{}"...)
+	}
+	return append(b, ']')
+}
+
+// Allocated returns the bytes the Go heap allocated (in every goroutine)
+// while f ran: an upper bound on the memory f held at its peak.
+func Allocated(f func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
