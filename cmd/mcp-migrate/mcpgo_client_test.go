@@ -127,13 +127,26 @@ func TestAsk(t *testing.T) {
 // passes mcp.ErrInputRequired through) with no TODO left; a second run
 // changes nothing.
 func TestMCPGoClientInProcess(t *testing.T) {
-	root := repoRoot(t)
-	moduleDir(t, root, "github.com/mark3labs/mcp-go", "v1.2.1")
+	dir := migrateMCPGoModule(t, "inproc.go", map[string]string{"inproc.go": clientMCPGo, "inproc_test.go": clientMCPGoTest},
+		"mcpmigrateInProcessClientWithSampling(newServer(), sampler{})", "c.OnNotification(func(n *mcp.Request)",
+		"var init = &mcp.InitializeParams{}", "init.ClientInfo = &mcp.Implementation{", "c.ListTools(ctx, &mcp.ListToolsParams{})",
+		"req.CreateMessage(ctx, &mcp.CreateMessageParams{", "errors.Is(err, mcp.ErrInputRequired)",
+		"mcpmigrateNotify(ctx, req, \"example/asking\"", "req.Params.Messages[0].Content",
+	)
+	testMigrated(t, dir)
+}
+
+// migrateMCPGoModule writes files into a module that resolves mcp-go
+// offline, migrates it, and checks that the migrated main file holds every
+// want and no TODO or mcp-go import. It returns the module's directory.
+func migrateMCPGoModule(t *testing.T, main string, files map[string]string, wants ...string) string {
+	t.Helper()
+	moduleDir(t, repoRoot(t), "github.com/mark3labs/mcp-go", "v1.2.1")
 	dir := newGoSDKModule(t, "package main\n\nfunc main() {}\n")
 	if err := os.Remove(filepath.Join(dir, "main.go")); err != nil {
 		t.Fatal(err)
 	}
-	for name, src := range map[string]string{"inproc.go": clientMCPGo, "inproc_test.go": clientMCPGoTest} {
+	for name, src := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -145,13 +158,8 @@ func TestMCPGoClientInProcess(t *testing.T) {
 	if err := res.Write(); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "inproc.go"))
-	for _, want := range []string{
-		"mcpmigrateInProcessClientWithSampling(newServer(), sampler{})", "c.OnNotification(func(n *mcp.Request)",
-		"var init = &mcp.InitializeParams{}", "init.ClientInfo = &mcp.Implementation{", "c.ListTools(ctx, &mcp.ListToolsParams{})",
-		"req.CreateMessage(ctx, &mcp.CreateMessageParams{", "errors.Is(err, mcp.ErrInputRequired)",
-		"mcpmigrateNotify(ctx, req, \"example/asking\"", "req.Params.Messages[0].Content",
-	} {
+	got, _ := os.ReadFile(filepath.Join(dir, main))
+	for _, want := range wants {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("migrated source lacks %q:\n%s", want, got)
 		}
@@ -159,6 +167,13 @@ func TestMCPGoClientInProcess(t *testing.T) {
 	if strings.Contains(string(got), "TODO(mcp-migrate)") || strings.Contains(string(got), "mark3labs") {
 		t.Errorf("migrated source keeps a TODO or mcp-go:\n%s", got)
 	}
+	return dir
+}
+
+// testMigrated runs the migrated module's own tests, then checks that a
+// second migration changes nothing.
+func testMigrated(t *testing.T, dir string) {
+	t.Helper()
 	cmd := exec.Command("go", "test", "-count=1", "./...")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
