@@ -103,12 +103,12 @@ func (rw *fileRewriter) analyzeGoSDKCall(call *ast.CallExpr) {
 	}
 }
 
-// rewriteGoSDK applies the go-sdk rules to the file.
-func (rw *fileRewriter) rewriteGoSDK() {
-	// The import of package mcp keeps its local name.
+// retargetMCPImport points the import of package mcp at from to gomcp's
+// mcp, keeping its local name.
+func (rw *fileRewriter) retargetMCPImport(from string) {
 	for _, imp := range rw.file.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
-		if p == gosdkMCP {
+		if p == from {
 			name := "mcp"
 			if imp.Name != nil {
 				name = imp.Name.Name
@@ -118,6 +118,11 @@ func (rw *fileRewriter) rewriteGoSDK() {
 			rw.site("import")
 		}
 	}
+}
+
+// rewriteGoSDK applies the go-sdk rules to the file.
+func (rw *fileRewriter) rewriteGoSDK() {
+	rw.retargetMCPImport(gosdkMCP)
 	// Handler declarations first, on the pristine tree.
 	for _, d := range rw.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok {

@@ -66,18 +66,7 @@ func (rw *fileRewriter) analyzeMCPGoCall(call *ast.CallExpr) {
 
 // rewriteMCPGo applies the mcp-go rules to the file.
 func (rw *fileRewriter) rewriteMCPGo() {
-	for _, imp := range rw.file.Imports {
-		p, _ := strconv.Unquote(imp.Path.Value)
-		if p == mcpgoMCP {
-			name := "mcp"
-			if imp.Name != nil {
-				name = imp.Name.Name
-			}
-			imp.Path.Value = strconv.Quote(gomcpMCP)
-			rw.names[gomcpMCP] = name
-			rw.site("import")
-		}
-	}
+	rw.retargetMCPImport(mcpgoMCP)
 	for _, d := range rw.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && rw.pm.funcs[rw.info.Defs[fd.Name]] == mcpgoResourceHandler {
 			rw.resourceResults(fd.Type, fd.Body)
