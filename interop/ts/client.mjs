@@ -20,6 +20,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { check, failed, finish, sleep } from './harness.mjs';
+
 const [target, expectedSchemaText] = process.argv.slice(2);
 const sdkDir = process.env.MCP_TS_SDK_DIR;
 if (!target || !expectedSchemaText || !sdkDir) {
@@ -45,24 +47,6 @@ const {
 	McpError,
 } = await sdk('types.js');
 
-// ---- reporting -------------------------------------------------------------
-
-let checks = 0;
-let failures = 0;
-
-// check records one named assertion: fn throws (or rejects) to fail it.
-async function check(name, fn) {
-	checks++;
-	try {
-		await fn();
-		console.log(`ok   ${name}`);
-	} catch (err) {
-		failures++;
-		const msg = err instanceof Error ? err.message : String(err);
-		console.log(`FAIL ${name}: ${msg.replace(/\n/g, '\n       ')}`);
-	}
-}
-
 // rejectsWith asserts that p fails with an McpError of the given code.
 async function rejectsWith(p, code) {
 	let err;
@@ -86,8 +70,6 @@ function tolerateLateProgress(token) {
 	clientErrors.splice(i, 1);
 	console.log('note typescript-sdk#2580: the SDK dropped the final progress notification that arrived with the result');
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // waitFor polls cond for up to ms milliseconds.
 async function waitFor(cond, ms = 2000) {
@@ -306,7 +288,7 @@ client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
 await check(`initialize: connect over ${mode}`, async () => {
 	await client.connect(transport);
 });
-if (failures > 0) {
+if (failed() > 0) {
 	finish();
 }
 
@@ -917,16 +899,9 @@ await check('close: the server exits cleanly when stdin closes', async () => {
 	assert.equal(stderr, '', 'the server wrote to stderr (with -race, a data race report)');
 });
 
-finish();
-
-function finish() {
-	if (failures > 0) {
-		if (stderr.trim() !== '') {
-			console.log(`server stderr:\n${stderr}`);
-		}
-		console.log(`ts-client interop: ${failures} of ${checks} checks FAILED`);
-		process.exit(1);
+finish('ts-client interop', () => {
+	if (stderr.trim() !== '') {
+		console.log(`server stderr:\n${stderr}`);
 	}
-	console.log(`ts-client interop: all ${checks} checks ok`);
-	process.exit(0);
-}
+});
+

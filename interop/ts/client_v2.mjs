@@ -21,6 +21,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { check, failed, finish, sleep, waitFor } from './harness.mjs';
+
 const [target, era] = process.argv.slice(2);
 const sdkDir = process.env.MCP_TS_SDK_DIR;
 if (!target || !['auto', 'legacy'].includes(era) || !sdkDir) {
@@ -36,31 +38,7 @@ const { Client, StreamableHTTPClientTransport, ProtocolError, LOG_LEVEL_META_KEY
 const { StdioClientTransport } = await pkg('stdio.mjs');
 const { SkillsClient } = await pkg('ext/skills/index.mjs');
 
-// ---- reporting -------------------------------------------------------------
 
-let checks = 0;
-let failures = 0;
-
-async function check(name, fn) {
-	checks++;
-	try {
-		await fn();
-		console.log(`ok   ${name}`);
-	} catch (err) {
-		failures++;
-		const msg = err instanceof Error ? err.message : String(err);
-		console.log(`FAIL ${name}: ${msg.replace(/\n/g, '\n       ')}`);
-	}
-}
-
-function finish() {
-	if (failures > 0) {
-		console.log(`ts-v2-client interop (${era}, ${overHTTP ? 'streamable-http' : 'stdio'}): ${failures} of ${checks} checks FAILED`);
-		process.exit(1);
-	}
-	console.log(`ts-v2-client interop (${era}, ${overHTTP ? 'streamable-http' : 'stdio'}): all ${checks} checks ok`);
-	process.exit(0);
-}
 
 async function rejectsWith(p, code) {
 	let err;
@@ -74,17 +52,6 @@ async function rejectsWith(p, code) {
 	assert.equal(err.code, code, `error code (message: ${err.message})`);
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(what, cond, ms = 5000) {
-	const end = Date.now() + ms;
-	while (!cond()) {
-		if (Date.now() > end) {
-			throw new Error(`timed out waiting for ${what}`);
-		}
-		await sleep(5);
-	}
-}
 
 function textOf(result) {
 	assert.ok(Array.isArray(result.content), 'content is not an array');
@@ -144,8 +111,8 @@ transport.stderr?.on('data', (chunk) => {
 await check(`connect (${era}) over ${overHTTP ? 'streamable-http' : 'stdio'}`, async () => {
 	await client.connect(transport);
 });
-if (failures > 0) {
-	finish();
+if (failed() > 0) {
+	finish(`ts-v2-client interop (${era}, ${overHTTP ? 'streamable-http' : 'stdio'})`);
 }
 
 await check(`negotiated ${wantVersion}`, () => {
@@ -613,4 +580,4 @@ await check('close', async () => {
 	}
 });
 
-finish();
+finish(`ts-v2-client interop (${era}, ${overHTTP ? 'streamable-http' : 'stdio'})`);

@@ -17,6 +17,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { check, failed, finish, waitFor } from './harness.mjs';
+
 const [url, era, wantFile, root] = process.argv.slice(2);
 const sdkDir = process.env.MCP_TS_SDK_DIR;
 if (!url || !['auto', 'legacy'].includes(era) || !wantFile || !root || !sdkDir) {
@@ -29,32 +31,7 @@ const want = JSON.parse(fs.readFileSync(wantFile, 'utf8'));
 const pkg = (p) => import(pathToFileURL(path.join(sdkDir, '@modelcontextprotocol', 'client', 'dist', p)).href);
 const { Client, StreamableHTTPClientTransport } = await pkg('index.mjs');
 
-let checks = 0;
-let failures = 0;
 
-async function check(name, fn) {
-	checks++;
-	try {
-		await fn();
-		console.log(`ok   ${name}`);
-	} catch (err) {
-		failures++;
-		const msg = err instanceof Error ? err.message : String(err);
-		console.log(`FAIL ${name}: ${msg.replace(/\n/g, '\n       ')}`);
-	}
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(what, cond, ms = 10000) {
-	const end = Date.now() + ms;
-	while (!cond()) {
-		if (Date.now() > end) {
-			throw new Error(`timed out waiting for ${what}`);
-		}
-		await sleep(10);
-	}
-}
 
 const textOf = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
 
@@ -93,7 +70,7 @@ client.setNotificationHandler('notifications/tools/list_changed', () => listChan
 await check(`connect (${era})`, async () => {
 	await client.connect(new StreamableHTTPClientTransport(new URL(url)));
 });
-if (failures > 0) {
+if (failed() > 0) {
 	console.log(`gateway ts-v2-client (${era}): could not connect`);
 	process.exit(1);
 }
@@ -155,7 +132,7 @@ if (modern) {
 		const sub = await client.listen({ toolsListChanged: true });
 		const before = listChanged.tools;
 		assert.equal(textOf(await client.callTool({ name: 'ours_test_trigger_tool_change' })), 'Tool list changed');
-		await waitFor('notifications/tools/list_changed', () => listChanged.tools > before);
+		await waitFor('notifications/tools/list_changed', () => listChanged.tools > before, 10000);
 		assert.equal(textOf(await client.callTool({ name: 'ours_test_trigger_tool_change' })), 'Tool list changed');
 		await sub.close();
 	});
@@ -164,16 +141,11 @@ if (modern) {
 		const uri = 'demo://resource/static/document/architecture.md';
 		await client.subscribeResource({ uri });
 		assert.ok(textOf(await client.callTool({ name: 'ref_toggle-subscriber-updates', arguments: {} })).startsWith('Started'));
-		await waitFor(`notifications/resources/updated for ${uri}`, () => updated.includes(uri));
+		await waitFor(`notifications/resources/updated for ${uri}`, () => updated.includes(uri), 10000);
 		assert.ok(textOf(await client.callTool({ name: 'ref_toggle-subscriber-updates', arguments: {} })).startsWith('Stopped'));
 		await client.unsubscribeResource({ uri });
 	});
 }
 
 await client.close();
-if (failures > 0) {
-	console.log(`gateway ts-v2-client (${era}): ${failures} of ${checks} checks FAILED`);
-	process.exit(1);
-}
-console.log(`gateway ts-v2-client (${era}): all ${checks} checks ok`);
-process.exit(0);
+finish(`gateway ts-v2-client (${era})`);
