@@ -50,6 +50,9 @@ func (g *Gateway) installHooks() {
 	if g.access != nil {
 		g.access.g = g
 	}
+	hooks.OnRegisterSession(g.server, func(_ context.Context, ss *mcp.ServerSession) {
+		g.sessionRegistered(ss)
+	})
 	hooks.OnUnregisterSession(g.server, func(_ context.Context, ss *mcp.ServerSession) {
 		g.binds.dropSession(ss)
 		g.sessionEnded(ss)
@@ -82,7 +85,7 @@ func (g *Gateway) subscriptionMiddleware(next mcp.MethodHandler) mcp.MethodHandl
 		switch p := p.(type) {
 		case *mcp.SubscribeParams:
 			if perr == nil {
-				g.subscribeFor(ctx, r, ss, p.URI)
+				g.subscribeFor(ctx, r.Caller(), ss, p.URI)
 			}
 		case *mcp.UnsubscribeParams:
 			if perr == nil {

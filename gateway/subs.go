@@ -233,8 +233,8 @@ func (g *Gateway) syncShared(ctx context.Context, h heldSub) {
 	}
 }
 
-// subscribeFor forwards the subscription of downstream session ss (r is
-// its resources/subscribe) to uri. Nothing is forwarded for a URI the
+// subscribeFor forwards the subscription of downstream session ss (c its
+// caller) to uri. Nothing is forwarded for a URI the
 // gateway does not serve or the caller may not see: it is answered as the
 // server answers any subscribe, so whether a hidden resource exists does
 // not leak, and its updates never reach the caller (the server sends
@@ -244,15 +244,15 @@ func (g *Gateway) syncShared(ctx context.Context, h heldSub) {
 // process), and its updates then come on the session where the client's
 // calls change the resource. The subscriptions of other clients are
 // counted on the shared session.
-func (g *Gateway) subscribeFor(ctx context.Context, r *mcp.Request, ss *mcp.ServerSession, uri string) {
+func (g *Gateway) subscribeFor(ctx context.Context, c mcp.Caller, ss *mcp.ServerSession, uri string) {
 	u, up, f := g.ownerFeature(uri)
-	if u == nil || ss == nil || !g.server.Sees(ctx, r.Caller(), f) {
+	if u == nil || ss == nil || !g.server.Sees(ctx, c, f) {
 		return
 	}
 	h := heldSub{uri: uri, u: u, up: up}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.timeout)
 	defer cancel()
-	if bindsFor(u.current(), r.ClientCapabilities()) {
+	if bindsFor(u.current(), c.ClientCapabilities()) {
 		if !g.subs.hold(ss, h) {
 			return
 		}
@@ -307,6 +307,44 @@ func (g *Gateway) sessionEnded(ss *mcp.ServerSession) {
 			}
 		})
 	}
+}
+
+// sessionRegistered takes up the subscriptions of a session rebuilt from
+// the session store (one whose copy here had expired, or that another
+// gateway process served): the server holds them, the gateway forwards
+// them again, as the session's client sees them outside any request.
+func (g *Gateway) sessionRegistered(ss *mcp.ServerSession) {
+	uris := ss.State().Subscriptions
+	if len(uris) == 0 {
+		return
+	}
+	g.binds.spawn(func(ctx context.Context) {
+		for _, uri := range uris {
+			g.subscribeFor(ctx, sessionCaller{ss}, ss, uri)
+		}
+	})
+}
+
+// sessionCaller is a stateful session's client as visibility rules see it
+// outside any of its requests.
+type sessionCaller struct{ ss *mcp.ServerSession }
+
+func (c sessionCaller) Principal() string                   { return c.ss.State().Principal }
+func (c sessionCaller) ProtocolVersion() string             { return c.ss.ProtocolVersion() }
+func (c sessionCaller) Session() (*mcp.ServerSession, bool) { return c.ss, true }
+
+func (c sessionCaller) ClientInfo() *mcp.Implementation {
+	if info := c.ss.ClientInfo(); info != nil {
+		return info
+	}
+	return &mcp.Implementation{}
+}
+
+func (c sessionCaller) ClientCapabilities() *mcp.ClientCapabilities {
+	if caps := c.ss.ClientCapabilities(); caps != nil {
+		return caps
+	}
+	return &mcp.ClientCapabilities{}
 }
 
 // listen is the listen hook: a 2026-07-28 client subscribes with its
