@@ -89,6 +89,7 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 			default:
 			}
 			bs.mu.Unlock()
+			u.restoreSubs(ctx, b) // what listen streams now hold
 			return b, nil
 		}
 	}
@@ -119,11 +120,9 @@ func (bs *bindings) get(ctx context.Context, u *upstream, ss *mcp.ServerSession)
 	if err := bs.opened(b, cs, err); err != nil {
 		return nil, err
 	}
-	if ss != nil {
-		// A session bound anew (its previous one failed, say) keeps its
-		// client's subscriptions.
-		u.restoreSubs(ctx, b)
-	}
+	// A session bound anew (its previous one failed, say) keeps its
+	// client's subscriptions; a one-call one holds the listen streams'.
+	u.restoreSubs(ctx, b)
 	return b, nil
 }
 
@@ -178,6 +177,16 @@ func (b *binding) subscribed(uri string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.subs[uri]
+}
+
+// marked returns the upstream URIs subscribed to on b, sorted.
+func (b *binding) marked() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.subs) == 0 {
+		return nil
+	}
+	return sortedKeys(b.subs)
 }
 
 // mark records a subscription (on) or its end on b, and reports whether
@@ -312,6 +321,21 @@ func (bs *bindings) sessionsOf(ss *mcp.ServerSession) []*mcp.ClientSession {
 		}
 	}
 	return out
+}
+
+// spawn runs fn on a goroutine the gateway's Close waits for, with the
+// gateway's life as its context; once the gateway is closing, not at all.
+func (bs *bindings) spawn(fn func(ctx context.Context)) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.closed {
+		return
+	}
+	bs.g.wg.Add(1)
+	go func() {
+		defer bs.g.wg.Done()
+		fn(bs.g.life)
+	}()
 }
 
 // closeAll refuses new bindings; the watchers close the existing ones as

@@ -62,9 +62,27 @@
 // bound anew is subscribed again), and that session's updates reach that
 // client alone; the shared session's updates reach the other subscribers.
 // The subscriptions of the other clients are counted on the shared session
-// (the last unsubscribe ends the upstream's). Each upstream session is set
-// to Upstream.LogLevel, so a downstream logging/setLevel stays the
-// gateway's.
+// (the last one to end ends the upstream's), and so are those of
+// 2026-07-28 listen streams, for as long as each stream lives. A
+// 2026-07-28 client that can be asked something has its calls run on
+// one-call sessions, and its requests name no client a later update could
+// be routed to: every one-call session is subscribed, when a call takes
+// it, to what such listen streams hold of its upstream, and an update it
+// sends goes to the listen streams subscribed to that resource.
+//
+// A subscription ends with its unsubscribe, its listen stream, or its
+// downstream session, however that ends (closed, deleted, expired, its
+// connection dropped); a session rebuilt from the session store subscribes
+// again. A caller cannot subscribe to what it may not see (Options.Access,
+// mcp.Server.AddVisibleFunc): resources/subscribe is answered as for a URI
+// the gateway does not serve, and nothing is forwarded; a listen
+// acknowledgement leaves both out. Each upstream session is set to
+// Upstream.LogLevel, so a downstream logging/setLevel stays the gateway's.
+//
+// A URL-mode elicitation keeps the upstream's elicitationId, and the
+// upstream's notifications/elicitation/complete for it goes to the client
+// the elicitation went to (by elicitation/create, or in a
+// URLElicitationRequired error), and to no other.
 //
 // # Isolation
 //

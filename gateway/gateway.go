@@ -147,8 +147,8 @@ type Gateway struct {
 	owner map[string]map[string]string // kind -> downstream name -> upstream
 	index sync.Map                     // kind+"\x00"+downstream name -> featRef, read lock-free
 
-	subMu sync.Mutex
-	subs  map[string]int // downstream URI -> subscriptions
+	subs    subscriptions // downstream subscriptions (subs.go)
+	elicits elicitations  // URL-mode elicitations in progress (elicit.go)
 
 	binds bindings
 	tasks *tasks.Manager
@@ -160,7 +160,7 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 		return nil, errors.New("gateway: no configuration")
 	}
 	g := &Gateway{cfg: cfg, byName: map[string]*upstream{}, sep: cfg.Separator,
-		owner: map[string]map[string]string{}, subs: map[string]int{}}
+		owner: map[string]map[string]string{}}
 	if opts != nil {
 		g.opts = *opts
 	}

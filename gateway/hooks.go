@@ -50,28 +50,31 @@ func (g *Gateway) installHooks() {
 	if g.access != nil {
 		g.access.g = g
 	}
+	hooks.OnRegisterSession(g.server, func(_ context.Context, ss *mcp.ServerSession) {
+		g.sessionRegistered(ss)
+	})
 	hooks.OnUnregisterSession(g.server, func(_ context.Context, ss *mcp.ServerSession) {
 		g.binds.dropSession(ss)
+		g.sessionEnded(ss)
+		g.elicits.dropSession(ss)
 	})
 	hooks.AddReceivingMiddleware(g.server, g.subscriptionMiddleware)
 	hooks.AddSendingMiddleware(g.server, g.updateFilter)
-	g.server.AddListenHook(func(ctx context.Context, _ *mcp.Request, requested, _ *mcp.SubscriptionFilter) error {
-		// A 2026-07-28 client subscribes with its listen stream; the
-		// upstream subscription lasts as long as the gateway (the stream's
-		// end is not seen here).
-		for _, uri := range requested.ResourceSubscriptions {
-			g.subscribe(ctx, uri, +1)
-		}
-		return nil
-	})
+	g.server.AddListenHook(g.listen)
 }
 
 // subscriptionMiddleware forwards resources/subscribe and unsubscribe of
-// stateful downstream sessions to the resource's upstream.
+// stateful downstream sessions to the resource's upstream, once the
+// server has recorded them; it also notes the URL-mode elicitations an
+// upstream's error asks a caller to complete (see elicitations).
 func (g *Gateway) subscriptionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, r *mcp.Request) (any, error) {
 		if r.Method != "resources/subscribe" && r.Method != "resources/unsubscribe" {
-			return next(ctx, r)
+			res, err := next(ctx, r)
+			if err != nil {
+				g.urlElicitationsRequired(r, err)
+			}
+			return res, err
 		}
 		res, err := next(ctx, r)
 		if err != nil {
@@ -82,50 +85,14 @@ func (g *Gateway) subscriptionMiddleware(next mcp.MethodHandler) mcp.MethodHandl
 		switch p := p.(type) {
 		case *mcp.SubscribeParams:
 			if perr == nil {
-				g.subscribeFor(ctx, ss, r.ClientCapabilities(), p.URI, true)
+				g.subscribeFor(ctx, r.Caller(), ss, p.URI)
 			}
 		case *mcp.UnsubscribeParams:
 			if perr == nil {
-				g.subscribeFor(ctx, ss, r.ClientCapabilities(), p.URI, false)
+				g.unsubscribeFor(ctx, ss, p.URI)
 			}
 		}
 		return res, err
-	}
-}
-
-// subscribeFor forwards the subscription of downstream session ss to uri
-// (on false, its end). A client whose calls go over a session bound to it
-// subscribes on that session, opened now if need be: an upstream may keep
-// subscriptions per session (over stdio, per process), and its updates
-// then come on the session where the client's calls change the resource.
-// The subscriptions of other clients are counted on the shared session.
-func (g *Gateway) subscribeFor(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, uri string, on bool) {
-	u, upURI := g.ownerOfURI(uri)
-	if u == nil {
-		return
-	}
-	delta := -1
-	if on {
-		delta = +1
-	}
-	if ss == nil || !bindsFor(u.current(), caps) {
-		g.subscribe(ctx, uri, delta)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.timeout)
-	defer cancel()
-	var b *binding
-	if on {
-		b, _ = g.binds.get(ctx, u, ss)
-	} else if b = g.binds.lookup(u, ss); b != nil && !b.subscribed(upURI) {
-		b = nil // subscribed on the shared session (no binding was free)
-	}
-	if b == nil {
-		g.subscribe(ctx, uri, delta)
-		return
-	}
-	if b.mark(upURI, on) {
-		u.subscribeOn(ctx, b.cs, upURI, on)
 	}
 }
 
@@ -155,52 +122,20 @@ func (g *Gateway) updateFilter(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// restoreSubs subscribes a session newly bound to downstream session b.ss
-// to what its client subscribed to of u (the one subscribing now too).
-func (u *upstream) restoreSubs(ctx context.Context, b *binding) {
-	for _, uri := range b.ss.State().Subscriptions {
-		if o, upURI := u.g.ownerOfURI(uri); o == u && b.mark(upURI, true) {
-			u.subscribeOn(ctx, b.cs, upURI, true)
-		}
-	}
-}
-
-// maxSubscriptions bounds the distinct URIs the gateway subscribes to.
-const maxSubscriptions = 10000
-
-// subscribe counts a downstream subscription to uri (delta +1 or -1) and
-// subscribes the upstream on the first, unsubscribes it after the last.
-func (g *Gateway) subscribe(ctx context.Context, uri string, delta int) {
-	u, upURI := g.ownerOfURI(uri)
-	if u == nil {
-		return
-	}
-	g.subMu.Lock()
-	n := g.subs[uri]
-	if delta > 0 && n == 0 && len(g.subs) >= maxSubscriptions {
-		g.subMu.Unlock()
-		return
-	}
-	n += delta
-	if n <= 0 {
-		delete(g.subs, uri)
-	} else {
-		g.subs[uri] = n
-	}
-	g.subMu.Unlock()
-	switch {
-	case delta > 0 && n == 1:
-		u.subscribe(ctx, upURI, true)
-	case delta < 0 && n == 0:
-		u.subscribe(ctx, upURI, false)
-	}
-}
-
-// ownerOfURI finds the upstream of a downstream resource URI: a resource
-// it lists, or one of its templates that matches.
+// ownerOfURI finds the upstream of a downstream resource URI and the
+// URI upstream (see ownerFeature).
 func (g *Gateway) ownerOfURI(uri string) (*upstream, string) {
+	u, up, _ := g.ownerFeature(uri)
+	return u, up
+}
+
+// ownerFeature finds the upstream of a downstream resource URI: a
+// resource it lists, or one of its templates that matches; f is that
+// resource or template as visibility rules see it (by its URI or URI
+// template).
+func (g *Gateway) ownerFeature(uri string) (u *upstream, up string, f mcp.Feature) {
 	if ref, ok := g.lookup(kindResource, uri); ok {
-		return ref.up, ref.name
+		return ref.up, ref.name, mcp.Feature{Kind: mcp.FeatureResource, Resource: &mcp.Resource{URI: uri}}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -212,10 +147,11 @@ func (g *Gateway) ownerOfURI(uri string) (*upstream, string) {
 	for _, t := range tmpls {
 		if mcp.TemplateArgs(t, uri) != nil {
 			u := g.byName[g.owner[kindTemplate][t]]
-			return u, u.upURI(uri)
+			return u, u.upURI(uri), mcp.Feature{Kind: mcp.FeatureResourceTemplate,
+				ResourceTemplate: &mcp.ResourceTemplate{URITemplate: t}}
 		}
 	}
-	return nil, ""
+	return nil, "", mcp.Feature{}
 }
 
 // subscribe subscribes the upstream to its own uri (on false,

@@ -494,16 +494,13 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 // resourceUpdated passes an upstream's resource update to the downstream
 // clients subscribed to the resource: from a bound session, to its own
 // client alone (the upstream may keep subscriptions, and the state they
-// watch, per session); from the shared session, to the subscribers that
-// did not subscribe on a bound session (updateFilter).
+// watch, per session), from a one-call session to the listen streams
+// (boundUpdated); from the shared session, to the subscribers that did not
+// subscribe on a bound session (updateFilter).
 func (u *upstream) resourceUpdated(_ context.Context, cs *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
 	down := u.downResourceURI(p.URI)
 	if b := u.g.binds.of(cs); b != nil {
-		if b.ss != nil && b.subscribed(p.URI) {
-			ctx, cancel := context.WithTimeout(context.WithValue(u.g.life, boundUpdateKey{}, true), time.Second)
-			defer cancel()
-			_ = b.ss.Notify(ctx, mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: down})
-		}
+		u.boundUpdated(b, p.URI, down)
 		return
 	}
 	u.g.server.ResourceUpdated(u.g.life, down)

@@ -84,13 +84,8 @@ func (u *upstream) clientOptions() *mcp.ClientOptions {
 			}
 			return a.CreateMessage, nil
 		},
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			a, err := u.ask(ctx, req.Session, "elicitation", &mcp.InputRequest{Elicit: req.Params})
-			if err != nil {
-				return nil, err
-			}
-			return a.Elicit, nil
-		},
+		ElicitationHandler:         u.elicit,
+		ElicitationCompleteHandler: u.elicitationComplete,
 		ElicitationURL:             true,
 		ToolListChangedHandler:     changed,
 		PromptListChangedHandler:   changed,
