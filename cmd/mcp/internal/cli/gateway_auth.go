@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gomcp/sdk/auth"
@@ -102,15 +103,74 @@ func upstreamLogin(dir string) func(string, *gateway.Upstream) (mcphttp.Authoriz
 				}
 			}
 		}
-		az, err := storedAuthorizer(dir, u.URL)
+		l := &storedLogin{dir: dir, url: u.URL}
+		_, err := l.current()
+		switch {
+		case errors.As(err, new(notLoggedIn)) && u.Auth == gateway.AuthOAuth:
+			return nil, fmt.Errorf(`"auth": "oauth", but no login is stored for %s: run mcp login %s`, u.URL, u.URL)
+		case errors.As(err, new(notLoggedIn)):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+// storedLogin is the authorizer of an upstream that mcp login logged in
+// to: the oauth client of its token file, made again from the file after
+// a refusal it could not resolve, so that running mcp login URL again
+// brings the upstream back at the gateway's next attempt, without a
+// restart.
+type storedLogin struct {
+	dir, url string
+
+	mu sync.Mutex
+	az mcphttp.Authorizer // nil: read the file (again)
+}
+
+// current returns the oauth client of the token file, reading the file if
+// need be; notLoggedIn when there is none.
+func (l *storedLogin) current() (mcphttp.Authorizer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.az == nil {
+		az, err := storedAuthorizer(l.dir, l.url)
 		if err != nil {
 			return nil, err
 		}
-		if az == nil && u.Auth == gateway.AuthOAuth {
-			return nil, fmt.Errorf(`"auth": "oauth", but no login is stored for %s: run mcp login %s`, u.URL, u.URL)
+		if az == nil {
+			return nil, notLoggedIn{l.url}
 		}
-		return az, nil
+		l.az = az
 	}
+	return l.az, nil
+}
+
+// Authorize implements mcphttp.Authorizer.
+func (l *storedLogin) Authorize(req *http.Request) error {
+	az, err := l.current()
+	if err != nil {
+		return err
+	}
+	return az.Authorize(req)
+}
+
+// Challenged implements mcphttp.Authorizer.
+func (l *storedLogin) Challenged(ctx context.Context, req *http.Request, resp *http.Response) (bool, error) {
+	az, err := l.current()
+	if err != nil {
+		return false, err
+	}
+	retry, err := az.Challenged(ctx, req, resp)
+	if err != nil || !retry && resp.StatusCode == http.StatusUnauthorized {
+		l.mu.Lock()
+		if l.az == az {
+			l.az = nil
+		}
+		l.mu.Unlock()
+	}
+	return retry, err
 }
 
 // listen resolves --http. Behind --auth-issuer every request needs a

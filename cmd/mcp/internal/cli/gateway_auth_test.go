@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/auth/authtest"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -197,5 +199,101 @@ func TestGatewayAccessRefuses(t *testing.T) {
 				t.Errorf("mcp %q: stderr %q lacks %q", c.args, errs, w)
 			}
 		}
+	}
+}
+
+// fakeClock is the time of an authorization server and of the resource
+// server verifying its tokens, moved forward to expire them at once.
+type fakeClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off += d
+}
+
+// TestGatewayLoginAgain: when the gateway's login to an upstream can no
+// longer be refreshed, the upstream is down and /readyz says to run mcp
+// login; once mcp login has run again, the upstream comes back by itself.
+func TestGatewayLoginAgain(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	clk := &fakeClock{}
+	as, err := authtest.Start(&authtest.Options{Now: clk.now, Scopes: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	upURL, _ := protectedEverything(t, as, func(o *auth.Options) {
+		v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: o.Resource, JWKSURL: as.JWKSURL(),
+			Now: clk.now, Leeway: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Verifier = v
+	})
+	if code, out, errs := loginInBrowser(t, ctx, "login", upURL, "--no-browser"); code != ExitOK {
+		t.Fatalf("login: exit %d, %q %q", code, out, errs)
+	}
+	url := startGatewayHTTP(t, writeFile(t, "servers.json", `{"mcpServers": {"ev": {"url": "`+upURL+`", "auth": "oauth"}}}`))
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, mcphttp.NewClientStream(url, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	simple := func() error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text", Arguments: json.RawMessage(`{}`)})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("%+v", res.Content)
+		}
+		return err
+	}
+	if err := simple(); err != nil {
+		t.Fatalf("with the stored login: %v", err)
+	}
+	ready := func() (int, string) {
+		code, body := getProbe(t, url, "/readyz")
+		var v struct {
+			Upstreams []struct{ Error string }
+		}
+		if err := json.Unmarshal([]byte(body), &v); err != nil || len(v.Upstreams) != 1 {
+			t.Fatalf("/readyz %q: %v", body, err)
+		}
+		return code, v.Upstreams[0].Error
+	}
+
+	clk.advance(48 * time.Hour) // the token and its refresh token expire
+	if err := simple(); err == nil {
+		t.Fatal("a call succeeded with an expired login")
+	}
+	for code, msg := ready(); code != http.StatusServiceUnavailable || !strings.Contains(msg, "run mcp login "+upURL); code, msg = ready() {
+		if ctx.Err() != nil {
+			t.Fatalf("/readyz: %d %q, want 503 saying to run mcp login", code, msg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	if code, out, errs := loginInBrowser(t, ctx, "login", upURL, "--no-browser"); code != ExitOK {
+		t.Fatalf("login again: exit %d, %q %q", code, out, errs)
+	}
+	for code, msg := ready(); code != http.StatusOK; code, msg = ready() {
+		if ctx.Err() != nil {
+			t.Fatalf("/readyz after logging in again: %d %q", code, msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := simple(); err != nil {
+		t.Errorf("after logging in again: %v", err)
 	}
 }

@@ -294,7 +294,8 @@ with the login mcp login stored for its URL (run mcp login URL once, as
 the user the gateway runs as), refreshed as needed; "auth": "oauth"
 requires one (no login stored is an error at start), "auth": "none" uses
 none. The gateway never logs in itself: a login it cannot refresh takes
-that server down, with /readyz saying to run mcp login.
+that server down, with /readyz saying to run mcp login; once it has run,
+the server comes back by itself.
 
 --access FILE gives the rules of who sees what (also the "access" field
 of CONFIG), read strictly (an unknown field, a wrong type, a rule naming
