@@ -30,7 +30,8 @@ const (
 // The same array may be the "access" field of a configuration file
 // (ParseConfig). Parsing is strict, since a mistaken rule would show
 // someone what it should hide: a field other than upstream, names,
-// principals and scopes is refused, as is a wrong type, an empty string,
+// principals and scopes is refused, as is one given twice, a wrong type,
+// an empty string,
 // a scope that is not a scope token, or a file over MaxAccessSize bytes,
 // each error naming the rule and its line. Comments and trailing commas
 // are allowed, as in configuration files. That every rule names a
@@ -122,6 +123,9 @@ func parseRule(body json.RawMessage) (Rule, error) {
 	if !bytes.HasPrefix(body, []byte("{")) {
 		return Rule{}, errors.New("want an object with upstream, and names, principals or scopes")
 	}
+	if err := uniqueKeys(body); err != nil {
+		return Rule{}, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var f ruleFields
@@ -144,6 +148,32 @@ func parseRule(body json.RawMessage) (Rule, error) {
 		}
 	}
 	return Rule{Upstream: f.Upstream, Names: f.Names, Principals: f.Principals, Scopes: f.Scopes}, nil
+}
+
+// uniqueKeys refuses an object giving a field twice, which JSON would
+// let the last one win silently ("scopes" twice, the second empty).
+func uniqueKeys(obj json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return describe(err)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return describe(err)
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("field %q is given twice", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return describe(err)
+		}
+	}
+	return nil
 }
 
 // checkRuleList refuses too many entries, and entries that are empty, too

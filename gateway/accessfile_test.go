@@ -45,6 +45,7 @@ func TestParseAccessErrors(t *testing.T) {
 	}{
 		{"unknown field", "{\"access\": [\n{\"upstream\": \"a\"},\n{\"upstream\": \"a\", \"nmaes\": [\"x\"]}]}", []string{"rule 2 (line 3)", `unknown field "nmaes"`}},
 		{"wrong type", "{\"access\": [\n\n{\"upstream\": \"a\", \"scopes\": \"read\"}]}", []string{"rule 1 (line 3)", "scopes: want an array"}},
+		{"field twice", `{"access": [{"upstream": "a", "scopes": ["admin"], "scopes": []}]}`, []string{"rule 1", `field "scopes" is given twice`}},
 		{"no upstream", `{"access": [{"scopes": ["s"]}]}`, []string{"rule 1", "no upstream"}},
 		{"empty name", `{"access": [{"upstream": "a", "names": [""]}]}`, []string{"names: an empty string"}},
 		{"scope with a space", `{"access": [{"upstream": "a", "scopes": ["read write"]}]}`, []string{`"read write" is not a scope token`}},
