@@ -31,9 +31,8 @@ const (
 // (ParseConfig). Parsing is strict, since a mistaken rule would show
 // someone what it should hide: a field other than upstream, names,
 // principals and scopes is refused, as is one given twice, a wrong type,
-// an empty string,
-// a scope that is not a scope token, or a file over MaxAccessSize bytes,
-// each error naming the rule and its line. Comments and trailing commas
+// an empty string, a scope that is not a scope token, or a file over
+// MaxAccessSize bytes, each error naming the rule and its line. Comments and trailing commas
 // are allowed, as in configuration files. That every rule names a
 // configured upstream is checked by New.
 func ParseAccess(data []byte) ([]Rule, error) {
