@@ -33,6 +33,8 @@ type Rule struct {
 	Principals []string `json:"principals,omitempty"`
 	// Scopes are the scopes a caller's token must all carry.
 	Scopes []string `json:"scopes,omitempty"`
+
+	line int // in the file it was read from (ParseAccess), for errors
 }
 
 // accessRules are the rules by upstream.
@@ -48,7 +50,11 @@ func newAccessRules(rules []Rule, ups map[string]*upstream) (*accessRules, error
 	a := &accessRules{rules: map[string][]Rule{}}
 	for i, r := range rules {
 		if ups[r.Upstream] == nil {
-			return nil, fmt.Errorf("gateway: access rule %d names upstream %q, which is not configured (or disabled)", i, r.Upstream)
+			where := fmt.Sprintf("rule %d", i)
+			if r.line > 0 {
+				where = fmt.Sprintf("rule at line %d", r.line)
+			}
+			return nil, fmt.Errorf("gateway: access %s names upstream %q, which is not configured (or disabled)", where, r.Upstream)
 		}
 		a.rules[r.Upstream] = append(a.rules[r.Upstream], r)
 	}

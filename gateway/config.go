@@ -13,6 +13,11 @@ type Config struct {
 	// Separator joins a prefix and a name ("github" + "_" + "search").
 	// Empty means "_".
 	Separator string `json:"separator,omitempty"`
+
+	// Access are rules of who sees what, applied with those of
+	// Options.Access (see Rule). ParseConfig reads them from the file's
+	// "access" array, strictly (see ParseAccess).
+	Access []Rule `json:"access,omitempty"`
 }
 
 // Transport is how a gateway reaches an upstream.
@@ -23,6 +28,12 @@ const (
 	TransportStdio Transport = "stdio" // a command speaking over its stdin and stdout
 	TransportHTTP  Transport = "http"  // Streamable HTTP
 	TransportSSE   Transport = "sse"   // the legacy HTTP+SSE transport (2024-11-05)
+)
+
+// The values of Upstream.Auth.
+const (
+	AuthOAuth = "oauth" // an OAuth login, through Options.Authorizer
+	AuthNone  = "none"  // the headers alone
 )
 
 // Upstream is one server behind the gateway.
@@ -42,6 +53,13 @@ type Upstream struct {
 	// downstream caller's token is never passed on.
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+
+	// Auth says whether the gateway logs in to the upstream with OAuth
+	// (HTTP and SSE only): AuthOAuth needs Options.Authorizer to give an
+	// authorizer for it (mcp gateway gives the token mcp login stored),
+	// AuthNone never asks it, and empty asks it and goes without when it
+	// gives none.
+	Auth string `json:"auth,omitempty"`
 
 	// Prefix, when set, replaces the upstream's name as the prefix of its
 	// tools and prompts; a pointer to "" means no prefix.

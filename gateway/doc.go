@@ -84,6 +84,24 @@
 // the elicitation went to (by elicitation/create, or in a
 // URLElicitationRequired error), and to no other.
 //
+// # Access and credentials
+//
+// Who sees what is a list of Rule (Options.Access, Config.Access; read
+// from a file with ParseAccess, strictly), applied with
+// mcp.Server.AddVisibleFunc by the principal and scopes the
+// resource-server middleware of package auth verified: put the handler
+// serving Server behind auth.ResourceServer.Wrap. New refuses a rule
+// naming an upstream that is not configured.
+//
+// The upstreams' credentials are the gateway's own: an upstream's Headers
+// and Env, or for an HTTP or SSE upstream the authorizer that
+// Options.Authorizer gives it (an OAuth login, such as an oauth.Client
+// reading the token store mcp login writes), shared by all its sessions.
+// What that authorizer cannot resolve, a refused refresh say, takes the
+// upstream down with its error until a later attempt succeeds; the
+// gateway never logs in interactively. A downstream caller's token is
+// never sent upstream: the upstream sees the gateway's client only.
+//
 // # Isolation
 //
 // Every upstream has its own sessions, timeout, concurrency limit and

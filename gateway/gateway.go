@@ -17,6 +17,7 @@ import (
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
+	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
 // Options tunes a Gateway. A nil *Options, and every zero field, takes the
@@ -31,8 +32,9 @@ type Options struct {
 	// its own completion handler and visibility rule to the copy.
 	Server *mcp.ServerOptions
 
-	// Access says who sees what (see Rule). The rules are applied with
-	// Server.AddVisibleFunc, so lists, calls, reads and notifications agree.
+	// Access says who sees what (see Rule), with Config.Access. The rules
+	// are applied with Server.AddVisibleFunc, so lists, calls, reads and
+	// notifications agree.
 	Access []Rule
 
 	// Logger receives the gateway's diagnostics (upstreams going down and
@@ -46,6 +48,16 @@ type Options struct {
 	// HTTPClient sends the requests to HTTP and SSE upstreams.
 	// Default http.DefaultClient.
 	HTTPClient *http.Client
+
+	// Authorizer gives the OAuth login of an HTTP or SSE upstream (an
+	// oauth.Client, say, whose tokens it refreshes), or nil for none. New
+	// calls it once for each such upstream whose Auth is not AuthNone; one
+	// whose Auth is AuthOAuth must get an authorizer. What the authorizer
+	// cannot resolve (a refused refresh, a login it may not do) takes the
+	// upstream down with that error (Status, ReadyHandler) until a later
+	// attempt succeeds. The downstream callers' tokens are never given to
+	// it, nor sent upstream.
+	Authorizer func(name string, u *Upstream) (mcphttp.Authorizer, error)
 
 	// ProtocolVersion is the revision asked of upstreams. Default
 	// mcp.LatestVersion: each upstream is probed and spoken to at the
@@ -194,10 +206,13 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 			prefix = *u.Prefix
 		}
 		up := newUpstream(g, name, u, prefix)
+		if err := g.setAuthorizer(up); err != nil {
+			return nil, err
+		}
 		g.ups = append(g.ups, up)
 		g.byName[name] = up
 	}
-	access, err := newAccessRules(g.opts.Access, g.byName)
+	access, err := newAccessRules(append(slices.Clip(cfg.Access), g.opts.Access...), g.byName)
 	if err != nil {
 		return nil, err
 	}

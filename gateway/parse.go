@@ -38,9 +38,11 @@ const (
 // "headers"; Windsurf's "serverUrl" and Gemini's "httpUrl" too), with an
 // optional "type": "stdio", "http" (also "streamable-http" and
 // "streamableHttp"), or "sse". The gateway's own fields are "prefix",
-// "maxConcurrency", "disabled" and "timeout" (a duration such as "30s";
-// a number is ignored, since hosts disagree on its unit), and "separator"
-// at the top. Every other field a host writes is ignored.
+// "maxConcurrency", "disabled", "logLevel", "auth" ("oauth" or "none") and
+// "timeout" (a duration such as "30s"; a number is ignored, since hosts
+// disagree on its unit), and at the top "separator" and "access" (rules
+// read strictly, as ParseAccess reads them). Every other field a host
+// writes is ignored.
 //
 // Variables in command, args, env, cwd, url and headers are expanded from
 // the gateway's environment: ${VAR} and ${VAR:-default} (Claude Code),
@@ -62,6 +64,7 @@ type file struct {
 	MCP        *struct {
 		Servers json.RawMessage `json:"servers"`
 	} `json:"mcp"`
+	Access json.RawMessage `json:"access"` // read strictly (parseRules)
 }
 
 // plainConfig and plainUpstream are Config and Upstream without methods,
@@ -87,8 +90,16 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (*Config, erro
 	}
 	cfg := &Config{}
 	f := file{plainConfig: (*plainConfig)(cfg)}
-	if err := json.Unmarshal(stripJSONC(data), &f); err != nil {
+	data = stripJSONC(data)
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("gateway config: %w", describe(err))
+	}
+	if isSet(f.Access) {
+		rules, err := parseRules(data, 0, f.Access)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Access = rules
 	}
 	cfg.Servers = map[string]*Upstream{}
 	var sources []json.RawMessage
@@ -225,6 +236,11 @@ func (s *server) hostFields() error {
 	default:
 		return fmt.Errorf("type %q: want stdio, http (or streamable-http) or sse", up.Type)
 	}
+	switch up.Auth {
+	case "", AuthOAuth, AuthNone:
+	default:
+		return fmt.Errorf("auth %q: want %q (an OAuth login: mcp login URL) or %q", up.Auth, AuthOAuth, AuthNone)
+	}
 	return s.timeout()
 }
 
@@ -261,6 +277,9 @@ func checkTransport(up *Upstream) error {
 		}
 		if len(up.Headers) > 0 {
 			return errors.New("headers apply to a url, not to a command (give env)")
+		}
+		if up.Auth == AuthOAuth {
+			return errors.New(`"auth": "oauth" applies to a url, not to a command`)
 		}
 		up.Type = TransportStdio
 		return nil

@@ -32,6 +32,7 @@ type upstream struct {
 	sem     chan struct{} // one token per call in flight
 	client  *mcp.Client
 	changed chan struct{} // a list changed: mirror again (coalesced)
+	authz   *upstreamAuth // the OAuth login of an HTTP upstream, or nil
 
 	mu         sync.Mutex
 	state      State
@@ -135,7 +136,7 @@ func (u *upstream) dial(ctx context.Context) (jsonrpc.Stream, error) {
 	for k, v := range c.Headers {
 		h.Set(k, v)
 	}
-	opts := &mcphttp.ClientOptions{HTTPClient: u.g.opts.HTTPClient, Header: h, Logger: u.g.log}
+	opts := &mcphttp.ClientOptions{HTTPClient: u.g.opts.HTTPClient, Header: h, Logger: u.g.log, Authorizer: u.authorizer()}
 	if typ == TransportSSE {
 		return mcphttp.NewSSEClientStream(c.URL, opts), nil
 	}
@@ -262,6 +263,9 @@ func (u *upstream) supervise(ctx context.Context) {
 				return
 			}
 			attempt++
+			if u.authz != nil {
+				u.authz.forget()
+			}
 			var err error
 			if cs, err = u.connect(ctx); err != nil {
 				u.mu.Lock()
@@ -323,6 +327,8 @@ func (u *upstream) watch(ctx context.Context, cs *mcp.ClientSession) error {
 			if err := u.mirror(ctx, cs, false); err != nil {
 				return err
 			}
+		case err := <-u.authFailures():
+			return err
 		case <-tick:
 			pctx, cancel := context.WithTimeout(ctx, u.timeout)
 			err := cs.Ping(pctx)

@@ -18,11 +18,13 @@ import (
 )
 
 // runGateway is mcp gateway [--http ADDR [--allow-remote] [--allow-host
-// NAME]...] [-v] CONFIG: it serves the upstream servers of CONFIG (a
-// host's mcpServers file, read by gateway.ParseConfig) as one server, on
-// stdio, or over Streamable HTTP at http://ADDR/mcp with the legacy
-// HTTP+SSE transport at /sse and the probes /readyz and /healthz, until
-// ctx ends (or, on stdio, stdin closes).
+// NAME]... [--auth-issuer URL ...]] [--access FILE] [-v] CONFIG: it
+// serves the upstream servers of CONFIG (a host's mcpServers file, read by
+// gateway.ParseConfig) as one server, on stdio, or over Streamable HTTP at
+// http://ADDR/mcp with the legacy HTTP+SSE transport at /sse and the
+// probes /readyz and /healthz, until ctx ends (or, on stdio, stdin
+// closes). Who sees what is --access (gateway.ParseAccess); who may call
+// at all, over HTTP, is --auth-issuer (see gatewayAuth).
 func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inv := &invocation{stdout: stdout, stderr: &lockedWriter{w: stderr}}
 	file, err := inv.parseGateway(args)
@@ -33,9 +35,13 @@ func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err == nil {
 		cfg, err = loadGatewayConfig(file)
 	}
+	opts := inv.gatewayOptions()
+	if err == nil {
+		err = inv.gw.apply(opts)
+	}
 	var g *gateway.Gateway
 	if err == nil {
-		g, err = gateway.New(cfg, inv.gatewayOptions())
+		g, err = gateway.New(cfg, opts)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp gateway:", err)
@@ -59,6 +65,7 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	fs.BoolVar(&inv.remote, "allow-remote", false, "")
 	fs.Var(&inv.hosts, "allow-host", "")
 	fs.BoolVar(&inv.verbose, "v", false, "")
+	inv.gw.register(fs) // --access, --auth-issuer, --auth-resource, --auth-jwks, --auth-scopes
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -75,6 +82,9 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	}
 	if inv.httpAddr == "" && (inv.remote || len(inv.hosts) > 0) {
 		return "", errors.New("--allow-remote and --allow-host go with --http")
+	}
+	if err := inv.gw.check(inv.httpAddr); err != nil {
+		return "", err
 	}
 	return files[0], nil
 }
@@ -150,7 +160,7 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // line on stdout, "listening on http://HOST:PORT/mcp", comes once they
 // are.
 func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) error {
-	addr, err := inv.listenAddr("mcp gateway", "call every upstream's tools with the gateway's credentials")
+	addr, err := inv.gw.listen(inv)
 	if err != nil {
 		return err
 	}
@@ -158,7 +168,12 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) erro
 	if err != nil {
 		return connectError{err}
 	}
-	if err := startGateway(ctx, g); err != nil {
+	mux := http.NewServeMux()
+	protect, err := inv.gw.protect(ctx, mux, ln.Addr())
+	if err == nil {
+		err = startGateway(ctx, g)
+	}
+	if err != nil {
 		ln.Close()
 		return err
 	}
@@ -171,9 +186,8 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) erro
 	defer h.Close()
 	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
 	defer sse.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.Handle("/sse", sse)
+	mux.Handle("/mcp", protect(h))
+	mux.Handle("/sse", protect(sse))
 	// The upstreams' names and errors are the operator's to see: behind
 	// the same Host and Origin checks as /mcp.
 	mux.Handle("/readyz", mcphttp.CheckHosts(g.ReadyHandler(), inv.hosts, nil))

@@ -118,15 +118,17 @@ func TestGatewayStdio(t *testing.T) {
 	}
 }
 
-// startGatewayHTTP runs mcp gateway --http on a free port and returns its
-// endpoint; the gateway is stopped, and must exit 0, when the test ends.
-func startGatewayHTTP(t *testing.T, file string) string {
+// startGatewayHTTP runs mcp gateway --http on a free port, with flags
+// more, and returns its endpoint; the gateway is stopped, and must exit 0,
+// when the test ends.
+func startGatewayHTTP(t *testing.T, file string, more ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	args := append(append([]string{"gateway", "--http", "127.0.0.1:0"}, more...), file)
 	go func() {
-		code := Run(ctx, []string{"gateway", "--http", "127.0.0.1:0", file}, strings.NewReader(""), pw, io.Discard)
+		code := Run(ctx, args, strings.NewReader(""), pw, io.Discard)
 		pw.Close()
 		done <- code
 	}()

@@ -253,8 +253,10 @@ naming one is answered by the proxy with the error a missing item gets
 
   mcp proxy --allow 'tools:read_*' --deny 'resources:file:///etc/*' npx my-server
 `,
-	"gateway": `usage: mcp gateway [-v] CONFIG
-       mcp gateway --http ADDR [--allow-remote] [--allow-host NAME]... [-v] CONFIG
+	"gateway": `usage: mcp gateway [--access FILE] [-v] CONFIG
+       mcp gateway --http ADDR [--allow-remote] [--allow-host NAME]...
+                   [--auth-issuer URL [--auth-resource URI] [--auth-jwks URL] [--auth-scopes 'A B']]
+                   [--access FILE] [-v] CONFIG
 
 Serves the servers of CONFIG as one MCP server: on stdio (for a client to
 run: {"command": "mcp", "args": ["gateway", "/path/to/servers.json"]}), or
@@ -273,8 +275,9 @@ ${env:VAR} are taken from the gateway's environment, and one that is not
 set is an error. Gateway fields: "prefix" (a server's tools and prompts
 are named PREFIX_NAME; the default prefix is the server's name, none when
 there is only one server; "" for none), "separator" at the top (default
-"_"), "timeout" ("30s"), "maxConcurrency", "disabled". Two servers offering
-the same name is an error at start, never one hiding the other.
+"_"), "timeout" ("30s"), "maxConcurrency", "disabled", "auth" (below). Two
+servers offering the same name is an error at start, never one hiding the
+other.
 
   {"mcpServers": {
      "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
@@ -283,9 +286,40 @@ the same name is an error at start, never one hiding the other.
 
 An upstream that cannot be reached, or that dies, is left out of the lists
 (clients are told they changed), its calls fail at once, and it is retried
-with backoff. The upstreams' credentials are the gateway's own: a client's
-token is never passed on. The gateway has no authentication of its own:
-whoever reaches it can use every upstream (see docs/gateway.md).
+with backoff.
+
+The upstreams' credentials are the gateway's own: a client's token is
+never passed on. Besides "headers" and "env", an HTTP server is reached
+with the login mcp login stored for its URL (run mcp login URL once, as
+the user the gateway runs as), refreshed as needed; "auth": "oauth"
+requires one (no login stored is an error at start), "auth": "none" uses
+none. The gateway never logs in itself: a login it cannot refresh takes
+that server down, with /readyz saying to run mcp login; once it has run,
+the server comes back by itself.
+
+--access FILE gives the rules of who sees what (also the "access" field
+of CONFIG), read strictly (an unknown field, a wrong type, a rule naming
+a server CONFIG lacks are errors with the rule's line):
+
+  {"access": [
+     {"upstream": "search", "scopes": ["search:use"]},
+     {"upstream": "files", "names": ["write_file"],
+      "principals": ["\"https://auth.example.com\" sub \"alice\""]}]}
+
+A feature no rule covers is seen by every caller; a covered one only by
+callers whose principal is among "principals" (if given) and whose token
+has every scope of "scopes" (if given). "names" are a server's own tool
+and prompt names, resource URIs and templates; none covers all of it.
+
+--auth-issuer URL (with --http) requires every request to /mcp and /sse to
+carry a bearer token (a JWT) of that authorization server, meant for
+--auth-resource (default http://ADDR/mcp; give the URL clients use) and
+with the --auth-scopes; the key set comes from the issuer's metadata, or
+--auth-jwks. The protected-resource metadata is served at
+/.well-known/oauth-protected-resource/mcp. The token's principal and scopes
+are what the --access rules name. Without --auth-issuer the gateway has no
+authentication of its own: whoever reaches it can use every upstream it
+shows (see docs/gateway.md). Over stdio the caller is whoever runs it.
 `,
 	"mock": `usage: mcp mock [--http ADDR [--allow-remote]] FILE
 
