@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/tasks"
 )
@@ -98,13 +99,31 @@ func (u *upstream) movedPrefix() string {
 	return "mcp-gateway://" + url.PathEscape(u.name) + "/"
 }
 
+// movedUIPrefix is movedPrefix for a view (ui://): a host renders only
+// ui:// URIs, so a moved view stays in the scheme, as
+// ui://mcp-gateway/NAME/ followed by the rest of the original URI.
+func (u *upstream) movedUIPrefix() string {
+	return apps.Scheme + "://mcp-gateway/" + url.PathEscape(u.name) + "/"
+}
+
+// move is the rewritten form of a URI (or template) another upstream holds.
+func (u *upstream) move(uri string) string {
+	if rest, ok := strings.CutPrefix(uri, apps.Scheme+"://"); ok {
+		return u.movedUIPrefix() + rest
+	}
+	return u.movedPrefix() + uri
+}
+
 // downURI is the downstream URI (or template) of an upstream one.
 func (u *upstream) downURI(uri string) string {
+	if d, ok := u.skillURI(uri); ok {
+		return d
+	}
 	u.mu.Lock()
 	moved := u.moved[uri]
 	u.mu.Unlock()
 	if moved {
-		return u.movedPrefix() + uri
+		return u.move(uri)
 	}
 	return uri
 }
@@ -120,7 +139,7 @@ func (u *upstream) downResourceURI(uri string) string {
 	defer u.mu.Unlock()
 	for t := range u.moved {
 		if strings.Contains(t, "{") && mcp.TemplateArgs(t, uri) != nil {
-			return u.movedPrefix() + uri
+			return u.move(uri)
 		}
 	}
 	return uri
@@ -128,6 +147,12 @@ func (u *upstream) downResourceURI(uri string) string {
 
 // upURI is the upstream URI of a downstream one (the reverse of downURI).
 func (u *upstream) upURI(uri string) string {
+	if up, ok := u.upSkillURI(uri); ok {
+		return up
+	}
+	if rest, ok := strings.CutPrefix(uri, u.movedUIPrefix()); ok {
+		return apps.Scheme + "://" + rest
+	}
 	if rest, ok := strings.CutPrefix(uri, u.movedPrefix()); ok {
 		return rest
 	}
@@ -143,6 +168,7 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 	if err != nil {
 		return err
 	}
+	u.mirrorExtensions(cs.ServerCapabilities(), l)
 	g := u.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -402,27 +428,28 @@ func (u *upstream) addTemplate(down string, t *mcp.ResourceTemplate) error {
 	})
 }
 
-// rewriteUIMeta returns m with _meta.ui.resourceUri (MCP Apps) naming the
-// view's downstream URI; m itself is never modified.
+// rewriteUIMeta returns m with the view it names (MCP Apps:
+// _meta.ui.resourceUri, and the deprecated _meta["ui/resourceUri"] that
+// hosts still read) naming the view's downstream URI; the rest of
+// _meta.ui (visibility, say) is kept. m itself is never modified.
 func (u *upstream) rewriteUIMeta(m *mcp.Meta) *mcp.Meta {
-	if m == nil || m.Extra["ui"] == nil {
+	if m == nil || (m.Extra[apps.MetaKey] == nil && m.Extra[apps.LegacyResourceURIKey] == nil) {
 		return m
 	}
+	extra := map[string]json.RawMessage{}
 	var ui map[string]json.RawMessage
-	if json.Unmarshal(m.Extra["ui"], &ui) != nil {
-		return m
+	if json.Unmarshal(m.Extra[apps.MetaKey], &ui) == nil && ui != nil {
+		if d, ok := u.rewriteViewURI(ui["resourceUri"]); ok {
+			ui["resourceUri"] = d
+			if raw, err := json.Marshal(ui); err == nil {
+				extra[apps.MetaKey] = raw
+			}
+		}
 	}
-	var uri string
-	if json.Unmarshal(ui["resourceUri"], &uri) != nil || uri == "" {
-		return m
+	if d, ok := u.rewriteViewURI(m.Extra[apps.LegacyResourceURIKey]); ok {
+		extra[apps.LegacyResourceURIKey] = d
 	}
-	d := u.downURI(uri)
-	if d == uri {
-		return m
-	}
-	ui["resourceUri"], _ = json.Marshal(d)
-	raw, err := json.Marshal(ui)
-	if err != nil {
+	if len(extra) == 0 {
 		return m
 	}
 	c := *m
@@ -430,6 +457,23 @@ func (u *upstream) rewriteUIMeta(m *mcp.Meta) *mcp.Meta {
 	for k, v := range m.Extra {
 		c.Extra[k] = v
 	}
-	c.Extra["ui"] = raw
+	for k, v := range extra {
+		c.Extra[k] = v
+	}
 	return &c
+}
+
+// rewriteViewURI is the downstream form of raw, a JSON string naming a
+// view, when it differs.
+func (u *upstream) rewriteViewURI(raw json.RawMessage) (json.RawMessage, bool) {
+	var uri string
+	if raw == nil || json.Unmarshal(raw, &uri) != nil || uri == "" {
+		return nil, false
+	}
+	d := u.downURI(uri)
+	if d == uri {
+		return nil, false
+	}
+	out, err := json.Marshal(d)
+	return out, err == nil
 }
