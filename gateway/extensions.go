@@ -13,6 +13,7 @@ import (
 	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/skills"
 )
 
@@ -41,11 +42,12 @@ func (x *extensions) has(id, name string) bool {
 	return ok
 }
 
-// installExtensions hides app-only tools from the clients that render no
+// installExtensions routes the tool calls of views (viewCalls) and hides app-only tools from the clients that render no
 // views: the upstreams list them to the gateway, which renders on behalf
 // of its clients (clientOptions declares the extension), and a client
 // without views must not see them, as the upstream itself would decide.
 func (g *Gateway) installExtensions() {
+	hooks.AddReceivingMiddleware(g.server, g.viewCalls)
 	g.server.AddVisibleFunc(func(_ context.Context, c mcp.Caller, f mcp.Feature) bool {
 		if f.Kind != mcp.FeatureTool || f.Tool == nil || f.Tool.Meta == nil {
 			return true
@@ -333,4 +335,98 @@ func (g *Gateway) directoryRead(ctx context.Context, r *mcp.Request) (any, error
 		}
 	}
 	return &res, nil
+}
+
+// viewCalls lets a view call its server's tools by the names the server
+// gave them. A view's code names its tools as its upstream does
+// (get-time), while the gateway lists them prefixed (react_get-time), and
+// a host forwards the view's tools/call as it is. So a tools/call from a
+// client that renders views, naming no tool of the gateway, is taken for
+// the upstream name of a tool: when exactly one upstream has a tool of
+// that name that apps may call (its visibility includes "app") and the
+// caller may see, the call goes to it; when several do, it fails with an
+// error naming them. A name the gateway lists always means that tool.
+func (g *Gateway) viewCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, r *mcp.Request) (any, error) {
+		if r.Method != "tools/call" || !apps.HostRenders(r) {
+			return next(ctx, r)
+		}
+		p, err := hooks.Params(r)
+		cp, ok := p.(*mcp.CallToolParams)
+		if err != nil || !ok || cp == nil {
+			return next(ctx, r)
+		}
+		if _, ok := g.lookup(kindTool, cp.Name); ok {
+			return next(ctx, r)
+		}
+		down, err := g.resolveViewTool(ctx, reqCaller{r.Caller(), r}, cp.Name)
+		if err != nil || down == "" {
+			if err == nil {
+				return next(ctx, r)
+			}
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(r.Params, &m) != nil {
+			return next(ctx, r)
+		}
+		if m["name"], err = json.Marshal(down); err != nil {
+			return nil, err
+		}
+		if r.Params, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+		return next(ctx, r)
+	}
+}
+
+// resolveViewTool is the downstream name of the one tool whose upstream
+// name is name, that apps may call and that c sees; "" when there is none.
+func (g *Gateway) resolveViewTool(ctx context.Context, c mcp.Caller, name string) (string, error) {
+	var found []string
+	for _, u := range g.ups {
+		u.mu.Lock()
+		var downs []string
+		for d, up := range u.mirrored.tools {
+			if up == name && d != name {
+				downs = append(downs, d)
+			}
+		}
+		u.mu.Unlock()
+		for _, d := range downs {
+			t, ok := g.server.Tool(d)
+			if !ok || !g.server.Sees(ctx, c, mcp.Feature{Kind: mcp.FeatureTool, Tool: t}) {
+				continue
+			}
+			if ui, err := apps.ToolUI(t); err != nil || (ui != nil && !ui.VisibleTo(apps.VisibilityApp)) {
+				continue
+			}
+			found = append(found, d)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	slices.Sort(found)
+	return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
+		"tool %q: several upstreams have a tool of that name (%s): call it by its name here", name, strings.Join(found, ", "))
+}
+
+// reqCaller is the caller of a request as middleware sees it, with the
+// capabilities the request declares (at 2026-07-28, those of its _meta,
+// which Request.Caller does not carry before the request is routed).
+type reqCaller struct {
+	mcp.Caller
+	r *mcp.Request
+}
+
+// ClientCapabilities returns the request's.
+func (c reqCaller) ClientCapabilities() *mcp.ClientCapabilities {
+	if caps := c.r.ClientCapabilities(); caps != nil {
+		return caps
+	}
+	return c.Caller.ClientCapabilities()
 }

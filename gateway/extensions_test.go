@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -237,5 +238,50 @@ func TestSkillsOneUpstream(t *testing.T) {
 	}
 	if b, err := l.Read(ctx, "skill://pdf/references/FORMS.md"); err != nil || string(b) != "# Forms of only\n" {
 		t.Errorf("FORMS.md: %q, %v", b, err)
+	}
+}
+
+// A view calls its tools by its upstream's names: a client that renders
+// views reaches the one upstream tool of that name apps may call; a name
+// two upstreams share fails naming both; a tool for the model alone, or a
+// client without views, gets no such resolution.
+func TestViewCallsByUpstreamName(t *testing.T) {
+	gamma := mcp.NewServer(&mcp.Implementation{Name: "gamma", Version: "1"}, nil)
+	a, err := apps.New(gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, vis := range map[string][]apps.Visibility{"tick": {apps.VisibilityApp}, "secret": {apps.VisibilityModel}} {
+		if err := apps.AddTool(a, &mcp.Tool{Name: name}, apps.ToolMeta{Visibility: vis},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (string, error) { return "gamma " + name, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := startGateway(t, config("alpha", "beta", "gamma"), nil, map[string]*mcp.Server{
+		"alpha": appUpstream(t, "alpha"), "beta": appUpstream(t, "beta"), "gamma": gamma})
+	for _, v := range []string{mcp.Version20251125, mcp.LatestVersion} {
+		t.Run(v, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectDown(t, g, v, renderer())
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tick"})
+			if err != nil || text(t, r) != "gamma tick" {
+				t.Errorf("tick: %v, %v", r, err)
+			}
+			if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "gamma_tick"}); err != nil || text(t, r) != "gamma tick" {
+				t.Errorf("gamma_tick: %v, %v", r, err)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "refresh"}); err == nil ||
+				!strings.Contains(err.Error(), "alpha_refresh, beta_refresh") {
+				t.Errorf("refresh, in two upstreams: %v", err)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "secret"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+				t.Errorf("secret, for the model alone: %v", err)
+			}
+			plain := connectDown(t, g, v, nil)
+			if _, err := plain.CallTool(ctx, &mcp.CallToolParams{Name: "tick"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+				t.Errorf("tick, from a client without views: %v", err)
+			}
+		})
 	}
 }
