@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -161,32 +160,6 @@ func mergeSettings(per map[string]json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// skillURI is the downstream URI of a skill:// URI of an upstream with a
-// prefix: the prefix becomes the first path segment (skill://PREFIX/...),
-// so that a skill's URI still ends in its name, as the extension wants,
-// and two upstreams' skills of one name stay apart.
-func (u *upstream) skillURI(uri string) (string, bool) {
-	const scheme = skills.Scheme + "://"
-	rest, ok := strings.CutPrefix(uri, scheme)
-	if !ok || u.prefix == "" {
-		return "", false
-	}
-	return scheme + url.PathEscape(u.prefix) + "/" + rest, true
-}
-
-// upSkillURI reverses skillURI.
-func (u *upstream) upSkillURI(uri string) (string, bool) {
-	if u.prefix == "" {
-		return "", false
-	}
-	const scheme = skills.Scheme + "://"
-	rest, ok := strings.CutPrefix(uri, scheme+url.PathEscape(u.prefix)+"/")
-	if !ok {
-		return "", false
-	}
-	return scheme + rest, true
-}
-
 // skillMethods answer the skills extension's methods from the upstreams
 // that declare it.
 func (g *Gateway) skillMethods() []mcp.Method {
@@ -286,7 +259,10 @@ func (u *upstream) downSkill(s *skills.Skill) {
 // skillOwner finds the upstream of a downstream skill:// URI: the one
 // whose resource or template it names, if that upstream declares skills.
 func (g *Gateway) skillOwner(ctx context.Context, r *mcp.Request, method string, uri string) (*upstream, string, error) {
-	u, up := g.ownerOfURI(uri)
+	u, up, ok := g.movedOwner(uri)
+	if !ok {
+		u, up = g.ownerOfURI(uri)
+	}
 	if u == nil || !g.exts.has(skills.ExtensionID, u.name) ||
 		!g.server.Sees(ctx, r.Caller(), mcp.Feature{Kind: mcp.FeatureResource, Resource: &mcp.Resource{URI: uri}}) {
 		return nil, "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s: no skill %q", method, uri)

@@ -169,10 +169,11 @@ func skillUpstream(t *testing.T, name string, dirRead bool) *mcp.Server {
 	return s
 }
 
-// Two skills upstreams with a skill of one name: each is listed under
-// skill://PREFIX/..., loads with every byte verified, and reads its own
-// files; skills/get and resources/directory/read reach the right one; the
-// settings are the union.
+// Two skills upstreams with a skill of one name: the later one's URIs are
+// moved within skill:// (skill://mcp-gateway/beta/...), each skill loads
+// with every byte verified and reads its own files, skills/get and
+// resources/directory/read reach the right one, and the settings are the
+// union.
 func TestSkillsThroughGateway(t *testing.T) {
 	g := startGateway(t, config("alpha", "beta"), nil, map[string]*mcp.Server{
 		"alpha": skillUpstream(t, "alpha", false), "beta": skillUpstream(t, "beta", true)})
@@ -193,7 +194,7 @@ func TestSkillsThroughGateway(t *testing.T) {
 			for _, e := range entries {
 				uris = append(uris, e.Key.URI)
 			}
-			if want := []string{"skill://alpha/pdf/SKILL.md", "skill://beta/pdf/SKILL.md"}; !slices.Equal(uris, want) {
+			if want := []string{"skill://pdf/SKILL.md", "skill://mcp-gateway/beta/pdf/SKILL.md"}; !slices.Equal(uris, want) {
 				t.Fatalf("skills %v, want %v", uris, want)
 			}
 			for i, name := range []string{"alpha", "beta"} {
@@ -201,20 +202,21 @@ func TestSkillsThroughGateway(t *testing.T) {
 				if err != nil {
 					t.Fatalf("load %s: %v", entries[i].Key.URI, err)
 				}
-				b, err := l.Read(ctx, "skill://"+name+"/pdf/references/FORMS.md")
+				base := map[string]string{"alpha": "skill://", "beta": "skill://mcp-gateway/beta/"}[name]
+				b, err := l.Read(ctx, base+"pdf/references/FORMS.md")
 				if err != nil || string(b) != "# Forms of "+name+"\n" {
 					t.Errorf("%s FORMS.md: %q, %v", name, b, err)
 				}
-				e, err := host.Get(ctx, "skill://"+name+"/pdf/SKILL.md")
+				e, err := host.Get(ctx, base+"pdf/SKILL.md")
 				if err != nil || e.Skill.Frontmatter.Description() != "PDF tools of "+name {
 					t.Errorf("get %s: %+v, %v", name, e, err)
 				}
 			}
-			dir, err := host.ReadDirectory(ctx, "skill://beta/pdf/references", "")
-			if err != nil || len(dir.Resources) != 1 || dir.Resources[0].URI != "skill://beta/pdf/references/FORMS.md" {
+			dir, err := host.ReadDirectory(ctx, "skill://mcp-gateway/beta/pdf/references", "")
+			if err != nil || len(dir.Resources) != 1 || dir.Resources[0].URI != "skill://mcp-gateway/beta/pdf/references/FORMS.md" {
 				t.Errorf("directory: %+v, %v", dir, err)
 			}
-			if _, err := host.Get(ctx, "skill://gamma/pdf/SKILL.md"); err == nil {
+			if _, err := host.Get(ctx, "skill://mcp-gateway/gamma/pdf/SKILL.md"); err == nil {
 				t.Error("get of a skill no upstream holds: no error")
 			}
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/skills"
 	"github.com/gomcp/sdk/tasks"
 )
 
@@ -99,26 +100,29 @@ func (u *upstream) movedPrefix() string {
 	return "mcp-gateway://" + url.PathEscape(u.name) + "/"
 }
 
-// movedUIPrefix is movedPrefix for a view (ui://): a host renders only
-// ui:// URIs, so a moved view stays in the scheme, as
-// ui://mcp-gateway/NAME/ followed by the rest of the original URI.
-func (u *upstream) movedUIPrefix() string {
-	return apps.Scheme + "://mcp-gateway/" + url.PathEscape(u.name) + "/"
+// keptSchemes are the schemes a moved URI stays in: hosts render views
+// only from ui:// URIs, and a skill's URI is a skill:// URI.
+var keptSchemes = []string{apps.Scheme + "://", skills.Scheme + "://"}
+
+// movedInScheme is where the moved URIs of scheme (one of keptSchemes)
+// go: SCHEME://mcp-gateway/NAME/ followed by the rest of the original
+// URI, so that a skill's URI still ends in its name.
+func (u *upstream) movedInScheme(scheme string) string {
+	return scheme + "mcp-gateway/" + url.PathEscape(u.name) + "/"
 }
 
 // move is the rewritten form of a URI (or template) another upstream holds.
 func (u *upstream) move(uri string) string {
-	if rest, ok := strings.CutPrefix(uri, apps.Scheme+"://"); ok {
-		return u.movedUIPrefix() + rest
+	for _, scheme := range keptSchemes {
+		if rest, ok := strings.CutPrefix(uri, scheme); ok {
+			return u.movedInScheme(scheme) + rest
+		}
 	}
 	return u.movedPrefix() + uri
 }
 
 // downURI is the downstream URI (or template) of an upstream one.
 func (u *upstream) downURI(uri string) string {
-	if d, ok := u.skillURI(uri); ok {
-		return d
-	}
 	u.mu.Lock()
 	moved := u.moved[uri]
 	u.mu.Unlock()
@@ -145,18 +149,28 @@ func (u *upstream) downResourceURI(uri string) string {
 	return uri
 }
 
-// upURI is the upstream URI of a downstream one (the reverse of downURI).
+// upURI is the upstream URI of a downstream one (the reverse of move).
 func (u *upstream) upURI(uri string) string {
-	if up, ok := u.upSkillURI(uri); ok {
-		return up
-	}
-	if rest, ok := strings.CutPrefix(uri, u.movedUIPrefix()); ok {
-		return apps.Scheme + "://" + rest
+	for _, scheme := range keptSchemes {
+		if rest, ok := strings.CutPrefix(uri, u.movedInScheme(scheme)); ok {
+			return scheme + rest
+		}
 	}
 	if rest, ok := strings.CutPrefix(uri, u.movedPrefix()); ok {
 		return rest
 	}
 	return uri
+}
+
+// movedOwner finds the upstream whose moved URIs uri is one of, and the
+// upstream's own URI.
+func (g *Gateway) movedOwner(uri string) (*upstream, string, bool) {
+	for _, u := range g.ups {
+		if up := u.upURI(uri); up != uri {
+			return u, up, true
+		}
+	}
+	return nil, "", false
 }
 
 // mirror registers downstream what the upstream lists now, and removes what
@@ -214,7 +228,7 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 		}
 	}
 	for _, r := range l.resources {
-		d := u.downURI(r.URI)
+		d := u.downResourceURI(r.URI) // under a moved template of its own: moved too
 		next.resources[d] = r.URI
 		u.register(&next, old, kindResource, d, r, func() error { return u.addResource(d, r) })
 	}
@@ -424,6 +438,11 @@ func (u *upstream) addTemplate(down string, t *mcp.ResourceTemplate) error {
 	c := *t
 	c.URITemplate = down
 	return u.g.server.AddResourceTemplate(&c, func(ctx context.Context, req *mcp.ReadResourceRequest, _ map[string]string) (*mcp.ReadResourceResult, error) {
+		// A moved URI may match this template too (skill://{+path} matches
+		// skill://mcp-gateway/beta/...): it is the moving upstream's.
+		if o, up, ok := u.g.movedOwner(req.Params.URI); ok {
+			return o.readResource(ctx, req, up)
+		}
 		return u.readResource(ctx, req, u.upURI(req.Params.URI))
 	})
 }
@@ -470,7 +489,7 @@ func (u *upstream) rewriteViewURI(raw json.RawMessage) (json.RawMessage, bool) {
 	if raw == nil || json.Unmarshal(raw, &uri) != nil || uri == "" {
 		return nil, false
 	}
-	d := u.downURI(uri)
+	d := u.downResourceURI(uri)
 	if d == uri {
 		return nil, false
 	}
