@@ -102,6 +102,24 @@
 // gateway never logs in interactively. A downstream caller's token is
 // never sent upstream: the upstream sees the gateway's client only.
 //
+// # Extensions
+//
+// Besides tasks, the gateway mirrors MCP Apps (io.modelcontextprotocol/ui)
+// and skills (io.modelcontextprotocol/skills), declaring each once an
+// upstream does (MCP Apps also for an upstream that offers a ui:// view
+// without declaring it), with the union of the upstreams' settings (a
+// boolean true when any says true, another value the first upstream's in
+// name order). A view or skill moved because two upstreams share its URI
+// (or template) stays in its scheme (ui://mcp-gateway/NAME/...,
+// skill://mcp-gateway/NAME/...), and the tools' _meta.ui and legacy
+// ui/resourceUri follow it; reads keep the view's MIME type and _meta.ui. The gateway declares to its upstreams that it renders views,
+// so they list their app-only tools, and shows those only to clients that
+// render views. A view names its tools as its upstream does: a tools/call
+// from a client that renders views naming no tool of the gateway goes to
+// the one upstream tool of that name apps may call, and fails naming them
+// when several upstreams have one. Skills are listed, got and read
+// through the upstreams that declare the extension.
+//
 // # Isolation
 //
 // Every upstream has its own sessions, timeout, concurrency limit and

@@ -164,6 +164,7 @@ type Gateway struct {
 
 	binds bindings
 	tasks *tasks.Manager
+	exts  extensions // the upstreams' extensions mirrored (extensions.go)
 }
 
 // New checks cfg and builds a Gateway; it does no I/O (see Start).
@@ -225,6 +226,7 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 		g.server.AddVisibleFunc(access.visible)
 	}
 	g.installHooks()
+	g.installExtensions()
 	g.life, g.stop = context.WithCancel(context.Background())
 	return g, nil
 }

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/skills"
 	"github.com/gomcp/sdk/tasks"
 )
 
@@ -98,13 +100,34 @@ func (u *upstream) movedPrefix() string {
 	return "mcp-gateway://" + url.PathEscape(u.name) + "/"
 }
 
+// keptSchemes are the schemes a moved URI stays in: hosts render views
+// only from ui:// URIs, and a skill's URI is a skill:// URI.
+var keptSchemes = []string{apps.Scheme + "://", skills.Scheme + "://"}
+
+// movedInScheme is where the moved URIs of scheme (one of keptSchemes)
+// go: SCHEME://mcp-gateway/NAME/ followed by the rest of the original
+// URI, so that a skill's URI still ends in its name.
+func (u *upstream) movedInScheme(scheme string) string {
+	return scheme + "mcp-gateway/" + url.PathEscape(u.name) + "/"
+}
+
+// move is the rewritten form of a URI (or template) another upstream holds.
+func (u *upstream) move(uri string) string {
+	for _, scheme := range keptSchemes {
+		if rest, ok := strings.CutPrefix(uri, scheme); ok {
+			return u.movedInScheme(scheme) + rest
+		}
+	}
+	return u.movedPrefix() + uri
+}
+
 // downURI is the downstream URI (or template) of an upstream one.
 func (u *upstream) downURI(uri string) string {
 	u.mu.Lock()
 	moved := u.moved[uri]
 	u.mu.Unlock()
 	if moved {
-		return u.movedPrefix() + uri
+		return u.move(uri)
 	}
 	return uri
 }
@@ -120,18 +143,34 @@ func (u *upstream) downResourceURI(uri string) string {
 	defer u.mu.Unlock()
 	for t := range u.moved {
 		if strings.Contains(t, "{") && mcp.TemplateArgs(t, uri) != nil {
-			return u.movedPrefix() + uri
+			return u.move(uri)
 		}
 	}
 	return uri
 }
 
-// upURI is the upstream URI of a downstream one (the reverse of downURI).
+// upURI is the upstream URI of a downstream one (the reverse of move).
 func (u *upstream) upURI(uri string) string {
+	for _, scheme := range keptSchemes {
+		if rest, ok := strings.CutPrefix(uri, u.movedInScheme(scheme)); ok {
+			return scheme + rest
+		}
+	}
 	if rest, ok := strings.CutPrefix(uri, u.movedPrefix()); ok {
 		return rest
 	}
 	return uri
+}
+
+// movedOwner finds the upstream whose moved URIs uri is one of, and the
+// upstream's own URI.
+func (g *Gateway) movedOwner(uri string) (*upstream, string, bool) {
+	for _, u := range g.ups {
+		if up := u.upURI(uri); up != uri {
+			return u, up, true
+		}
+	}
+	return nil, "", false
 }
 
 // mirror registers downstream what the upstream lists now, and removes what
@@ -143,6 +182,7 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 	if err != nil {
 		return err
 	}
+	u.mirrorExtensions(cs.ServerCapabilities(), l)
 	g := u.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -188,7 +228,7 @@ func (u *upstream) mirror(ctx context.Context, cs *mcp.ClientSession, strict boo
 		}
 	}
 	for _, r := range l.resources {
-		d := u.downURI(r.URI)
+		d := u.downResourceURI(r.URI) // under a moved template of its own: moved too
 		next.resources[d] = r.URI
 		u.register(&next, old, kindResource, d, r, func() error { return u.addResource(d, r) })
 	}
@@ -398,31 +438,37 @@ func (u *upstream) addTemplate(down string, t *mcp.ResourceTemplate) error {
 	c := *t
 	c.URITemplate = down
 	return u.g.server.AddResourceTemplate(&c, func(ctx context.Context, req *mcp.ReadResourceRequest, _ map[string]string) (*mcp.ReadResourceResult, error) {
+		// A moved URI may match this template too (skill://{+path} matches
+		// skill://mcp-gateway/beta/...): it is the moving upstream's.
+		if o, up, ok := u.g.movedOwner(req.Params.URI); ok {
+			return o.readResource(ctx, req, up)
+		}
 		return u.readResource(ctx, req, u.upURI(req.Params.URI))
 	})
 }
 
-// rewriteUIMeta returns m with _meta.ui.resourceUri (MCP Apps) naming the
-// view's downstream URI; m itself is never modified.
+// rewriteUIMeta returns m with the view it names (MCP Apps:
+// _meta.ui.resourceUri, and the deprecated _meta["ui/resourceUri"] that
+// hosts still read) naming the view's downstream URI; the rest of
+// _meta.ui (visibility, say) is kept. m itself is never modified.
 func (u *upstream) rewriteUIMeta(m *mcp.Meta) *mcp.Meta {
-	if m == nil || m.Extra["ui"] == nil {
+	if m == nil || (m.Extra[apps.MetaKey] == nil && m.Extra[apps.LegacyResourceURIKey] == nil) {
 		return m
 	}
+	extra := map[string]json.RawMessage{}
 	var ui map[string]json.RawMessage
-	if json.Unmarshal(m.Extra["ui"], &ui) != nil {
-		return m
+	if json.Unmarshal(m.Extra[apps.MetaKey], &ui) == nil && ui != nil {
+		if d, ok := u.rewriteViewURI(ui["resourceUri"]); ok {
+			ui["resourceUri"] = d
+			if raw, err := json.Marshal(ui); err == nil {
+				extra[apps.MetaKey] = raw
+			}
+		}
 	}
-	var uri string
-	if json.Unmarshal(ui["resourceUri"], &uri) != nil || uri == "" {
-		return m
+	if d, ok := u.rewriteViewURI(m.Extra[apps.LegacyResourceURIKey]); ok {
+		extra[apps.LegacyResourceURIKey] = d
 	}
-	d := u.downURI(uri)
-	if d == uri {
-		return m
-	}
-	ui["resourceUri"], _ = json.Marshal(d)
-	raw, err := json.Marshal(ui)
-	if err != nil {
+	if len(extra) == 0 {
 		return m
 	}
 	c := *m
@@ -430,6 +476,23 @@ func (u *upstream) rewriteUIMeta(m *mcp.Meta) *mcp.Meta {
 	for k, v := range m.Extra {
 		c.Extra[k] = v
 	}
-	c.Extra["ui"] = raw
+	for k, v := range extra {
+		c.Extra[k] = v
+	}
 	return &c
+}
+
+// rewriteViewURI is the downstream form of raw, a JSON string naming a
+// view, when it differs.
+func (u *upstream) rewriteViewURI(raw json.RawMessage) (json.RawMessage, bool) {
+	var uri string
+	if raw == nil || json.Unmarshal(raw, &uri) != nil || uri == "" {
+		return nil, false
+	}
+	d := u.downResourceURI(uri)
+	if d == uri {
+		return nil, false
+	}
+	out, err := json.Marshal(d)
+	return out, err == nil
 }

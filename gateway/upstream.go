@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcp/hooks"
@@ -71,13 +72,17 @@ func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstrea
 // that caused them (see ask).
 func (u *upstream) clientOptions() *mcp.ClientOptions {
 	changed := func(context.Context, *mcp.ClientSession) { u.poke() }
+	caps := &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &struct{}{}, URL: &struct{}{}},
+		Roots:       &mcp.RootCapabilities{ListChanged: true},
+	}
+	// The gateway lists views and app-only tools for its clients that
+	// render them (installExtensions hides them from the others).
+	apps.DeclareClient(caps)
 	return &mcp.ClientOptions{
 		ProtocolVersion: u.g.opts.ProtocolVersion,
-		Capabilities: &mcp.ClientCapabilities{
-			Sampling:    &mcp.SamplingCapabilities{},
-			Elicitation: &mcp.ElicitationCapabilities{Form: &struct{}{}, URL: &struct{}{}},
-			Roots:       &mcp.RootCapabilities{ListChanged: true},
-		},
+		Capabilities:    caps,
 		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			a, err := u.ask(ctx, req.Session, "sampling", &mcp.InputRequest{CreateMessage: req.Params})
 			if err != nil {

@@ -316,6 +316,13 @@ conformance_gateway() {
 		echo "--- server leg through mcp gateway --http, spec version $v"
 		conformance_server "http://127.0.0.1:$port/mcp" "$v" || rc=1
 	done
+	# The skills extension, which the gateway answers from its upstreams.
+	# (A gateway that did not declare it would have these checks skipped,
+	# not failed: gateway's TestSkills* check the declaration.)
+	for sc in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+		echo "--- server scenario $sc through mcp gateway --http"
+		conformance_server_scenario "http://127.0.0.1:$port/mcp" "$sc" || rc=1
+	done
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	return $rc
@@ -432,7 +439,8 @@ bench() {
 # browser: mcp inspect in headless Chromium (cmd/mcp/browsertest, a module of
 # its own so that the SDK does not depend on chromedp). Debian's chromium is
 # installed when missing. The MCP Apps tests run the official example
-# server-basic-vanillajs from MCP_TS_SDK_DIR on NODE22 (scripts/tools.sh).
+# servers (server-basic-vanillajs, server-basic-react behind mcp gateway, ...)
+# from MCP_TS_SDK_DIR on NODE22 (scripts/tools.sh).
 browser() {
 	if ! command -v chromium >/dev/null && [[ -z ${CHROMIUM:-} ]]; then
 		local sudo=""

@@ -288,7 +288,7 @@ func TestInspectAppBridge(t *testing.T) {
 	)
 	click("call-app", `ok {"x":1}`)
 	click("call-model", `error -32602 tool "model_only" is not visible to apps`)
-	click("call-unknown", `error -32602 unknown tool "nope"`)
+	click("call-unknown", `unknown tool "nope"`)
 	click("read", `ok "text/html;profile=mcp-app"`)
 	click("pip", `ok {"mode":"inline"}`)
 	click("fullscreen", `ok {"mode":"fullscreen"}`)

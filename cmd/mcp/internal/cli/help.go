@@ -385,7 +385,8 @@ blob: workers; no network) plus the origins the view's _meta.ui.csp
 declares. The page plays the host: it sends
 the view the call's input and result (or its cancellation), passes its
 tools/call and resources/read to the server (only tools whose visibility
-includes "app"), asks you before opening a link (http and https only),
+includes "app"; a name the server does not list goes to it as it is, for
+mcp gateway to resolve), asks you before opening a link (http and https only),
 logs its messages, model-context updates and log lines, resizes it, and
 sends ui/resource-teardown before it goes. App-only tools (visibility
 ["app"]) are listed as such, without a form: the page plays the model,

@@ -352,12 +352,15 @@ func (in *inspector) viewSession(id string, cs *mcp.ClientSession) error {
 }
 
 // appCall runs a tools/call from view id: only a tool of the view's own
-// server whose visibility includes "app".
+// server whose visibility includes "app". A name the server does not list
+// goes to it as it is, for it to refuse or resolve: behind a gateway, a
+// view names its tools as its own server does (get-time), not as the
+// gateway lists them (react_get-time), and the gateway resolves the name.
 func (in *inspector) appCall(ctx context.Context, cs *mcp.ClientSession, id, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if err := in.viewSession(id, cs); err != nil {
 		return nil, err
 	}
-	ui, err := toolUI(ctx, cs, name)
+	t, err := findTool(ctx, cs, name)
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
@@ -365,8 +368,14 @@ func (in *inspector) appCall(ctx context.Context, cs *mcp.ClientSession, id, nam
 		}
 		return nil, appError("tool %q: %v", name, err)
 	}
-	if ui != nil && !ui.VisibleTo(apps.VisibilityApp) {
-		return nil, appError("tool %q is not visible to apps (its visibility lacks \"app\")", name)
+	if t != nil {
+		ui, err := apps.ToolUI(t)
+		if err != nil {
+			return nil, appError("tool %q: %v", name, err)
+		}
+		if ui != nil && !ui.VisibleTo(apps.VisibilityApp) {
+			return nil, appError("tool %q is not visible to apps (its visibility lacks \"app\")", name)
+		}
 	}
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
