@@ -335,7 +335,7 @@ func (g *Gateway) viewCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if _, ok := g.lookup(kindTool, cp.Name); ok {
 			return next(ctx, r)
 		}
-		down, err := g.resolveViewTool(ctx, reqCaller{r.Caller(), r}, cp.Name)
+		down, err := g.resolveViewTool(ctx, r.Caller(), cp.Name)
 		if err != nil || down == "" {
 			if err == nil {
 				return next(ctx, r)
@@ -389,20 +389,4 @@ func (g *Gateway) resolveViewTool(ctx context.Context, c mcp.Caller, name string
 	slices.Sort(found)
 	return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
 		"tool %q: several upstreams have a tool of that name (%s): call it by its name here", name, strings.Join(found, ", "))
-}
-
-// reqCaller is the caller of a request as middleware sees it, with the
-// capabilities the request declares (at 2026-07-28, those of its _meta,
-// which Request.Caller does not carry before the request is routed).
-type reqCaller struct {
-	mcp.Caller
-	r *mcp.Request
-}
-
-// ClientCapabilities returns the request's.
-func (c reqCaller) ClientCapabilities() *mcp.ClientCapabilities {
-	if caps := c.r.ClientCapabilities(); caps != nil {
-		return caps
-	}
-	return c.Caller.ClientCapabilities()
 }

@@ -168,6 +168,38 @@ func TestMiddlewareMeta(t *testing.T) {
 	}
 }
 
+// TestMiddlewareCaller: Request.Caller tells Receiving middleware who the
+// client is, on every revision: at 2026-07-28 from the request's own _meta,
+// before the request is routed.
+func TestMiddlewareCaller(t *testing.T) {
+	for _, rev := range []string{mcp.Version20241105, mcp.Version20251125, mcp.Version20260728} {
+		t.Run(rev, func(t *testing.T) {
+			seen := make(chan string, 16)
+			s := mcp.NewServer(serverImpl, &mcp.ServerOptions{Receiving: []mcp.Middleware{
+				func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, r *mcp.Request) (any, error) {
+						if r.Method == mcp.MethodToolsList {
+							c := r.Caller()
+							seen <- fmt.Sprintf("%s sampling=%v client=%s", c.ProtocolVersion(), c.ClientCapabilities().Sampling != nil, c.ClientInfo().Name)
+						}
+						return next(ctx, r)
+					}
+				},
+			}})
+			s.AddTool(&mcp.Tool{Name: "t"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+			e := connect(t, rev, s, &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return nil, errors.New("not asked")
+			}})
+			if _, err := e.cs.ListTools(testCtx(t), nil); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := <-seen, rev+" sampling=true client="+clientImpl.Name; got != want {
+				t.Errorf("middleware's caller: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestRejectedReachMiddleware checks that messages the connection refuses
 // before any handler (garbage, an invalid request, a batch the revision
 // does not allow) are shown to the Receiving middleware with their error.

@@ -109,7 +109,7 @@ func (ss *ServerSession) handle(ctx context.Context, m *jsonrpc.Message) (any, e
 	if !ss.initializeDone() {
 		if meta := peekMeta(m.Params, ss); isStateless(r, meta) {
 			r.meta = meta
-			r.rc = &requestContext{out: ss, caller: callerOf(ctx)}
+			r.rc = newRequestContext(ctx, ss, r.Method, meta)
 			return ss.server.receive(ctx, r)
 		}
 	}

@@ -152,6 +152,17 @@ func (s *Server) routeStateless(ctx context.Context, r *Request) (any, error) {
 	return downgradeResult(features(meta.ProtocolVersion), r.Method, res), nil
 }
 
+// newRequestContext is the context of a stateless request that came on
+// out, filled from its _meta (when it has one) before any middleware runs,
+// so that Request.Caller tells middleware what the client said of itself.
+func newRequestContext(ctx context.Context, out outbound, method string, meta *Meta) *requestContext {
+	rc := &requestContext{out: out, caller: callerOf(ctx)}
+	if meta != nil {
+		rc.fill(method, meta)
+	}
+	return rc
+}
+
 // fill records the client context a request's _meta carries.
 func (rc *requestContext) fill(method string, meta *Meta) {
 	rc.ver, rc.caps, rc.info, rc.level = meta.ProtocolVersion, meta.ClientCapabilities, meta.ClientInfo, meta.LogLevel

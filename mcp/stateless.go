@@ -21,8 +21,8 @@ import (
 // with CodeInternalError.
 func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, send func(context.Context, *jsonrpc.Message) error) (reply *jsonrpc.Message) {
 	ctx = jsonrpc.WithMessage(ctx, m)
-	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, rc: &requestContext{out: &streamOut{s: s, send: send}, caller: callerOf(ctx)}}
-	r.meta = peekMeta(m.Params, s)
+	meta := peekMeta(m.Params, s)
+	r := &Request{Method: m.Method, ID: m.ID, Params: m.Params, meta: meta, rc: newRequestContext(ctx, &streamOut{s: s, send: send}, m.Method, meta)}
 	res, err := s.receiveSafely(ctx, r)
 	if r.IsNotification() || ctx.Err() != nil {
 		return nil
