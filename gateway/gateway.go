@@ -150,8 +150,9 @@ type Gateway struct {
 	subMu sync.Mutex
 	subs  map[string]int // downstream URI -> subscriptions
 
-	binds bindings
-	tasks *tasks.Manager
+	binds  bindings
+	tasks  *tasks.Manager
+	unhear func() // ends listenNotices
 }
 
 // New checks cfg and builds a Gateway; it does no I/O (see Start).
@@ -211,6 +212,7 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 	}
 	g.installHooks()
 	g.life, g.stop = context.WithCancel(context.Background())
+	g.listenNotices()
 	return g, nil
 }
 
@@ -298,6 +300,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 // close the downstream sessions of Server. Calling it again does nothing.
 func (g *Gateway) Close() error {
 	g.stop()
+	g.unhear()
 	for _, u := range g.ups {
 		u.shutdown()
 	}

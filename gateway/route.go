@@ -500,9 +500,7 @@ func (u *upstream) resourceUpdated(_ context.Context, cs *mcp.ClientSession, p *
 	down := u.downResourceURI(p.URI)
 	if b := u.g.binds.of(cs); b != nil {
 		if b.ss != nil && b.subscribed(p.URI) {
-			ctx, cancel := context.WithTimeout(context.WithValue(u.g.life, boundUpdateKey{}, true), time.Second)
-			defer cancel()
-			_ = b.ss.Notify(ctx, mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: down})
+			u.g.notifyBound(b.ss, down)
 		}
 		return
 	}

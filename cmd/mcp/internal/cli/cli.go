@@ -463,6 +463,7 @@ type invocation struct {
 	kv           map[string]string // KEY=VALUE pairs
 	kvOrder      []string          // their keys, in the order given
 	target       []string
+	gw           gatewayFlags // mcp gateway's own flags
 }
 
 // flagSet declares the flags of the command name; "" declares those of

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/jsonrpc"
@@ -18,11 +19,14 @@ import (
 )
 
 // runGateway is mcp gateway [--http ADDR [--allow-remote] [--allow-host
-// NAME]...] [-v] CONFIG: it serves the upstream servers of CONFIG (a
-// host's mcpServers file, read by gateway.ParseConfig) as one server, on
-// stdio, or over Streamable HTTP at http://ADDR/mcp with the legacy
-// HTTP+SSE transport at /sse and the probes /readyz and /healthz, until
-// ctx ends (or, on stdio, stdin closes).
+// NAME]... [--redis URL | --redis-cluster ADDRS] [--drain-timeout D]] [-v]
+// CONFIG: it serves the upstream servers of CONFIG (a host's mcpServers
+// file, read by gateway.ParseConfig) as one server, on stdio, or over
+// Streamable HTTP at http://ADDR/mcp with the legacy HTTP+SSE transport
+// at /sse and the probes /readyz and /healthz, until ctx ends (or, on
+// stdio, stdin closes). With --redis, it is one replica of several
+// sharing that Redis (sessions, streams, notices, tasks), and on SIGTERM
+// it drains (see gatewayHTTP).
 func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inv := &invocation{stdout: stdout, stderr: &lockedWriter{w: stderr}}
 	file, err := inv.parseGateway(args)
@@ -33,10 +37,18 @@ func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err == nil {
 		cfg, err = loadGatewayConfig(file)
 	}
-	var g *gateway.Gateway
-	if err == nil {
-		g, err = gateway.New(cfg, inv.gatewayOptions())
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp gateway:", err)
+		return ExitUsage
 	}
+	opts := inv.gatewayOptions()
+	rd, err := inv.gw.open(ctx, opts.Logger)
+	if err != nil {
+		return inv.report(ctx, err)
+	}
+	defer rd.close() // after g.Close, which stops hearing its notifier
+	rd.gatewayOptions(opts)
+	g, err := gateway.New(cfg, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp gateway:", err)
 		return ExitUsage
@@ -45,7 +57,7 @@ func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if inv.httpAddr == "" {
 		err = inv.gatewayStdio(ctx, g, stdin, stdout)
 	} else {
-		err = inv.gatewayHTTP(ctx, g)
+		err = inv.gatewayHTTP(ctx, g, rd)
 	}
 	return inv.report(ctx, err)
 }
@@ -59,6 +71,9 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	fs.BoolVar(&inv.remote, "allow-remote", false, "")
 	fs.Var(&inv.hosts, "allow-host", "")
 	fs.BoolVar(&inv.verbose, "v", false, "")
+	fs.StringVar(&inv.gw.redisURL, "redis", "", "")
+	fs.StringVar(&inv.gw.redisCluster, "redis-cluster", "", "")
+	fs.DurationVar(&inv.gw.drain, "drain-timeout", defaultDrain, "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -75,6 +90,9 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	}
 	if inv.httpAddr == "" && (inv.remote || len(inv.hosts) > 0) {
 		return "", errors.New("--allow-remote and --allow-host go with --http")
+	}
+	if inv.httpAddr == "" && (inv.gw.redisURL != "" || inv.gw.redisCluster != "") {
+		return "", errors.New("--redis and --redis-cluster go with --http: replicas share sessions over Streamable HTTP")
 	}
 	return files[0], nil
 }
@@ -149,7 +167,14 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // upstreams are started, so that a port in use fails at once; the first
 // line on stdout, "listening on http://HOST:PORT/mcp", comes once they
 // are.
-func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) error {
+//
+// With rd (--redis), sessions, SSE events, notices and tasks live in Redis,
+// so that any replica serves any request, and ctx's end (SIGTERM) drains
+// the replica for at most --drain-timeout: /readyz answers 503 at once,
+// new requests get 503 and Retry-After (the load balancer sends them
+// elsewhere), requests in flight finish, and GET streams are handed to the
+// replicas their clients resume on.
+func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *gatewayRedis) error {
 	addr, err := inv.listenAddr("mcp gateway", "call every upstream's tools with the gateway's credentials")
 	if err != nil {
 		return err
@@ -167,16 +192,40 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) erro
 	// a call through the gateway waits on another server, and a client
 	// whose connection drops meanwhile must be able to resume and still
 	// get the answer.
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true})
+	ho := &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true}
+	rd.handlerOptions(ho)
+	h := mcphttp.NewHandler(s, ho)
 	defer h.Close()
 	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
 	defer sse.Close()
+	var draining atomic.Bool
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/sse", sse)
 	// The upstreams' names and errors are the operator's to see: behind
 	// the same Host and Origin checks as /mcp.
-	mux.Handle("/readyz", mcphttp.CheckHosts(g.ReadyHandler(), inv.hosts, nil))
+	mux.Handle("/readyz", mcphttp.CheckHosts(notDraining(&draining, g.ReadyHandler()), inv.hosts, nil))
 	mux.Handle("/healthz", mcphttp.NewHealth(h, nil).Live())
-	return serveUntilDone(ctx, inv, ln, mux, func() { _ = h.Close(); _ = sse.Close() })
+	return serveUntilDone(ctx, inv, ln, mux, func() {
+		if rd != nil {
+			draining.Store(true)
+			dctx, cancel := context.WithTimeout(context.Background(), inv.gw.drain)
+			_ = h.Shutdown(dctx)
+			cancel()
+		}
+		_ = h.Close()
+		_ = sse.Close()
+	})
+}
+
+// notDraining answers 503 once the replica drains, and asks next before.
+func notDraining(draining *atomic.Bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if draining.Load() {
+			w.Header().Set("Cache-Control", "no-store")
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
