@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync/atomic"
 
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/jsonrpc"
@@ -173,7 +173,8 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // the replica for at most --drain-timeout: /readyz answers 503 at once,
 // new requests get 503 and Retry-After (the load balancer sends them
 // elsewhere), requests in flight finish, and GET streams are handed to the
-// replicas their clients resume on.
+// replicas their clients resume on. /readyz then also answers 503 while
+// Redis does not.
 func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *gatewayRedis) error {
 	addr, err := inv.listenAddr("mcp gateway", "call every upstream's tools with the gateway's credentials")
 	if err != nil {
@@ -198,17 +199,20 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *
 	defer h.Close()
 	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
 	defer sse.Close()
-	var draining atomic.Bool
+	health := mcphttp.NewHealth(h, rd.healthOptions())
+	ready := g.ReadyHandler()
+	if rd != nil {
+		ready = storesReady(health, ready)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle("/sse", sse)
 	// The upstreams' names and errors are the operator's to see: behind
 	// the same Host and Origin checks as /mcp.
-	mux.Handle("/readyz", mcphttp.CheckHosts(notDraining(&draining, g.ReadyHandler()), inv.hosts, nil))
-	mux.Handle("/healthz", mcphttp.NewHealth(h, nil).Live())
+	mux.Handle("/readyz", mcphttp.CheckHosts(ready, inv.hosts, nil))
+	mux.Handle("/healthz", health.Live())
 	return serveUntilDone(ctx, inv, ln, mux, func() {
 		if rd != nil {
-			draining.Store(true)
 			dctx, cancel := context.WithTimeout(context.Background(), inv.gw.drain)
 			_ = h.Shutdown(dctx)
 			cancel()
@@ -218,12 +222,16 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *
 	})
 }
 
-// notDraining answers 503 once the replica drains, and asks next before.
-func notDraining(draining *atomic.Bool, next http.Handler) http.Handler {
+// storesReady answers 503 with the report of the replica's own checks
+// (its Handler draining or closed, Redis not answering) when they fail,
+// and lets next report the upstreams otherwise.
+func storesReady(health *mcphttp.Health, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if draining.Load() {
+		if rep := health.Check(r.Context()); !rep.Ready {
+			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Cache-Control", "no-store")
-			http.Error(w, "draining", http.StatusServiceUnavailable)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(rep)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -105,13 +105,22 @@ func (d *gatewayRedis) gatewayOptions(o *gateway.Options) {
 }
 
 // handlerOptions makes the Streamable HTTP handler keep its sessions and
-// events in Redis, and readiness ask the task store too.
+// events in Redis.
 func (d *gatewayRedis) handlerOptions(ho *mcphttp.HandlerOptions) {
 	if d == nil {
 		return
 	}
 	ho.SessionStore = redisstore.NewSessionStore(d.rdb, d.opts)
 	ho.EventStore = redisstore.NewEventStore(d.rdb, d.opts)
+}
+
+// healthOptions makes readiness ask the task store too (the Handler asks
+// its own stores).
+func (d *gatewayRedis) healthOptions() *mcphttp.HealthOptions {
+	if d == nil {
+		return nil
+	}
+	return &mcphttp.HealthOptions{Checks: map[string]mcphttp.Pinger{"task store": d.tasks}}
 }
 
 // close stops the notifier and the client, once the gateway is closed.

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -40,18 +41,21 @@ import (
 // finished through others.
 func TestGatewayReplicas(t *testing.T) {
 	redisURL := startTestRedis(t)
-	up := startStatefulUpstream(t)
+	up, sleeping := startStatefulUpstream(t)
 	cfg := filepath.Join(t.TempDir(), "servers.json")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"up": {"url": %q}}}`, up), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var targets []*url.URL
+	var stops []func()
 	for range 3 {
-		u, err := url.Parse(strings.TrimSuffix(startGatewayReplica(t, cfg, redisURL), "/mcp"))
+		addr, stop := startGatewayReplica(t, cfg, redisURL)
+		u, err := url.Parse(strings.TrimSuffix(addr, "/mcp"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		targets = append(targets, u)
+		stops = append(stops, stop)
 	}
 	// The gateway speaks 2025-11-25 to the upstream: its sessions are
 	// stateful, so the sampling client's calls go over bound ones.
@@ -65,6 +69,78 @@ func TestGatewayReplicas(t *testing.T) {
 
 	t.Run("2025-11-25", func(t *testing.T) { replicasStateful(t, p, proxy.URL+"/mcp") })
 	t.Run("2026-07-28", func(t *testing.T) { replicasStateless(t, proxy.URL+"/mcp") })
+	t.Run("drain", func(t *testing.T) { replicasDrain(t, targets[0].String(), stops[0], proxy.URL+"/mcp", sleeping) })
+}
+
+// replicasDrain stops replica 0 as SIGTERM does while it serves a call:
+// the call is answered, its readiness fails at once, and the client's
+// next calls go on through the others (a request the draining replica
+// refuses with 503 and Retry-After is sent again, and reaches another).
+func replicasDrain(t *testing.T, base string, stop func(), endpoint string, sleeping *atomic.Int32) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rec := &replicaRecorder{base: http.DefaultTransport}
+	cs := connectReplicaClient(t, ctx, endpoint, mcp.Version20251125, rec, make(chan string, 64))
+	for i := range 3 {
+		askThrough(t, ctx, cs, i)
+	}
+	// Three calls at once, one per replica, each in flight upstream when
+	// replica 0 is told to stop.
+	var calls sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 3 {
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{}`)})
+			if err == nil && toolText(res) != "slept" {
+				err = fmt.Errorf("sleep: %+v", res)
+			}
+			errs <- err
+		}()
+	}
+	for sleeping.Load() < 3 {
+		if ctx.Err() != nil {
+			t.Fatal("the sleep calls did not reach the upstream")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		stop()
+	}()
+	hc := &http.Client{Timeout: time.Second}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		resp, err := hc.Get(base + "/readyz")
+		if err != nil {
+			break // drained and gone
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz of the draining replica still answers %d", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := 3; i < 9; i++ {
+		askThrough(t, ctx, cs, i)
+	}
+	calls.Wait()
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("a call in flight during the drain: %v", err)
+		}
+	}
+	if rec.count("tools/call", 0) == 0 {
+		t.Error("no call reached replica 0")
+	}
+	<-stopped
+	for i := 9; i < 12; i++ {
+		askThrough(t, ctx, cs, i)
+	}
 }
 
 // replicasStateful drives the 2025-11-25 client. Its calls and its
@@ -411,9 +487,10 @@ func (r *replicaRecorder) cut() {
 // server/discover, as such a server does: method not found), so that the
 // gateway binds upstream sessions to the clients that can be asked
 // something. Its tools: ask (sampling), touch (res://counter updated),
-// slow (a task).
-func startStatefulUpstream(t *testing.T) string {
+// slow (a task), sleep (half a second).
+func startStatefulUpstream(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
+	var sleeping atomic.Int32
 	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
 	type textIn struct {
 		Text string `json:"text"`
@@ -429,6 +506,16 @@ func startStatefulUpstream(t *testing.T) string {
 	mcp.AddTool(s, &mcp.Tool{Name: "touch"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
 		s.ResourceUpdated(ctx, "res://counter")
 		return "touched", nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
+		sleeping.Add(1)
+		defer sleeping.Add(-1)
+		select {
+		case <-time.After(500 * time.Millisecond):
+			return "slept", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	})
 	_ = s.AddResource(&mcp.Resource{URI: "res://counter", Name: "counter"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -475,12 +562,13 @@ func startStatefulUpstream(t *testing.T) string {
 		_ = h.Close()
 		_ = m.Close()
 	})
-	return ts.URL + "/mcp"
+	return ts.URL + "/mcp", &sleeping
 }
 
 // startGatewayReplica runs mcp gateway --http --redis in this process
-// and returns its URL; the test's end drains it (SIGTERM's path).
-func startGatewayReplica(t *testing.T, cfg, redisURL string) string {
+// and returns its URL, and a function that stops it as SIGTERM does (it
+// drains) and waits for it; the test's end does that too.
+func startGatewayReplica(t *testing.T, cfg, redisURL string) (string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -492,12 +580,13 @@ func startGatewayReplica(t *testing.T, cfg, redisURL string) string {
 		pw.Close()
 		done <- code
 	}()
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		cancel()
 		if code := <-done; code != ExitOK {
 			t.Errorf("gateway --redis exit %d: %s", code, stderr.String())
 		}
 	})
+	t.Cleanup(stop)
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
 		t.Fatalf("gateway --redis: %v", err)
@@ -507,7 +596,7 @@ func startGatewayReplica(t *testing.T, cfg, redisURL string) string {
 	if !ok {
 		t.Fatalf("first line %q", line)
 	}
-	return u
+	return u, stop
 }
 
 // startTestRedis starts a redis-server of the test's own on a free port
