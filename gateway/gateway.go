@@ -28,7 +28,10 @@ type Options struct {
 
 	// Server are the options of the downstream mcp.Server (limits, Logger,
 	// Notifier, RequestStateKey, ...). They are copied; the gateway adds
-	// its own completion handler and visibility rule to the copy.
+	// its own completion handler and visibility rule to the copy. Replicas
+	// of a gateway share the deployment's Notifier and RequestStateKey
+	// (see the package documentation, "Replicas"); the gateway publishes
+	// its own notices on that Notifier too.
 	Server *mcp.ServerOptions
 
 	// Access says who sees what (see Rule). The rules are applied with
@@ -73,7 +76,9 @@ type Options struct {
 
 	// Tasks configures the task manager through which tool calls run as
 	// tasks when the upstream runs them so (both task models; see package
-	// tasks). Nil means its defaults (tasks in memory).
+	// tasks). Nil means its defaults (tasks in memory); replicas share a
+	// Store (redisstore.NewTaskStore) so that any of them answers for a
+	// task.
 	Tasks *tasks.Options
 
 	// Sending wraps every message the gateway sends to an upstream; the
