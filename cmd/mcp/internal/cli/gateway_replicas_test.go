@@ -25,6 +25,7 @@ import (
 
 	"github.com/gomcp/sdk/internal/replicas"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
@@ -41,7 +42,7 @@ import (
 // finished through others.
 func TestGatewayReplicas(t *testing.T) {
 	redisURL := startTestRedis(t)
-	up, sleeping := startStatefulUpstream(t)
+	up, counts := startStatefulUpstream(t)
 	cfg := filepath.Join(t.TempDir(), "servers.json")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"up": {"url": %q}}}`, up), 0o600); err != nil {
 		t.Fatal(err)
@@ -67,9 +68,9 @@ func TestGatewayReplicas(t *testing.T) {
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
 
-	t.Run("2025-11-25", func(t *testing.T) { replicasStateful(t, p, proxy.URL+"/mcp") })
+	t.Run("2025-11-25", func(t *testing.T) { replicasStateful(t, p, proxy.URL+"/mcp", &counts.subscribes) })
 	t.Run("2026-07-28", func(t *testing.T) { replicasStateless(t, proxy.URL+"/mcp") })
-	t.Run("drain", func(t *testing.T) { replicasDrain(t, targets[0].String(), stops[0], proxy.URL+"/mcp", sleeping) })
+	t.Run("drain", func(t *testing.T) { replicasDrain(t, targets[0].String(), stops[0], proxy.URL+"/mcp", &counts.sleeping) })
 }
 
 // replicasDrain stops replica 0 as SIGTERM does while it serves a call:
@@ -147,7 +148,7 @@ func replicasDrain(t *testing.T, base string, stop func(), endpoint string, slee
 // subscription go through replicas 0 and 1, then its GET stream moves to
 // replica 2, which has no upstream session bound to it: the updates its
 // bound sessions on 0 and 1 hear must still reach it there.
-func replicasStateful(t *testing.T, p *replicas.Proxy, endpoint string) {
+func replicasStateful(t *testing.T, p *replicas.Proxy, endpoint string, subscribes *atomic.Int32) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	rec := &replicaRecorder{base: http.DefaultTransport}
@@ -174,6 +175,11 @@ func replicasStateful(t *testing.T, p *replicas.Proxy, endpoint string) {
 	if got := rec.distinct("tools/call"); got != 2 {
 		t.Errorf("the calls reached %d replica(s); want them spread over replicas 0 and 1", got)
 	}
+	// The session bound on each replica is subscribed to what the client
+	// subscribed to, through whichever replica it did.
+	if got := subscribes.Load(); got != 2 {
+		t.Errorf("the upstream got %d resources/subscribe; want one per replica bound to the client (2)", got)
+	}
 	touchUntilUpdated(t, ctx, cs, updates)
 	only(2)
 	moveStream(t, ctx, rec, 2)
@@ -193,6 +199,9 @@ func replicasStateful(t *testing.T, p *replicas.Proxy, endpoint string) {
 	}
 	if got := rec.distinct("tools/call"); got != 3 {
 		t.Errorf("the calls reached %d replica(s), want 3", got)
+	}
+	if got := subscribes.Load(); got != 3 {
+		t.Errorf("the upstream got %d resources/subscribe; want 3", got)
 	}
 	taskAcrossReplicas(t, ctx, cs, rec)
 }
@@ -488,9 +497,10 @@ func (r *replicaRecorder) cut() {
 // gateway binds upstream sessions to the clients that can be asked
 // something. Its tools: ask (sampling), touch (res://counter updated),
 // slow (a task), sleep (half a second).
-func startStatefulUpstream(t *testing.T) (string, *atomic.Int32) {
+func startStatefulUpstream(t *testing.T) (string, *upstreamCounts) {
 	t.Helper()
-	var sleeping atomic.Int32
+	counts := &upstreamCounts{}
+	sleeping := &counts.sleeping
 	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
 	type textIn struct {
 		Text string `json:"text"`
@@ -562,7 +572,21 @@ func startStatefulUpstream(t *testing.T) (string, *atomic.Int32) {
 		_ = h.Close()
 		_ = m.Close()
 	})
-	return ts.URL + "/mcp", &sleeping
+	hooks.AddReceivingMiddleware(s, func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			if r.Method == "resources/subscribe" {
+				counts.subscribes.Add(1)
+			}
+			return next(ctx, r)
+		}
+	})
+	return ts.URL + "/mcp", counts
+}
+
+// upstreamCounts is what the upstream of TestGatewayReplicas counts.
+type upstreamCounts struct {
+	sleeping   atomic.Int32 // calls of sleep in flight
+	subscribes atomic.Int32 // resources/subscribe received
 }
 
 // startGatewayReplica runs mcp gateway --http --redis in this process
