@@ -70,7 +70,9 @@ func TestGatewayReplicas(t *testing.T) {
 
 	t.Run("2025-11-25", func(t *testing.T) { replicasStateful(t, p, proxy.URL+"/mcp", &counts.subscribes) })
 	t.Run("2026-07-28", func(t *testing.T) { replicasStateless(t, proxy.URL+"/mcp") })
-	t.Run("drain", func(t *testing.T) { replicasDrain(t, targets[0].String(), stops[0], proxy.URL+"/mcp", &counts.sleeping) })
+	t.Run("drain", func(t *testing.T) {
+		replicasDrain(t, targets[0].String(), stops[0], proxy.URL+"/mcp", &counts.sleeping)
+	})
 }
 
 // replicasDrain stops replica 0 as SIGTERM does while it serves a call:
