@@ -120,6 +120,26 @@
 // when several upstreams have one. Skills are listed, got and read
 // through the upstreams that declare the extension.
 //
+// # Replicas
+//
+// A gateway scales out as any server does: replicas sharing the
+// deployment's stores (Options.Server's Notifier and RequestStateKey,
+// Options.Tasks' Store, the mcphttp.Handler's SessionStore and
+// EventStore; package redisstore) serve any request. Upstream sessions
+// stay per replica: each connects to every upstream (a command upstream
+// runs once per replica), and a bound session is a cache of the replica
+// serving the downstream session, opened there on its first call (and
+// subscribed again to what the stored session subscribed to), closed with
+// that replica's copy of the downstream session. Questions travel on the
+// call's own stream, and the answer reaches the replica that asked through
+// the transport. A resource update heard on a bound session is published
+// on the Notifier as a notice naming the downstream session, so that the
+// replica holding that client's stream delivers it (at least once: a
+// client bound on several replicas hears an update from each that is
+// subscribed). What a replica's death loses: the calls it forwarded, its
+// upstream sessions and the state upstreams kept in them, and the tasks
+// whose handlers ran there (failed once their lease lapses).
+//
 // # Isolation
 //
 // Every upstream has its own sessions, timeout, concurrency limit and

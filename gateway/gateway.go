@@ -29,7 +29,10 @@ type Options struct {
 
 	// Server are the options of the downstream mcp.Server (limits, Logger,
 	// Notifier, RequestStateKey, ...). They are copied; the gateway adds
-	// its own completion handler and visibility rule to the copy.
+	// its own completion handler and visibility rule to the copy. Replicas
+	// of a gateway share the deployment's Notifier and RequestStateKey
+	// (see the package documentation, "Replicas"); the gateway publishes
+	// its own notices on that Notifier too.
 	Server *mcp.ServerOptions
 
 	// Access says who sees what (see Rule), with Config.Access. The rules
@@ -85,7 +88,9 @@ type Options struct {
 
 	// Tasks configures the task manager through which tool calls run as
 	// tasks when the upstream runs them so (both task models; see package
-	// tasks). Nil means its defaults (tasks in memory).
+	// tasks). Nil means its defaults (tasks in memory); replicas share a
+	// Store (redisstore.NewTaskStore) so that any of them answers for a
+	// task.
 	Tasks *tasks.Options
 
 	// Sending wraps every message the gateway sends to an upstream; the
@@ -162,9 +167,10 @@ type Gateway struct {
 	subs    subscriptions // downstream subscriptions (subs.go)
 	elicits elicitations  // URL-mode elicitations in progress (elicit.go)
 
-	binds bindings
-	tasks *tasks.Manager
-	exts  extensions // the upstreams' extensions mirrored (extensions.go)
+	binds  bindings
+	tasks  *tasks.Manager
+	exts   extensions // the upstreams' extensions mirrored (extensions.go)
+	unhear func()     // ends listenNotices
 }
 
 // New checks cfg and builds a Gateway; it does no I/O (see Start).
@@ -228,6 +234,7 @@ func New(cfg *Config, opts *Options) (*Gateway, error) {
 	g.installHooks()
 	g.installExtensions()
 	g.life, g.stop = context.WithCancel(context.Background())
+	g.listenNotices()
 	return g, nil
 }
 
@@ -315,6 +322,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 // close the downstream sessions of Server. Calling it again does nothing.
 func (g *Gateway) Close() error {
 	g.stop()
+	g.unhear()
 	for _, u := range g.ups {
 		u.shutdown()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/gomcp/sdk/mcp"
 )
@@ -437,7 +436,5 @@ func (u *upstream) boundUpdated(b *binding, up, down string) {
 			func(m *mcp.Meta) any { return &mcp.ResourceUpdatedNotificationParams{Meta: m, URI: down} })
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithValue(u.g.life, boundUpdateKey{}, true), time.Second)
-	defer cancel()
-	_ = b.ss.Notify(ctx, mcp.NotificationResourceUpdated, &mcp.ResourceUpdatedNotificationParams{URI: down})
+	u.g.notifyBound(b.ss, down) // wherever its stream is (scale.go)
 }

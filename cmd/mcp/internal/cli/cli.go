@@ -453,7 +453,6 @@ type invocation struct {
 	remote       bool         // proxy --allow-remote: --http may listen off loopback
 	hosts        listFlag     // proxy --allow-host: the Host names accepted, instead of the defaults
 	allow, deny  listFlag     // proxy --allow, --deny: patterns of the items shown or hidden (see guard)
-	gw           gatewayAuth  // gateway --access and --auth-*
 	inShell      bool         // a line of mcp shell: no target
 	level        string       // --log-level
 	showLogs     *atomic.Bool // print the server's log messages (shared with the shell's lines)
@@ -464,6 +463,7 @@ type invocation struct {
 	kv           map[string]string // KEY=VALUE pairs
 	kvOrder      []string          // their keys, in the order given
 	target       []string
+	gw           gatewayFlags // mcp gateway's own flags (--access, --auth-*, --redis, ...)
 }
 
 // flagSet declares the flags of the command name; "" declares those of

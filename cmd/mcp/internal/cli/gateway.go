@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,13 +19,16 @@ import (
 )
 
 // runGateway is mcp gateway [--http ADDR [--allow-remote] [--allow-host
-// NAME]... [--auth-issuer URL ...]] [--access FILE] [-v] CONFIG: it
-// serves the upstream servers of CONFIG (a host's mcpServers file, read by
+// NAME]... [--auth-issuer URL ...] [--redis URL | --redis-cluster ADDRS]
+// [--drain-timeout D]] [--access FILE] [-v] CONFIG: it serves the upstream
+// servers of CONFIG (a host's mcpServers file, read by
 // gateway.ParseConfig) as one server, on stdio, or over Streamable HTTP at
 // http://ADDR/mcp with the legacy HTTP+SSE transport at /sse and the
 // probes /readyz and /healthz, until ctx ends (or, on stdio, stdin
 // closes). Who sees what is --access (gateway.ParseAccess); who may call
-// at all, over HTTP, is --auth-issuer (see gatewayAuth).
+// at all, over HTTP, is --auth-issuer (see gatewayAuth). With --redis, it
+// is one replica of several sharing that Redis (sessions, streams,
+// notices, tasks), and on SIGTERM it drains (see gatewayHTTP).
 func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inv := &invocation{stdout: stdout, stderr: &lockedWriter{w: stderr}}
 	file, err := inv.parseGateway(args)
@@ -39,10 +43,17 @@ func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err == nil {
 		err = inv.gw.apply(opts)
 	}
-	var g *gateway.Gateway
-	if err == nil {
-		g, err = gateway.New(cfg, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp gateway:", err)
+		return ExitUsage
 	}
+	rd, err := inv.gw.open(ctx, opts.Logger)
+	if err != nil {
+		return inv.report(ctx, err)
+	}
+	defer rd.close() // after g.Close, which stops hearing its notifier
+	rd.gatewayOptions(opts)
+	g, err := gateway.New(cfg, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp gateway:", err)
 		return ExitUsage
@@ -51,7 +62,7 @@ func runGateway(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if inv.httpAddr == "" {
 		err = inv.gatewayStdio(ctx, g, stdin, stdout)
 	} else {
-		err = inv.gatewayHTTP(ctx, g)
+		err = inv.gatewayHTTP(ctx, g, rd)
 	}
 	return inv.report(ctx, err)
 }
@@ -66,6 +77,9 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	fs.Var(&inv.hosts, "allow-host", "")
 	fs.BoolVar(&inv.verbose, "v", false, "")
 	inv.gw.register(fs) // --access, --auth-issuer, --auth-resource, --auth-jwks, --auth-scopes
+	fs.StringVar(&inv.gw.redisURL, "redis", "", "")
+	fs.StringVar(&inv.gw.redisCluster, "redis-cluster", "", "")
+	fs.DurationVar(&inv.gw.drain, "drain-timeout", defaultDrain, "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -85,6 +99,9 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 	}
 	if err := inv.gw.check(inv.httpAddr); err != nil {
 		return "", err
+	}
+	if inv.httpAddr == "" && (inv.gw.redisURL != "" || inv.gw.redisCluster != "") {
+		return "", errors.New("--redis and --redis-cluster go with --http: replicas share sessions over Streamable HTTP")
 	}
 	return files[0], nil
 }
@@ -159,7 +176,15 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // upstreams are started, so that a port in use fails at once; the first
 // line on stdout, "listening on http://HOST:PORT/mcp", comes once they
 // are.
-func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) error {
+//
+// With rd (--redis), sessions, SSE events, notices and tasks live in Redis,
+// so that any replica serves any request, and ctx's end (SIGTERM) drains
+// the replica for at most --drain-timeout: /readyz answers 503 at once,
+// new requests get 503 and Retry-After (the load balancer sends them
+// elsewhere), requests in flight finish, and GET streams are handed to the
+// replicas their clients resume on. /readyz then also answers 503 while
+// Redis does not.
+func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *gatewayRedis) error {
 	addr, err := inv.gw.listen(inv)
 	if err != nil {
 		return err
@@ -182,15 +207,46 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway) erro
 	// a call through the gateway waits on another server, and a client
 	// whose connection drops meanwhile must be able to resume and still
 	// get the answer.
-	h := mcphttp.NewHandler(s, &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true})
+	ho := &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true}
+	rd.handlerOptions(ho)
+	h := mcphttp.NewHandler(s, ho)
 	defer h.Close()
 	sse := mcphttp.NewSSEHandler(s, &mcphttp.SSEHandlerOptions{AllowedHosts: inv.hosts})
 	defer sse.Close()
+	health := mcphttp.NewHealth(h, rd.healthOptions())
+	ready := g.ReadyHandler()
+	if rd != nil {
+		ready = storesReady(health, ready)
+	}
 	mux.Handle("/mcp", protect(h))
 	mux.Handle("/sse", protect(sse))
 	// The upstreams' names and errors are the operator's to see: behind
 	// the same Host and Origin checks as /mcp.
-	mux.Handle("/readyz", mcphttp.CheckHosts(g.ReadyHandler(), inv.hosts, nil))
-	mux.Handle("/healthz", mcphttp.NewHealth(h, nil).Live())
-	return serveUntilDone(ctx, inv, ln, mux, func() { _ = h.Close(); _ = sse.Close() })
+	mux.Handle("/readyz", mcphttp.CheckHosts(ready, inv.hosts, nil))
+	mux.Handle("/healthz", health.Live())
+	return serveUntilDone(ctx, inv, ln, mux, func() {
+		if rd != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), inv.gw.drain)
+			_ = h.Shutdown(dctx)
+			cancel()
+		}
+		_ = h.Close()
+		_ = sse.Close()
+	})
+}
+
+// storesReady answers 503 with the report of the replica's own checks
+// (its Handler draining or closed, Redis not answering) when they fail,
+// and lets next report the upstreams otherwise.
+func storesReady(health *mcphttp.Health, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rep := health.Check(r.Context()); !rep.Ready {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(rep)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -257,6 +257,7 @@ naming one is answered by the proxy with the error a missing item gets
        mcp gateway --http ADDR [--allow-remote] [--allow-host NAME]...
                    [--auth-issuer URL [--auth-resource URI] [--auth-jwks URL] [--auth-scopes 'A B']]
                    [--access FILE] [-v] CONFIG
+       mcp gateway --http ADDR (--redis URL | --redis-cluster ADDRS) [--drain-timeout D] ... CONFIG
 
 Serves the servers of CONFIG as one MCP server: on stdio (for a client to
 run: {"command": "mcp", "args": ["gateway", "/path/to/servers.json"]}), or
@@ -266,6 +267,15 @@ http://HOST:PORT/mcp", printed once every upstream has been tried; ADDR must
 be a loopback address unless --allow-remote is given, as for mcp proxy
 --http). /readyz answers 200 when every upstream is up, 503 otherwise, with
 each upstream's state in JSON; /healthz answers 200 while the gateway serves.
+
+With --redis redis://HOST:PORT/DB (or --redis-cluster HOST:PORT,...), the
+gateway is one of several replicas sharing that Redis behind a load
+balancer: sessions, resumable streams, notices and tasks live there, so any
+replica serves any request. On SIGTERM a replica drains for at most
+--drain-timeout (default 20s): /readyz answers 503, new requests get 503
+with Retry-After, requests in flight finish, GET streams move to another
+replica. A command upstream runs once per replica (see docs/gateway.md,
+"Scaling out").
 
 CONFIG is a host's file, unchanged: {"mcpServers": {NAME: SERVER}} (Claude
 Desktop, Cursor, Claude Code, Windsurf) or VS Code's {"servers": {...}}.

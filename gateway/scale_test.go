@@ -1,0 +1,112 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/gateway"
+	"github.com/gomcp/sdk/internal/replicas"
+	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/shared"
+	"github.com/gomcp/sdk/tasks"
+	"github.com/gomcp/sdk/transport/mcphttp"
+)
+
+// TestGatewayReplicasShareStores runs two gateways as replicas sharing
+// their stores and Notifier (in memory here; Redis in a deployment, see
+// TestGatewayReplicas in cmd/mcp/internal/cli) behind a round-robin proxy.
+// A 2025-11-25 client that declared sampling holds its GET stream on
+// replica 1, and subscribes and calls through replica 0 only, where its
+// upstream session is bound: the update that bound session hears reaches
+// the client through replica 1, and the upstream's question reaches it
+// during its call.
+func TestGatewayReplicasShareStores(t *testing.T) {
+	up := newUpstreamServer("alpha", nil)
+	mcp.AddTool(up, &mcp.Tool{Name: "touch"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (string, error) {
+		up.ResourceUpdated(ctx, "file:///shared.txt")
+		return "touched", nil
+	})
+	notifier := shared.NewMemoryNotifier()
+	sessions := shared.NewMemorySessionStore(nil)
+	events := mcphttp.NewMemoryEventStore(nil)
+	taskStore := tasks.NewMemoryStore(nil)
+	key := []byte("0123456789abcdef0123456789abcdef")
+	var targets []*url.URL
+	var gets [2]atomic.Int32 // GET streams each replica was given
+	for i := range 2 {
+		g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.Version20251125,
+			Server: &mcp.ServerOptions{Notifier: notifier, RequestStateKey: key},
+			Tasks:  &tasks.Options{Store: taskStore}}, map[string]*mcp.Server{"alpha": up})
+		h := mcphttp.NewHandler(g.Server(), &mcphttp.HandlerOptions{SessionStore: sessions, EventStore: events})
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				gets[i].Add(1)
+			}
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(func() { _ = h.Close(); ts.Close() })
+		u, _ := url.Parse(ts.URL)
+		targets = append(targets, u)
+	}
+	p := replicas.NewProxy(targets)
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	updates := make(chan string, 16)
+	p.SetDown(0, true) // the session begins on replica 1, with its GET stream
+	opts := &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125,
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			q := req.Params.Messages[0].Content[0].(*mcp.TextContent).Text
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{mcp.NewTextContent("yes " + q)}}, nil
+		},
+		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
+			select {
+			case updates <- p.URI:
+			default:
+			}
+		},
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, opts).
+		Connect(ctx, mcphttp.NewClientStream(proxy.URL+"/mcp", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	for gets[1].Load() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the client opened no GET stream")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.SetDown(0, false)
+	p.SetDown(1, true) // everything else through replica 0
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///shared.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := call(ctx, cs, "ask", "q")
+	if err != nil || text(t, res) != "sampled:yes q" {
+		t.Fatalf("ask: %v %+v", err, res)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "touch", Arguments: json.RawMessage(`{}`)}); err != nil || res.IsError {
+		t.Fatalf("touch: %v %+v", err, res)
+	}
+	select {
+	case uri := <-updates:
+		if uri != "file:///shared.txt" {
+			t.Errorf("update of %q", uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the update heard on replica 0's bound session did not reach the client's stream on replica 1")
+	}
+	if gets[0].Load() != 0 {
+		t.Errorf("replica 0 was given %d GET streams; the test means the stream to stay on replica 1", gets[0].Load())
+	}
+}
