@@ -406,6 +406,14 @@ func (u *upstream) restoreSubs(ctx context.Context, b *binding) {
 				u.subscribeOn(ctx, b.cs, h.up, true)
 			}
 		}
+		// A session that another replica served holds subscriptions this
+		// process has not taken up yet (sessionRegistered does, later).
+		for _, uri := range b.ss.State().Subscriptions {
+			o, up, f := u.g.ownerFeature(uri)
+			if o == u && u.g.server.Sees(ctx, sessionCaller{b.ss}, f) && b.mark(up, true) {
+				u.subscribeOn(ctx, b.cs, up, true)
+			}
+		}
 		return
 	}
 	want, have := u.g.subs.listening(u), b.marked()
