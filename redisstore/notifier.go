@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,10 +56,12 @@ type Notifier struct {
 	subs map[int]func(*shared.Notice)
 
 	omu        sync.Mutex
-	outbox     [][]byte // encoded envelopes not appended yet, oldest first
+	outbox     []*pending // envelopes not appended yet, in the order Publish was called
 	outBytes   int
 	maxPending int
+	failing    bool          // the last append failed: Publish does not wait for its own
 	wake       chan struct{} // the outbox has something
+	stop       <-chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -105,7 +108,8 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
 		ack: newAcker(rdb, o), seen: newRecent(min(o.MaxNotices, maxSeen)),
-		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
+		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1),
+		stop: ctx.Done(), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
 	// NewNotifier returns is heard; if Redis does not answer at once, the
@@ -222,8 +226,29 @@ func (n *Notifier) append(ctx context.Context, b []byte) error {
 	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
-// flush runs until Close, appending what the outbox holds, oldest first,
-// each until Redis takes it.
+// pending is an envelope in the outbox. tried is closed once an append
+// of it was tried, or failed before it (Publish waits for that); told
+// says it was (guarded by omu).
+type pending struct {
+	b     []byte
+	tried chan struct{}
+	told  bool
+}
+
+// tell closes p.tried once. n.omu must be held.
+func (p *pending) tell() {
+	if !p.told {
+		p.told = true
+		close(p.tried)
+	}
+}
+
+// maxBatch bounds the envelopes flush appends in one round trip.
+const maxBatch = 64
+
+// flush runs until Close, appending what the outbox holds in its order,
+// in batches of one round trip (a pipeline keeps their order), each until
+// Redis takes it.
 func (n *Notifier) flush(ctx context.Context) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
@@ -235,42 +260,80 @@ func (n *Notifier) flush(ctx context.Context) {
 		}
 		for {
 			n.omu.Lock()
-			if len(n.outbox) == 0 {
-				n.omu.Unlock()
+			batch := slices.Clone(n.outbox[:min(len(n.outbox), maxBatch)])
+			n.omu.Unlock()
+			if len(batch) == 0 {
 				break
 			}
-			b := n.outbox[0]
-			n.omu.Unlock()
-			if err := n.append(ctx, b); err != nil {
+			err := n.appendAll(ctx, batch)
+			n.settle(batch, err)
+			if err != nil {
 				if !n.pause(ctx, &backoff, "append queued notice", err) {
 					return
 				}
 				continue
 			}
 			backoff = 50 * time.Millisecond
-			n.omu.Lock()
-			n.outbox[0] = nil
-			n.outbox = n.outbox[1:]
-			n.outBytes -= len(b)
-			n.omu.Unlock()
 		}
 	}
 }
 
-// queue puts b at the end of the outbox, unless it is full.
-func (n *Notifier) queue(b []byte) bool {
+// settle records the outcome of appending batch, the head of the outbox:
+// taken, it leaves the outbox; failed, it stays, and every Publish waiting
+// returns (its notice queued behind the failure), as does every Publish
+// until an append succeeds again.
+func (n *Notifier) settle(batch []*pending, err error) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	n.failing = err != nil
+	if err != nil {
+		for _, p := range n.outbox {
+			p.tell()
+		}
+		return
+	}
+	for _, p := range batch {
+		n.outBytes -= len(p.b)
+		p.tell()
+	}
+	clear(n.outbox[:len(batch)])
+	n.outbox = n.outbox[len(batch):]
+}
+
+// appendAll appends the encoded envelopes of batch to the stream, in
+// order, in one round trip.
+func (n *Notifier) appendAll(ctx context.Context, batch []*pending) error {
+	if len(batch) == 1 {
+		return n.append(ctx, batch[0].b)
+	}
+	_, err := n.ack.pipelined(ctx, n.rdb, n.key, func(p redis.Pipeliner) {
+		for _, e := range batch {
+			appendNoticeScript.Eval(ctx, p, []string{n.key}, n.maxLen, e.b, n.ttl.Milliseconds())
+		}
+	})
+	return err
+}
+
+// queue puts b at the end of the outbox, unless it is full, and wakes
+// flush. The pending envelope returned is already tried when appends fail
+// now (the notice waits behind the others).
+func (n *Notifier) queue(b []byte) *pending {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	if len(n.outbox) >= n.maxPending || n.outBytes+len(b) > maxPendingBytes {
-		return false
+		return nil
 	}
-	n.outbox = append(n.outbox, b)
+	p := &pending{b: b, tried: make(chan struct{})}
+	if n.failing {
+		p.tell()
+	}
+	n.outbox = append(n.outbox, p)
 	n.outBytes += len(b)
 	select {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	return true
+	return p
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
@@ -308,27 +371,33 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 // Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
 // processes hear it once it is appended to the stream: now, or from the
-// outbox when Redis answers again, after the notices queued before it.
-// An error says the outbox was full, so the others never will.
+// outbox when Redis answers again. Publish returns once the append was
+// tried. An error says the outbox was full, so the others never will.
+//
+// Every notice goes through the outbox, which is appended in the order
+// Publish was called, and it is queued before this process's subscribers
+// hear it: so a notice published after they heard another (what a
+// subscriber did, or anything that followed it) reaches the other
+// processes after it. The HTTP transport's stream takeover relies on
+// that (TestNotifierOrderFollowsLocalDelivery): the new holder publishes
+// the takeover after it delivered an update to a session it did not hold
+// yet, and the old holder, which stores the session's events until it
+// hears the takeover, must hear the update first.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
-	n.deliver(nt)
 	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
+		n.deliver(nt)
 		return err
 	}
-	n.omu.Lock()
-	behind := len(n.outbox) > 0
-	n.omu.Unlock()
-	if behind {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", errOutboxFull)
-		}
-		return nil
+	p := n.queue(b)
+	n.deliver(nt)
+	if p == nil {
+		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if err := n.append(ctx, b); err != nil {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", err)
-		}
+	select {
+	case <-p.tried:
+	case <-ctx.Done():
+	case <-n.stop:
 	}
 	return nil
 }
@@ -365,6 +434,9 @@ func (n *Notifier) Close() error {
 		n.omu.Lock()
 		if len(n.outbox) > 0 {
 			n.log.Warn("redisstore: notifier: closed with notices Redis never took", "dropped", len(n.outbox))
+		}
+		for _, p := range n.outbox {
+			p.tell()
 		}
 		n.outbox = nil
 		n.omu.Unlock()
