@@ -226,11 +226,13 @@ func (n *Notifier) append(ctx context.Context, b []byte) error {
 	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
-// pending is an envelope in the outbox. tried is closed once an append
-// of it was tried, or failed before it (Publish waits for that); told
-// says it was (guarded by omu).
+// pending is an envelope in the outbox (its fields guarded by omu). It is
+// ready once this process's subscribers heard its notice: only then is it
+// appended, and nothing queued after it before. tried is closed once an
+// append of it was tried, or failed before it (told: it was).
 type pending struct {
 	b     []byte
+	ready bool
 	tried chan struct{}
 	told  bool
 }
@@ -247,8 +249,8 @@ func (p *pending) tell() {
 const maxBatch = 64
 
 // flush runs until Close, appending what the outbox holds in its order,
-// in batches of one round trip (a pipeline keeps their order), each until
-// Redis takes it.
+// each envelope once it is ready, in batches of one round trip (a
+// pipeline keeps their order), each until Redis takes it.
 func (n *Notifier) flush(ctx context.Context) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
@@ -259,11 +261,9 @@ func (n *Notifier) flush(ctx context.Context) {
 		case <-n.wake:
 		}
 		for {
-			n.omu.Lock()
-			batch := slices.Clone(n.outbox[:min(len(n.outbox), maxBatch)])
-			n.omu.Unlock()
+			batch := n.readyBatch()
 			if len(batch) == 0 {
-				break
+				break // empty, or its head not ready yet: Publish wakes flush
 			}
 			err := n.appendAll(ctx, batch)
 			n.settle(batch, err)
@@ -276,6 +276,18 @@ func (n *Notifier) flush(ctx context.Context) {
 			backoff = 50 * time.Millisecond
 		}
 	}
+}
+
+// readyBatch returns the ready envelopes at the head of the outbox, at
+// most maxBatch.
+func (n *Notifier) readyBatch() []*pending {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	k := 0
+	for k < len(n.outbox) && k < maxBatch && n.outbox[k].ready {
+		k++
+	}
+	return slices.Clone(n.outbox[:k])
 }
 
 // settle records the outcome of appending batch, the head of the outbox:
@@ -314,9 +326,8 @@ func (n *Notifier) appendAll(ctx context.Context, batch []*pending) error {
 	return err
 }
 
-// queue puts b at the end of the outbox, unless it is full, and wakes
-// flush. The pending envelope returned is already tried when appends fail
-// now (the notice waits behind the others).
+// queue puts b at the end of the outbox, not ready yet, unless it is
+// full (nil). Publish makes it ready (see ready).
 func (n *Notifier) queue(b []byte) *pending {
 	n.omu.Lock()
 	defer n.omu.Unlock()
@@ -329,11 +340,20 @@ func (n *Notifier) queue(b []byte) *pending {
 	}
 	n.outbox = append(n.outbox, p)
 	n.outBytes += len(b)
+	return p
+}
+
+// markReady lets flush append p, and reports whether the outbox is at least
+// half full, so that Publish waits for Redis (see Publish).
+func (n *Notifier) markReady(p *pending) (behind bool) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	p.ready = true
 	select {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	return p
+	return !n.failing && 2*len(n.outbox) >= n.maxPending
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
@@ -370,19 +390,24 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 
 // Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
-// processes hear it once it is appended to the stream: now, or from the
-// outbox when Redis answers again. Publish returns once the append was
-// tried. An error says the outbox was full, so the others never will.
+// processes hear it once it is appended to the stream, by the outbox's
+// goroutine, after the notices queued before it: at once, or when Redis
+// answers again. An error says the outbox was full, so the others never
+// will. Publish returns without waiting for the append, unless the outbox
+// is half full while Redis answers (then it waits, bounded by ctx and
+// maxPublishWait, so that a burst of notices does not overflow it).
 //
-// Every notice goes through the outbox, which is appended in the order
-// Publish was called, and it is queued before this process's subscribers
-// hear it: so a notice published after they heard another (what a
-// subscriber did, or anything that followed it) reaches the other
-// processes after it. The HTTP transport's stream takeover relies on
-// that (TestNotifierOrderFollowsLocalDelivery): the new holder publishes
-// the takeover after it delivered an update to a session it did not hold
-// yet, and the old holder, which stores the session's events until it
-// hears the takeover, must hear the update first.
+// Every notice is queued before this process's subscribers hear it, and
+// appended only after they did, in the order Publish was called: so the
+// others never hear a notice before this process's subscribers did, and
+// a notice published after they heard another (one of them published it,
+// or anything that followed) reaches the others after it. The HTTP
+// transport's stream takeover relies on both
+// (TestNotifierOrderFollowsLocalDelivery): the old holder, which stores
+// the session's events until it hears the takeover, must hear an update
+// the new holder delivered before it took the stream; and an update the
+// old holder published must reach its own sessions before the new holder,
+// which may not hold the stream yet, hears it.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
@@ -394,13 +419,25 @@ func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	if p == nil {
 		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
+	if !n.markReady(p) {
+		return nil
+	}
+	// Not waiting for ever: a subscriber publishing while it hears a
+	// notice of this process queues behind that notice, which is not
+	// ready before the subscriber returns.
+	t := time.NewTimer(maxPublishWait)
+	defer t.Stop()
 	select {
 	case <-p.tried:
 	case <-ctx.Done():
 	case <-n.stop:
+	case <-t.C:
 	}
 	return nil
 }
+
+// maxPublishWait bounds how long Publish waits for a crowded outbox.
+const maxPublishWait = time.Second
 
 // errOutboxFull is why a notice queued behind others was dropped.
 var errOutboxFull = errors.New("the outbox of notices waiting for Redis is full")

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +18,10 @@ import (
 // takeover's notice, so that the old holder, which still holds the stream
 // until it hears that, stores it. When the update's append came after the
 // takeover's, neither stored it: the one update the soak lost across a
-// rolling restart.
+// rolling restart. Nor does another process hear a notice before this
+// one's subscribers did: the old holder's update, heard by the new holder
+// before its claim, must reach the old holder's copy of the session
+// before that hears the takeover.
 func TestNotifierOrderFollowsLocalDelivery(t *testing.T) {
 	eachRedis(t, testNotifierOrderFollowsLocalDelivery)
 }
@@ -30,7 +34,12 @@ func testNotifierOrderFollowsLocalDelivery(t *testing.T, rdb redis.UniversalClie
 	defer b.Close()
 	heard := make(chan string, 4)
 	heardT := make(chan struct{})
+	var early atomic.Bool // b heard the update while a's subscribers did
+	delivering := atomic.Bool{}
 	defer b.Subscribe(func(n *shared.Notice) {
+		if n.URI == "update" && delivering.Load() {
+			early.Store(true)
+		}
 		heard <- n.URI
 		if n.URI == "taken" {
 			close(heardT)
@@ -45,6 +54,8 @@ func testNotifierOrderFollowsLocalDelivery(t *testing.T, rdb redis.UniversalClie
 		if n.URI != "update" {
 			return
 		}
+		delivering.Store(true)
+		defer delivering.Store(false)
 		go func() { published <- a.Publish(ctx, &shared.Notice{Method: "m", URI: "taken"}) }()
 		select {
 		case <-heardT:
@@ -56,6 +67,9 @@ func testNotifierOrderFollowsLocalDelivery(t *testing.T, rdb redis.UniversalClie
 	}
 	if err := <-published; err != nil {
 		t.Fatal(err)
+	}
+	if early.Load() {
+		t.Error("another process heard the update before this process's subscribers had")
 	}
 	for _, want := range []string{"update", "taken"} {
 		select {
