@@ -39,8 +39,9 @@ import (
 // never passed on), and new entries may have lower ids (see rewind).
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
-// which every Notifier reads. Close stops the goroutines (within
-// readBlock) and drops what the outbox still holds.
+// which every Notifier reads. Close appends what the outbox holds (for up
+// to two seconds), stops the goroutines (within readBlock) and drops what
+// the outbox still holds then.
 type Notifier struct {
 	rdb    redis.UniversalClient
 	key    string
@@ -78,6 +79,8 @@ const (
 	readCount = 128
 	// maxPendingBytes bounds the bytes of the outbox.
 	maxPendingBytes = 16 << 20
+	// closeFlush bounds how long Close waits for the outbox to be appended.
+	closeFlush = 2 * time.Second
 	// startTimeout bounds how long NewNotifier waits for Redis.
 	startTimeout = 2 * time.Second
 )
@@ -343,9 +346,11 @@ func (n *Notifier) queue(b []byte) *pending {
 	return p
 }
 
-// markReady lets flush append p, and reports whether the outbox is at least
-// half full, so that Publish waits for Redis (see Publish).
-func (n *Notifier) markReady(p *pending) (behind bool) {
+// markReady lets flush append p, and reports whether Publish waits for
+// the append: not when appends fail now (p waits behind the others), nor
+// behind a notice not ready yet, whose subscribers may be the caller
+// (publishing while it hears that notice, it would wait for itself).
+func (n *Notifier) markReady(p *pending) (wait bool) {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	p.ready = true
@@ -353,7 +358,25 @@ func (n *Notifier) markReady(p *pending) (behind bool) {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	return !n.failing && 2*len(n.outbox) >= n.maxPending
+	if n.failing {
+		return false
+	}
+	for _, q := range n.outbox {
+		if q == p {
+			return true
+		}
+		if !q.ready {
+			return false
+		}
+	}
+	return false // appended already
+}
+
+// drained reports whether the outbox is empty, or appends fail now.
+func (n *Notifier) drained() bool {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	return len(n.outbox) == 0 || n.failing
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
@@ -391,11 +414,9 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 // Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
 // processes hear it once it is appended to the stream, by the outbox's
-// goroutine, after the notices queued before it: at once, or when Redis
-// answers again. An error says the outbox was full, so the others never
-// will. Publish returns without waiting for the append, unless the outbox
-// is half full while Redis answers (then it waits, bounded by ctx and
-// maxPublishWait, so that a burst of notices does not overflow it).
+// goroutine, after the notices queued before it: now, or when Redis
+// answers again. Publish returns once the append was tried (or ctx ended).
+// An error says the outbox was full, so the others never will.
 //
 // Every notice is queued before this process's subscribers hear it, and
 // appended only after they did, in the order Publish was called: so the
@@ -419,25 +440,15 @@ func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 	if p == nil {
 		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if !n.markReady(p) {
-		return nil
-	}
-	// Not waiting for ever: a subscriber publishing while it hears a
-	// notice of this process queues behind that notice, which is not
-	// ready before the subscriber returns.
-	t := time.NewTimer(maxPublishWait)
-	defer t.Stop()
-	select {
-	case <-p.tried:
-	case <-ctx.Done():
-	case <-n.stop:
-	case <-t.C:
+	if n.markReady(p) {
+		select {
+		case <-p.tried:
+		case <-ctx.Done():
+		case <-n.stop:
+		}
 	}
 	return nil
 }
-
-// maxPublishWait bounds how long Publish waits for a crowded outbox.
-const maxPublishWait = time.Second
 
 // errOutboxFull is why a notice queued behind others was dropped.
 var errOutboxFull = errors.New("the outbox of notices waiting for Redis is full")
@@ -462,10 +473,17 @@ func (n *Notifier) Subscribe(fn func(*shared.Notice)) func() {
 // Ping reports whether Redis answers, for readiness checks.
 func (n *Notifier) Ping(ctx context.Context) error { return ping(ctx, n.rdb) }
 
-// Close stops reading and appending, and waits for both goroutines to
-// end; notices still in the outbox are dropped (and logged).
+// Close waits (up to two seconds, while Redis answers) until the outbox
+// was appended, stops reading and appending, and waits for both
+// goroutines to end; notices still in the outbox are dropped (and logged).
 func (n *Notifier) Close() error {
 	n.once.Do(func() {
+		// What Publish queued goes first, unless Redis fails: a process
+		// that stops (a rolling restart) loses no notice it published.
+		deadline := time.Now().Add(closeFlush)
+		for !n.drained() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 		n.cancel()
 		n.wg.Wait()
 		n.omu.Lock()

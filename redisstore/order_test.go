@@ -82,3 +82,43 @@ func testNotifierOrderFollowsLocalDelivery(t *testing.T, rdb redis.UniversalClie
 		}
 	}
 }
+
+// TestNotifierPublishWhileHearing: a subscriber that publishes while it
+// hears a notice of its own process (which is not appended before the
+// subscriber returns) does not wait for that, and both notices reach the
+// others in order.
+func TestNotifierPublishWhileHearing(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 4)
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	defer a.Subscribe(func(n *shared.Notice) {
+		if n.URI != "first" {
+			return
+		}
+		start := time.Now()
+		if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "second"}); err != nil {
+			t.Error(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Publish from a subscriber took %v", d)
+		}
+	})()
+	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "second"} {
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("heard %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", want)
+		}
+	}
+}
