@@ -210,4 +210,3 @@ func (r *sseReader) find(match func(string, string) bool, s string, d time.Durat
 }
 
 func (r *sseReader) Close() { r.resp.Body.Close() }
-
