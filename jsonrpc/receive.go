@@ -268,6 +268,9 @@ func (c *Conn) runInline(w work, pipelined bool) bool {
 	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
 		c.armWatch(run)
 	}
+	if rc, ok := w.ctx.(*requestCtx); ok {
+		rc.reader, rc.run = c, run
+	}
 	c.serve(w)
 	if !c.inline.CompareAndSwap(run, run&^inlineState) { // inlineIdle
 		// The new reader may be waiting for input already: send the
@@ -344,8 +347,39 @@ func (c *Conn) releaseSlot() {
 	c.workers.Done()
 }
 
-// takeOver runs when an inline handler outlasts its budget: this goroutine
-// (the watch timer's) becomes the reader.
+// inlineKey finds, in a handler's context, the requestCtx of the request
+// the reader runs itself, if it is one.
+type inlineKey struct{}
+
+// handOff is called by a call to Conn to, about to wait for its response
+// (roundTrip): when ctx is (or derives from) that of a request the reader
+// of a Conn runs itself, and that run is still going on, another goroutine
+// takes over reading at once rather than when the watch timer looks, if
+// the reader is needed meanwhile: for the response, when the call goes to
+// the reader's own peer; for the requests that wait already, read but not
+// yet handled, when it goes to another (a gateway forwarding a request
+// upstream, say). Otherwise the reader waits with its handler, which
+// costs no goroutine, and the watch timer hands reading over if the wait
+// is long.
+func handOff(ctx context.Context, to *Conn) {
+	rc, ok := ctx.Value(inlineKey{}).(*requestCtx)
+	if !ok {
+		return
+	}
+	c, run := rc.reader, rc.run
+	if c.inline.Load() != run {
+		return // the run is over, or was handed over already
+	}
+	if c != to && c.stream.(Buffered).Buffered() == 0 {
+		return
+	}
+	if c.inline.CompareAndSwap(run, run&^inlineState|inlineHandedOff) {
+		go c.takeOver()
+	}
+}
+
+// takeOver runs when an inline handler outlasts its budget or waits for a
+// call (handOff): this goroutine becomes the reader.
 func (c *Conn) takeOver() {
 	c.flushHeld() // answers held while the slow handler ran
 	c.readLoop()
