@@ -88,8 +88,10 @@ func retryable(method string) bool {
 
 // inputRequired reports whether raw is an InputRequiredResult.
 func inputRequired(raw json.RawMessage) bool {
-	if !bytes.Contains(raw, []byte(`"resultType"`)) {
-		return false // most results: no second scan
+	if !bytes.Contains(raw, []byte(`"input_required"`)) {
+		// Most results: no second decoding. (The SDK's client, too, reads
+		// the value as written, unescaped.)
+		return false
 	}
 	var head struct {
 		ResultType mcp.ResultType `json:"resultType"`

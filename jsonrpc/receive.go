@@ -170,7 +170,7 @@ func (c *Conn) readLoop() {
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
-		if !c.receive(m, c.at) {
+		if !c.receive(m, c.at) && !c.standBy() {
 			return // another goroutine reads now
 		}
 	}
@@ -314,7 +314,7 @@ func (c *Conn) watchInline() {
 					continue // the run just ended
 				}
 				c.watchArmed.Store(false) // the new reader arms it again
-				c.takeOver()
+				c.resume()
 				return
 			}
 			// Idle since the last look: stop, unless a run started as
@@ -374,7 +374,49 @@ func handOff(ctx context.Context, to *Conn) {
 		return
 	}
 	if c.inline.CompareAndSwap(run, run&^inlineState|inlineHandedOff) {
-		go c.takeOver()
+		select {
+		case c.spare <- struct{}{}:
+		default:
+			go c.takeOver()
+		}
+	}
+}
+
+// resume hands reading over: to the spare goroutine if one stands by (its
+// stack grown already by the requests it ran), or else to this one.
+func (c *Conn) resume() {
+	select {
+	case c.spare <- struct{}{}:
+	default:
+		c.takeOver()
+	}
+}
+
+// standBy makes this goroutine, a reader that handed reading over and then
+// served as a worker, the Conn's spare: the next hand-over wakes it rather
+// than starting a goroutine whose stack would grow again. It reports
+// whether it reads again; false when there is a spare already or reading
+// has ended.
+func (c *Conn) standBy() bool {
+	c.mu.Lock()
+	if c.readEnded || c.hasSpare {
+		c.mu.Unlock()
+		return false
+	}
+	c.hasSpare = true
+	c.spares.Add(1) // before finish waits: readEnded is set first
+	done := c.readDone.wait()
+	c.mu.Unlock()
+	defer c.spares.Done()
+	select {
+	case <-c.spare:
+		c.mu.Lock()
+		c.hasSpare = false
+		c.mu.Unlock()
+		c.flushHeld() // as takeOver does
+		return true
+	case <-done:
+		return false
 	}
 }
 
