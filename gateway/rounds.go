@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,8 @@ import (
 const maxRounds = 16
 
 // inputRounds is the Sending middleware of every upstream session that
-// answers a 2026-07-28 upstream's input-required rounds as a whole: the
+// answers a 2026-07-28 upstream's input-required rounds as a whole (the
+// request declares the caller's capabilities: see callerCaps): the
 // upstream's inputRequests go to the caller through its request, keys and
 // all, in one round, as the upstream named them (the SDK's client would
 // answer them one by one, and the gateway could not tell their keys). The
@@ -28,9 +30,6 @@ func (u *upstream) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 		a, ok := ctx.Value(askerKey{}).(*asker)
 		if !ok || !retryable(r.Method) {
 			return next(ctx, r)
-		}
-		if p, err := withCallerCaps(r.Params, a.req.ClientCapabilities()); err == nil {
-			r.Params = p
 		}
 		for round := 0; ; round++ {
 			res, err := next(ctx, r)
@@ -55,56 +54,6 @@ func (u *upstream) inputRounds(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 	}
 }
-
-// withCallerCaps returns params whose 2026-07-28 client capabilities (in
-// _meta, present only when the upstream speaks 2026-07-28) declare what
-// the caller can answer (sampling, elicitation, roots) rather than what
-// the gateway can route: the upstream then asks, or does without, exactly
-// as it would with the caller itself, instead of the gateway refusing a
-// question the caller cannot answer.
-func withCallerCaps(params json.RawMessage, caps *mcp.ClientCapabilities) (json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(params, &m); err != nil {
-		return nil, err
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(m["_meta"], &meta); err != nil || meta[metaClientCaps] == nil {
-		return params, nil
-	}
-	var declared map[string]json.RawMessage
-	if err := json.Unmarshal(meta[metaClientCaps], &declared); err != nil || declared == nil {
-		return params, nil
-	}
-	if caps == nil {
-		caps = &mcp.ClientCapabilities{}
-	}
-	set := func(key string, v any, absent bool) error {
-		if absent {
-			delete(declared, key)
-			return nil
-		}
-		raw, err := json.Marshal(v)
-		declared[key] = raw
-		return err
-	}
-	if err := errors.Join(set("sampling", caps.Sampling, caps.Sampling == nil),
-		set("elicitation", caps.Elicitation, caps.Elicitation == nil),
-		set("roots", caps.Roots, caps.Roots == nil)); err != nil {
-		return nil, err
-	}
-	var err error
-	if meta[metaClientCaps], err = json.Marshal(declared); err != nil {
-		return nil, err
-	}
-	if m["_meta"], err = json.Marshal(meta); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
-}
-
-// metaClientCaps is the _meta member of a 2026-07-28 request that carries
-// the client's capabilities.
-const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
 
 // askAll puts all the questions of one upstream round to the asker's
 // client at once, under the upstream's keys.
@@ -139,6 +88,11 @@ func retryable(method string) bool {
 
 // inputRequired reports whether raw is an InputRequiredResult.
 func inputRequired(raw json.RawMessage) bool {
+	if !bytes.Contains(raw, []byte(`"input_required"`)) {
+		// Most results: no second decoding. (The SDK's client, too, reads
+		// the value as written, unescaped.)
+		return false
+	}
 	var head struct {
 		ResultType mcp.ResultType `json:"resultType"`
 	}

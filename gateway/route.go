@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/tasks"
 )
 
@@ -209,6 +211,7 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 	a.mu.Unlock()
 	cctx = context.WithValue(cctx, askerKey{}, a)
 	cctx = context.WithValue(cctx, upstreamKey{}, u.name)
+	cctx = hooks.WithClientCapabilities(cctx, callerCaps(req.ClientCapabilities()))
 	if _, ok := req.ProgressToken(); ok {
 		cctx = mcp.WithProgress(cctx, func(p *mcp.ProgressNotificationParams) {
 			_ = req.NotifyProgress(ctx, p.Progress, p.Total, p.Message)
@@ -230,6 +233,68 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 		return fmt.Errorf("gateway: upstream %q: %w", u.name, err)
 	}
 	return err
+}
+
+// callerCaps is what a forwarded request declares to a 2026-07-28 upstream
+// (whose requests carry the client's capabilities): what the caller can
+// answer (sampling, elicitation, roots) rather than what the gateway can
+// route, so that the upstream asks, or does without, exactly as it would
+// with the caller itself, instead of the gateway refusing a question the
+// caller cannot answer.
+//
+// The result is one of 256 values made once (each member and sub-member
+// present or not), so that the client encodes each once (see
+// hooks.WithClientCapabilities).
+func callerCaps(c *mcp.ClientCapabilities) *mcp.ClientCapabilities {
+	var k uint8
+	if c != nil {
+		k = bit(c.Sampling != nil, 0) | bit(c.Elicitation != nil, 3) | bit(c.Roots != nil, 6)
+		if s := c.Sampling; s != nil {
+			k |= bit(s.Context != nil, 1) | bit(s.Tools != nil, 2)
+		}
+		if e := c.Elicitation; e != nil {
+			k |= bit(e.Form != nil, 4) | bit(e.URL != nil, 5)
+		}
+		if r := c.Roots; r != nil {
+			k |= bit(r.ListChanged, 7)
+		}
+	}
+	if p := internedCaps[k].Load(); p != nil {
+		return p
+	}
+	internedCaps[k].CompareAndSwap(nil, capsOf(k))
+	return internedCaps[k].Load()
+}
+
+var internedCaps [256]atomic.Pointer[mcp.ClientCapabilities]
+
+// capsOf is the capabilities callerCaps numbers k.
+func capsOf(k uint8) *mcp.ClientCapabilities {
+	on := func(i uint) bool { return k&(1<<i) != 0 }
+	some := func(i uint) *struct{} {
+		if on(i) {
+			return &struct{}{}
+		}
+		return nil
+	}
+	c := &mcp.ClientCapabilities{}
+	if on(0) {
+		c.Sampling = &mcp.SamplingCapabilities{Context: some(1), Tools: some(2)}
+	}
+	if on(3) {
+		c.Elicitation = &mcp.ElicitationCapabilities{Form: some(4), URL: some(5)}
+	}
+	if on(6) {
+		c.Roots = &mcp.RootCapabilities{ListChanged: on(7)}
+	}
+	return c
+}
+
+func bit(b bool, i uint) uint8 {
+	if b {
+		return 1 << i
+	}
+	return 0
 }
 
 func isRPC(err error) bool {

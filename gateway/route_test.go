@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,5 +195,34 @@ func TestOneCallSessionsReused(t *testing.T) {
 	}
 	if n := p.dialCount("alpha") - before; n != 1 {
 		t.Errorf("5 calls opened %d upstream sessions, want 1", n)
+	}
+}
+
+// TestCallerCapabilities: a 2026-07-28 upstream sees, in a forwarded call,
+// what the caller can answer, not what the gateway can route.
+func TestCallerCapabilities(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "alpha", Version: "1"}, nil)
+	mcp.AddTool(up, &mcp.Tool{Name: "caps"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		c := req.ClientCapabilities()
+		return fmt.Sprintf("sampling=%v elicitation=%v roots=%v", c != nil && c.Sampling != nil,
+			c != nil && c.Elicitation != nil, c != nil && c.Roots != nil), nil
+	})
+	g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.LatestVersion},
+		map[string]*mcp.Server{"alpha": up})
+	able := connectDown(t, g, mcp.Version20251125, (&caller{name: "ann"}).options())
+	plain := connectDown(t, g, mcp.LatestVersion, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for cs, want := range map[*mcp.ClientSession]string{
+		able:  "sampling=true elicitation=true roots=true",
+		plain: "sampling=false elicitation=false roots=false",
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "caps"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := text(t, res); got != want {
+			t.Errorf("upstream saw %q, want %q", got, want)
+		}
 	}
 }

@@ -133,6 +133,7 @@ func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.R
 		}
 		return false, nil, OutcomeUnknown(err)
 	}
+	handOff(ctx, c)
 	var resp answer
 	select {
 	case resp = <-ch:

@@ -260,6 +260,11 @@ type Conn struct {
 	// watchEachRun stops the watch after every run (see runInline): the
 	// process had a single processor when the Conn was made.
 	watchEachRun bool
+	// spare wakes the goroutine that stands by to read again (standBy);
+	// hasSpare (guarded by mu) says one does, spares counts it.
+	spare    chan struct{}
+	hasSpare bool
+	spares   sync.WaitGroup
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for
@@ -312,6 +317,7 @@ func NewConn(s Stream, opts ConnOptions) *Conn {
 		ctx:      ctx,
 		detached: context.WithoutCancel(ctx),
 		cancel:   cancel,
+		spare:    make(chan struct{}),
 	}
 	if opts.FirstID > 1 {
 		c.nextID.Store(min(opts.FirstID, maxFirstID) - 1)
@@ -383,6 +389,7 @@ func (c *Conn) finish(drained func()) {
 	c.mu.Lock()
 	c.readDone.fire()
 	c.mu.Unlock()
+	c.spares.Wait()
 	c.workers.Wait()
 	c.shutdown(nil)
 	_ = c.stream.Close()

@@ -36,7 +36,12 @@
 // µs (50 µs when more input is already buffered behind it, so that a
 // pipelining peer's other requests soon run in parallel) a timer's goroutine
 // takes over reading, so a slow handler never holds up the peer's next
-// messages (cancellations included) for longer. The answers of requests run
+// messages (cancellations included) for longer. A handler that makes a call
+// (with its context) hands reading over at once instead, when the call goes
+// to the same peer or more input is already buffered (a gateway forwarding
+// its requests upstream, say). A reader that handed reading over stands by,
+// once its handler is done, to read again at the next hand-over, so that
+// reading does not move to a new goroutine each time. The answers of requests run
 // that way while more input waits are held by the stream
 // (jsonrpc.HoldingStream) and go out in one write with the answer of the last
 // request of the run, or before the reader waits for input. Invalid requests

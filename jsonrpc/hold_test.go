@@ -252,3 +252,57 @@ func TestPushOnReaderStream(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConnHandsOffToCalls: requests run on the reader whose handlers call
+// another Conn (a gateway forwarding them) hand reading over while
+// requests wait behind them, the reader that handed over reads again
+// later (standBy), and every request is answered; Wait returns once the
+// stream ends, with no goroutine left (goleak).
+func TestConnHandsOffToCalls(t *testing.T) {
+	up, _ := newConnPair(t, false, ConnOptions{}, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		return json.RawMessage(`2`), nil
+	})})
+	const n = 200
+	var msgs []*Message
+	for i := int64(1); i <= n; i++ {
+		msgs = append(msgs, NewRequest(Int64ID(i), "forward", nil))
+	}
+	s := newHoldStream(msgs...)
+	drained := make(chan struct{})
+	defer func() { <-drained }()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // every hand-over flushes
+		defer close(drained)
+		for {
+			select {
+			case <-s.flush:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, _ *Message) (any, error) {
+		return up.CallRaw(ctx, "up", nil)
+	})})
+	deadline := time.Now().Add(10 * time.Second)
+	answered := func() int {
+		k := 0
+		for _, e := range s.log() {
+			if e != "flush" {
+				k++
+			}
+		}
+		return k
+	}
+	for answered() < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if k := answered(); k != n {
+		t.Fatalf("%d of %d requests answered", k, n)
+	}
+}

@@ -170,7 +170,7 @@ func (c *Conn) readLoop() {
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
-		if !c.receive(m, c.at) {
+		if !c.receive(m, c.at) && !c.standBy() {
 			return // another goroutine reads now
 		}
 	}
@@ -268,6 +268,9 @@ func (c *Conn) runInline(w work, pipelined bool) bool {
 	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
 		c.armWatch(run)
 	}
+	if rc, ok := w.ctx.(*requestCtx); ok {
+		rc.reader, rc.run = c, run
+	}
 	c.serve(w)
 	if !c.inline.CompareAndSwap(run, run&^inlineState) { // inlineIdle
 		// The new reader may be waiting for input already: send the
@@ -311,7 +314,7 @@ func (c *Conn) watchInline() {
 					continue // the run just ended
 				}
 				c.watchArmed.Store(false) // the new reader arms it again
-				c.takeOver()
+				c.resume()
 				return
 			}
 			// Idle since the last look: stop, unless a run started as
@@ -344,8 +347,81 @@ func (c *Conn) releaseSlot() {
 	c.workers.Done()
 }
 
-// takeOver runs when an inline handler outlasts its budget: this goroutine
-// (the watch timer's) becomes the reader.
+// inlineKey finds, in a handler's context, the requestCtx of the request
+// the reader runs itself, if it is one.
+type inlineKey struct{}
+
+// handOff is called by a call to Conn to, about to wait for its response
+// (roundTrip): when ctx is (or derives from) that of a request the reader
+// of a Conn runs itself, and that run is still going on, another goroutine
+// takes over reading at once rather than when the watch timer looks, if
+// the reader is needed meanwhile: for the response, when the call goes to
+// the reader's own peer; for the requests that wait already, read but not
+// yet handled, when it goes to another (a gateway forwarding a request
+// upstream, say). Otherwise the reader waits with its handler, which
+// costs no goroutine, and the watch timer hands reading over if the wait
+// is long.
+func handOff(ctx context.Context, to *Conn) {
+	rc, ok := ctx.Value(inlineKey{}).(*requestCtx)
+	if !ok {
+		return
+	}
+	c, run := rc.reader, rc.run
+	if c.inline.Load() != run {
+		return // the run is over, or was handed over already
+	}
+	if c != to && c.stream.(Buffered).Buffered() == 0 {
+		return
+	}
+	if c.inline.CompareAndSwap(run, run&^inlineState|inlineHandedOff) {
+		select {
+		case c.spare <- struct{}{}:
+		default:
+			go c.takeOver()
+		}
+	}
+}
+
+// resume hands reading over: to the spare goroutine if one stands by (its
+// stack grown already by the requests it ran), or else to this one.
+func (c *Conn) resume() {
+	select {
+	case c.spare <- struct{}{}:
+	default:
+		c.takeOver()
+	}
+}
+
+// standBy makes this goroutine, a reader that handed reading over and then
+// served as a worker, the Conn's spare: the next hand-over wakes it rather
+// than starting a goroutine whose stack would grow again. It reports
+// whether it reads again; false when there is a spare already or reading
+// has ended.
+func (c *Conn) standBy() bool {
+	c.mu.Lock()
+	if c.readEnded || c.hasSpare {
+		c.mu.Unlock()
+		return false
+	}
+	c.hasSpare = true
+	c.spares.Add(1) // before finish waits: readEnded is set first
+	done := c.readDone.wait()
+	c.mu.Unlock()
+	defer c.spares.Done()
+	select {
+	case <-c.spare:
+		c.mu.Lock()
+		c.hasSpare = false
+		c.mu.Unlock()
+		c.flushHeld() // as takeOver does
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// takeOver runs when an inline handler outlasts its budget or waits for a
+// call (handOff): this goroutine becomes the reader.
 func (c *Conn) takeOver() {
 	c.flushHeld() // answers held while the slow handler ran
 	c.readLoop()

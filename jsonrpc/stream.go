@@ -95,6 +95,10 @@ type requestCtx struct {
 	context.Context
 	id   ID // zero: none
 	info any
+	// reader and run, set for a request the reader runs itself (runInline),
+	// let a call the handler makes hand reading over at once (handOff).
+	reader *Conn
+	run    uint64
 }
 
 // Value implements context.Context.
@@ -107,6 +111,10 @@ func (c *requestCtx) Value(key any) any {
 	case infoKey:
 		if c.info != nil {
 			return c.info
+		}
+	case inlineKey:
+		if c.reader != nil {
+			return c
 		}
 	}
 	return c.Context.Value(key)

@@ -117,6 +117,33 @@ type Client struct {
 	clientOnce sync.Once
 	caps       *ClientCapabilities // capabilities(), computed once
 	clientJSON []byte              // caps and impl as _meta members
+	// callerJSON is clientJSON for the capabilities a request declares
+	// instead (hooks.WithClientCapabilities), by *ClientCapabilities, for
+	// at most maxCallerJSON of them.
+	callerJSON  sync.Map
+	callerCount atomic.Int32
+}
+
+// maxCallerJSON bounds Client.callerJSON: a proxy declares one of a few
+// capability sets (the gateway's are interned), and a caller that makes
+// new ones for every request gets them encoded every time.
+const maxCallerJSON = 256
+
+// callerMeta is clientMeta for caps declared instead of the client's.
+func (c *Client) callerMeta(caps *ClientCapabilities) []byte {
+	if raw, ok := c.callerJSON.Load(caps); ok {
+		return raw.([]byte)
+	}
+	m := Meta{ClientCapabilities: caps, ClientInfo: c.impl}
+	raw, err := m.MarshalJSON()
+	if err != nil || len(raw) <= 2 {
+		return nil
+	}
+	raw = raw[1 : len(raw)-1]
+	if c.callerCount.Add(1) <= maxCallerJSON {
+		c.callerJSON.Store(caps, raw)
+	}
+	return raw
 }
 
 // clientMeta returns the client's capabilities and their _meta encoding

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gomcp/sdk/internal/bridge"
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
@@ -34,7 +35,7 @@ func (cs *ClientSession) probe(ctx context.Context) (bool, error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, cs.client.probeTimeout())
 		var res DiscoverResult
-		params := &DiscoverParams{Meta: cs.requestMeta(version, nil)}
+		params := &DiscoverParams{Meta: cs.requestMeta(version, nil, nil)}
 		hctx := &headersCtx{Context: pctx, cs: cs, version: version, method: MethodServerDiscover, params: params}
 		err := cs.conn.Call(hctx, MethodServerDiscover, params, &res)
 		cancel()
@@ -99,13 +100,16 @@ func (c *Client) probeTimeout() time.Duration {
 
 // requestMeta is the _meta of a stateless request: the per-request client
 // context, merged into whatever the caller set (a progress token, ...).
-func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
+func (cs *ClientSession) requestMeta(version string, m *Meta, caps *ClientCapabilities) *Meta {
 	out := &Meta{}
 	if m != nil {
 		*out = *m
 	}
 	out.ProtocolVersion = version
 	out.ClientCapabilities, out.clientJSON = cs.client.clientMeta()
+	if caps != nil { // hooks.WithClientCapabilities
+		out.ClientCapabilities, out.clientJSON = caps, cs.client.callerMeta(caps)
+	}
 	if m != nil && m.ClientCapabilities != nil && len(m.ClientCapabilities.Extensions) > 0 {
 		// Extensions declared for this request alone (tasks.CallTool
 		// declares the tasks extension this way) join the client's.
@@ -127,12 +131,23 @@ func (cs *ClientSession) requestMeta(version string, m *Meta) *Meta {
 // withModernMeta returns a copy of params whose _meta carries the
 // per-request client context; params that are not a protocol params type
 // are sent as they are.
-func (cs *ClientSession) withModernMeta(params any) any {
+func (cs *ClientSession) withModernMeta(ctx context.Context, params any) any {
 	p, ok := params.(metaParams)
 	if !ok || p == nil {
 		return params
 	}
-	return p.withMeta(cs.requestMeta(cs.version, p.getMeta()))
+	caps, _ := ctx.Value(capsKey{}).(*ClientCapabilities)
+	return p.withMeta(cs.requestMeta(cs.version, p.getMeta(), caps))
+}
+
+// capsKey carries in a context the capabilities that the requests sent
+// with it declare instead of the client's (hooks.WithClientCapabilities).
+type capsKey struct{}
+
+func init() {
+	bridge.WithClientCapabilities = func(ctx context.Context, caps any) context.Context {
+		return context.WithValue(ctx, capsKey{}, caps.(*ClientCapabilities))
+	}
 }
 
 // callStateless sends a stateless request and, for tools/call, prompts/get and
@@ -153,7 +168,7 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 			return json.Unmarshal(raw, result)
 		}
 	}
-	p := cs.withModernMeta(params)
+	p := cs.withModernMeta(ctx, params)
 	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: params}
 	for round := 0; ; round++ {
 		var raw json.RawMessage

@@ -261,7 +261,7 @@ func (cs *ClientSession) Notify(ctx context.Context, method string, params any) 
 		return fmt.Errorf("mcp: %s: %w", method, err)
 	}
 	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: p}
-	return cs.notify(ctx, method, cs.withModernMeta(p))
+	return cs.notify(ctx, method, cs.withModernMeta(ctx, p))
 }
 
 // Call sends the client a request the core protocol does not define (an

@@ -33,6 +33,9 @@ var (
 	// (params *mcp.ElicitParams / *mcp.CreateMessageParams).
 	Elicit        func(ctx context.Context, ss any, p any) (any, error)
 	CreateMessage func(ctx context.Context, ss any, p any) (any, error)
+	// WithClientCapabilities returns ctx making the requests sent with it
+	// declare caps (*mcp.ClientCapabilities) instead of the client's.
+	WithClientCapabilities func(ctx context.Context, caps any) context.Context
 )
 
 // TestClient is the client a request built for a test appears to come

@@ -77,6 +77,22 @@ func AddSendingMiddleware[E Endpoint](e E, mws ...mcp.Middleware) {
 // sent, it is the value the message is sent with, and nothing is decoded.
 func Params(r *mcp.Request) (any, error) { return bridge.Params(r) }
 
+// WithClientCapabilities returns a context in which the requests a client
+// sends declare caps instead of the client's own capabilities, where a
+// request declares them: at 2026-07-28, in every request's _meta (the
+// extensions a request declares for itself, as package tasks' do, are
+// added to caps). It is for a proxy or a gateway that forwards a caller's
+// request: the server then asks, or does without, as it would with the
+// caller itself. At earlier revisions capabilities belong to the session,
+// declared once at initialize, and caps changes nothing. caps nil is the
+// client's own.
+func WithClientCapabilities(ctx context.Context, caps *mcp.ClientCapabilities) context.Context {
+	if caps == nil {
+		return ctx
+	}
+	return bridge.WithClientCapabilities(ctx, caps)
+}
+
 // A ToolMiddleware wraps the handler of every tool (mcp-go's
 // server.ToolHandlerMiddleware).
 type ToolMiddleware func(next mcp.ToolHandler) mcp.ToolHandler
