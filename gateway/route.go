@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcp/hooks"
@@ -240,7 +241,7 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 // answer (sampling, elicitation, roots) rather than what the gateway can
 // route, so that the upstream asks, or does without, exactly as it would
 // with the caller itself, instead of the gateway refusing a question the
-// caller cannot answer.
+// caller cannot answer. Its extensions are the gateway's own.
 //
 // The result is one of 256 values made once (each member and sub-member
 // present or not), so that the client encodes each once (see
@@ -287,6 +288,9 @@ func capsOf(k uint8) *mcp.ClientCapabilities {
 	if on(6) {
 		c.Roots = &mcp.RootCapabilities{ListChanged: on(7)}
 	}
+	// The extensions stay the gateway's (clientOptions): it renders views
+	// for the clients that do, and hides app-only tools from the others.
+	apps.DeclareClient(c)
 	return c
 }
 

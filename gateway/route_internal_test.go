@@ -6,7 +6,8 @@ import (
 )
 
 // TestCallerCaps: the capabilities declared upstream for a caller are its
-// sampling, elicitation and roots exactly, one value for each set.
+// sampling, elicitation and roots exactly, with the gateway's extensions
+// (it renders views: TestAppsThroughGateway), one value for each set.
 func TestCallerCaps(t *testing.T) {
 	for k := range 256 {
 		in := capsOf(uint8(k))
@@ -20,7 +21,7 @@ func TestCallerCaps(t *testing.T) {
 			t.Errorf("%d: declared %s for %s", k, b, a)
 		}
 	}
-	if got, _ := json.Marshal(callerCaps(nil)); string(got) != "{}" {
+	if got, _ := json.Marshal(callerCaps(nil)); string(got) != `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}` {
 		t.Errorf("no capabilities: declared %s", got)
 	}
 }
