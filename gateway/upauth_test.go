@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,26 +20,8 @@ import (
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-// fakeClock is the time of the authorization server and of the resource
+// authtest.Clock is the time of the authorization server and of the resource
 // servers that verify its tokens, moved forward by the tests to expire
-// tokens at once.
-type fakeClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.off += d
-}
-
 // errNoLogin is what the gateway's user agent answers: it never logs in
 // interactively.
 var errNoLogin = errors.New("no interactive login in a gateway: log in first")
@@ -54,14 +35,14 @@ func (noLoginAgent) Authorize(context.Context, string) (url.Values, error) {
 
 // protected serves h behind the resource-server middleware for the tokens
 // of as meant for URL/mcp, verified at clk's time, and returns that URL.
-func protected(t *testing.T, as *authtest.Server, clk *fakeClock, h http.Handler) string {
+func protected(t *testing.T, as *authtest.Server, clk *authtest.Clock, h http.Handler) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	resource := srv.URL + "/mcp"
 	v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: resource, JWKSURL: as.JWKSURL(),
-		Now: clk.now, Leeway: time.Second})
+		Now: clk.Now, Leeway: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +62,8 @@ func protected(t *testing.T, as *authtest.Server, clk *fakeClock, h http.Handler
 // other upstreams serve on. The downstream callers, themselves behind the
 // middleware, never have their token sent upstream.
 func TestUpstreamOAuth(t *testing.T) {
-	clk := &fakeClock{}
-	as, err := authtest.Start(&authtest.Options{Now: clk.now})
+	clk := &authtest.Clock{}
+	as, err := authtest.Start(&authtest.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +105,7 @@ func TestUpstreamOAuth(t *testing.T) {
 	h := mcphttp.NewHandler(g.Server(), nil)
 	t.Cleanup(func() { _ = h.Close() })
 	front := protected(t, as, clk, h)
-	down, err := as.Mint(authtest.Token{Subject: "carol", Audience: []string{front}, Expiry: clk.now().Add(1000 * time.Hour)})
+	down, err := as.Mint(authtest.Token{Subject: "carol", Audience: []string{front}, Expiry: clk.Now().Add(1000 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +127,7 @@ func TestUpstreamOAuth(t *testing.T) {
 		t.Fatalf("alpha_echo with the stored token: %v", err)
 	}
 
-	clk.advance(2 * time.Hour) // the stored token expires; its refresh token does not
+	clk.Advance(2 * time.Hour) // the stored token expires; its refresh token does not
 	if err := echo("alpha_echo"); err != nil {
 		t.Fatalf("alpha_echo once the token expired: %v", err)
 	}
@@ -157,7 +138,7 @@ func TestUpstreamOAuth(t *testing.T) {
 		t.Fatalf("alpha after the refresh: %+v", st)
 	}
 
-	clk.advance(48 * time.Hour) // now the refreshed token expires, and no refresh can follow
+	clk.Advance(48 * time.Hour) // now the refreshed token expires, and no refresh can follow
 	if err := echo("alpha_echo"); err == nil {
 		t.Fatal("alpha_echo succeeded with an expired login")
 	}

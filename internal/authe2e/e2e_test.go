@@ -24,24 +24,6 @@ import (
 )
 
 // clock is the time of the authorization server and of the resource
-// server's token checks, which a test moves forward to expire tokens.
-type clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
-
 // recorder is the HTTP transport of the client side. It records every
 // exchange with the MCP endpoint ("POST 401 invalid_token") and the
 // credentials sent, and lets a test tamper with a request on its way.
@@ -116,7 +98,7 @@ type fixture struct {
 	as    *authtest.Server
 	srv   *mcp.Server
 	url   string // the MCP endpoint, which is the resource
-	clock *clock
+	clock *authtest.Clock
 	rec   *recorder
 	hc    *http.Client // sends through rec
 }
@@ -127,7 +109,7 @@ type fixture struct {
 // thumbprint.
 func start(t *testing.T, s setup) *fixture {
 	t.Helper()
-	f := &fixture{clock: &clock{}}
+	f := &fixture{clock: &authtest.Clock{}}
 	asOpts := authtest.Options{}
 	if s.as != nil {
 		asOpts = *s.as

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -202,25 +201,7 @@ func TestGatewayAccessRefuses(t *testing.T) {
 	}
 }
 
-// fakeClock is the time of an authorization server and of the resource
-// server verifying its tokens, moved forward to expire them at once.
-type fakeClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.off += d
-}
-
+// authtest.Clock is the time of an authorization server and of the resource
 // TestGatewayLoginAgain: when the gateway's login to an upstream can no
 // longer be refreshed, the upstream is down and /readyz says to run mcp
 // login; once mcp login has run again, the upstream comes back by itself.
@@ -229,15 +210,15 @@ func TestGatewayLoginAgain(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	clk := &fakeClock{}
-	as, err := authtest.Start(&authtest.Options{Now: clk.now, Scopes: []string{"mcp"}})
+	clk := &authtest.Clock{}
+	as, err := authtest.Start(&authtest.Options{Now: clk.Now, Scopes: []string{"mcp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer as.Close()
 	upURL, _ := protectedEverything(t, as, func(o *auth.Options) {
 		v, err := auth.NewJWTVerifier(auth.JWTOptions{Issuer: as.Issuer, Audience: o.Resource, JWKSURL: as.JWKSURL(),
-			Now: clk.now, Leeway: time.Millisecond})
+			Now: clk.Now, Leeway: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +254,7 @@ func TestGatewayLoginAgain(t *testing.T) {
 		return code, v.Upstreams[0].Error
 	}
 
-	clk.advance(48 * time.Hour) // the token and its refresh token expire
+	clk.Advance(48 * time.Hour) // the token and its refresh token expire
 	if err := simple(); err == nil {
 		t.Fatal("a call succeeded with an expired login")
 	}
