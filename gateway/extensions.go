@@ -180,12 +180,10 @@ func (u *upstream) extCall(ctx context.Context, method string, params, result an
 	}
 	tctx, cancel := context.WithTimeout(ctx, u.timeout)
 	defer cancel()
-	select {
-	case u.sem <- struct{}{}:
-	case <-tctx.Done():
-		return u.ctxErr(ctx, tctx, "waited for a free slot")
+	if err := u.acquire(ctx, tctx); err != nil {
+		return err
 	}
-	defer func() { <-u.sem }()
+	defer u.release()
 	return cs.Call(tctx, method, params, result)
 }
 

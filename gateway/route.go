@@ -173,6 +173,19 @@ func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.L
 	return a.ListRoots, nil
 }
 
+// acquire takes one of the upstream's MaxConcurrency slots, waiting at
+// most until tctx (the call's timeout) ends; release gives it back.
+func (u *upstream) acquire(ctx, tctx context.Context) error {
+	select {
+	case u.sem <- struct{}{}:
+		return nil
+	case <-tctx.Done():
+		return u.ctxErr(ctx, tctx, "waited for a free slot")
+	}
+}
+
+func (u *upstream) release() { <-u.sem }
+
 // forward runs do against the upstream for the downstream request req:
 // within the upstream's timeout and concurrency limit, on the session that
 // can route the upstream's questions to req's client, with the upstream's
@@ -184,12 +197,10 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 	}
 	tctx, cancel := context.WithTimeout(ctx, u.timeout)
 	defer cancel()
-	select {
-	case u.sem <- struct{}{}:
-	case <-tctx.Done():
-		return u.ctxErr(ctx, tctx, "waited for a free slot")
+	if err := u.acquire(ctx, tctx); err != nil {
+		return err
 	}
-	defer func() { <-u.sem }()
+	defer u.release()
 	a := &asker{ctx: ctx, req: req}
 	cs, b, err := u.sessionFor(tctx, req)
 	if err != nil {
