@@ -303,30 +303,8 @@ func TestTakeoverReplayOnce(t *testing.T) {
 func lateCluster(t *testing.T) (notifier *lateNotifier, events EventStore, srvs [2]*mcp.Server, urls [2]string, sid, id1 string) {
 	t.Helper()
 	notifier = &lateNotifier{MemoryNotifier: shared.NewMemoryNotifier()}
-	states := shared.NewMemorySessionStore(nil)
 	events = NewMemoryEventStore(nil)
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
-		for _, u := range []string{"test://x", "test://end"} {
-			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
-	sid = clusterSession(t, urls[0], "alice")
-	for _, u := range []string{"test://x", "test://end"} {
-		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {
-			t.Fatalf("subscribe: %d %s", r.status, r.body)
-		}
-	}
-	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
-		t.Fatalf("ping on B: %d %s", r.status, r.body)
-	}
+	srvs, urls, sid = twoHandlers(t, func(int) shared.Notifier { return notifier }, events)
 	rdA, cutA := openGET(t, urls[0], "alice", sid, "")
 	srvs[1].ResourceUpdated(ctx(t), "test://x")
 	id1, _ = updated(t, rdA)

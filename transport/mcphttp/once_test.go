@@ -169,9 +169,19 @@ func TestTakeoverDistinctUpdatesSameURI(t *testing.T) {
 func hubCluster(t *testing.T) (hub *noticeHub, srvs [2]*mcp.Server, urls [2]string, sid string) {
 	t.Helper()
 	hub = &noticeHub{}
-	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
+	srvs, urls, sid = twoHandlers(t, func(int) shared.Notifier { return hub.port() }, NewMemoryEventStore(nil))
+	return hub, srvs, urls, sid
+}
+
+// twoHandlers is a cluster of two Handlers sharing a session store and
+// events: the notifier of each server from notifierOf, the resources
+// test://x and test://end on both. Alice's session is made on the first,
+// subscribed there to both, and known to the second by a ping.
+func twoHandlers(t *testing.T, notifierOf func(i int) shared.Notifier, events EventStore) (srvs [2]*mcp.Server, urls [2]string, sid string) {
+	t.Helper()
+	states := shared.NewMemorySessionStore(nil)
 	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: hub.port()})
+		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifierOf(i)})
 		for _, u := range []string{"test://x", "test://end"} {
 			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return &mcp.ReadResourceResult{}, nil
@@ -192,5 +202,5 @@ func hubCluster(t *testing.T) (hub *noticeHub, srvs [2]*mcp.Server, urls [2]stri
 	if r := clusterPost(t, urls[1], "alice", sid, pingBody); r.status != 200 {
 		t.Fatalf("ping on B: %d %s", r.status, r.body)
 	}
-	return hub, srvs, urls, sid
+	return srvs, urls, sid
 }
