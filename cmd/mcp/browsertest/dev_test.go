@@ -1,10 +1,8 @@
 package browsertest
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,35 +88,7 @@ func devModule(t *testing.T, description string) string {
 // startDev runs mcp dev on the package in dir and returns the page's URL.
 func startDev(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "mcp"), "dev", "--no-open", dir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("mcp dev printed no address: %v", err)
-	}
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "inspector at ")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
-	return url
+	return startPage(t, 10*time.Second, "dev", "--no-open", dir)
 }
 
 // TestDevInBrowser runs mcp dev on a tiny server and edits it while the

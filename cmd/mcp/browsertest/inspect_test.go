@@ -67,7 +67,15 @@ func chromium(t *testing.T) string {
 // startInspector runs mcp inspect on target and returns the page's URL.
 func startInspector(t *testing.T, target ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "mcp"), append([]string{"inspect"}, target...)...)
+	return startPage(t, 5*time.Second, append([]string{"inspect"}, target...)...)
+}
+
+// startPage runs mcp with args, a command that serves the inspector's
+// page and prints "inspector at URL" first, and returns the URL. At the
+// test's end the command is interrupted, and killed after grace.
+func startPage(t *testing.T, grace time.Duration, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "mcp"), args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -82,14 +90,14 @@ func startInspector(t *testing.T, target ...string) string {
 		go func() { _ = cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(grace):
 			_ = cmd.Process.Kill()
 			<-done
 		}
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		t.Fatalf("mcp inspect printed no address: %v", err)
+		t.Fatalf("mcp %s printed no address: %v", args[0], err)
 	}
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "inspector at ")
 	if !ok {
