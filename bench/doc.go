@@ -4,7 +4,9 @@
 // no framework), writes requests to it over stdio or Streamable HTTP (the
 // stateful revisions, and the stateless 2026-07-28 for every peer that
 // serves it), validates every answer, and reads the server's CPU time and
-// memory from /proc. run.sh builds everything and prints the table.
+// memory from /proc. run.sh builds everything and prints the table, then
+// the gomcp server behind mcp gateway and behind cmd/relay, a byte relay
+// that is the floor of any process in between.
 //
 // It is a module of its own so that the SDK does not depend on its peers.
 package bench
