@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/internal/replicas"
 	"github.com/gomcp/sdk/mcp"
+	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/tasks"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -108,5 +110,72 @@ func TestGatewayReplicasShareStores(t *testing.T) {
 	}
 	if gets[0].Load() != 0 {
 		t.Errorf("replica 0 was given %d GET streams; the test means the stream to stay on replica 1", gets[0].Load())
+	}
+}
+
+// TestReplicaRebindChecksAccess: a binding opened on another replica
+// subscribes to what the stored session holds only where the caller may
+// still see it. The client subscribes through replica 1; the resource is
+// then hidden from it; its next call, on replica 0, binds an upstream
+// session there that must not subscribe to the hidden resource.
+func TestReplicaRebindChecksAccess(t *testing.T) {
+	up := newUpstreamServer("alpha", nil)
+	var subscribes atomic.Int32
+	hooks.AddReceivingMiddleware(up, func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			if r.Method == mcp.MethodResourcesSubscribe {
+				subscribes.Add(1)
+			}
+			return next(ctx, r)
+		}
+	})
+	var hidden atomic.Bool
+	sessions, events := shared.NewMemorySessionStore(nil), mcphttp.NewMemoryEventStore(nil)
+	notifier := shared.NewMemoryNotifier()
+	var targets []*url.URL
+	for range 2 {
+		g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.Version20251125,
+			Server: &mcp.ServerOptions{Notifier: notifier}}, map[string]*mcp.Server{"alpha": up})
+		g.Server().AddVisibleFunc(func(_ context.Context, _ mcp.Caller, f mcp.Feature) bool {
+			return !hidden.Load() || f.Kind != mcp.FeatureResource
+		})
+		h := mcphttp.NewHandler(g.Server(), &mcphttp.HandlerOptions{SessionStore: sessions, EventStore: events})
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() { _ = h.Close(); ts.Close() })
+		u, _ := url.Parse(ts.URL)
+		targets = append(targets, u)
+	}
+	p := replicas.NewProxy(targets)
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p.SetDown(0, true)
+	opts := &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, // it can be asked: its calls bind
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errors.New("not asked")
+		}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, opts).
+		Connect(ctx, mcphttp.NewClientStream(proxy.URL+"/mcp", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///shared.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := subscribes.Load(); n != 1 {
+		t.Fatalf("the upstream got %d resources/subscribe through replica 1; want 1", n)
+	}
+	hidden.Store(true)
+	p.SetDown(0, false)
+	p.SetDown(1, true)
+	if res, err := call(ctx, cs, "echo", "x"); err != nil || res.IsError {
+		t.Fatalf("echo on replica 0: %v %+v", err, res)
+	}
+	time.Sleep(100 * time.Millisecond) // sessionRegistered subscribes in the background
+	if n := subscribes.Load(); n != 1 {
+		t.Errorf("the upstream got %d resources/subscribe; the binding on replica 0 subscribed to a resource its caller no longer sees", n)
 	}
 }
