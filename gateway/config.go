@@ -30,10 +30,14 @@ const (
 	TransportSSE   Transport = "sse"   // the legacy HTTP+SSE transport (2024-11-05)
 )
 
+// Auth is how the gateway authenticates to an HTTP or SSE upstream beyond
+// its headers. The zero value uses a login when Options.Authorizer has one.
+type Auth string
+
 // The values of Upstream.Auth.
 const (
-	AuthOAuth = "oauth" // an OAuth login, through Options.Authorizer
-	AuthNone  = "none"  // the headers alone
+	AuthOAuth Auth = "oauth" // an OAuth login, through Options.Authorizer
+	AuthNone  Auth = "none"  // the headers alone
 )
 
 // Upstream is one server behind the gateway.
@@ -59,7 +63,7 @@ type Upstream struct {
 	// authorizer for it (mcp gateway gives the token mcp login stored),
 	// AuthNone never asks it, and empty asks it and goes without when it
 	// gives none.
-	Auth string `json:"auth,omitempty"`
+	Auth Auth `json:"auth,omitempty"`
 
 	// Prefix, when set, replaces the upstream's name as the prefix of its
 	// tools and prompts; a pointer to "" means no prefix.
