@@ -108,12 +108,7 @@ func (inv *invocation) parseGateway(args []string) (string, error) {
 
 // loadGatewayConfig reads and parses the configuration file at path.
 func loadGatewayConfig(path string) (*gateway.Config, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, gateway.MaxConfigSize+1))
+	data, err := readFileBounded(path, gateway.MaxConfigSize)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -68,23 +67,6 @@ func (ga *gatewayAuth) apply(opts *gateway.Options) error {
 	}
 	opts.Access = append(opts.Access, rules...)
 	return nil
-}
-
-// readFileBounded reads the file at path, refusing one over max bytes.
-func readFileBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	return data, nil
 }
 
 // upstreamLogin is the gateway's Options.Authorizer: an HTTP upstream is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomcp/sdk/auth"
 	"github.com/gomcp/sdk/auth/authtest"
+	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
@@ -184,6 +185,8 @@ func TestGatewayAccessRefuses(t *testing.T) {
 		{[]string{"gateway", "--access", writeFile(t, "b.json", "{\"access\": [\n\n{\"upstream\": \"nope\"}]}"), good},
 			[]string{`rule at line 3 names upstream "nope"`}},
 		{[]string{"gateway", "--access", filepath.Join(t.TempDir(), "missing.json"), good}, []string{"missing.json"}},
+		{[]string{"gateway", "--access", writeFile(t, "huge.json", `{"access": []}`+strings.Repeat(" ", gateway.MaxAccessSize)), good},
+			[]string{"huge.json: larger than 1048576 bytes"}},
 		{[]string{"gateway", oauthCfg}, []string{`"web"`, "run mcp login http://127.0.0.1:1/mcp"}},
 		{[]string{"gateway", "--auth-issuer", "http://127.0.0.1:1", good}, []string{"--auth-issuer goes with --http"}},
 		{[]string{"gateway", "--http", "127.0.0.1:0", "--auth-scopes", "a", good}, []string{"go with --auth-issuer"}},

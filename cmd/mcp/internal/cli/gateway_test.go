@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -265,6 +266,7 @@ func TestGatewayRefuses(t *testing.T) {
 		{[]string{"gateway", write("bad.json", `{"mcpServers": {"x": {"command": "a", "url": "http://h/mcp"}}}`)}, []string{"bad.json", `server "x"`, "both command and url"}},
 		{[]string{"gateway", write("unset.json", `{"mcpServers": {"x": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${GOMCP_GATEWAY_TEST_UNSET}"}}}}`)}, []string{`server "x"`, "GOMCP_GATEWAY_TEST_UNSET is not set"}},
 		{[]string{"gateway", "--http", "0.0.0.0:0", good}, []string{"loopback"}},
+		{[]string{"gateway", write("huge.json", `{"mcpServers": {}}`+strings.Repeat(" ", gateway.MaxConfigSize))}, []string{"huge.json: larger than 4194304 bytes"}},
 		{[]string{"gateway", clash}, []string{"one", "two", "test_simple_text"}},
 	} {
 		code, _, errs := mcpRunInput(t, context.Background(), "", c.args...)

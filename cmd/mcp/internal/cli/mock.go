@@ -86,17 +86,9 @@ type mockPrompt struct {
 // JSON otherwise. Unknown fields are errors, so that a typo does not
 // silently serve something else.
 func loadMock(path string) (*mockFile, error) {
-	f, err := os.Open(path)
+	data, err := readFileBounded(path, mockMaxFile)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, mockMaxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > mockMaxFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, mockMaxFile)
 	}
 	sm := jsonLines(data)
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {

@@ -181,6 +181,7 @@ func TestMockRefuses(t *testing.T) {
 		{"item-line.yaml", "tools:\n  - name: x\n  - name: x\n", `line 3: tool "x": given twice`},
 		{"syntax-line.yaml", "tools:\n  - name: x\n  - name: 'y\n", "yaml: line "},
 		{"typo-line.json", "{\n  \"tools\": [\n    {\"name\": \"x\", \"txt\": \"hi\"}\n  ]\n}\n", `line 3: json: unknown field "txt"`},
+		{"huge.json", "{}" + strings.Repeat(" ", mockMaxFile-1), "huge.json: larger than 16777216 bytes"},
 		{"laughs.yaml", "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", "aliases"},
 	} {
 		code, _, errs := mcpRun(t, context.Background(), "mock", writeMock(t, c.name, c.text))

@@ -408,27 +408,6 @@ func (v *validation) print(stdout, stderr io.Writer, asJSON bool, code int) int 
 	return code
 }
 
-// readBounded reads file ("-": stdin), refusing more than limit bytes.
-func readBounded(file string, stdin io.Reader, limit int64) ([]byte, error) {
-	r := stdin
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
-	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: over %d bytes", file, limit)
-	}
-	return b, nil
-}
-
 // compareLive checks that the server reached matches server.json: its
 // serverInfo name (the registry name, or the part after its slash, since
 // a server often introduces itself by its short name), its version, and

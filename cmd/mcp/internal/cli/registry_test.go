@@ -140,6 +140,13 @@ func TestRegistryValidate(t *testing.T) {
 	if code, _, _ := mcpRunInput(t, context.Background(), `{"$schema":"`+serverjson.SchemaURL+`","name":"a.b/c","version":"1","description":"d"}`, "registry", "validate", "-"); code != ExitOK {
 		t.Errorf("stdin: exit %d", code)
 	}
+	huge := `{"$schema":"` + serverjson.SchemaURL + `","name":"a.b/c","version":"1","description":"d"}` + strings.Repeat(" ", serverjson.MaxSize)
+	if code, _, stderr := mcpRunInput(t, context.Background(), huge, "registry", "validate", "-"); code != ExitUsage || !strings.Contains(stderr, "-: larger than 1048576 bytes") {
+		t.Errorf("stdin too large: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := mcpRun(t, context.Background(), "registry", "validate", writeFile(t, "huge.json", huge)); code != ExitUsage || !strings.Contains(stderr, "huge.json: larger than 1048576 bytes") {
+		t.Errorf("file too large: exit %d, %q", code, stderr)
+	}
 }
 
 func TestRegistryValidateAgainst(t *testing.T) {
