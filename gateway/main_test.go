@@ -211,13 +211,22 @@ func startGateway(t *testing.T, cfg *gateway.Config, opts *gateway.Options, serv
 // server in memory.
 func connectDown(t *testing.T, g *gateway.Gateway, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	if opts == nil {
-		opts = &mcp.ClientOptions{}
+	cs, _, _ := pipeDown(t, g, version, opts, nil)
+	return cs
+}
+
+// pipeDown connects a downstream client in memory and returns it with its
+// end of the connection (closing which drops the connection) and the
+// server's session.
+func pipeDown(t *testing.T, g *gateway.Gateway, version string, opts *mcp.ClientOptions, so *mcp.SessionOptions) (*mcp.ClientSession, jsonrpc.Stream, *mcp.ServerSession) {
+	t.Helper()
+	o := mcp.ClientOptions{}
+	if opts != nil {
+		o = *opts
 	}
-	o := *opts
 	o.ProtocolVersion = version
 	a, b := transport.Pipe()
-	ss := g.Server().Connect(b, nil)
+	ss := g.Server().Connect(b, so)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, &o).Connect(ctx, a)
@@ -229,7 +238,7 @@ func connectDown(t *testing.T, g *gateway.Gateway, version string, opts *mcp.Cli
 		_ = ss.Close()
 		_ = ss.Wait()
 	})
-	return cs
+	return cs, a, ss
 }
 
 // text returns the text of a tool result's first content block.

@@ -55,32 +55,6 @@ func addTouch(s *mcp.Server) {
 	})
 }
 
-// pipeDown connects a downstream client in memory and returns it with its
-// end of the connection (closing which drops the connection) and the
-// server's session.
-func pipeDown(t *testing.T, g *gateway.Gateway, version string, opts *mcp.ClientOptions, so *mcp.SessionOptions) (*mcp.ClientSession, jsonrpc.Stream, *mcp.ServerSession) {
-	t.Helper()
-	o := mcp.ClientOptions{}
-	if opts != nil {
-		o = *opts
-	}
-	o.ProtocolVersion = version
-	a, b := transport.Pipe()
-	ss := g.Server().Connect(b, so)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, &o).Connect(ctx, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Close()
-		_ = ss.Wait()
-	})
-	return cs, a, ss
-}
-
 // listening runs a listen stream of cs for uris until the returned stop is
 // called, and returns the URIs the server acknowledged (acks receives them
 // from the client's notification hook).
