@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,15 +116,23 @@ func TestGatewayReplicasShareStores(t *testing.T) {
 
 // TestReplicaRebindChecksAccess: a binding opened on another replica
 // subscribes to what the stored session holds only where the caller may
-// still see it. The client subscribes through replica 1; the resource is
-// then hidden from it; its next call, on replica 0, binds an upstream
-// session there that must not subscribe to the hidden resource.
+// still see it. The client subscribes to two resources through replica 1;
+// one is then hidden from it; its next call, on replica 0, binds an
+// upstream session there that must not subscribe to the hidden resource,
+// neither while binding (restoreSubs) nor when replica 0 takes up the
+// rebuilt session's subscriptions in the background (sessionRegistered).
 func TestReplicaRebindChecksAccess(t *testing.T) {
+	const hiddenURI, visibleURI = "file:///shared.txt", "file:///visible.txt"
 	up := newUpstreamServer("alpha", nil)
-	var subscribes atomic.Int32
+	_ = up.AddResource(&mcp.Resource{URI: visibleURI, Name: "visible"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{&mcp.TextResourceContents{URI: req.Params.URI, Text: "v"}}}, nil
+		})
+	var subscribes atomic.Int32 // resources/subscribe of hiddenURI
 	hooks.AddReceivingMiddleware(up, func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, r *mcp.Request) (any, error) {
-			if r.Method == mcp.MethodResourcesSubscribe {
+			var p mcp.SubscribeParams
+			if r.Method == mcp.MethodResourcesSubscribe && json.Unmarshal(r.Params, &p) == nil && p.URI == hiddenURI {
 				subscribes.Add(1)
 			}
 			return next(ctx, r)
@@ -133,17 +142,19 @@ func TestReplicaRebindChecksAccess(t *testing.T) {
 	sessions, events := shared.NewMemorySessionStore(nil), mcphttp.NewMemoryEventStore(nil)
 	notifier := shared.NewMemoryNotifier()
 	var targets []*url.URL
+	var gws []*gateway.Gateway
 	for range 2 {
 		g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.Version20251125,
 			Server: &mcp.ServerOptions{Notifier: notifier}}, map[string]*mcp.Server{"alpha": up})
 		g.Server().AddVisibleFunc(func(_ context.Context, _ mcp.Caller, f mcp.Feature) bool {
-			return !hidden.Load() || f.Kind != mcp.FeatureResource
+			return !hidden.Load() || f.Kind != mcp.FeatureResource || f.Name() != hiddenURI
 		})
 		h := mcphttp.NewHandler(g.Server(), &mcphttp.HandlerOptions{SessionStore: sessions, EventStore: events})
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() { _ = h.Close(); ts.Close() })
 		u, _ := url.Parse(ts.URL)
 		targets = append(targets, u)
+		gws = append(gws, g)
 	}
 	p := replicas.NewProxy(targets)
 	proxy := httptest.NewServer(p)
@@ -156,17 +167,19 @@ func TestReplicaRebindChecksAccess(t *testing.T) {
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return nil, errors.New("not asked")
 		}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, opts).
-		Connect(ctx, mcphttp.NewClientStream(proxy.URL+"/mcp", nil))
+	stream := mcphttp.NewClientStream(proxy.URL+"/mcp", nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, opts).Connect(ctx, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///shared.txt"}); err != nil {
-		t.Fatal(err)
+	for _, uri := range []string{hiddenURI, visibleURI} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if n := subscribes.Load(); n != 1 {
-		t.Fatalf("the upstream got %d resources/subscribe through replica 1; want 1", n)
+		t.Fatalf("the upstream got %d resources/subscribe of %s through replica 1; want 1", n, hiddenURI)
 	}
 	hidden.Store(true)
 	p.SetDown(0, false)
@@ -174,8 +187,19 @@ func TestReplicaRebindChecksAccess(t *testing.T) {
 	if res, err := call(ctx, cs, "echo", "x"); err != nil || res.IsError {
 		t.Fatalf("echo on replica 0: %v %+v", err, res)
 	}
-	time.Sleep(100 * time.Millisecond) // sessionRegistered subscribes in the background
+	// The background path takes the stored subscriptions up in their
+	// order (sorted: hiddenURI first); once it holds visibleURI it has
+	// been through hiddenURI.
+	for !slices.Contains(gateway.HeldFor(gws[0], stream.SessionID()), visibleURI) {
+		if ctx.Err() != nil {
+			t.Fatalf("replica 0 never took up the stored subscription to %s (holds %q)", visibleURI, gateway.HeldFor(gws[0], stream.SessionID()))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if held := gateway.HeldFor(gws[0], stream.SessionID()); slices.Contains(held, hiddenURI) {
+		t.Errorf("replica 0 took up the subscription to %s, which its caller no longer sees (holds %q)", hiddenURI, held)
+	}
 	if n := subscribes.Load(); n != 1 {
-		t.Errorf("the upstream got %d resources/subscribe; the binding on replica 0 subscribed to a resource its caller no longer sees", n)
+		t.Errorf("the upstream got %d resources/subscribe of %s; the binding on replica 0 subscribed to a resource its caller no longer sees", n, hiddenURI)
 	}
 }
