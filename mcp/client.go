@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -117,9 +118,10 @@ type Client struct {
 	clientOnce sync.Once
 	caps       *ClientCapabilities // capabilities(), computed once
 	clientJSON []byte              // caps and impl as _meta members
-	// callerJSON is clientJSON for the capabilities a request declares
-	// instead (hooks.WithClientCapabilities), by *ClientCapabilities, for
-	// at most maxCallerJSON of them.
+	// callerJSON holds, by the *ClientCapabilities a request declares
+	// instead (hooks.WithClientCapabilities), those joined with the
+	// client's own extensions and their encoding (*callerEntry), for at
+	// most maxCallerJSON of them.
 	callerJSON  sync.Map
 	callerCount atomic.Int32
 }
@@ -129,21 +131,47 @@ type Client struct {
 // new ones for every request gets them encoded every time.
 const maxCallerJSON = 256
 
-// callerMeta is clientMeta for caps declared instead of the client's.
-func (c *Client) callerMeta(caps *ClientCapabilities) []byte {
-	if raw, ok := c.callerJSON.Load(caps); ok {
-		return raw.([]byte)
+// callerMeta is clientMeta for caps declared instead of the client's
+// (hooks.WithClientCapabilities): caps with the client's own extensions
+// joined in (caps' win on a key), and their encoding.
+func (c *Client) callerMeta(caps *ClientCapabilities) (*ClientCapabilities, []byte) {
+	if v, ok := c.callerJSON.Load(caps); ok {
+		e := v.(*callerEntry)
+		return e.caps, e.raw
 	}
-	m := Meta{ClientCapabilities: caps, ClientInfo: c.impl}
+	own, _ := c.clientMeta()
+	joined := withExtensions(caps, own.Extensions, nil)
+	m := Meta{ClientCapabilities: joined, ClientInfo: c.impl}
 	raw, err := m.MarshalJSON()
 	if err != nil || len(raw) <= 2 {
-		return nil
+		return joined, nil
 	}
 	raw = raw[1 : len(raw)-1]
 	if c.callerCount.Add(1) <= maxCallerJSON {
-		c.callerJSON.Store(caps, raw)
+		c.callerJSON.Store(caps, &callerEntry{joined, raw})
 	}
-	return raw
+	return joined, raw
+}
+
+// callerEntry is what Client.callerJSON keeps of one caller's capabilities.
+type callerEntry struct {
+	caps *ClientCapabilities
+	raw  []byte
+}
+
+// withExtensions returns c with its extensions joined to under and over:
+// on a key, over's win over c's, and c's over under's. It returns c itself
+// when both are empty, and never changes c.
+func withExtensions(c *ClientCapabilities, under, over map[string]json.RawMessage) *ClientCapabilities {
+	if len(under) == 0 && len(over) == 0 {
+		return c
+	}
+	out := *c
+	out.Extensions = make(map[string]json.RawMessage, len(under)+len(c.Extensions)+len(over))
+	maps.Copy(out.Extensions, under)
+	maps.Copy(out.Extensions, c.Extensions)
+	maps.Copy(out.Extensions, over)
+	return &out
 }
 
 // clientMeta returns the client's capabilities and their _meta encoding

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -108,18 +107,13 @@ func (cs *ClientSession) requestMeta(version string, m *Meta, caps *ClientCapabi
 	out.ProtocolVersion = version
 	out.ClientCapabilities, out.clientJSON = cs.client.clientMeta()
 	if caps != nil { // hooks.WithClientCapabilities
-		out.ClientCapabilities, out.clientJSON = caps, cs.client.callerMeta(caps)
+		out.ClientCapabilities, out.clientJSON = cs.client.callerMeta(caps)
 	}
 	if m != nil && m.ClientCapabilities != nil && len(m.ClientCapabilities.Extensions) > 0 {
 		// Extensions declared for this request alone (tasks.CallTool
 		// declares the tasks extension this way) join the client's.
-		c := *out.ClientCapabilities
-		c.Extensions = maps.Clone(c.Extensions)
-		if c.Extensions == nil {
-			c.Extensions = make(map[string]json.RawMessage)
-		}
-		maps.Copy(c.Extensions, m.ClientCapabilities.Extensions)
-		out.ClientCapabilities, out.clientJSON = &c, nil
+		out.ClientCapabilities = withExtensions(out.ClientCapabilities, nil, m.ClientCapabilities.Extensions)
+		out.clientJSON = nil
 	}
 	out.ClientInfo = cs.client.impl
 	if lvl := cs.logLevel.Load(); lvl != 0 {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gomcp/sdk/mcp"
@@ -53,5 +56,65 @@ func TestWithClientCapabilities(t *testing.T) {
 				t.Errorf("server saw %q, want %q", got, tc.want)
 			}
 		}
+	}
+}
+
+// TestWithClientCapabilitiesJoinsExtensions: the capabilities a request is
+// sent with replace the client's sampling, elicitation and roots, but its
+// extensions join the client's own (a gateway declares a caller's
+// capabilities with the extensions it supports itself), the request's
+// winning on a key both declare; those the request adds itself in _meta
+// win over both.
+func TestWithClientCapabilitiesJoinsExtensions(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "caps"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		c := req.ClientCapabilities()
+		var ext []string
+		for _, k := range slices.Sorted(maps.Keys(c.Extensions)) {
+			ext = append(ext, k+"="+string(c.Extensions[k]))
+		}
+		return fmt.Sprintf("sampling=%v roots=%v %s", c.Sampling != nil, c.Roots != nil, strings.Join(ext, " ")), nil
+	})
+	a, b := transport.Pipe()
+	ss := s.Connect(b, nil)
+	defer func() { _ = ss.Close(); _ = ss.Wait() }()
+	ctx := context.Background()
+	own := &mcp.ClientCapabilities{Roots: &mcp.RootCapabilities{}, Extensions: map[string]json.RawMessage{
+		"io.example/own": json.RawMessage(`1`), "io.example/both": json.RawMessage(`"client"`)}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion: mcp.LatestVersion, Capabilities: own}).Connect(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	callerCaps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Extensions: map[string]json.RawMessage{
+		"io.example/both": json.RawMessage(`"caller"`), "io.example/caller": json.RawMessage(`2`)}}
+	plain := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
+	perRequest := &mcp.Meta{ClientCapabilities: &mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{
+		"io.example/both": json.RawMessage(`"request"`)}}}
+	for _, tc := range []struct {
+		ctx  context.Context
+		meta *mcp.Meta
+		want string
+	}{
+		{ctx, nil, `sampling=false roots=true io.example/both="client" io.example/own=1`},
+		{hooks.WithClientCapabilities(ctx, plain), nil, `sampling=true roots=false io.example/both="client" io.example/own=1`},
+		{hooks.WithClientCapabilities(ctx, callerCaps), nil,
+			`sampling=true roots=false io.example/both="caller" io.example/caller=2 io.example/own=1`},
+		{hooks.WithClientCapabilities(ctx, callerCaps), perRequest,
+			`sampling=true roots=false io.example/both="request" io.example/caller=2 io.example/own=1`},
+	} {
+		for range 2 { // the second time, the encoding is the one kept
+			res, err := cs.CallTool(tc.ctx, &mcp.CallToolParams{Name: "caps", Meta: tc.meta})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; got != tc.want {
+				t.Errorf("server saw %q, want %q", got, tc.want)
+			}
+		}
+	}
+	if len(callerCaps.Extensions) != 2 || len(own.Extensions) != 2 {
+		t.Errorf("the declared capabilities were changed: %v, %v", callerCaps.Extensions, own.Extensions)
 	}
 }

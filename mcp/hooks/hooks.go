@@ -79,13 +79,17 @@ func Params(r *mcp.Request) (any, error) { return bridge.Params(r) }
 
 // WithClientCapabilities returns a context in which the requests a client
 // sends declare caps instead of the client's own capabilities, where a
-// request declares them: at 2026-07-28, in every request's _meta (the
-// extensions a request declares for itself, as package tasks' do, are
-// added to caps). It is for a proxy or a gateway that forwards a caller's
-// request: the server then asks, or does without, as it would with the
-// caller itself. At earlier revisions capabilities belong to the session,
-// declared once at initialize, and caps changes nothing. caps nil is the
-// client's own.
+// request declares them: at 2026-07-28, in every request's _meta. Only
+// sampling, elicitation and roots are replaced: the client's own
+// extensions stay declared, joined with those of caps (caps' win on an
+// extension both declare), and those a request declares for itself, as
+// package tasks' do, are added over both. It is for a proxy or a gateway
+// that forwards a caller's request: the server then asks, or does without,
+// as it would with the caller itself, while the extensions the proxy
+// supports itself stay declared. At earlier revisions capabilities belong
+// to the session, declared once at initialize, and caps changes nothing.
+// caps nil is the client's own. The joined capabilities are made once for
+// each caps value, so a proxy should reuse a few values.
 func WithClientCapabilities(ctx context.Context, caps *mcp.ClientCapabilities) context.Context {
 	if caps == nil {
 		return ctx
