@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gomcp/sdk/apps"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcp/hooks"
@@ -252,7 +251,8 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 // answer (sampling, elicitation, roots) rather than what the gateway can
 // route, so that the upstream asks, or does without, exactly as it would
 // with the caller itself, instead of the gateway refusing a question the
-// caller cannot answer. Its extensions are the gateway's own.
+// caller cannot answer. The gateway's own extensions join it as the
+// request is sent (hooks.WithClientCapabilities).
 //
 // The result is one of 256 values made once (each member and sub-member
 // present or not), so that the client encodes each once (see
@@ -299,9 +299,6 @@ func capsOf(k uint8) *mcp.ClientCapabilities {
 	if on(6) {
 		c.Roots = &mcp.RootCapabilities{ListChanged: on(7)}
 	}
-	// The extensions stay the gateway's (clientOptions): it renders views
-	// for the clients that do, and hides app-only tools from the others.
-	apps.DeclareClient(c)
 	return c
 }
 

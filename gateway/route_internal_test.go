@@ -6,8 +6,9 @@ import (
 )
 
 // TestCallerCaps: the capabilities declared upstream for a caller are its
-// sampling, elicitation and roots exactly, with the gateway's extensions
-// (it renders views: TestAppsThroughGateway), one value for each set.
+// sampling, elicitation and roots exactly, one value for each set, and no
+// extensions: the gateway's own join them as the request is sent (it
+// renders views: TestAppsThroughGateway).
 func TestCallerCaps(t *testing.T) {
 	for k := range 256 {
 		in := capsOf(uint8(k))
@@ -21,7 +22,7 @@ func TestCallerCaps(t *testing.T) {
 			t.Errorf("%d: declared %s for %s", k, b, a)
 		}
 	}
-	if got, _ := json.Marshal(callerCaps(nil)); string(got) != `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}` {
+	if got, _ := json.Marshal(callerCaps(nil)); string(got) != `{}` {
 		t.Errorf("no capabilities: declared %s", got)
 	}
 }
