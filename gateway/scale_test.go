@@ -203,3 +203,71 @@ func TestReplicaRebindChecksAccess(t *testing.T) {
 		t.Errorf("the upstream got %d resources/subscribe of %s; the binding on replica 0 subscribed to a resource its caller no longer sees", n, hiddenURI)
 	}
 }
+
+// TestReplicaUnsubscribeKeepsOthers: the subscriptions of clients that
+// bind nothing are counted per replica, on that replica's own shared
+// upstream session, so the last unsubscribe on one replica unsubscribes
+// its session alone: a client subscribed through another replica still
+// hears the upstream's updates.
+func TestReplicaUnsubscribeKeepsOthers(t *testing.T) {
+	const uri = "file:///shared.txt"
+	up := newUpstreamServer("alpha", nil)
+	var unsubscribes atomic.Int32
+	hooks.AddReceivingMiddleware(up, func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, r *mcp.Request) (any, error) {
+			if r.Method == mcp.MethodResourcesUnsubscribe {
+				unsubscribes.Add(1)
+			}
+			return next(ctx, r)
+		}
+	})
+	sessions, events := shared.NewMemorySessionStore(nil), mcphttp.NewMemoryEventStore(nil)
+	notifier := shared.NewMemoryNotifier()
+	var endpoints []string
+	for range 2 {
+		g := startGateway(t, config("alpha"), &gateway.Options{ProtocolVersion: mcp.Version20251125,
+			Server: &mcp.ServerOptions{Notifier: notifier}}, map[string]*mcp.Server{"alpha": up})
+		h := mcphttp.NewHandler(g.Server(), &mcphttp.HandlerOptions{SessionStore: sessions, EventStore: events})
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() { _ = h.Close(); ts.Close() })
+		endpoints = append(endpoints, ts.URL+"/mcp")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	updates := make(chan string, 16)
+	connect := func(endpoint string, heard chan<- string) *mcp.ClientSession {
+		opts := &mcp.ClientOptions{ProtocolVersion: mcp.Version20251125, // it can be asked nothing: it binds nothing
+			ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedNotificationParams) {
+				if heard != nil {
+					heard <- p.URI
+				}
+			}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "down", Version: "1"}, opts).
+			Connect(ctx, mcphttp.NewClientStream(endpoint, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	connect(endpoints[0], updates)
+	other := connect(endpoints[1], nil)
+	if err := other.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if n := unsubscribes.Load(); n != 1 {
+		t.Fatalf("the upstream got %d resources/unsubscribe from replica 1's last unsubscribe; want 1", n)
+	}
+	up.ResourceUpdated(ctx, uri)
+	select {
+	case got := <-updates:
+		if got != uri {
+			t.Errorf("update of %q", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the client subscribed through replica 0 heard nothing after the last unsubscribe on replica 1")
+	}
+}
