@@ -484,7 +484,7 @@ func TestInterruptSendsCancelled(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25"} {
 		t.Run("version="+version, func(t *testing.T) {
 			seen := make(chan struct{})
-			stderr := &signalWriter{want: "started\n", seen: seen}
+			stderr := &lockedBuffer{want: "started\n", seen: seen}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan int, 1)
@@ -499,9 +499,7 @@ func TestInterruptSendsCancelled(t *testing.T) {
 				t.Errorf("exit %d, want %d", code, ExitCancelled)
 			}
 			// The child's stderr is all copied once Run has returned.
-			stderr.mu.Lock()
-			defer stderr.mu.Unlock()
-			if got := stderr.buf.String(); !strings.Contains(got, "cause: jsonrpc: request cancelled by peer\n") {
+			if got := stderr.String(); !strings.Contains(got, "cause: jsonrpc: request cancelled by peer\n") {
 				t.Errorf("the server did not see notifications/cancelled; stderr:\n%s", got)
 			}
 		})
@@ -728,16 +726,16 @@ func TestAnswersFromStdin(t *testing.T) {
 	}
 }
 
-// signalWriter collects what is written and closes seen once it contains
-// want.
-type signalWriter struct {
+// lockedBuffer collects what is written to it by any goroutine; String
+// reads it. If seen is set, it is closed once the text contains want.
+type lockedBuffer struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	want string
 	seen chan struct{}
 }
 
-func (w *signalWriter) Write(p []byte) (int, error) {
+func (w *lockedBuffer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf.Write(p)
@@ -748,12 +746,18 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 func TestInterruptWhileAsking(t *testing.T) {
 	url := everythingURL(t)
 	stdin, never := io.Pipe() // no answer ever comes
 	defer never.Close()
 	seen := make(chan struct{})
-	stderr := &signalWriter{want: "The server asks: who?", seen: seen}
+	stderr := &lockedBuffer{want: "The server asks: who?", seen: seen}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

@@ -666,22 +666,3 @@ func startTestRedis(t *testing.T) string {
 	}
 	return "redis://" + addr + "/0"
 }
-
-// lockedBuffer is a bytes.Buffer written by one goroutine and read by
-// another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}

@@ -290,7 +290,7 @@ func TestProxyHTTPGetStream(t *testing.T) {
 // TestProxyHTTPEvictsIdleSessions: at the limit, a new session ends the
 // one idle the longest.
 func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
-	var stderr signalWriter
+	var stderr lockedBuffer
 	p := &httpProxy{inv: &invocation{stderr: &stderr, target: []string{everythingBin}}, sessions: map[string]*proxySession{}, max: 1}
 	ts := httptest.NewServer(p)
 	defer ts.Close()
@@ -317,10 +317,8 @@ func TestProxyHTTPEvictsIdleSessions(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d sessions, want 1", n)
 	}
-	stderr.mu.Lock()
-	defer stderr.mu.Unlock()
-	if !strings.Contains(stderr.buf.String(), "idle the longest") {
-		t.Errorf("stderr %q", stderr.buf.String())
+	if !strings.Contains(stderr.String(), "idle the longest") {
+		t.Errorf("stderr %q", stderr.String())
 	}
 }
 

@@ -210,7 +210,7 @@ func TestProxyTypeScriptHTTPServer(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
 	seen := make(chan struct{})
-	stderr := &signalWriter{want: "listening on port " + port, seen: seen}
+	stderr := &lockedBuffer{want: "listening on port " + port, seen: seen}
 	cmd := exec.Command(server, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	cmd.Stdout, cmd.Stderr = io.Discard, stderr
@@ -229,11 +229,7 @@ func TestProxyTypeScriptHTTPServer(t *testing.T) {
 			<-exited
 		}
 	}()
-	logs := func() string {
-		stderr.mu.Lock()
-		defer stderr.mu.Unlock()
-		return stderr.buf.String()
-	}
+	logs := stderr.String
 	select {
 	case <-seen:
 	case err := <-exited:

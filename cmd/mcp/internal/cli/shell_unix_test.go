@@ -16,8 +16,8 @@ import (
 func TestShellInterrupt(t *testing.T) {
 	stdin, lines := io.Pipe()
 	started := make(chan struct{})
-	stderr := &signalWriter{want: "started", seen: started}
-	var stdout signalWriter
+	stderr := &lockedBuffer{want: "started", seen: started}
+	var stdout lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(context.Background(), []string{"shell", "-e", "MCP_CLI_TEST_SERVER=block", os.Args[0]}, stdin, &stdout, stderr)
@@ -32,13 +32,11 @@ func TestShellInterrupt(t *testing.T) {
 	if code := <-done; code != ExitOK {
 		t.Errorf("exit %d", code)
 	}
-	stderr.mu.Lock()
-	errs := stderr.buf.String()
-	stderr.mu.Unlock()
+	errs := stderr.String()
 	if !strings.Contains(errs, "interrupted") || !strings.Contains(errs, "cause:") {
 		t.Errorf("stderr:\n%s", errs)
 	}
-	if !strings.Contains(stdout.buf.String(), "ok (") {
-		t.Errorf("the shell did not go on after the interrupt: %q", stdout.buf.String())
+	if !strings.Contains(stdout.String(), "ok (") {
+		t.Errorf("the shell did not go on after the interrupt: %q", stdout.String())
 	}
 }

@@ -134,7 +134,7 @@ func TestTasksCommands(t *testing.T) {
 func TestInterruptCancelsTheTask(t *testing.T) {
 	url := everythingURL(t)
 	seen := make(chan struct{})
-	stderr := &signalWriter{want: "computing", seen: seen}
+	stderr := &lockedBuffer{want: "computing", seen: seen}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -145,9 +145,7 @@ func TestInterruptCancelsTheTask(t *testing.T) {
 	if code := <-done; code != ExitCancelled {
 		t.Errorf("exit %d, want %d", code, ExitCancelled)
 	}
-	stderr.mu.Lock()
-	errs := stderr.buf.String()
-	stderr.mu.Unlock()
+	errs := stderr.String()
 	m := regexp.MustCompile(`task (\S+): cancel requested`).FindStringSubmatch(errs)
 	if m == nil {
 		t.Fatalf("stderr %q", errs)
@@ -160,8 +158,8 @@ func TestInterruptCancelsTheTask(t *testing.T) {
 func TestShellTasks(t *testing.T) {
 	stdin, input := io.Pipe()
 	seen := make(chan struct{})
-	stdout := &signalWriter{want: `"taskId": "`, seen: seen}
-	stderr := &signalWriter{}
+	stdout := &lockedBuffer{want: `"taskId": "`, seen: seen}
+	stderr := &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(context.Background(), []string{"shell", "--protocol-version", "2025-11-25", everythingBin}, stdin, stdout, stderr)
@@ -170,18 +168,16 @@ func TestShellTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-seen
-	stdout.mu.Lock()
-	m := regexp.MustCompile(`"taskId": "([^"]+)"`).FindStringSubmatch(stdout.buf.String())
-	stdout.mu.Unlock()
+	m := regexp.MustCompile(`"taskId": "([^"]+)"`).FindStringSubmatch(stdout.String())
 	script := "tasks list\ntasks result " + m[1] + "\ntasks get " + m[1] + "\ntasks cancel " + m[1] + "\n"
 	if _, err := io.WriteString(input, script); err != nil {
 		t.Fatal(err)
 	}
 	input.Close()
 	if code := <-done; code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr.buf.String())
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	out, errs := stdout.buf.String(), stderr.buf.String()
+	out, errs := stdout.String(), stderr.String()
 	for _, re := range []string{
 		`(?m)^TASK +STATUS +UPDATED +MESSAGE\n` + regexp.QuoteMeta(m[1]) + ` +working`,
 		`(?m)^computed z after 0.3s$`,

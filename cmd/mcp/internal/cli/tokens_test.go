@@ -26,30 +26,21 @@ import (
 
 // urlWriter is a stderr that hands over the first URL written to it.
 type urlWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	lockedBuffer
 	urls chan string
 }
 
 var urlRE = regexp.MustCompile(`https?://\S+`)
 
 func (w *urlWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if u := urlRE.FindString(w.buf.String()); u != "" {
+	n, err := w.lockedBuffer.Write(p)
+	if u := urlRE.FindString(w.String()); u != "" {
 		select {
 		case w.urls <- u:
 		default:
 		}
 	}
-	return len(p), nil
-}
-
-func (w *urlWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+	return n, err
 }
 
 // protectedEverything serves the everything server behind the auth
