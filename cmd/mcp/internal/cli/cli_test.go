@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -901,6 +902,13 @@ func TestConfigVariables(t *testing.T) {
 	}
 	if _, err := lookupServer("y", cfg); err == nil || !strings.Contains(err.Error(), "${input:pick} is not supported") {
 		t.Errorf("${input:pick}: %v", err)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(huge, []byte(body+strings.Repeat(" ", gateway.MaxConfigSize)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lookupServer("x", huge); err == nil || !strings.Contains(err.Error(), "huge.json: larger than") {
+		t.Errorf("a configuration file over the limit: %v", err)
 	}
 }
 

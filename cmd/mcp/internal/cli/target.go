@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/transport"
 	"github.com/gomcp/sdk/transport/mcphttp"
@@ -52,14 +53,15 @@ func configPaths() []string {
 }
 
 // lookupServer finds the server name in file, or in the usual places when
-// file is empty.
+// file is empty. Each file is read up to the gateway's configuration limit:
+// they are the same files.
 func lookupServer(name, file string) (serverConfig, error) {
 	paths := configPaths()
 	if file != "" {
 		paths = []string{file}
 	}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := readFileBounded(p, gateway.MaxConfigSize)
 		if errors.Is(err, os.ErrNotExist) && file == "" {
 			continue
 		}
