@@ -82,7 +82,12 @@ type Meta struct {
 // Extra in key order, so the output is deterministic. An Extra entry is
 // written only when no typed field claims its key.
 func (m Meta) MarshalJSON() ([]byte, error) {
-	w := metaWriter{b: append(make([]byte, 0, 128), '{')}
+	return m.appendJSON(make([]byte, 0, 128))
+}
+
+// appendJSON appends what MarshalJSON writes to b.
+func (m *Meta) appendJSON(b []byte) ([]byte, error) {
+	w := metaWriter{b: append(b, '{')}
 	if err := m.writeTyped(&w); err != nil {
 		return nil, err
 	}
@@ -108,7 +113,7 @@ func (w *metaWriter) key(k string) {
 
 // sep writes the comma before a member that is not the first.
 func (w *metaWriter) sep() {
-	if len(w.b) > 1 {
+	if w.b[len(w.b)-1] != '{' {
 		w.b = append(w.b, ',')
 	}
 }

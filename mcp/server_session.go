@@ -626,6 +626,13 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationP
 // decoding the result into result.
 func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params, result any) error {
 	if len(mws) == 0 {
+		if p, ok := params.(*CallToolParams); ok && p != nil {
+			raw, err := p.appendJSON(nil)
+			if err != nil {
+				return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+			}
+			params = json.RawMessage(raw)
+		}
 		if _, ok := result.(json.Unmarshaler); !ok {
 			return conn.Call(ctx, method, params, result)
 		}
@@ -635,7 +642,7 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		}
 		return decodeResult(method, raw, result)
 	}
-	raw, err := json.Marshal(params)
+	raw, err := marshalParams(params)
 	if err != nil {
 		return err
 	}
@@ -650,6 +657,15 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 	}
 	rawRes, _ := res.(json.RawMessage)
 	return decodeResult(method, rawRes, result)
+}
+
+// marshalParams encodes the params of a request sent: tools/call params,
+// the most frequent by far, without reflection (CallToolParams.appendJSON).
+func marshalParams(params any) (json.RawMessage, error) {
+	if p, ok := params.(*CallToolParams); ok && p != nil {
+		return p.appendJSON(nil)
+	}
+	return json.Marshal(params)
 }
 
 // decodeResult decodes a raw result. The result types of this package
