@@ -57,3 +57,31 @@ func TestCallToolParamsAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeImplementation: the reflection-free decoding of serverInfo and
+// clientInfo gives what json.Unmarshal gives, errors included.
+func TestDecodeImplementation(t *testing.T) {
+	for _, raw := range []string{
+		`{"name":"s","version":"1"}`,
+		` { "name" : "s\u00e9\n" , "version":"1", "title":"T", "description":"d", "websiteUrl":"https://x" } `,
+		`{"name":"a","name":"b","version":null}`,
+		`{"NAME":"s","version":"1"}`,
+		`{"name":"s","icons":[{"src":"https://x/i.png","sizes":["48x48"]}],"other":{"a":[1]}}`,
+		"{\"name\":\"\xff\"}",
+		`{}`,
+		`{"name":1}`,
+		`[]`,
+		`{"name":"s"`,
+	} {
+		var want Implementation
+		werr := json.Unmarshal([]byte(raw), &want)
+		got, err := decodeImplementation([]byte(raw))
+		if (err != nil) != (werr != nil) {
+			t.Errorf("%s: error %v, json.Unmarshal's %v", raw, err, werr)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(*got, want) {
+			t.Errorf("%s: decoded %+v, json.Unmarshal %+v", raw, *got, want)
+		}
+	}
+}
