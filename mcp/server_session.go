@@ -626,13 +626,6 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationP
 // decoding the result into result.
 func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params, result any) error {
 	if len(mws) == 0 {
-		if p, ok := params.(*CallToolParams); ok && p != nil {
-			raw, err := p.appendJSON(nil)
-			if err != nil {
-				return fmt.Errorf("mcp: encoding %s params: %w", method, err)
-			}
-			params = json.RawMessage(raw)
-		}
 		if _, ok := result.(json.Unmarshaler); !ok {
 			return conn.Call(ctx, method, params, result)
 		}
@@ -659,8 +652,11 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 	return decodeResult(method, rawRes, result)
 }
 
-// marshalParams encodes the params of a request sent: tools/call params,
-// the most frequent by far, without reflection (CallToolParams.appendJSON).
+// marshalParams encodes the params of a request sent through middleware
+// (a gateway's forwarded calls are): tools/call params, the most frequent
+// by far, without reflection (CallToolParams.appendJSON). Without
+// middleware, params go to jsonrpc as they are: handing it the encoded
+// bytes would cost one allocation more than encoding/json saves there.
 func marshalParams(params any) (json.RawMessage, error) {
 	if p, ok := params.(*CallToolParams); ok && p != nil {
 		return p.appendJSON(nil)
