@@ -397,7 +397,7 @@ func (c *Conn) resume() {
 // gateway forwarding them), a hand-over happens for about every request
 // and a handler ends for about every one, in bursts: with a single spare,
 // most hand-overs found it taken and started a goroutine whose stack grew
-// again through the whole handler's path (a fifth of a gateway's CPU at 32
+// again through the whole handler's path (12 to 20% of a gateway's CPU at 32
 // in flight). Spares are kept only by Buffered streams (stdio, pipes: a
 // few per process); each holds its stack while the Conn is idle.
 const maxSpares = 32
