@@ -77,7 +77,7 @@ func benchUpstream() *mcp.Server {
 }
 
 // benchGateway is a gateway with up as its one upstream, over a pipe.
-func benchGateway(b *testing.B, up *mcp.Server) *gateway.Gateway {
+func benchGateway(b testing.TB, up *mcp.Server) *gateway.Gateway {
 	b.Helper()
 	dial := func(context.Context, string, *gateway.Upstream) (jsonrpc.Stream, error) {
 		x, y, err := linePipe()
@@ -101,7 +101,7 @@ func benchGateway(b *testing.B, up *mcp.Server) *gateway.Gateway {
 
 // benchConnect connects a client that can be asked nothing (like
 // mcpbench's) to s over a pipe.
-func benchConnect(b *testing.B, s *mcp.Server) *mcp.ClientSession {
+func benchConnect(b testing.TB, s *mcp.Server) *mcp.ClientSession {
 	b.Helper()
 	x, y, err := linePipe()
 	if err != nil {

@@ -260,11 +260,12 @@ type Conn struct {
 	// watchEachRun stops the watch after every run (see runInline): the
 	// process had a single processor when the Conn was made.
 	watchEachRun bool
-	// spare wakes the goroutine that stands by to read again (standBy);
-	// hasSpare (guarded by mu) says one does, spares counts it.
-	spare    chan struct{}
-	hasSpare bool
-	spares   sync.WaitGroup
+	// spare wakes a goroutine that stands by to read again (standBy);
+	// idleSpares (guarded by mu) counts those standing by, at most
+	// maxSpares; spares counts them for finish.
+	spare      chan struct{}
+	idleSpares int
+	spares     sync.WaitGroup
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for

@@ -23,6 +23,7 @@ type holdStream struct {
 	end    chan struct{}
 	flush  chan struct{} // signalled on each FlushHeld
 	idle   chan struct{} // if not nil, signalled when Read finds the list empty
+	start  chan struct{} // if not nil, Read waits for it to close first
 }
 
 func newHoldStream(msgs ...*Message) *holdStream {
@@ -30,6 +31,13 @@ func newHoldStream(msgs ...*Message) *holdStream {
 }
 
 func (s *holdStream) Read(ctx context.Context) (*Message, error) {
+	if s.start != nil {
+		select {
+		case <-s.start:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	s.mu.Lock()
 	if len(s.in) > 0 {
 		m := s.in[0]
@@ -253,11 +261,62 @@ func TestPushOnReaderStream(t *testing.T) {
 	}
 }
 
-// TestConnHandsOffToCalls: requests run on the reader whose handlers call
-// another Conn (a gateway forwarding them) hand reading over while
-// requests wait behind them, the reader that handed over reads again
-// later (standBy), and every request is answered; Wait returns once the
-// stream ends, with no goroutine left (goleak).
+// TestConnReadsWhileCallWaits: a request run on the reader whose handler
+// calls another Conn (a gateway forwarding it) hands reading over at once
+// when requests wait behind it (handOff), so the next request is read and
+// dispatched while the call waits. The watch timer, which would hand
+// reading over too after its budget, is kept from ever being armed, so
+// only the hand-off can: without it, the first request's call waits for
+// the second request's handler, which is never read, and the test fails.
+func TestConnReadsWhileCallWaits(t *testing.T) {
+	second := make(chan struct{}) // closed when request 2's handler runs
+	giveUp := make(chan struct{})
+	up, _ := newConnPair(t, false, ConnOptions{}, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		select {
+		case <-second:
+			return json.RawMessage(`2`), nil
+		case <-giveUp:
+			return nil, fmt.Errorf("gave up")
+		}
+	})})
+	s := newHoldStream(NewRequest(Int64ID(1), "forward", nil), NewRequest(Int64ID(2), "local", nil))
+	s.start = make(chan struct{})
+	go func() { // every hand-over flushes
+		for range s.flush {
+		}
+	}()
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, m *Message) (any, error) {
+		if m.Method == "local" {
+			close(second)
+			return json.RawMessage(`1`), nil
+		}
+		return up.CallRaw(ctx, "up", nil)
+	})})
+	// Nothing is read before start closes: the watch stays unarmed (runInline
+	// arms it only when watchArmed was false), and no run stops it.
+	c.watchArmed.Store(true)
+	c.watchEachRun = false
+	close(s.start)
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		close(giveUp)
+		t.Error("request 2 was not read while request 1's call to another Conn waited")
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	close(s.flush)
+}
+
+// TestConnHandsOffToCalls: many requests run on the reader whose handlers
+// call another Conn, with requests waiting behind them: reading is handed
+// over again and again, readers that handed it over stand by to read
+// again (standBy, up to maxSpares of them), every request is answered, and
+// Wait returns once the stream ends with no goroutine left (goleak), the
+// spares included. (That reading goes on while a call waits is
+// TestConnReadsWhileCallWaits.)
 func TestConnHandsOffToCalls(t *testing.T) {
 	up, _ := newConnPair(t, false, ConnOptions{}, ConnOptions{Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
 		return json.RawMessage(`2`), nil
@@ -305,4 +364,49 @@ func TestConnHandsOffToCalls(t *testing.T) {
 	if k := answered(); k != n {
 		t.Fatalf("%d of %d requests answered", k, n)
 	}
+}
+
+// TestConnKeepsSpares: readers that handed reading over to calls made
+// together stand by to read again, all of them up to maxSpares, so that
+// the next hand-overs wake them rather than start goroutines whose stacks
+// grow again (with one spare, a gateway at 32 in flight started a
+// goroutine for about every other call).
+func TestConnKeepsSpares(t *testing.T) {
+	const n = 4
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	up, _ := newConnPair(t, false, ConnOptions{}, ConnOptions{MaxConcurrency: 2 * n, Handler: HandlerFunc(func(context.Context, *Message) (any, error) {
+		arrived.Done()
+		arrived.Wait() // all n calls wait at once
+		return json.RawMessage(`2`), nil
+	})})
+	var msgs []*Message
+	for i := int64(1); i <= n; i++ {
+		msgs = append(msgs, NewRequest(Int64ID(i), "forward", nil))
+	}
+	s := newHoldStream(msgs...)
+	go func() { // every hand-over flushes
+		for range s.flush {
+		}
+	}()
+	c := NewConn(s, ConnOptions{Handler: HandlerFunc(func(ctx context.Context, _ *Message) (any, error) {
+		return up.CallRaw(ctx, "up", nil)
+	})})
+	spares := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.idleSpares
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for spares() < n-1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if k := spares(); k < n-1 {
+		t.Errorf("%d readers stand by after %d calls that handed reading over ended, want at least %d", k, n, n-1)
+	}
+	close(s.end)
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	close(s.flush)
 }

@@ -382,7 +382,7 @@ func handOff(ctx context.Context, to *Conn) {
 	}
 }
 
-// resume hands reading over: to the spare goroutine if one stands by (its
+// resume hands reading over: to a spare goroutine if one stands by (its
 // stack grown already by the requests it ran), or else to this one.
 func (c *Conn) resume() {
 	select {
@@ -392,18 +392,28 @@ func (c *Conn) resume() {
 	}
 }
 
+// maxSpares bounds the goroutines a Conn keeps standing by to read again
+// (standBy). With many requests in flight that each call a peer (a
+// gateway forwarding them), a hand-over happens for about every request
+// and a handler ends for about every one, in bursts: with a single spare,
+// most hand-overs found it taken and started a goroutine whose stack grew
+// again through the whole handler's path (12 to 20% of a gateway's CPU at 32
+// in flight). Spares are kept only by Buffered streams (stdio, pipes: a
+// few per process); each holds its stack while the Conn is idle.
+const maxSpares = 32
+
 // standBy makes this goroutine, a reader that handed reading over and then
-// served as a worker, the Conn's spare: the next hand-over wakes it rather
-// than starting a goroutine whose stack would grow again. It reports
-// whether it reads again; false when there is a spare already or reading
+// served as a worker, one of the Conn's spares: the next hand-over wakes it
+// rather than starting a goroutine whose stack would grow again. It reports
+// whether it reads again; false when maxSpares stand by already or reading
 // has ended.
 func (c *Conn) standBy() bool {
 	c.mu.Lock()
-	if c.readEnded || c.hasSpare {
+	if c.readEnded || c.idleSpares >= maxSpares {
 		c.mu.Unlock()
 		return false
 	}
-	c.hasSpare = true
+	c.idleSpares++
 	c.spares.Add(1) // before finish waits: readEnded is set first
 	done := c.readDone.wait()
 	c.mu.Unlock()
@@ -411,7 +421,7 @@ func (c *Conn) standBy() bool {
 	select {
 	case <-c.spare:
 		c.mu.Lock()
-		c.hasSpare = false
+		c.idleSpares--
 		c.mu.Unlock()
 		c.flushHeld() // as takeOver does
 		return true

@@ -82,7 +82,12 @@ type Meta struct {
 // Extra in key order, so the output is deterministic. An Extra entry is
 // written only when no typed field claims its key.
 func (m Meta) MarshalJSON() ([]byte, error) {
-	w := metaWriter{b: append(make([]byte, 0, 128), '{')}
+	return m.appendJSON(make([]byte, 0, 128))
+}
+
+// appendJSON appends what MarshalJSON writes to b.
+func (m *Meta) appendJSON(b []byte) ([]byte, error) {
+	w := metaWriter{b: append(b, '{')}
 	if err := m.writeTyped(&w); err != nil {
 		return nil, err
 	}
@@ -108,7 +113,7 @@ func (w *metaWriter) key(k string) {
 
 // sep writes the comma before a member that is not the first.
 func (w *metaWriter) sep() {
-	if len(w.b) > 1 {
+	if w.b[len(w.b)-1] != '{' {
 		w.b = append(w.b, ',')
 	}
 }
@@ -289,13 +294,53 @@ func (c *metaCache) clientInfo(raw []byte) (*Implementation, error) {
 		return v, nil
 	}
 	c.mu.Unlock()
-	v := new(Implementation)
-	if err := json.Unmarshal(raw, v); err != nil {
+	v, err := decodeImplementation(raw)
+	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	c.infoRaw, c.info = bytes.Clone(raw), v
 	c.mu.Unlock()
+	return v, nil
+}
+
+// decodeImplementation decodes an Implementation, the serverInfo in the
+// _meta of every 2026-07-28 result (a gateway decodes one per forwarded
+// call) and the clientInfo of every request: without encoding/json's
+// reflection when it has only its string members, as it almost always
+// has; anything else (icons, a member that is not a string, a key that
+// matches only case-insensitively) through json.Unmarshal, whose result
+// and errors it then has.
+func decodeImplementation(raw []byte) (*Implementation, error) {
+	v := new(Implementation)
+	err := eachMember(raw, func(k, val []byte) error {
+		var dst *string
+		switch string(k) {
+		case `"name"`:
+			dst = &v.Name
+		case `"version"`:
+			dst = &v.Version
+		case `"title"`:
+			dst = &v.Title
+		case `"description"`:
+			dst = &v.Description
+		case `"websiteUrl"`:
+			dst = &v.WebsiteURL
+		default:
+			return errSyntax
+		}
+		var ok bool
+		if *dst, ok = unquote(val); !ok {
+			return errSyntax
+		}
+		return nil
+	})
+	if err != nil {
+		*v = Implementation{}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 
@@ -339,8 +384,7 @@ func (m *Meta) decode(data []byte, c *metaCache) error {
 				m.ClientInfo, err = c.clientInfo(v)
 				break
 			}
-			m.ClientInfo = new(Implementation)
-			err = json.Unmarshal(v, m.ClientInfo)
+			m.ClientInfo, err = decodeImplementation(v)
 		case metaKeyLogLevel:
 			var name string
 			if name, err = metaString(v); err == nil {
@@ -349,8 +393,7 @@ func (m *Meta) decode(data []byte, c *metaCache) error {
 		case metaKeySubscriptionID:
 			err = m.SubscriptionID.UnmarshalJSON(v)
 		case metaKeyServerInfo:
-			m.ServerInfo = new(Implementation)
-			err = json.Unmarshal(v, m.ServerInfo)
+			m.ServerInfo, err = decodeImplementation(v)
 		case metaKeyRelatedTask:
 			m.RelatedTask = new(RelatedTaskMetadata)
 			err = json.Unmarshal(v, m.RelatedTask)

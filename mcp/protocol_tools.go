@@ -166,6 +166,42 @@ type CallToolParams struct {
 	RequestState   string                    `json:"requestState,omitempty"`
 }
 
+// appendJSON appends p to b as encoding/json writes it (the same members
+// in the same order, the same omitted), without reflection or a second pass
+// over the output of Meta's MarshalJSON: a gateway sends one per forwarded
+// call. A call that retries or asks for a task, or whose arguments are not
+// valid JSON, goes through encoding/json (and gets its error).
+func (p *CallToolParams) appendJSON(b []byte) ([]byte, error) {
+	if p.Task != nil || p.InputResponses != nil || p.RequestState != "" ||
+		(len(p.Arguments) > 0 && !json.Valid(p.Arguments)) {
+		raw, err := json.Marshal(p)
+		return append(b, raw...), err
+	}
+	if b == nil { // room enough for the usual: grown once, not five times
+		n := 128 + len(p.Name) + len(p.Arguments)
+		if p.Meta != nil {
+			n += 128 + len(p.Meta.clientJSON) + len(p.Meta.serverJSON)
+		}
+		b = make([]byte, 0, n)
+	}
+	b = append(b, '{')
+	if p.Meta != nil {
+		var err error
+		b = append(b, `"_meta":`...)
+		if b, err = p.Meta.appendJSON(b); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
+	}
+	b = append(b, `"name":`...)
+	b = jsonrpc.AppendString(b, p.Name, false)
+	if len(p.Arguments) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, p.Arguments...)
+	}
+	return append(b, '}'), nil
+}
+
 // CallToolResult is the result of tools/call. Tool failures (bad arguments,
 // API errors, ...) are reported here with IsError set, so the model sees
 // them; protocol errors (unknown tool) are JSON-RPC errors instead.

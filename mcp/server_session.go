@@ -635,7 +635,7 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 		}
 		return decodeResult(method, raw, result)
 	}
-	raw, err := json.Marshal(params)
+	raw, err := marshalParams(params)
 	if err != nil {
 		return err
 	}
@@ -650,6 +650,18 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 	}
 	rawRes, _ := res.(json.RawMessage)
 	return decodeResult(method, rawRes, result)
+}
+
+// marshalParams encodes the params of a request sent through middleware
+// (a gateway's forwarded calls are): tools/call params, the most frequent
+// by far, without reflection (CallToolParams.appendJSON). Without
+// middleware, params go to jsonrpc as they are: handing it the encoded
+// bytes would cost one allocation more than encoding/json saves there.
+func marshalParams(params any) (json.RawMessage, error) {
+	if p, ok := params.(*CallToolParams); ok && p != nil {
+		return p.appendJSON(nil)
+	}
+	return json.Marshal(params)
 }
 
 // decodeResult decodes a raw result. The result types of this package

@@ -1,6 +1,7 @@
 // Package alloctest measures what decoding hostile input costs, for the
-// tests that bound it in jsonrpc, transport and transport/mcphttp: a batch
-// of many tiny elements, and the heap a function allocated.
+// tests that bound it in jsonrpc, transport and transport/mcphttp (a batch
+// of many tiny elements, and the heap a function allocated), and what a
+// forwarded call allocates, for the gateway's guard on it.
 package alloctest
 
 import "runtime"
@@ -28,4 +29,16 @@ func Allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Mallocs returns the heap objects allocated (in every goroutine) while f
+// ran, and their bytes: unlike testing.AllocsPerRun it counts the
+// goroutines f waits for, and leaves GOMAXPROCS alone.
+func Mallocs(f func()) (objects, bytes uint64) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
 }
