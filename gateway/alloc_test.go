@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"runtime/debug"
 	"testing"
 
@@ -32,14 +33,16 @@ const (
 
 // TestGatewayCallAllocs guards the forwarding path's allocations: a small
 // tool call through the gateway against the same call direct, averaged
-// over many calls.
+// over many calls, the least of a few rounds: on a loaded machine a round
+// can meet a timer's goroutine or a collection that has nothing to do with
+// the path, and such noise only ever adds.
 func TestGatewayCallAllocs(t *testing.T) {
 	up := benchUpstream()
 	g := benchGateway(t, up)
 	direct, via := benchConnect(t, up), benchConnect(t, g.Server())
 	p := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
 	perCall := func(cs *mcp.ClientSession) (objects, bytes float64) {
-		const warm, n = 100, 500
+		const warm, n, rounds = 100, 500, 5
 		call := func() {
 			if _, err := cs.CallTool(context.Background(), p); err != nil {
 				t.Fatal(err)
@@ -48,12 +51,16 @@ func TestGatewayCallAllocs(t *testing.T) {
 		for range warm {
 			call()
 		}
-		o, b := alloctest.Mallocs(func() {
-			for range n {
-				call()
-			}
-		})
-		return float64(o) / n, float64(b) / n
+		objects, bytes = math.Inf(1), math.Inf(1)
+		for range rounds {
+			o, b := alloctest.Mallocs(func() {
+				for range n {
+					call()
+				}
+			})
+			objects, bytes = min(objects, float64(o)/n), min(bytes, float64(b)/n)
+		}
+		return objects, bytes
 	}
 	maxObjects, maxBytes := float64(maxForwardObjects), float64(maxForwardBytes)
 	if raceEnabled() {
