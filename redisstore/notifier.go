@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,8 +39,9 @@ import (
 // never passed on), and new entries may have lower ids (see rewind).
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
-// which every Notifier reads. Close stops the goroutines (within
-// readBlock) and drops what the outbox still holds.
+// which every Notifier reads. Close appends what the outbox holds (for up
+// to two seconds), stops the goroutines (within readBlock) and drops what
+// the outbox still holds then.
 type Notifier struct {
 	rdb    redis.UniversalClient
 	key    string
@@ -55,10 +57,12 @@ type Notifier struct {
 	subs map[int]func(*shared.Notice)
 
 	omu        sync.Mutex
-	outbox     [][]byte // encoded envelopes not appended yet, oldest first
+	outbox     []*pending // envelopes not appended yet, in the order Publish was called
 	outBytes   int
 	maxPending int
+	failing    bool          // the last append failed: Publish does not wait for its own
 	wake       chan struct{} // the outbox has something
+	stop       <-chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -75,6 +79,8 @@ const (
 	readCount = 128
 	// maxPendingBytes bounds the bytes of the outbox.
 	maxPendingBytes = 16 << 20
+	// closeFlush bounds how long Close waits for the outbox to be appended.
+	closeFlush = 2 * time.Second
 	// startTimeout bounds how long NewNotifier waits for Redis.
 	startTimeout = 2 * time.Second
 )
@@ -105,7 +111,8 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
 		ack: newAcker(rdb, o), seen: newRecent(min(o.MaxNotices, maxSeen)),
-		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
+		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1),
+		stop: ctx.Done(), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
 	// NewNotifier returns is heard; if Redis does not answer at once, the
@@ -222,8 +229,31 @@ func (n *Notifier) append(ctx context.Context, b []byte) error {
 	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
-// flush runs until Close, appending what the outbox holds, oldest first,
-// each until Redis takes it.
+// pending is an envelope in the outbox (its fields guarded by omu). It is
+// ready once this process's subscribers heard its notice: only then is it
+// appended, and nothing queued after it before. tried is closed once an
+// append of it was tried, or failed before it (told: it was).
+type pending struct {
+	b     []byte
+	ready bool
+	tried chan struct{}
+	told  bool
+}
+
+// tell closes p.tried once. n.omu must be held.
+func (p *pending) tell() {
+	if !p.told {
+		p.told = true
+		close(p.tried)
+	}
+}
+
+// maxBatch bounds the envelopes flush appends in one round trip.
+const maxBatch = 64
+
+// flush runs until Close, appending what the outbox holds in its order,
+// each envelope once it is ready, in batches of one round trip (a
+// pipeline keeps their order), each until Redis takes it.
 func (n *Notifier) flush(ctx context.Context) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
@@ -234,43 +264,119 @@ func (n *Notifier) flush(ctx context.Context) {
 		case <-n.wake:
 		}
 		for {
-			n.omu.Lock()
-			if len(n.outbox) == 0 {
-				n.omu.Unlock()
-				break
+			batch := n.readyBatch()
+			if len(batch) == 0 {
+				break // empty, or its head not ready yet: Publish wakes flush
 			}
-			b := n.outbox[0]
-			n.omu.Unlock()
-			if err := n.append(ctx, b); err != nil {
+			err := n.appendAll(ctx, batch)
+			n.settle(batch, err)
+			if err != nil {
 				if !n.pause(ctx, &backoff, "append queued notice", err) {
 					return
 				}
 				continue
 			}
 			backoff = 50 * time.Millisecond
-			n.omu.Lock()
-			n.outbox[0] = nil
-			n.outbox = n.outbox[1:]
-			n.outBytes -= len(b)
-			n.omu.Unlock()
 		}
 	}
 }
 
-// queue puts b at the end of the outbox, unless it is full.
-func (n *Notifier) queue(b []byte) bool {
+// readyBatch returns the ready envelopes at the head of the outbox, at
+// most maxBatch.
+func (n *Notifier) readyBatch() []*pending {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	k := 0
+	for k < len(n.outbox) && k < maxBatch && n.outbox[k].ready {
+		k++
+	}
+	return slices.Clone(n.outbox[:k])
+}
+
+// settle records the outcome of appending batch, the head of the outbox:
+// taken, it leaves the outbox; failed, it stays, and every Publish waiting
+// returns (its notice queued behind the failure), as does every Publish
+// until an append succeeds again.
+func (n *Notifier) settle(batch []*pending, err error) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	n.failing = err != nil
+	if err != nil {
+		for _, p := range n.outbox {
+			p.tell()
+		}
+		return
+	}
+	for _, p := range batch {
+		n.outBytes -= len(p.b)
+		p.tell()
+	}
+	clear(n.outbox[:len(batch)])
+	n.outbox = n.outbox[len(batch):]
+}
+
+// appendAll appends the encoded envelopes of batch to the stream, in
+// order, in one round trip.
+func (n *Notifier) appendAll(ctx context.Context, batch []*pending) error {
+	if len(batch) == 1 {
+		return n.append(ctx, batch[0].b)
+	}
+	_, err := n.ack.pipelined(ctx, n.rdb, n.key, func(p redis.Pipeliner) {
+		for _, e := range batch {
+			appendNoticeScript.Eval(ctx, p, []string{n.key}, n.maxLen, e.b, n.ttl.Milliseconds())
+		}
+	})
+	return err
+}
+
+// queue puts b at the end of the outbox, not ready yet, unless it is
+// full (nil). Publish makes it ready (see ready).
+func (n *Notifier) queue(b []byte) *pending {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	if len(n.outbox) >= n.maxPending || n.outBytes+len(b) > maxPendingBytes {
-		return false
+		return nil
 	}
-	n.outbox = append(n.outbox, b)
+	p := &pending{b: b, tried: make(chan struct{})}
+	if n.failing {
+		p.tell()
+	}
+	n.outbox = append(n.outbox, p)
 	n.outBytes += len(b)
+	return p
+}
+
+// markReady lets flush append p, and reports whether Publish waits for
+// the append: not when appends fail now (p waits behind the others), nor
+// behind a notice not ready yet, whose subscribers may be the caller
+// (publishing while it hears that notice, it would wait for itself).
+func (n *Notifier) markReady(p *pending) (wait bool) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	p.ready = true
 	select {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	return true
+	if n.failing {
+		return false
+	}
+	for _, q := range n.outbox {
+		if q == p {
+			return true
+		}
+		if !q.ready {
+			return false
+		}
+	}
+	return false // appended already
+}
+
+// drained reports whether the outbox is empty, or appends fail now.
+func (n *Notifier) drained() bool {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	return len(n.outbox) == 0 || n.failing
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
@@ -307,27 +413,38 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 
 // Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
-// processes hear it once it is appended to the stream: now, or from the
-// outbox when Redis answers again, after the notices queued before it.
+// processes hear it once it is appended to the stream, by the outbox's
+// goroutine, after the notices queued before it: now, or when Redis
+// answers again. Publish returns once the append was tried (or ctx ended).
 // An error says the outbox was full, so the others never will.
+//
+// Every notice is queued before this process's subscribers hear it, and
+// appended only after they did, in the order Publish was called: so the
+// others never hear a notice before this process's subscribers did, and
+// a notice published after they heard another (one of them published it,
+// or anything that followed) reaches the others after it. The HTTP
+// transport's stream takeover relies on both
+// (TestNotifierOrderFollowsLocalDelivery): the old holder, which stores
+// the session's events until it hears the takeover, must hear an update
+// the new holder delivered before it took the stream; and an update the
+// old holder published must reach its own sessions before the new holder,
+// which may not hold the stream yet, hears it.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
-	n.deliver(nt)
 	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
+		n.deliver(nt)
 		return err
 	}
-	n.omu.Lock()
-	behind := len(n.outbox) > 0
-	n.omu.Unlock()
-	if behind {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", errOutboxFull)
-		}
-		return nil
+	p := n.queue(b)
+	n.deliver(nt)
+	if p == nil {
+		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if err := n.append(ctx, b); err != nil {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", err)
+	if n.markReady(p) {
+		select {
+		case <-p.tried:
+		case <-ctx.Done():
+		case <-n.stop:
 		}
 	}
 	return nil
@@ -356,15 +473,25 @@ func (n *Notifier) Subscribe(fn func(*shared.Notice)) func() {
 // Ping reports whether Redis answers, for readiness checks.
 func (n *Notifier) Ping(ctx context.Context) error { return ping(ctx, n.rdb) }
 
-// Close stops reading and appending, and waits for both goroutines to
-// end; notices still in the outbox are dropped (and logged).
+// Close waits (up to two seconds, while Redis answers) until the outbox
+// was appended, stops reading and appending, and waits for both
+// goroutines to end; notices still in the outbox are dropped (and logged).
 func (n *Notifier) Close() error {
 	n.once.Do(func() {
+		// What Publish queued goes first, unless Redis fails: a process
+		// that stops (a rolling restart) loses no notice it published.
+		deadline := time.Now().Add(closeFlush)
+		for !n.drained() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 		n.cancel()
 		n.wg.Wait()
 		n.omu.Lock()
 		if len(n.outbox) > 0 {
 			n.log.Warn("redisstore: notifier: closed with notices Redis never took", "dropped", len(n.outbox))
+		}
+		for _, p := range n.outbox {
+			p.tell()
 		}
 		n.outbox = nil
 		n.omu.Unlock()

@@ -44,6 +44,11 @@ const NoticeSessionChanged = "mcp/sessionChanged"
 // The default, NewMemoryNotifier, serves one process. A Notifier must be
 // safe for concurrent use. Subscribers must return quickly: Publish may call
 // them on its own goroutine.
+//
+// A Notifier serving several processes keeps one order: a notice published
+// after this process's subscribers heard another (one of them published
+// it, or anything that followed) reaches every other process after it.
+// The HTTP transport's stream takeover relies on that.
 type Notifier interface {
 	// Publish delivers n to every subscriber. It may return before remote
 	// subscribers have received it.

@@ -1,0 +1,124 @@
+package redisstore
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomcp/sdk/mcp/shared"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestNotifierOrderFollowsLocalDelivery: a notice published after this
+// process's subscribers heard another (so, as a consequence of it, or of
+// what they did while it was delivered) reaches every other process after
+// it. The HTTP transport relies on it at a stream takeover: a resource
+// update published by the new holder and delivered here before it took
+// the stream (so not stored here) must reach the old holder before the
+// takeover's notice, so that the old holder, which still holds the stream
+// until it hears that, stores it. When the update's append came after the
+// takeover's, neither stored it: the one update the soak lost across a
+// rolling restart. Nor does another process hear a notice before this
+// one's subscribers did: the old holder's update, heard by the new holder
+// before its claim, must reach the old holder's copy of the session
+// before that hears the takeover.
+func TestNotifierOrderFollowsLocalDelivery(t *testing.T) {
+	eachRedis(t, testNotifierOrderFollowsLocalDelivery)
+}
+
+func testNotifierOrderFollowsLocalDelivery(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 4)
+	heardT := make(chan struct{})
+	var early atomic.Bool // b heard the update while a's subscribers did
+	delivering := atomic.Bool{}
+	defer b.Subscribe(func(n *shared.Notice) {
+		if n.URI == "update" && delivering.Load() {
+			early.Store(true)
+		}
+		heard <- n.URI
+		if n.URI == "taken" {
+			close(heardT)
+		}
+	})()
+	published := make(chan error, 1)
+	// While a's subscribers hear "update", another goroutine of a's
+	// process publishes "taken" (the GET claiming the stream, which came
+	// after the update was delivered here). The subscriber returns once b
+	// heard "taken", or after a while if that waits for "update".
+	defer a.Subscribe(func(n *shared.Notice) {
+		if n.URI != "update" {
+			return
+		}
+		delivering.Store(true)
+		defer delivering.Store(false)
+		go func() { published <- a.Publish(ctx, &shared.Notice{Method: "m", URI: "taken"}) }()
+		select {
+		case <-heardT:
+		case <-time.After(300 * time.Millisecond):
+		}
+	})()
+	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "update"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-published; err != nil {
+		t.Fatal(err)
+	}
+	if early.Load() {
+		t.Error("another process heard the update before this process's subscribers had")
+	}
+	for _, want := range []string{"update", "taken"} {
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("another process heard %q first, want %q: a notice published after this process delivered another overtook it", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", want)
+		}
+	}
+}
+
+// TestNotifierPublishWhileHearing: a subscriber that publishes while it
+// hears a notice of its own process (which is not appended before the
+// subscriber returns) does not wait for that, and both notices reach the
+// others in order.
+func TestNotifierPublishWhileHearing(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 4)
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	defer a.Subscribe(func(n *shared.Notice) {
+		if n.URI != "first" {
+			return
+		}
+		start := time.Now()
+		if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "second"}); err != nil {
+			t.Error(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Publish from a subscriber took %v", d)
+		}
+	})()
+	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "second"} {
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("heard %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", want)
+		}
+	}
+}
