@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -232,12 +234,17 @@ func (n *Notifier) append(ctx context.Context, b []byte) error {
 // pending is an envelope in the outbox (its fields guarded by omu). It is
 // ready once this process's subscribers heard its notice: only then is it
 // appended, and nothing queued after it before. tried is closed once an
-// append of it was tried, or failed before it (told: it was).
+// append of it was tried, or failed before it (told: it was). g is the
+// goroutine that publishes it, and hands it to the subscribers meanwhile;
+// last is the latest notice published by its subscribers while they hear
+// it (see queue), which its Publish waits for instead.
 type pending struct {
 	b     []byte
 	ready bool
 	tried chan struct{}
 	told  bool
+	g     uint64
+	last  *pending
 }
 
 // tell closes p.tried once. n.omu must be held.
@@ -329,28 +336,39 @@ func (n *Notifier) appendAll(ctx context.Context, batch []*pending) error {
 	return err
 }
 
-// queue puts b at the end of the outbox, not ready yet, unless it is
-// full (nil). Publish makes it ready (see ready).
-func (n *Notifier) queue(b []byte) *pending {
+// queue puts b, published by goroutine g, at the end of the outbox, not
+// ready yet, unless it is full (nil). Publish makes it ready (markReady).
+//
+// When g is handing out a notice of its own that is not ready yet (one of
+// this process's subscribers publishes while it hears a notice, outer),
+// b is appended after outer, so only once that subscriber returned:
+// Publish cannot wait for it, and outer's Publish waits for it instead.
+func (n *Notifier) queue(b []byte, g uint64) (p, outer *pending) {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	if len(n.outbox) >= n.maxPending || n.outBytes+len(b) > maxPendingBytes {
-		return nil
+		return nil, nil
 	}
-	p := &pending{b: b, tried: make(chan struct{})}
+	p = &pending{b: b, tried: make(chan struct{}), g: g}
 	if n.failing {
 		p.tell()
 	}
+	for _, q := range n.outbox {
+		if !q.ready && q.g == g {
+			outer, q.last = q, p
+			break
+		}
+	}
 	n.outbox = append(n.outbox, p)
 	n.outBytes += len(b)
-	return p
+	return p, outer
 }
 
-// markReady lets flush append p, and reports whether Publish waits for
-// the append: not when appends fail now (p waits behind the others), nor
-// behind a notice not ready yet, whose subscribers may be the caller
-// (publishing while it hears that notice, it would wait for itself).
-func (n *Notifier) markReady(p *pending) (wait bool) {
+// markReady lets flush append p, once this process's subscribers heard
+// it, and returns the notice whose append Publish waits for: p, or the
+// last one its subscribers published meanwhile (appended after p); nil
+// when p was published by a subscriber hearing outer (see queue).
+func (n *Notifier) markReady(p, outer *pending) (wait *pending) {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	p.ready = true
@@ -358,18 +376,13 @@ func (n *Notifier) markReady(p *pending) (wait bool) {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	if n.failing {
-		return false
+	switch {
+	case outer != nil:
+		return nil
+	case p.last != nil:
+		return p.last
 	}
-	for _, q := range n.outbox {
-		if q == p {
-			return true
-		}
-		if !q.ready {
-			return false
-		}
-	}
-	return false // appended already
+	return p
 }
 
 // drained reports whether the outbox is empty, or appends fail now.
@@ -415,8 +428,19 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 // notice before Publish returns, whatever becomes of Redis. The other
 // processes hear it once it is appended to the stream, by the outbox's
 // goroutine, after the notices queued before it: now, or when Redis
-// answers again. Publish returns once the append was tried (or ctx ended).
+// answers again. Publish returns once Redis took the notice, so that
+// what the caller does next (answer a request that another process may
+// serve) comes after it everywhere; or once an append failed (Redis does
+// not answer: the notice waits in the outbox), ctx ended or Close began.
 // An error says the outbox was full, so the others never will.
+//
+// A subscriber that publishes while it hears a notice of this process
+// (on the goroutine handing it out) does not wait: its notice is appended
+// after that one, which waits for the subscriber to return. The Publish
+// that handed that notice out waits for both instead, so its caller still
+// gets the guarantee above for all it caused. A subscriber must not wait
+// for a Publish on another goroutine (it would wait for the subscriber),
+// nor for a lock held around one.
 //
 // Every notice is queued before this process's subscribers hear it, and
 // appended only after they did, in the order Publish was called: so the
@@ -435,19 +459,37 @@ func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 		n.deliver(nt)
 		return err
 	}
-	p := n.queue(b)
+	p, outer := n.queue(b, goid())
 	n.deliver(nt)
 	if p == nil {
 		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if n.markReady(p) {
+	if w := n.markReady(p, outer); w != nil {
 		select {
-		case <-p.tried:
+		case <-w.tried:
 		case <-ctx.Done():
 		case <-n.stop:
 		}
 	}
 	return nil
+}
+
+// goid returns the id of the calling goroutine, which Go has no API for,
+// from the first line of its stack trace ("goroutine 18 [running]:"):
+// Publish needs it to tell a subscriber publishing while it hears a
+// notice of this process (on the goroutine handing it out, which cannot
+// wait for its own subscriber) from another goroutine (which must wait).
+func goid() uint64 {
+	var buf [64]byte
+	b, _ := bytes.CutPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // errOutboxFull is why a notice queued behind others was dropped.

@@ -1,6 +1,9 @@
 package redisstore
 
 import (
+	"context"
+	"encoding/json"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,6 +114,11 @@ func TestNotifierPublishWhileHearing(t *testing.T) {
 	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "first"}); err != nil {
 		t.Fatal(err)
 	}
+	// The Publish that handed "first" out waited for what its subscriber
+	// published meanwhile, which could not.
+	if got := storedURIs(t, ctx, rdb, a.key); !slices.Equal(got, []string{"first", "second"}) {
+		t.Fatalf("when Publish returned, Redis held %q, want [first second]", got)
+	}
 	for _, want := range []string{"first", "second"} {
 		select {
 		case got := <-heard:
@@ -121,4 +129,85 @@ func TestNotifierPublishWhileHearing(t *testing.T) {
 			t.Fatalf("never heard %q", want)
 		}
 	}
+}
+
+// TestNotifierPublishWaitsBehindDelivery: a Publish returns once Redis
+// holds its notice, even while another goroutine of the process still
+// hands an earlier notice to its subscribers (so the notice can only be
+// appended after that one). The HTTP transport relies on it: a request
+// that saved a subscription answers once its notice is in Redis, so the
+// replica serving the client's next request hears it first; a Publish
+// returning early let an update overtake it (TestReplicasCluster's
+// "subscription fires from another replica", on a loaded machine).
+func TestNotifierPublishWaitsBehindDelivery(t *testing.T) {
+	eachRedis(t, testNotifierPublishWaitsBehindDelivery)
+}
+
+func testNotifierPublishWaitsBehindDelivery(t *testing.T, rdb redis.UniversalClient, prefix string) {
+	ctx := testCtx(t)
+	a := NewNotifier(rdb, &Options{Prefix: prefix}, nil)
+	defer a.Close()
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer a.Subscribe(func(n *shared.Notice) {
+		if n.URI != "slow" {
+			return
+		}
+		close(entered)
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+	})()
+	slow := make(chan error, 1)
+	go func() { slow <- a.Publish(ctx, &shared.Notice{Method: "m", URI: "slow"}) }()
+	<-entered
+	type result struct {
+		err    error
+		stored []string
+	}
+	done := make(chan result, 1)
+	go func() {
+		err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "next"})
+		done <- result{err, storedURIs(t, ctx, rdb, a.key)}
+	}()
+	var r result
+	select {
+	case r = <-done:
+		// Returned while "slow" was still being handed out: it cannot be
+		// in Redis (it goes after "slow"), which the check below tells.
+	case <-time.After(200 * time.Millisecond):
+		close(release)
+		r = <-done
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !slices.Equal(r.stored, []string{"slow", "next"}) {
+		t.Fatalf("when Publish returned, Redis held %q, want [slow next]", r.stored)
+	}
+	select {
+	case <-release:
+	default:
+		close(release)
+	}
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedURIs returns the URIs of the notices in the stream key, in order.
+func storedURIs(t *testing.T, ctx context.Context, rdb redis.UniversalClient, key string) []string {
+	ms, err := rdb.XRange(ctx, key, "-", "+").Result()
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	var uris []string
+	for _, m := range ms {
+		var e envelope
+		if d, _ := m.Values["d"].(string); json.Unmarshal([]byte(d), &e) == nil && e.Notice != nil {
+			uris = append(uris, e.Notice.URI)
+		}
+	}
+	return uris
 }
