@@ -460,17 +460,31 @@ func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
 		return err
 	}
 	p, outer := n.queue(b, goid())
-	n.deliver(nt)
+	w := n.deliverQueued(nt, p, outer)
 	if p == nil {
 		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if w := n.markReady(p, outer); w != nil {
+	if w != nil {
 		select {
 		case <-w.tried:
 		case <-ctx.Done():
 		case <-n.stop:
 		}
 	}
+	return nil
+}
+
+// deliverQueued hands nt to this process's subscribers, then makes p
+// ready (if queued: not nil) and returns what Publish waits for (see
+// markReady). p is made ready even when a subscriber panics: a notice
+// never made ready would hold back every notice queued after it.
+func (n *Notifier) deliverQueued(nt *shared.Notice, p, outer *pending) (wait *pending) {
+	if p == nil {
+		n.deliver(nt)
+		return nil
+	}
+	defer func() { wait = n.markReady(p, outer) }()
+	n.deliver(nt)
 	return nil
 }
 

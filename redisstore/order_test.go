@@ -211,3 +211,39 @@ func storedURIs(t *testing.T, ctx context.Context, rdb redis.UniversalClient, ke
 	}
 	return uris
 }
+
+// TestNotifierSubscriberPanics: a subscriber that panics while it hears a
+// notice of this process (the panic is the caller's to recover, as an
+// HTTP server does) does not hold back the notices published after it.
+func TestNotifierSubscriberPanics(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := testCtx(t)
+	opts := &Options{Prefix: prefix}
+	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
+	defer a.Close()
+	defer b.Close()
+	heard := make(chan string, 4)
+	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	defer a.Subscribe(func(n *shared.Notice) {
+		if n.URI == "boom" {
+			panic("subscriber")
+		}
+	})()
+	func() {
+		defer func() { _ = recover() }()
+		_ = a.Publish(ctx, &shared.Notice{Method: "m", URI: "boom"})
+	}()
+	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"boom", "after"} {
+		select {
+		case got := <-heard:
+			if got != want {
+				t.Fatalf("heard %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q: the panic held back the outbox", want)
+		}
+	}
+}
