@@ -409,7 +409,11 @@ func (s *Server) handleInitialized(ctx context.Context, r *Request) (any, error)
 	ss.mu.Unlock()
 	if first {
 		s.remember(s.sessionView(s.visibility(), ss), &ss.prints)
-		_ = ss.save(ctx)
+		// A change of the stored state, not a save of this copy: the
+		// notification was accepted before it ran, so the client's next
+		// request may have changed the session through another process
+		// (a subscription), which saving this copy would undo.
+		_ = ss.update(ctx, func(ss *ServerSession) { ss.state.Initialized = ss.initDone })
 		if s.opts.InitializedHandler != nil {
 			s.opts.InitializedHandler(ctx, ss)
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/gomcp/sdk/transport"
 )
@@ -40,5 +42,56 @@ func TestConnectRebuiltSessionReadsLateChange(t *testing.T) {
 	defer ss.Close()
 	if got := ss.State().Subscriptions; !slices.Contains(got, "test://late") {
 		t.Fatalf("rebuilt session's subscriptions = %v, want the one saved after its state was loaded", got)
+	}
+}
+
+// TestInitializedKeepsChangeMadeElsewhere: notifications/initialized is
+// accepted (202) before it is handled, so the client's next request may
+// subscribe through another process first. Marking the session
+// initialized must not then save this copy's state over the stored one:
+// the subscription was lost, and the resource's updates never reached the
+// client (TestReplicasCluster's "subscription fires from another
+// replica", on a loaded machine).
+func TestInitializedKeepsChangeMadeElsewhere(t *testing.T) {
+	ctx := context.Background()
+	store := shared.NewMemorySessionStore(nil)
+	if err := store.Save(ctx, &shared.SessionState{ID: "s", ProtocolVersion: Version20251125}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := store.Load(ctx, "s") // initialized elsewhere, this copy built for notifications/initialized
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(&Implementation{Name: "initialized", Version: "1"}, nil)
+	a, b := transport.Pipe()
+	defer b.Close()
+	ss := srv.Connect(a, &SessionOptions{ID: "s", State: loaded, Store: store})
+	defer ss.Close()
+	// Another process subscribes the session before this one handles the
+	// notification.
+	if _, err := store.Update(ctx, "s", func(st *shared.SessionState) {
+		st.Subscriptions = append(st.Subscriptions, "test://elsewhere")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(ctx, (&jsonrpc.Decoder{}).Decode([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := store.Load(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Initialized {
+			if !slices.Contains(st.Subscriptions, "test://elsewhere") {
+				t.Fatalf("stored subscriptions = %v after initialized, want the one made elsewhere", st.Subscriptions)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session was never stored as initialized")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

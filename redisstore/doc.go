@@ -60,10 +60,14 @@
 // out on one Redis stream (XADD with an approximate MAXLEN), delivered to the
 // publishing process's own subscribers at once and skipped when they come
 // back; each process reads it with XREAD BLOCK from the last entry it saw, so
-// one cut off from Redis hears what it missed when it is back, and a notice it
-// could not append waits in a bounded outbox, appended in order when Redis
-// answers again (Publish fails only when the outbox is full; each notice
-// carries a random id, and a Notifier skips one it heard already, so a
+// one cut off from Redis hears what it missed when it is back. Every notice
+// goes through a bounded outbox, queued before the process's own
+// subscribers hear it and appended in that order by one goroutine (in
+// batches, one round trip each), so that a notice published after the
+// process heard another reaches the others after it, and Publish returns
+// once Redis holds its notice; one it could not append waits there until
+// Redis answers again (Publish fails only when the outbox is full; each
+// notice carries a random id, and a Notifier skips one it heard already, so a
 // notice appended twice, its first append's outcome unknown, is heard
 // once). Every write that must survive a failover goes in a pipeline on the
 // connection of the key's master, followed by WAIT (durable.go: WAIT counts

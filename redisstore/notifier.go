@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -8,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,8 +41,9 @@ import (
 // never passed on), and new entries may have lower ids (see rewind).
 //
 // The stream is one key, so on a Redis Cluster it lives on one shard,
-// which every Notifier reads. Close stops the goroutines (within
-// readBlock) and drops what the outbox still holds.
+// which every Notifier reads. Close appends what the outbox holds (for up
+// to two seconds), stops the goroutines (within readBlock) and drops what
+// the outbox still holds then.
 type Notifier struct {
 	rdb    redis.UniversalClient
 	key    string
@@ -55,10 +59,12 @@ type Notifier struct {
 	subs map[int]func(*shared.Notice)
 
 	omu        sync.Mutex
-	outbox     [][]byte // encoded envelopes not appended yet, oldest first
+	outbox     []*pending // envelopes not appended yet, in the order Publish was called
 	outBytes   int
 	maxPending int
+	failing    bool          // the last append failed: Publish does not wait for its own
 	wake       chan struct{} // the outbox has something
+	stop       <-chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -75,6 +81,8 @@ const (
 	readCount = 128
 	// maxPendingBytes bounds the bytes of the outbox.
 	maxPendingBytes = 16 << 20
+	// closeFlush bounds how long Close waits for the outbox to be appended.
+	closeFlush = 2 * time.Second
 	// startTimeout bounds how long NewNotifier waits for Redis.
 	startTimeout = 2 * time.Second
 )
@@ -105,7 +113,8 @@ func NewNotifier(rdb redis.UniversalClient, opts *Options, logger *slog.Logger) 
 	n := &Notifier{
 		rdb: rdb, key: o.Channel, ttl: o.EventTTL, maxLen: o.MaxNotices, self: hex.EncodeToString(b[:]), log: logger,
 		ack: newAcker(rdb, o), seen: newRecent(min(o.MaxNotices, maxSeen)),
-		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1), cancel: cancel,
+		subs: make(map[int]func(*shared.Notice)), maxPending: o.MaxPendingNotices, wake: make(chan struct{}, 1),
+		stop: ctx.Done(), cancel: cancel,
 	}
 	// Find the stream's end now, so that every notice published after
 	// NewNotifier returns is heard; if Redis does not answer at once, the
@@ -222,8 +231,36 @@ func (n *Notifier) append(ctx context.Context, b []byte) error {
 	return n.ack.run(ctx, n.rdb, appendNoticeScript, []string{n.key}, n.maxLen, b, n.ttl.Milliseconds()).Err()
 }
 
-// flush runs until Close, appending what the outbox holds, oldest first,
-// each until Redis takes it.
+// pending is an envelope in the outbox (its fields guarded by omu). It is
+// ready once this process's subscribers heard its notice: only then is it
+// appended, and nothing queued after it before. tried is closed once an
+// append of it was tried, or failed before it (told: it was). g is the
+// goroutine that publishes it, and hands it to the subscribers meanwhile;
+// last is the latest notice published by its subscribers while they hear
+// it (see queue), which its Publish waits for instead.
+type pending struct {
+	b     []byte
+	ready bool
+	tried chan struct{}
+	told  bool
+	g     uint64
+	last  *pending
+}
+
+// tell closes p.tried once. n.omu must be held.
+func (p *pending) tell() {
+	if !p.told {
+		p.told = true
+		close(p.tried)
+	}
+}
+
+// maxBatch bounds the envelopes flush appends in one round trip.
+const maxBatch = 64
+
+// flush runs until Close, appending what the outbox holds in its order,
+// each envelope once it is ready, in batches of one round trip (a
+// pipeline keeps their order), each until Redis takes it.
 func (n *Notifier) flush(ctx context.Context) {
 	defer n.wg.Done()
 	backoff := 50 * time.Millisecond
@@ -234,43 +271,125 @@ func (n *Notifier) flush(ctx context.Context) {
 		case <-n.wake:
 		}
 		for {
-			n.omu.Lock()
-			if len(n.outbox) == 0 {
-				n.omu.Unlock()
-				break
+			batch := n.readyBatch()
+			if len(batch) == 0 {
+				break // empty, or its head not ready yet: Publish wakes flush
 			}
-			b := n.outbox[0]
-			n.omu.Unlock()
-			if err := n.append(ctx, b); err != nil {
+			err := n.appendAll(ctx, batch)
+			n.settle(batch, err)
+			if err != nil {
 				if !n.pause(ctx, &backoff, "append queued notice", err) {
 					return
 				}
 				continue
 			}
 			backoff = 50 * time.Millisecond
-			n.omu.Lock()
-			n.outbox[0] = nil
-			n.outbox = n.outbox[1:]
-			n.outBytes -= len(b)
-			n.omu.Unlock()
 		}
 	}
 }
 
-// queue puts b at the end of the outbox, unless it is full.
-func (n *Notifier) queue(b []byte) bool {
+// readyBatch returns the ready envelopes at the head of the outbox, at
+// most maxBatch.
+func (n *Notifier) readyBatch() []*pending {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	k := 0
+	for k < len(n.outbox) && k < maxBatch && n.outbox[k].ready {
+		k++
+	}
+	return slices.Clone(n.outbox[:k])
+}
+
+// settle records the outcome of appending batch, the head of the outbox:
+// taken, it leaves the outbox; failed, it stays, and every Publish waiting
+// returns (its notice queued behind the failure), as does every Publish
+// until an append succeeds again.
+func (n *Notifier) settle(batch []*pending, err error) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	n.failing = err != nil
+	if err != nil {
+		for _, p := range n.outbox {
+			p.tell()
+		}
+		return
+	}
+	for _, p := range batch {
+		n.outBytes -= len(p.b)
+		p.tell()
+	}
+	clear(n.outbox[:len(batch)])
+	n.outbox = n.outbox[len(batch):]
+}
+
+// appendAll appends the encoded envelopes of batch to the stream, in
+// order, in one round trip.
+func (n *Notifier) appendAll(ctx context.Context, batch []*pending) error {
+	if len(batch) == 1 {
+		return n.append(ctx, batch[0].b)
+	}
+	_, err := n.ack.pipelined(ctx, n.rdb, n.key, func(p redis.Pipeliner) {
+		for _, e := range batch {
+			appendNoticeScript.Eval(ctx, p, []string{n.key}, n.maxLen, e.b, n.ttl.Milliseconds())
+		}
+	})
+	return err
+}
+
+// queue puts b, published by goroutine g, at the end of the outbox, not
+// ready yet, unless it is full (nil). Publish makes it ready (markReady).
+//
+// When g is handing out a notice of its own that is not ready yet (one of
+// this process's subscribers publishes while it hears a notice, outer),
+// b is appended after outer, so only once that subscriber returned:
+// Publish cannot wait for it, and outer's Publish waits for it instead.
+func (n *Notifier) queue(b []byte, g uint64) (p, outer *pending) {
 	n.omu.Lock()
 	defer n.omu.Unlock()
 	if len(n.outbox) >= n.maxPending || n.outBytes+len(b) > maxPendingBytes {
-		return false
+		return nil, nil
 	}
-	n.outbox = append(n.outbox, b)
+	p = &pending{b: b, tried: make(chan struct{}), g: g}
+	if n.failing {
+		p.tell()
+	}
+	for _, q := range n.outbox {
+		if !q.ready && q.g == g {
+			outer, q.last = q, p
+			break
+		}
+	}
+	n.outbox = append(n.outbox, p)
 	n.outBytes += len(b)
+	return p, outer
+}
+
+// markReady lets flush append p, once this process's subscribers heard
+// it, and returns the notice whose append Publish waits for: p, or the
+// last one its subscribers published meanwhile (appended after p); nil
+// when p was published by a subscriber hearing outer (see queue).
+func (n *Notifier) markReady(p, outer *pending) (wait *pending) {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	p.ready = true
 	select {
 	case n.wake <- struct{}{}:
 	default:
 	}
-	return true
+	switch {
+	case outer != nil:
+		return nil
+	case p.last != nil:
+		return p.last
+	}
+	return p
+}
+
+// drained reports whether the outbox is empty, or appends fail now.
+func (n *Notifier) drained() bool {
+	n.omu.Lock()
+	defer n.omu.Unlock()
+	return len(n.outbox) == 0 || n.failing
 }
 
 // pause waits after a failure, doubling the wait up to two seconds; it
@@ -307,30 +426,84 @@ func (n *Notifier) deliver(nt *shared.Notice) {
 
 // Publish implements shared.Notifier: this process's subscribers hear the
 // notice before Publish returns, whatever becomes of Redis. The other
-// processes hear it once it is appended to the stream: now, or from the
-// outbox when Redis answers again, after the notices queued before it.
+// processes hear it once it is appended to the stream, by the outbox's
+// goroutine, after the notices queued before it: now, or when Redis
+// answers again. Publish returns once Redis took the notice, so that
+// what the caller does next (answer a request that another process may
+// serve) comes after it everywhere; or once an append failed (Redis does
+// not answer: the notice waits in the outbox), ctx ended or Close began.
 // An error says the outbox was full, so the others never will.
+//
+// A subscriber that publishes while it hears a notice of this process
+// (on the goroutine handing it out) does not wait: its notice is appended
+// after that one, which waits for the subscriber to return. The Publish
+// that handed that notice out waits for both instead, so its caller still
+// gets the guarantee above for all it caused. A subscriber must not wait
+// for a Publish on another goroutine (it would wait for the subscriber),
+// nor for a lock held around one.
+//
+// Every notice is queued before this process's subscribers hear it, and
+// appended only after they did, in the order Publish was called: so the
+// others never hear a notice before this process's subscribers did, and
+// a notice published after they heard another (one of them published it,
+// or anything that followed) reaches the others after it. The HTTP
+// transport's stream takeover relies on both
+// (TestNotifierOrderFollowsLocalDelivery): the old holder, which stores
+// the session's events until it hears the takeover, must hear an update
+// the new holder delivered before it took the stream; and an update the
+// old holder published must reach its own sessions before the new holder,
+// which may not hold the stream yet, hears it.
 func (n *Notifier) Publish(ctx context.Context, nt *shared.Notice) error {
-	n.deliver(nt)
 	b, err := json.Marshal(envelope{From: n.self, ID: randomID(), Notice: nt})
 	if err != nil {
+		n.deliver(nt)
 		return err
 	}
-	n.omu.Lock()
-	behind := len(n.outbox) > 0
-	n.omu.Unlock()
-	if behind {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", errOutboxFull)
-		}
-		return nil
+	p, outer := n.queue(b, goid())
+	w := n.deliverQueued(nt, p, outer)
+	if p == nil {
+		return unavailable(n.rdb, "publish notice", errOutboxFull)
 	}
-	if err := n.append(ctx, b); err != nil {
-		if !n.queue(b) {
-			return unavailable(n.rdb, "publish notice", err)
+	if w != nil {
+		select {
+		case <-w.tried:
+		case <-ctx.Done():
+		case <-n.stop:
 		}
 	}
 	return nil
+}
+
+// deliverQueued hands nt to this process's subscribers, then makes p
+// ready (if queued: not nil) and returns what Publish waits for (see
+// markReady). p is made ready even when a subscriber panics: a notice
+// never made ready would hold back every notice queued after it.
+func (n *Notifier) deliverQueued(nt *shared.Notice, p, outer *pending) (wait *pending) {
+	if p == nil {
+		n.deliver(nt)
+		return nil
+	}
+	defer func() { wait = n.markReady(p, outer) }()
+	n.deliver(nt)
+	return nil
+}
+
+// goid returns the id of the calling goroutine, which Go has no API for,
+// from the first line of its stack trace ("goroutine 18 [running]:"):
+// Publish needs it to tell a subscriber publishing while it hears a
+// notice of this process (on the goroutine handing it out, which cannot
+// wait for its own subscriber) from another goroutine (which must wait).
+func goid() uint64 {
+	var buf [64]byte
+	b, _ := bytes.CutPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // errOutboxFull is why a notice queued behind others was dropped.
@@ -356,15 +529,25 @@ func (n *Notifier) Subscribe(fn func(*shared.Notice)) func() {
 // Ping reports whether Redis answers, for readiness checks.
 func (n *Notifier) Ping(ctx context.Context) error { return ping(ctx, n.rdb) }
 
-// Close stops reading and appending, and waits for both goroutines to
-// end; notices still in the outbox are dropped (and logged).
+// Close waits (up to two seconds, while Redis answers) until the outbox
+// was appended, stops reading and appending, and waits for both
+// goroutines to end; notices still in the outbox are dropped (and logged).
 func (n *Notifier) Close() error {
 	n.once.Do(func() {
+		// What Publish queued goes first, unless Redis fails: a process
+		// that stops (a rolling restart) loses no notice it published.
+		deadline := time.Now().Add(closeFlush)
+		for !n.drained() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 		n.cancel()
 		n.wg.Wait()
 		n.omu.Lock()
 		if len(n.outbox) > 0 {
 			n.log.Warn("redisstore: notifier: closed with notices Redis never took", "dropped", len(n.outbox))
+		}
+		for _, p := range n.outbox {
+			p.tell()
 		}
 		n.outbox = nil
 		n.omu.Unlock()

@@ -261,21 +261,24 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	got := make(chan string, 16)
 	ua := a.Subscribe(func(n *shared.Notice) { got <- "a:" + n.Method + ":" + n.URI })
 	ub := b.Subscribe(func(n *shared.Notice) { got <- "b:" + n.Method + ":" + n.URI })
-	// Wait until b's subscription is live: publish until it hears one.
+	// Wait until b's subscription is live: publish until it hears the
+	// latest probe, so that it heard (in order) every probe before it and
+	// hears nothing more of them.
 	deadline := time.Now().Add(5 * time.Second)
-	for ready := false; !ready; {
+	for probe, ready := 0, false; !ready; probe++ {
 		if time.Now().After(deadline) {
 			t.Fatal("the notifier never subscribed")
 		}
-		if err := a.Publish(ctx, &shared.Notice{Method: "probe"}); err != nil {
+		uri := fmt.Sprintf("probe://%d", probe)
+		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: uri}); err != nil {
 			t.Fatal(err)
 		}
 		timeout := time.After(100 * time.Millisecond)
 	drain:
-		for {
+		for !ready {
 			select {
 			case s := <-got:
-				ready = ready || s == "b:probe:"
+				ready = s == "b:probe:"+uri
 			case <-timeout:
 				break drain
 			}
@@ -320,8 +323,15 @@ func testNotifier(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the new notifier missed a notice published as soon as it was made")
 	}
-	for len(got) > 0 {
-		<-got
+	// a heard it in Publish; b hears it on its own goroutine, maybe after
+	// c: only once it did is nothing left to hear before unsubscribing.
+	for want := map[string]bool{"a:" + mcp.NotificationResourceUpdated + ":x://early": true, "b:" + mcp.NotificationResourceUpdated + ":x://early": true}; len(want) > 0; {
+		select {
+		case s := <-got:
+			delete(want, s)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("a and b never heard x://early: missing %v", want)
+		}
 	}
 	ua()
 	ub()

@@ -228,9 +228,12 @@ func testTaskStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	// Expired tasks leave the index when the owner creates another, so
 	// they do not hold the bound.
 	t.Run("expired tasks free the bound", func(t *testing.T) {
+		// A second to live: on a loaded machine, 50 ms ran out before
+		// the sixth Create, which then found a free place.
+		expires := time.Now().Add(time.Second)
 		for i := range 5 {
 			r := rec(fmt.Sprintf("f%d", i), "frank")
-			r.ExpiresAt = time.Now().Add(50 * time.Millisecond)
+			r.ExpiresAt = expires
 			if err := s.Create(ctx, r); err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +241,7 @@ func testTaskStore(t *testing.T, rdb redis.UniversalClient, prefix string) {
 		if err := s.Create(ctx, rec("late", "frank")); !errors.Is(err, tasks.ErrFull) {
 			t.Fatalf("Create beyond the bound: %v", err)
 		}
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(time.Until(expires) + 100*time.Millisecond)
 		r := rec("f5", "frank")
 		if err := s.Create(ctx, r); err != nil {
 			t.Fatalf("Create after the others expired: %v", err)

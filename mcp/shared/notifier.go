@@ -44,9 +44,21 @@ const NoticeSessionChanged = "mcp/sessionChanged"
 // The default, NewMemoryNotifier, serves one process. A Notifier must be
 // safe for concurrent use. Subscribers must return quickly: Publish may call
 // them on its own goroutine.
+//
+// A Notifier serving several processes keeps one order: a notice published
+// after this process's subscribers heard another (one of them published
+// it, or anything that followed) reaches every other process after it.
+// The HTTP transport's stream takeover relies on that. Such a Notifier's
+// Publish may wait for this process's subscribers of an earlier notice to
+// return: a subscriber must not wait for a Publish on another goroutine,
+// nor for a lock held around one.
 type Notifier interface {
 	// Publish delivers n to every subscriber. It may return before remote
-	// subscribers have received it.
+	// subscribers have received it, but not before its place in the order
+	// is fixed: a notice published after it returned reaches every process
+	// after it (a session's saved state, announced before the request
+	// that changed it is answered, is heard before any change that
+	// follows, wherever the client's next request lands).
 	Publish(ctx context.Context, n *Notice) error
 	// Subscribe calls fn for every notice published from now on, until the
 	// returned function is called.

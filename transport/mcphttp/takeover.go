@@ -19,6 +19,13 @@ import "context"
 //     (its appends racing the replay) is sent once it has let go
 //     (catchUp), every one of its appends being done by then.
 //
+// An update published while the stream moves is stored by one of them as
+// long as the Notifier keeps its order (see shared.Notifier): one the new
+// holder delivered before its claim, so did not store, reaches the old
+// holder before noticeStreamTaken does, while it still stores; one the
+// old holder published reaches its own copy of the session before the new
+// holder hears it.
+//
 // Events of the old holder from before the takeover are never matched: only
 // those after mark, the newest event in the store when the stream was
 // claimed, can be copies. Nor are this Handler's events that a OnceAppender
