@@ -309,16 +309,7 @@ func testNotifierCopyHeardOnce(t *testing.T, rdb redis.UniversalClient, prefix s
 			}
 		}
 	}
-	for _, want := range []string{"one", "two"} {
-		select {
-		case got := <-heard:
-			if got != want {
-				t.Fatalf("heard %q, want %q", got, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("never heard %q", want)
-		}
-	}
+	hearInOrder(t, heard, "one", "two")
 	select {
 	case got := <-heard:
 		t.Fatalf("heard %q twice", got)
@@ -419,24 +410,13 @@ func TestNotifierStreamBehind(t *testing.T) {
 	defer b.Close()
 	heard := make(chan string, 16)
 	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
-	next := func(want string) {
-		t.Helper()
-		select {
-		case got := <-heard:
-			if got != want {
-				t.Fatalf("heard %q, want %q", got, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("never heard %q", want)
-		}
-	}
 	// An entry from a master whose clock ran an hour ahead.
 	env, _ := json.Marshal(envelope{From: "elsewhere", ID: randomID(), Notice: &shared.Notice{Method: "m", URI: "ahead"}})
 	ahead := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10) + "-0"
 	if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: a.key, ID: ahead, Values: map[string]any{"d": env}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	next("ahead")
+	hearInOrder(t, heard, "ahead")
 	// The failover: that master's entries are gone, and b's connections
 	// with it.
 	if err := rdb.Del(ctx, a.key).Err(); err != nil {
@@ -459,5 +439,5 @@ func TestNotifierStreamBehind(t *testing.T) {
 	if err := a.Publish(ctx, &shared.Notice{Method: "m", URI: "after"}); err != nil {
 		t.Fatal(err)
 	}
-	next("after")
+	hearInOrder(t, heard, "after")
 }

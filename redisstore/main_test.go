@@ -203,3 +203,18 @@ func testCtx(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// hearInOrder fails t unless heard yields want, in order, each within 5 s.
+func hearInOrder(t testing.TB, heard <-chan string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		select {
+		case got := <-heard:
+			if got != w {
+				t.Fatalf("heard %q, want %q", got, w)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("never heard %q", w)
+		}
+	}
+}

@@ -119,16 +119,7 @@ func TestNotifierPublishWhileHearing(t *testing.T) {
 	if got := storedURIs(t, ctx, rdb, a.key); !slices.Equal(got, []string{"first", "second"}) {
 		t.Fatalf("when Publish returned, Redis held %q, want [first second]", got)
 	}
-	for _, want := range []string{"first", "second"} {
-		select {
-		case got := <-heard:
-			if got != want {
-				t.Fatalf("heard %q, want %q", got, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("never heard %q", want)
-		}
-	}
+	hearInOrder(t, heard, "first", "second")
 }
 
 // TestNotifierPublishWaitsBehindDelivery: a Publish returns once Redis
