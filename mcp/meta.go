@@ -307,35 +307,14 @@ func (c *metaCache) clientInfo(raw []byte) (*Implementation, error) {
 // decodeImplementation decodes an Implementation, the serverInfo in the
 // _meta of every 2026-07-28 result (a gateway decodes one per forwarded
 // call) and the clientInfo of every request: without encoding/json's
-// reflection when it has only its string members, as it almost always
-// has; anything else (icons, a member that is not a string, a key that
+// reflection when it has only its string members, without escapes, as it
+// almost always has (Implementation.decodeFast, as initialize uses);
+// anything else (icons, a member that is not a plain string, a key that
 // matches only case-insensitively) through json.Unmarshal, whose result
 // and errors it then has.
 func decodeImplementation(raw []byte) (*Implementation, error) {
 	v := new(Implementation)
-	err := eachMember(raw, func(k, val []byte) error {
-		var dst *string
-		switch string(k) {
-		case `"name"`:
-			dst = &v.Name
-		case `"version"`:
-			dst = &v.Version
-		case `"title"`:
-			dst = &v.Title
-		case `"description"`:
-			dst = &v.Description
-		case `"websiteUrl"`:
-			dst = &v.WebsiteURL
-		default:
-			return errSyntax
-		}
-		var ok bool
-		if *dst, ok = unquote(val); !ok {
-			return errSyntax
-		}
-		return nil
-	})
-	if err != nil {
+	if v.decodeFast(raw) != nil {
 		*v = Implementation{}
 		if err := json.Unmarshal(raw, v); err != nil {
 			return nil, err
