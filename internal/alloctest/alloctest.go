@@ -23,12 +23,8 @@ func TinyBatch(n int) []byte {
 // Allocated returns the bytes the Go heap allocated (in every goroutine)
 // while f ran: an upper bound on the memory f held at its peak.
 func Allocated(f func()) uint64 {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
+	_, bytes := Mallocs(f)
+	return bytes
 }
 
 // Mallocs returns the heap objects allocated (in every goroutine) while f
