@@ -139,11 +139,30 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 // slow ones, such as rendering a view of megabytes on a busy machine.
 func doFor(t *testing.T, ctx context.Context, d time.Duration, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, d)
+	sctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatal(err)
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		t.Fatalf("%v\n%s", err, pageState(ctx))
 	}
+}
+
+// pageState returns what a failing step's page showed: its status and
+// the tail of its live log, for the failure's message.
+func pageState(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var b strings.Builder
+	for _, sel := range []string{"#status", "#log"} {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.textContent : "(none)"; })()`, sel)))
+		if err != nil {
+			s = err.Error()
+		}
+		if len(s) > 4000 {
+			s = "…" + s[len(s)-4000:]
+		}
+		fmt.Fprintf(&b, "page %s: %s\n", sel, s)
+	}
+	return b.String()
 }
 
 // text returns the text of the first element matching sel.
