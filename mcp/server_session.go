@@ -286,7 +286,8 @@ func (ss *ServerSession) announce(ctx context.Context) {
 //
 // A store that is a shared.SessionUpdater makes the change in one step on the
 // stored state, so that a change made at the same moment through another
-// process is kept too.
+// process is kept too. A session the store no longer holds is not saved
+// again (errSessionGone).
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
 	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
 		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
@@ -302,18 +303,27 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 		case err == nil:
 			ss.announce(ctx)
 			return nil
-		case !errors.Is(err, shared.ErrNoSession):
+		case errors.Is(err, shared.ErrNoSession):
+			return errSessionGone
+		default:
 			return ss.storeDown("update", err)
 		}
-		// The store lost the session (expired, evicted): this copy saves
-		// it anew below.
 	}
-	ss.reload(ctx)
+	if !ss.reload(ctx) {
+		return errSessionGone
+	}
 	ss.mu.Lock()
 	change(ss)
 	ss.mu.Unlock()
 	return ss.save(ctx)
 }
+
+// errSessionGone answers a change of a session its store no longer holds:
+// the client deleted it, through this process or another, or it expired
+// there. Saving this copy would bring it back, and a request made before
+// the DELETE (notifications/initialized is answered before it runs) would
+// then revive a session the client ended.
+var errSessionGone = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: it was terminated or expired; initialize a new session")
 
 // storeDown logs a failed store operation and returns the error a client
 // gets for it.
@@ -326,19 +336,21 @@ func (ss *ServerSession) storeDown(op string, err error) error {
 }
 
 // reload reads the session's state back from its store, after another
-// process changed it.
-func (ss *ServerSession) reload(ctx context.Context) {
+// process changed it. It reports false when the store no longer holds the
+// session (see errSessionGone).
+func (ss *ServerSession) reload(ctx context.Context) bool {
 	if ss.store == nil || ss.id == "" {
-		return
+		return true
 	}
 	st, err := ss.store.Load(ctx, ss.id)
 	if err != nil {
 		if !errors.Is(err, shared.ErrNoSession) {
 			ss.server.log.Warn("mcp: session store: load", "session", ss.id, "err", err)
 		}
-		return
+		return !errors.Is(err, shared.ErrNoSession)
 	}
 	ss.restore(st)
+	return true
 }
 
 // Stats returns the counters of the session's connection: notifications

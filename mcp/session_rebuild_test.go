@@ -95,3 +95,48 @@ func TestInitializedKeepsChangeMadeElsewhere(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestDeletedSessionStaysDeleted: a change that reaches a copy of a
+// session after the client deleted it (through another process, whose
+// notice is still on its way) must not save the copy again. It did: the
+// late notifications/initialized of TestMultiProcess revived the session
+// deleted through the other Handler, which then answered 200, not 404.
+func TestDeletedSessionStaysDeleted(t *testing.T) {
+	ctx := context.Background()
+	store := shared.NewMemorySessionStore(nil)
+	if err := store.Save(ctx, &shared.SessionState{ID: "s", ProtocolVersion: Version20251125}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := store.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(&Implementation{Name: "deleted", Version: "1"}, &ServerOptions{
+		Capabilities: &ServerCapabilities{Resources: &ResourceCapabilities{Subscribe: true}},
+	})
+	a, b := transport.Pipe()
+	defer b.Close()
+	ss := srv.Connect(a, &SessionOptions{ID: "s", State: loaded, Store: store})
+	defer ss.Close()
+	if err := store.Delete(ctx, "s"); err != nil { // the DELETE, through another process
+		t.Fatal(err)
+	}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://x"}}`,
+	} {
+		if err := b.Write(ctx, (&jsonrpc.Decoder{}).Decode([]byte(m))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply, err := b.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Error == nil || reply.Error.Code != jsonrpc.CodeInvalidRequest {
+		t.Errorf("subscribe to a deleted session: %+v, want an invalid-request error", reply)
+	}
+	if st, err := store.Load(ctx, "s"); err == nil {
+		t.Errorf("the deleted session was saved again: %+v", st)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestMemorySessionStoreUpdate: Update changes the stored state, keeps its
@@ -30,5 +31,30 @@ func TestMemorySessionStoreUpdate(t *testing.T) {
 	got, _ := s.Load(ctx, "s")
 	if got.ID != "s" || got.LogLevel != "error" || !slices.Equal(got.Subscriptions, []string{"a", "b"}) {
 		t.Errorf("stored %+v", got)
+	}
+}
+
+// TestMemorySessionStoreTouch: Touch keeps a session in use alive past
+// its TTL counted from its save, and brings back nothing.
+func TestMemorySessionStoreTouch(t *testing.T) {
+	ctx := context.Background()
+	const ttl = time.Second
+	s := NewMemorySessionStore(&MemorySessionStoreOptions{TTL: ttl})
+	if err := s.Save(ctx, &SessionState{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(ttl * 6 / 10)
+	if err := s.Touch(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(ctx, "nope"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(ttl * 6 / 10)
+	if _, err := s.Load(ctx, "s"); err != nil {
+		t.Errorf("touched session: %v", err)
+	}
+	if _, err := s.Load(ctx, "nope"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("touched unknown session: %v, want ErrNoSession", err)
 	}
 }

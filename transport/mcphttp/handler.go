@@ -57,9 +57,10 @@ type HandlerOptions struct {
 	// shared.NewMemorySessionStore(nil) of this Handler's own, which receives
 	// a session's state only when the Handler drops its copy (idle
 	// expiry), so a held session costs no memory there. A store with a
-	// Touch(ctx, id) error method (redisstore's) has it called at most once
-	// a minute for each session in use here, so that a store which
-	// expires sessions keeps those in use alive.
+	// Touch(ctx, id) error method (redisstore's and
+	// shared.MemorySessionStore's) has it called at most once a minute for
+	// each session in use here, so that a store which expires sessions
+	// keeps those in use alive.
 	SessionStore shared.SessionStore
 
 	// EventStore keeps SSE events for resumption (GET with Last-Event-ID).
