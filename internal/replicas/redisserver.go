@@ -12,6 +12,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// urlEnv is set (by scripts/test.sh) when a Redis is available: then the
+// tests that start a RedisServer must run, and they need redis-server on
+// PATH.
+const urlEnv = "GOMCP_REDIS_URL"
+
 // RedisServer is a redis-server a test starts for itself on a free
 // loopback port, for the tests that run processes sharing one Redis (the
 // replicas here, the mcp command's gateway replicas).
@@ -55,10 +60,10 @@ func requireRedisServer(t testing.TB) string {
 	if err == nil {
 		return path
 	}
-	if os.Getenv("CI") != "" || os.Getenv("GOMCP_REDIS_URL") != "" {
-		t.Fatal("redis-server is not on PATH but CI or GOMCP_REDIS_URL is set: this test must run (scripts/test.sh installs redis-server)")
+	if os.Getenv("CI") != "" || os.Getenv(urlEnv) != "" {
+		t.Fatalf("redis-server is not on PATH but CI or %s is set: this test must run (scripts/test.sh installs redis-server)", urlEnv)
 	}
-	t.Skip("redis-server is not on PATH and neither CI nor GOMCP_REDIS_URL is set: skipping this test (scripts/test.sh installs and starts Redis)")
+	t.Skipf("redis-server is not on PATH and neither CI nor %s is set: skipping this test (scripts/test.sh installs and starts Redis)", urlEnv)
 	return ""
 }
 

@@ -23,10 +23,6 @@ import (
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-// urlEnv is set (by scripts/test.sh) when a Redis is available: then the
-// tests here must run, and they need redis-server on PATH.
-const urlEnv = "GOMCP_REDIS_URL"
-
 // clusterEnv holds the addresses of a Redis Cluster's nodes
 // (HOST:PORT,HOST:PORT…), set by scripts/test.sh, which starts one.
 const clusterEnv = "GOMCP_REDIS_CLUSTER_ADDRS"
