@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/cputime"
 	"github.com/gomcp/sdk/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -217,7 +218,7 @@ type snapshot struct {
 }
 
 func take(t *testing.T, b *scaleBackend, reps []*replica, mon *monitor) snapshot {
-	s := snapshot{at: time.Now(), self: selfCPU()}
+	s := snapshot{at: time.Now(), self: cputime.Process()}
 	for _, r := range reps {
 		s.replicas += procCPU(r.cmd.Process.Pid)
 	}
@@ -562,12 +563,6 @@ func procRSS(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func numCPU() int {
