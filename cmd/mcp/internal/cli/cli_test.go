@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -185,6 +186,40 @@ func mcpRunInput(t *testing.T, ctx context.Context, input string, args ...string
 	var out, errb bytes.Buffer
 	code = Run(ctx, args, strings.NewReader(input), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// mcpServe runs the command line args (a command serving HTTP on
+// 127.0.0.1:0) in process and returns the URL of its first line
+// ("listening on URL"), and a function that stops it as SIGTERM does and
+// waits for it to exit 0; the test's end does that too.
+func mcpServe(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, args, strings.NewReader(""), pw, stderr)
+		pw.Close()
+		done <- code
+	}()
+	stop := sync.OnceFunc(func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("mcp %q: exit %d, stderr %q", args, code, stderr.String())
+		}
+	})
+	t.Cleanup(stop)
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mcp %q: %v, stderr %q", args, err, stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("mcp %q: first line %q", args, line)
+	}
+	return url, stop
 }
 
 // runJSON runs args, expects success, and decodes stdout.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -593,31 +592,5 @@ type upstreamCounts struct {
 // drains) and waits for it; the test's end does that too.
 func startGatewayReplica(t *testing.T, cfg, redisURL string) (string, func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	stderr := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		code := Run(ctx, []string{"gateway", "--http", "127.0.0.1:0", "--redis", redisURL, "--drain-timeout", "2s", cfg},
-			strings.NewReader(""), pw, stderr)
-		pw.Close()
-		done <- code
-	}()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("gateway --redis exit %d: %s", code, stderr.String())
-		}
-	})
-	t.Cleanup(stop)
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("gateway --redis: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
-	return u, stop
+	return mcpServe(t, "gateway", "--http", "127.0.0.1:0", "--redis", redisURL, "--drain-timeout", "2s", cfg)
 }
