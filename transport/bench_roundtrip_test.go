@@ -108,19 +108,26 @@ func BenchmarkToolsCallStdio(b *testing.B) {
 			benchRoundTrip(b, v, server, client)
 		})
 		b.Run("os.Pipe/"+v, func(b *testing.B) {
-			c2sR, c2sW, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			s2cR, s2cW, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-			client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+			server, client := osPipeStreams(b)
 			benchRoundTrip(b, v, server, client)
 		})
 	}
+}
+
+// osPipeStreams returns a server's and a client's newline-delimited
+// streams over two kernel pipes, as a stdio server subprocess and its
+// client use.
+func osPipeStreams(b *testing.B) (server, client jsonrpc.Stream) {
+	c2sR, c2sW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2cR, s2cW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil),
+		transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
 }
 
 // closeAll closes every closer it holds.
@@ -142,16 +149,7 @@ func (cs closeAll) Close() error {
 // several requests at once, runs them on its reader while they are cheap,
 // and writes their answers together.
 func BenchmarkToolsCallStdioPipelined(b *testing.B) {
-	c2sR, c2sW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s2cR, s2cW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-	client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+	server, client := osPipeStreams(b)
 	ctx := context.Background()
 	ss := newBenchServer().Connect(server, nil)
 	defer ss.Wait()
