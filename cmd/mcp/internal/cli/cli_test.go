@@ -87,13 +87,7 @@ func serveBlockingTool() {
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // serveChatter serves, on stdio, a tool that writes "chatting" on stderr
@@ -118,6 +112,13 @@ func serveChatter() {
 		fmt.Fprintln(os.Stderr, "chatting")
 		return "chatting", nil
 	})
+	serveStdio(s, err)
+}
+
+// serveStdio serves s on stdio, the end of a MCP_CLI_TEST_SERVER
+// server, unless err (its registrations') is set: then, or if serving
+// fails, it exits 1.
+func serveStdio(s *mcp.Server, err error) {
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())
 	}
@@ -142,13 +143,7 @@ func serveProgressTool() {
 		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
 		return "done", nil
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // serveHTTP serves s over Streamable HTTP for the test, wrapped by wrap if
