@@ -3,6 +3,8 @@ package compat
 import (
 	"context"
 	"testing"
+
+	"github.com/gomcp/sdk/internal/cputime"
 )
 
 // BenchmarkRoundTrip measures one tools/call round trip, client to server
@@ -24,7 +26,7 @@ func benchRoundTrip(b *testing.B, version string) {
 				defer stop()
 				ctx := context.Background()
 				b.ReportAllocs()
-				report := cpuMeter(b)
+				report := cputime.Meter(b)
 				for b.Loop() {
 					sum, err := call(ctx)
 					if err != nil {
@@ -50,7 +52,7 @@ func BenchmarkRoundTripParallel(b *testing.B) {
 			defer stop()
 			ctx := context.Background()
 			b.ReportAllocs()
-			report := cpuMeter(b)
+			report := cputime.Meter(b)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					sum, err := call(ctx)

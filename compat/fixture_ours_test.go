@@ -241,6 +241,29 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	}
 }
 
+// soon reports whether ch yields a value within 20 ms: one try of a
+// condition that eventually or a listen loop repeats.
+func soon[T any](ch <-chan T) (T, bool) {
+	select {
+	case v := <-ch:
+		return v, true
+	case <-time.After(20 * time.Millisecond):
+		var zero T
+		return zero, false
+	}
+}
+
+// updatedSoon reports whether ch yields a resource update within 20 ms,
+// failing t if it is not of helloURI.
+func updatedSoon(t *testing.T, ch <-chan string) bool {
+	t.Helper()
+	uri, ok := soon(ch)
+	if ok && uri != helloURI {
+		t.Errorf("updated %q", uri)
+	}
+	return ok
+}
+
 // sortedCopy returns a sorted copy of s.
 func sortedCopy(s []string) []string {
 	s = slices.Clone(s)

@@ -583,15 +583,7 @@ func (o *ourClientScenario) subscriptions(t *testing.T, ctx context.Context) {
 			if err := o.f.resourceUpdated(ctx, helloURI); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case uri := <-o.ev.updated:
-				if uri != helloURI {
-					t.Errorf("updated %q", uri)
-				}
-				return true
-			case <-time.After(20 * time.Millisecond):
-				return false
-			}
+			return updatedSoon(t, o.ev.updated)
 		})
 		return
 	}
@@ -687,12 +679,8 @@ func (o *ourClientScenario) listChanged(t *testing.T, ctx context.Context) {
 	if o.modern {
 		o.listen(t, ctx, &gomcp.SubscriptionFilter{ToolsListChanged: true}, func() bool {
 			addLate()
-			select {
-			case <-o.ev.toolsChanged:
-				return true
-			case <-time.After(20 * time.Millisecond):
-				return false
-			}
+			_, ok := soon(o.ev.toolsChanged)
+			return ok
 		})
 	} else {
 		addLate()

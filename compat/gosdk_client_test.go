@@ -595,15 +595,7 @@ func (g *goSDKScenario) subscriptionsModern(t *testing.T, ctx context.Context) {
 	}
 	if !eventually(ctx, func() bool {
 		g.f.server.ResourceUpdated(ctx, helloURI)
-		select {
-		case uri := <-g.ev.updated:
-			if uri != helloURI {
-				t.Errorf("updated %q", uri)
-			}
-			return true
-		case <-time.After(20 * time.Millisecond):
-			return false
-		}
+		return updatedSoon(t, g.ev.updated)
 	}) {
 		t.Fatal("no notifications/resources/updated on the listen stream")
 	}

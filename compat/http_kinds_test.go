@@ -16,6 +16,7 @@ import (
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gomcp/sdk/internal/cputime"
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
@@ -130,7 +131,7 @@ func BenchmarkHTTPFloor(b *testing.B) {
 	}))
 	defer stop()
 	b.ReportAllocs()
-	report := cpuMeter(b)
+	report := cputime.Meter(b)
 	for b.Loop() {
 		req, err := http.NewRequest(http.MethodPost, ts.URL, bytes.NewReader(reqBody))
 		if err != nil {

@@ -483,15 +483,7 @@ func (m *mcpGoScenario) subscriptions(t *testing.T, ctx context.Context) {
 	if m.modern {
 		m.listen(t, ctx, mcpgo.SubscriptionFilter{ResourceSubscriptions: []string{helloURI}}, func() bool {
 			m.f.server.ResourceUpdated(ctx, helloURI)
-			select {
-			case uri := <-m.updated:
-				if uri != helloURI {
-					t.Errorf("updated %q", uri)
-				}
-				return true
-			case <-time.After(20 * time.Millisecond):
-				return false
-			}
+			return updatedSoon(t, m.updated)
 		})
 		return
 	}
@@ -580,12 +572,8 @@ func (m *mcpGoScenario) listChanged(t *testing.T, ctx context.Context) {
 	if m.modern {
 		m.listen(t, ctx, mcpgo.SubscriptionFilter{ToolsListChanged: true}, func() bool {
 			addLate()
-			select {
-			case <-m.toolsChanged:
-				return true
-			case <-time.After(20 * time.Millisecond):
-				return false
-			}
+			_, ok := soon(m.toolsChanged)
+			return ok
 		})
 	} else {
 		addLate()

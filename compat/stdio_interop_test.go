@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gomcp/sdk/conformance/everything"
+	"github.com/gomcp/sdk/internal/racetest"
 )
 
 // This file runs the official go-sdk client against gomcp's everything-server
@@ -49,28 +49,13 @@ func stdioContainsInOrder(got, want []string) bool {
 	return i == len(want)
 }
 
-// stdioRaceEnabled reports whether the test binary was built with -race, so
-// the server it builds can be too.
-func stdioRaceEnabled() bool {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range info.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
 // stdioBuildEverythingServer builds the everything-server into a temporary
 // directory and returns the binary's path.
 func stdioBuildEverythingServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "everything-server")
 	args := []string{"build", "-o", bin}
-	if stdioRaceEnabled() {
+	if racetest.Enabled {
 		args = append(args, "-race")
 	}
 	// Built in the root module, whose go.mod has everything the server

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"runtime/debug"
 	"testing"
 
 	"github.com/gomcp/sdk/internal/alloctest"
+	"github.com/gomcp/sdk/internal/racetest"
 	"github.com/gomcp/sdk/mcp"
 )
 
@@ -63,7 +63,7 @@ func TestGatewayCallAllocs(t *testing.T) {
 		return objects, bytes
 	}
 	maxObjects, maxBytes := float64(maxForwardObjects), float64(maxForwardBytes)
-	if raceEnabled() {
+	if racetest.Enabled {
 		maxObjects, maxBytes = raceObjects, raceBytes
 	}
 	do, db := perCall(direct)
@@ -75,18 +75,4 @@ func TestGatewayCallAllocs(t *testing.T) {
 	if vb-db > maxBytes {
 		t.Errorf("a forwarded call allocates %.0f bytes more than a direct one, want at most %.0f", vb-db, maxBytes)
 	}
-}
-
-// raceEnabled reports whether this test binary was built with -race.
-func raceEnabled() bool {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range info.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gomcp/sdk/internal/racetest"
 )
 
 // TestAppBridge runs ts/app_bridge.mjs: the official MCP Apps host library
@@ -23,7 +25,7 @@ func TestAppBridge(t *testing.T) {
 	env := requireEnv(t, "NODE22", "MCP_TS_SDK_DIR")
 	bin := filepath.Join(t.TempDir(), "appserver")
 	args := []string{"build", "-o", bin}
-	if raceEnabled() {
+	if racetest.Enabled {
 		args = append(args, "-race")
 	}
 	args = append(args, "github.com/gomcp/sdk/examples/appserver")

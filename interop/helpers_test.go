@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/racetest"
 	"go.uber.org/goleak"
 )
 
@@ -44,21 +44,6 @@ func requireEnv(t *testing.T, names ...string) map[string]string {
 	return vals
 }
 
-// raceEnabled reports whether this test binary was built with -race, so the
-// programs it builds can be too.
-func raceEnabled() bool {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range info.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
 // everythingBuild is the everything-server binary the tests share, built once.
 var everythingBuild struct {
 	once sync.Once
@@ -79,7 +64,7 @@ func buildEverythingServer(t *testing.T) string {
 		}
 		bin := filepath.Join(everythingBuild.dir, "everything-server")
 		args := []string{"build", "-o", bin}
-		if raceEnabled() {
+		if racetest.Enabled {
 			args = append(args, "-race")
 		}
 		args = append(args, "github.com/gomcp/sdk/conformance/everything-server")

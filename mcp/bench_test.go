@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/gomcp/sdk/internal/cputime"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 )
@@ -181,7 +180,7 @@ func BenchmarkDispatchToolsCall(b *testing.B) {
 			line := e.callLine(nil, 1)
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
-			report := cpuMeter(b)
+			report := cputime.Meter(b)
 			for b.Loop() {
 				st.in <- line
 				<-st.replies
@@ -205,7 +204,7 @@ func BenchmarkDispatchToolsCallPipelined(b *testing.B) {
 			var lines [2][]byte
 			b.ReportAllocs()
 			b.ResetTimer()
-			report := cpuMeter(b)
+			report := cputime.Meter(b)
 			inflight := 0
 			for i := range b.N {
 				if inflight == window {
@@ -237,7 +236,7 @@ func BenchmarkHandleToolsCall(b *testing.B) {
 			ctx := context.Background()
 			var buf []byte
 			b.ReportAllocs()
-			report := cpuMeter(b)
+			report := cputime.Meter(b)
 			for b.Loop() {
 				res, err := mcp.SessionHandle(ss, ctx, m)
 				if err != nil {
@@ -254,28 +253,6 @@ func BenchmarkHandleToolsCall(b *testing.B) {
 				b.Fatalf("reply %s does not contain %s", buf, wantResult)
 			}
 		})
-	}
-}
-
-// processCPU returns the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// cpuMeter reports the process CPU time per operation as "cpu-ns/op": every
-// goroutine, the scheduler and the garbage collector included. On a shared
-// machine it varies much less than wall time. Call it right before the
-// timed loop and call the result after it.
-func cpuMeter(b *testing.B) func() {
-	start := processCPU()
-	return func() {
-		if b.N > 0 {
-			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
-		}
 	}
 }
 
@@ -325,7 +302,7 @@ func BenchmarkToolsCallLarge(b *testing.B) {
 			var buf []byte
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
-			report := cpuMeter(b)
+			report := cputime.Meter(b)
 			for b.Loop() {
 				m := jsonrpc.Decode(line)
 				res, err := mcp.SessionHandle(ss, ctx, m)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -163,6 +164,29 @@ type handleTransport struct {
 	connect handleConn
 }
 
+// connectHTTP serves h over HTTP and connects c to it through the client
+// stream dial makes for the server's URL; the function it returns closes
+// the session, then h and the server.
+func connectHTTP(t *testing.T, c *mcp.Client, h interface {
+	http.Handler
+	Close() error
+}, dial func(url string) jsonrpc.Stream) (*mcp.ClientSession, func()) {
+	hs := httptest.NewServer(h)
+	cs, err := c.Connect(testCtx(t), dial(hs.URL))
+	if err != nil {
+		hs.Close()
+		h.Close()
+		t.Fatalf("Connect: %v", err)
+	}
+	return cs, func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("ClientSession.Close: %v", err)
+		}
+		h.Close()
+		hs.Close()
+	}
+}
+
 func (tr handleTransport) serves(rev string) bool {
 	return tr.revs == nil || slices.Contains(tr.revs, rev)
 }
@@ -180,39 +204,11 @@ var handleTransports = []handleTransport{
 		return connectStreams(t, s, c, cli, srv)
 	}},
 	{"http", nil, func(t *testing.T, s *mcp.Server, c *mcp.Client) (*mcp.ClientSession, func()) {
-		h := mcphttp.NewHandler(s, nil)
-		hs := httptest.NewServer(h)
-		cs, err := c.Connect(testCtx(t), mcphttp.NewClientStream(hs.URL, nil))
-		if err != nil {
-			hs.Close()
-			h.Close()
-			t.Fatalf("Connect: %v", err)
-		}
-		return cs, func() {
-			if err := cs.Close(); err != nil {
-				t.Errorf("ClientSession.Close: %v", err)
-			}
-			h.Close()
-			hs.Close()
-		}
+		return connectHTTP(t, c, mcphttp.NewHandler(s, nil), func(url string) jsonrpc.Stream { return mcphttp.NewClientStream(url, nil) })
 	}},
 	// The legacy HTTP+SSE transport serves 2024-11-05 only.
 	{"sse", []string{mcp.Version20241105}, func(t *testing.T, s *mcp.Server, c *mcp.Client) (*mcp.ClientSession, func()) {
-		h := mcphttp.NewSSEHandler(s, nil)
-		hs := httptest.NewServer(h)
-		cs, err := c.Connect(testCtx(t), mcphttp.NewSSEClientStream(hs.URL, nil))
-		if err != nil {
-			hs.Close()
-			h.Close()
-			t.Fatalf("Connect: %v", err)
-		}
-		return cs, func() {
-			if err := cs.Close(); err != nil {
-				t.Errorf("ClientSession.Close: %v", err)
-			}
-			h.Close()
-			hs.Close()
-		}
+		return connectHTTP(t, c, mcphttp.NewSSEHandler(s, nil), func(url string) jsonrpc.Stream { return mcphttp.NewSSEClientStream(url, nil) })
 	}},
 }
 

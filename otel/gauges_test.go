@@ -103,14 +103,7 @@ func TestLoadGauges(t *testing.T) {
 	close(releaseTool)
 	must(t, <-called)
 
-	recorded := make(chan struct{}, 1)
-	mcpotel.SetSessionRecorded(func() {
-		select {
-		case recorded <- struct{}{}:
-		default:
-		}
-	})
-	defer mcpotel.SetSessionRecorded(nil)
+	recorded := sessionsRecorded(t)
 	cs.Close()
 	ss.Wait()
 	for {

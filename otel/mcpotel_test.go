@@ -399,17 +399,7 @@ func TestSessionDuration(t *testing.T) {
 	ss := s.Connect(b, nil)
 	cs, err := newClient(mcp.LatestStatefulVersion, tel.opts).Connect(t.Context(), a)
 	must(t, err)
-	// The hook runs after each recording, including late ones of earlier
-	// tests' sessions; a signal dropped because one is pending still
-	// comes after its recording, so the collect that follows sees it.
-	recorded := make(chan struct{}, 1)
-	mcpotel.SetSessionRecorded(func() {
-		select {
-		case recorded <- struct{}{}:
-		default:
-		}
-	})
-	defer mcpotel.SetSessionRecorded(nil)
+	recorded := sessionsRecorded(t)
 	cs.Close()
 	ss.Wait()
 	names := []string{"mcp.server.session.duration", "mcp.client.session.duration"}
@@ -425,6 +415,23 @@ func TestSessionDuration(t *testing.T) {
 		}
 		checkAttrs(t, name, attrs(h.DataPoints[0].Attributes.ToSlice()), map[string]string{"mcp.protocol.version": mcp.LatestStatefulVersion, "network.transport": "pipe"})
 	}
+}
+
+// sessionsRecorded signals on the channel it returns after each session
+// duration recorded, until the test ends. The hook runs after each
+// recording, including late ones of earlier tests' sessions; a signal
+// dropped because one is pending still comes after its recording, so a
+// collect that follows a receive sees it.
+func sessionsRecorded(t *testing.T) <-chan struct{} {
+	recorded := make(chan struct{}, 1)
+	mcpotel.SetSessionRecorded(func() {
+		select {
+		case recorded <- struct{}{}:
+		default:
+		}
+	})
+	t.Cleanup(func() { mcpotel.SetSessionRecorded(nil) })
+	return recorded
 }
 
 // hasPoints reports whether rm has data points for every named histogram.

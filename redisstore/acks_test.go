@@ -293,11 +293,7 @@ func TestNotifierCopyHeardOnce(t *testing.T) { eachRedis(t, testNotifierCopyHear
 func testNotifierCopyHeardOnce(t *testing.T, rdb redis.UniversalClient, prefix string) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
-	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 16)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	a, _, heard := twoNotifiers(t, rdb, rdb, opts)
 	for _, uri := range []string{"one", "two"} {
 		env, err := json.Marshal(envelope{From: a.self, ID: randomID(), Notice: &shared.Notice{Method: "m", URI: uri}})
 		if err != nil {
@@ -405,11 +401,7 @@ func TestNotifierStreamBehind(t *testing.T) {
 	o.ClientName = "behind-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	own := redis.NewClient(&o)
 	defer own.Close()
-	a, b := NewNotifier(rdb, opts, nil), NewNotifier(own, opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 16)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	a, _, heard := twoNotifiers(t, rdb, own, opts)
 	// An entry from a master whose clock ran an hour ahead.
 	env, _ := json.Marshal(envelope{From: "elsewhere", ID: randomID(), Notice: &shared.Notice{Method: "m", URI: "ahead"}})
 	ahead := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10) + "-0"

@@ -34,30 +34,8 @@ func TestClusterFailover(t *testing.T) {
 	defer cancel()
 	opts := &Options{Prefix: "{fo}:"}
 	ss, es, ts := NewSessionStore(rdb, opts), NewEventStore(rdb, opts), NewTaskStore(rdb, opts)
-	a, b := NewNotifier(rdb, opts, nil), NewNotifier(other, opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 64)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
-	for ready := false; !ready; {
-		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: "probe"}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-heard:
-			ready = true
-		case <-time.After(100 * time.Millisecond):
-		case <-ctx.Done():
-			t.Fatal("b never heard a")
-		}
-	}
-	for drained := false; !drained; {
-		select {
-		case <-heard:
-		case <-time.After(200 * time.Millisecond):
-			drained = true
-		}
-	}
+	a, _, heard := twoNotifiers(t, rdb, other, opts)
+	awaitReading(t, ctx, a, heard)
 
 	// The state before.
 	if err := ss.Save(ctx, &shared.SessionState{ID: "s1", ProtocolVersion: mcp.Version20251125, Initialized: true}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/mcp/shared"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 )
@@ -215,6 +216,45 @@ func hearInOrder(t testing.TB, heard <-chan string, want ...string) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("never heard %q", w)
+		}
+	}
+}
+
+// twoNotifiers returns a Notifier on ra and another on rb, both with
+// opts, and what b's subscribers hear (the notices' URIs); they are
+// closed when the test ends.
+func twoNotifiers(t testing.TB, ra, rb redis.UniversalClient, opts *Options) (a, b *Notifier, heard <-chan string) {
+	t.Helper()
+	a, b = NewNotifier(ra, opts, nil), NewNotifier(rb, opts, nil)
+	t.Cleanup(func() { a.Close() })
+	t.Cleanup(func() { b.Close() })
+	ch := make(chan string, 64)
+	t.Cleanup(b.Subscribe(func(n *shared.Notice) { ch <- n.URI }))
+	return a, b, ch
+}
+
+// awaitReading publishes probes from a until heard (what another
+// Notifier hears) yields one, so that the other reads the stream, then
+// drops every probe heard.
+func awaitReading(t testing.TB, ctx context.Context, a *Notifier, heard <-chan string) {
+	t.Helper()
+	for ready := false; !ready; {
+		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: "probe"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-heard:
+			ready = true
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("b never heard a")
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case <-heard:
+		case <-time.After(200 * time.Millisecond):
+			drained = true
 		}
 	}
 }

@@ -94,11 +94,7 @@ func TestNotifierPublishWhileHearing(t *testing.T) {
 	rdb, prefix := testRedis(t)
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
-	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 4)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	a, _, heard := twoNotifiers(t, rdb, rdb, opts)
 	defer a.Subscribe(func(n *shared.Notice) {
 		if n.URI != "first" {
 			return
@@ -210,11 +206,7 @@ func TestNotifierSubscriberPanics(t *testing.T) {
 	rdb, prefix := testRedis(t)
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix}
-	a, b := NewNotifier(rdb, opts, nil), NewNotifier(rdb, opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 4)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	a, _, heard := twoNotifiers(t, rdb, rdb, opts)
 	defer a.Subscribe(func(n *shared.Notice) {
 		if n.URI == "boom" {
 			panic("subscriber")

@@ -113,31 +113,9 @@ func TestNotifierOutage(t *testing.T) {
 	ctx := testCtx(t)
 	opts := &Options{Prefix: prefix, MaxPendingNotices: 3}
 	ga, gb := newGate(t, rdb.Options().Addr), newGate(t, rdb.Options().Addr)
-	a, b := NewNotifier(ga.client(t, rdb), opts, nil), NewNotifier(gb.client(t, rdb), opts, nil)
-	defer a.Close()
-	defer b.Close()
-	heard := make(chan string, 64)
-	defer b.Subscribe(func(n *shared.Notice) { heard <- n.URI })()
+	a, _, heard := twoNotifiers(t, ga.client(t, rdb), gb.client(t, rdb), opts)
 	// b reads once it found the stream's end: publish until it hears.
-	for ready := false; !ready; {
-		if err := a.Publish(ctx, &shared.Notice{Method: "probe", URI: "probe"}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-heard:
-			ready = true
-		case <-time.After(100 * time.Millisecond):
-		case <-ctx.Done():
-			t.Fatal("b never heard a")
-		}
-	}
-	for drained := false; !drained; {
-		select {
-		case <-heard:
-		case <-time.After(200 * time.Millisecond):
-			drained = true
-		}
-	}
+	awaitReading(t, ctx, a, heard)
 	expect := func(want ...string) {
 		t.Helper()
 		for _, w := range want {

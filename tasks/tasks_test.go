@@ -110,6 +110,26 @@ func newServer(t *testing.T, opts *tasks.Options) (*mcp.Server, *tasks.Manager) 
 	return s, m
 }
 
+// connectHTTP serves s over Streamable HTTP and connects c to it; all
+// of it ends with the test.
+func connectHTTP(t *testing.T, s *mcp.Server, c *mcp.Client) *mcp.ClientSession {
+	t.Helper()
+	h := mcphttp.NewHandler(s, nil)
+	ts := httptest.NewServer(h)
+	cs, err := c.Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
+	if err != nil {
+		h.Close()
+		ts.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		h.Close()
+		ts.Close()
+	})
+	return cs
+}
+
 // answerer answers elicitations with "<message> answered".
 func answerer() *mcp.ClientOptions {
 	return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -155,23 +175,12 @@ var connectors = []connector{
 		return cs
 	}},
 	{"http", func(t *testing.T, s *mcp.Server, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
-		h := mcphttp.NewHandler(s, nil)
-		ts := httptest.NewServer(h)
 		if opts == nil {
 			opts = &mcp.ClientOptions{}
 		}
 		o := *opts
 		o.ProtocolVersion = version
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &o).Connect(context.Background(), mcphttp.NewClientStream(ts.URL, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = cs.Close()
-			h.Close()
-			ts.Close()
-		})
-		return cs
+		return connectHTTP(t, s, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &o))
 	}},
 }
 
@@ -442,16 +451,8 @@ func TestStatusNotifications(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h := mcphttp.NewHandler(s, nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.Close()
 	ctx := context.Background()
-	cs, err := c.Connect(ctx, mcphttp.NewClientStream(ts.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, s, c)
 	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":10}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -490,17 +491,9 @@ func TestListenNotifications(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h := mcphttp.NewHandler(s, nil)
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	defer h.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := cl.Connect(ctx, mcphttp.NewClientStream(ts.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHTTP(t, s, cl)
 	call, err := tasks.CallTool(ctx, cs, &mcp.CallToolParams{Name: "ask"}, nil)
 	if err != nil {
 		t.Fatal(err)

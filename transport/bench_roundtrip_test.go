@@ -7,10 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/gomcp/sdk/internal/cputime"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/transport"
@@ -71,7 +70,7 @@ func benchRoundTrip(b *testing.B, version string, serverSide, clientSide jsonrpc
 	}
 
 	b.ReportAllocs()
-	report := cpuMeter(b)
+	report := cputime.Meter(b)
 	for b.Loop() {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil {
@@ -109,19 +108,26 @@ func BenchmarkToolsCallStdio(b *testing.B) {
 			benchRoundTrip(b, v, server, client)
 		})
 		b.Run("os.Pipe/"+v, func(b *testing.B) {
-			c2sR, c2sW, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			s2cR, s2cW, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-			client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+			server, client := osPipeStreams(b)
 			benchRoundTrip(b, v, server, client)
 		})
 	}
+}
+
+// osPipeStreams returns a server's and a client's newline-delimited
+// streams over two kernel pipes, as a stdio server subprocess and its
+// client use.
+func osPipeStreams(b *testing.B) (server, client jsonrpc.Stream) {
+	c2sR, c2sW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2cR, s2cW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil),
+		transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
 }
 
 // closeAll closes every closer it holds.
@@ -137,44 +143,13 @@ func (cs closeAll) Close() error {
 	return first
 }
 
-// processCPU returns the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// cpuMeter reports the process CPU time per operation as "cpu-ns/op": every
-// goroutine, the scheduler and the garbage collector included. On a shared
-// machine it varies much less than wall time. Call it right before the
-// timed loop and call the result after it.
-func cpuMeter(b *testing.B) func() {
-	start := processCPU()
-	return func() {
-		if b.N > 0 {
-			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
 // BenchmarkToolsCallStdioPipelined is BenchmarkToolsCallStdio over os.Pipe
 // with 32 calls in flight (b.RunParallel, 16 goroutines per CPU on two
 // CPUs), as a host pipelining requests to a stdio server: the server reads
 // several requests at once, runs them on its reader while they are cheap,
 // and writes their answers together.
 func BenchmarkToolsCallStdioPipelined(b *testing.B) {
-	c2sR, c2sW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s2cR, s2cW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	server := transport.NewLineStream(c2sR, s2cW, closeAll{c2sR, s2cW}, nil)
-	client := transport.NewLineStream(s2cR, c2sW, closeAll{s2cR, c2sW}, nil)
+	server, client := osPipeStreams(b)
 	ctx := context.Background()
 	ss := newBenchServer().Connect(server, nil)
 	defer ss.Wait()
@@ -187,7 +162,7 @@ func BenchmarkToolsCallStdioPipelined(b *testing.B) {
 	params := &mcp.CallToolParams{Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}
 	b.ReportAllocs()
 	b.SetParallelism(16)
-	report := cpuMeter(b)
+	report := cputime.Meter(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			res, err := cs.CallTool(ctx, params)

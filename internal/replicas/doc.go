@@ -2,8 +2,9 @@
 // everything-server processes sharing Redis (the -redis and
 // -redis-cluster flags, package redisstore) behind a round-robin reverse
 // proxy, so that any request or connection may land on any replica. It
-// holds the proxy and a Redis Cluster a test starts to fail a master
-// over; the tests are the point.
+// holds the proxy, a redis-server a test starts for itself (also for the
+// mcp command's gateway replica test) and a Redis Cluster a test starts
+// to fail a master over; the tests are the point.
 package replicas
 
 import (

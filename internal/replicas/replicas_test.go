@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,82 +23,11 @@ import (
 	"github.com/gomcp/sdk/transport/mcphttp"
 )
 
-// urlEnv is set (by scripts/test.sh) when a Redis is available: then the
-// tests here must run, and they need redis-server on PATH.
-const urlEnv = "GOMCP_REDIS_URL"
-
 // clusterEnv holds the addresses of a Redis Cluster's nodes
 // (HOST:PORT,HOST:PORT…), set by scripts/test.sh, which starts one.
 const clusterEnv = "GOMCP_REDIS_CLUSTER_ADDRS"
 
 const version = "2025-11-25"
-
-// requireRedisServer returns the path of redis-server, or skips the test
-// outside CI when Redis is not set up.
-func requireRedisServer(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") != "" || os.Getenv(urlEnv) != "" {
-		t.Fatalf("redis-server is not on PATH but CI or %s is set: the multi-replica test must run (scripts/test.sh installs redis-server)", urlEnv)
-	}
-	t.Skipf("redis-server is not on PATH and neither CI nor %s is set: skipping the multi-replica test (scripts/test.sh installs and starts Redis)", urlEnv)
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// redisServer is a redis-server of the test's own, persisting every write
-// (appendfsync always), so that it can be stopped and started again with
-// nothing acknowledged lost.
-type redisServer struct {
-	t    *testing.T
-	bin  string
-	dir  string
-	port int
-	cmd  *exec.Cmd
-}
-
-func (r *redisServer) start() {
-	r.t.Helper()
-	r.cmd = exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--dir", r.dir,
-		"--save", "", "--appendonly", "yes", "--appendfsync", "always")
-	r.cmd.Stdout, r.cmd.Stderr = io.Discard, io.Discard
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(r.port))
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("redis-server did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (r *redisServer) stop() {
-	if r.cmd == nil {
-		return
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	_ = r.cmd.Wait()
-	r.cmd = nil
-}
 
 // replica is one everything-server process.
 type replica struct {
@@ -114,7 +42,7 @@ type cluster struct {
 	bin   string
 	flag  string // -redis or -redis-cluster, for replicas started again
 	value string
-	redis *redisServer
+	redis *RedisServer
 	reps  []*replica
 	proxy *Proxy
 	ts    *httptest.Server
@@ -177,16 +105,14 @@ func startReplica(t *testing.T, bin, addr, flag, value string, extra ...string) 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
-	rs := &redisServer{t: t, bin: requireRedisServer(t), dir: t.TempDir(), port: freePort(t)}
-	rs.start()
-	t.Cleanup(rs.stop)
-	return startReplicas(t, rs, "-redis", fmt.Sprintf("redis://127.0.0.1:%d/0", rs.port))
+	rs := StartRedis(t, true)
+	return startReplicas(t, rs, "-redis", rs.URL())
 }
 
 // startReplicas starts three replicas given flag (-redis or
 // -redis-cluster) set to value, behind a proxy; rs is their redis-server,
 // if the test has one of its own.
-func startReplicas(t *testing.T, rs *redisServer, flag, value string, extra ...string) *cluster {
+func startReplicas(t *testing.T, rs *RedisServer, flag, value string, extra ...string) *cluster {
 	t.Helper()
 	t.Cleanup(http.DefaultClient.CloseIdleConnections) // last: no idle connection outlives the test
 	bin := buildServer(t)
@@ -657,7 +583,7 @@ func (c *cluster) redisDownAndBack(t *testing.T) {
 	for _, i := range c.live() {
 		c.probe(i, "/readyz", http.StatusOK)
 	}
-	c.redis.stop()
+	c.redis.Stop()
 	// The load balancer's probes: not ready (Redis does not answer),
 	// but alive, so that nothing restarts the process.
 	for _, i := range c.live() {
@@ -683,7 +609,7 @@ func (c *cluster) redisDownAndBack(t *testing.T) {
 		t.Fatal("no request for an unknown session got 503 while Redis was down")
 	}
 	c.alive(c.killed()...)
-	c.redis.start()
+	c.redis.Start()
 	// Full service again, by itself, with the session created before
 	// the outage intact on every live replica.
 	deadline := time.Now().Add(15 * time.Second)

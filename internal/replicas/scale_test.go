@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/cputime"
 	"github.com/gomcp/sdk/redisstore"
 	"github.com/redis/go-redis/v9"
 )
@@ -80,21 +80,10 @@ func TestScale(t *testing.T) {
 
 // singleRedis starts one redis-server without persistence.
 func singleRedis(t *testing.T) *scaleBackend {
-	port := freePort(t)
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rs := StartRedis(t, false)
+	rdb := redis.NewClient(&redis.Options{Addr: rs.Addr()})
 	t.Cleanup(func() { rdb.Close() })
-	for deadline := time.Now().Add(10 * time.Second); rdb.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start")
-		}
-	}
-	return &scaleBackend{name: "one Redis", flag: "-redis", value: "redis://" + addr + "/0", masters: []string{addr}, pids: []int{cmd.Process.Pid}, rdb: rdb}
+	return &scaleBackend{name: "one Redis", flag: "-redis", value: rs.URL(), masters: []string{rs.Addr()}, pids: []int{rs.Pid()}, rdb: rdb}
 }
 
 // clusterRedis starts a six-node Redis Cluster (three masters with a
@@ -229,7 +218,7 @@ type snapshot struct {
 }
 
 func take(t *testing.T, b *scaleBackend, reps []*replica, mon *monitor) snapshot {
-	s := snapshot{at: time.Now(), self: selfCPU()}
+	s := snapshot{at: time.Now(), self: cputime.Process()}
 	for _, r := range reps {
 		s.replicas += procCPU(r.cmd.Process.Pid)
 	}
@@ -574,12 +563,6 @@ func procRSS(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func numCPU() int {

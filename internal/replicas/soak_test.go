@@ -68,10 +68,8 @@ type soakRow struct {
 }
 
 func TestSoak(t *testing.T) {
-	rs := &redisServer{t: t, bin: requireRedisServer(t), dir: t.TempDir(), port: freePort(t)}
-	rs.start()
-	t.Cleanup(rs.stop)
-	redisURL := fmt.Sprintf("redis://127.0.0.1:%d/0", rs.port)
+	rs := StartRedis(t, true)
+	redisURL := rs.URL()
 	c := startReplicas(t, rs, "-redis", redisURL, "-debug-stats")
 	wctx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan struct{})
@@ -90,7 +88,7 @@ func TestSoak(t *testing.T) {
 	side := &sideTraffic{t: t, ctx: ctx, stop: make(chan struct{})}
 	side.start(c.url, fp.URL()+"/mcp")
 
-	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", rs.port)})
+	rdb := redis.NewClient(&redis.Options{Addr: rs.Addr()})
 	defer rdb.Close()
 	var rows []soakRow
 	begin := time.Now()

@@ -58,23 +58,33 @@ type httpSession struct {
 	url, sid string
 }
 
-func (s *httpSession) post(ctx context.Context, body []byte, wantID int64) (*answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+// postBody POSTs body to url with the headers hdr, and returns the
+// response and its whole body, read and closed.
+func postBody(ctx context.Context, url string, hdr http.Header, body []byte) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	req.Header["Content-Type"] = []string{"application/json"}
-	req.Header["Accept"] = []string{"application/json, text/event-stream"}
-	if s.sid != "" {
-		req.Header["Mcp-Session-Id"] = []string{s.sid}
-		req.Header["Mcp-Protocol-Version"] = []string{protocolVersion}
-	}
+	req.Header = hdr
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+func (s *httpSession) post(ctx context.Context, body []byte, wantID int64) (*answer, error) {
+	hdr := http.Header{
+		"Content-Type": {"application/json"},
+		"Accept":       {"application/json, text/event-stream"},
+	}
+	if s.sid != "" {
+		hdr["Mcp-Session-Id"] = []string{s.sid}
+		hdr["Mcp-Protocol-Version"] = []string{protocolVersion}
+	}
+	resp, data, err := postBody(ctx, s.url, hdr, body)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -73,17 +71,7 @@ type statelessReply struct {
 }
 
 func postStateless(ctx context.Context, url string, hdr http.Header, body []byte, id int64) (*statelessReply, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header = hdr
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	resp, data, err := postBody(ctx, url, hdr, body)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -86,13 +87,7 @@ func serveBlockingTool() {
 		fmt.Fprintln(os.Stderr, "cause:", context.Cause(ctx))
 		return "", ctx.Err()
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // serveChatter serves, on stdio, a tool that writes "chatting" on stderr
@@ -117,6 +112,13 @@ func serveChatter() {
 		fmt.Fprintln(os.Stderr, "chatting")
 		return "chatting", nil
 	})
+	serveStdio(s, err)
+}
+
+// serveStdio serves s on stdio, the end of a MCP_CLI_TEST_SERVER
+// server, unless err (its registrations') is set: then, or if serving
+// fails, it exits 1.
+func serveStdio(s *mcp.Server, err error) {
 	if err == nil {
 		err = s.Run(context.Background(), transport.Stdio())
 	}
@@ -141,13 +143,7 @@ func serveProgressTool() {
 		time.Sleep(time.Duration(args.DelayMS) * time.Millisecond)
 		return "done", nil
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // serveHTTP serves s over Streamable HTTP for the test, wrapped by wrap if
@@ -185,6 +181,40 @@ func mcpRunInput(t *testing.T, ctx context.Context, input string, args ...string
 	var out, errb bytes.Buffer
 	code = Run(ctx, args, strings.NewReader(input), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// mcpServe runs the command line args (a command serving HTTP on
+// 127.0.0.1:0) in process and returns the URL of its first line
+// ("listening on URL"), and a function that stops it as SIGTERM does and
+// waits for it to exit 0; the test's end does that too.
+func mcpServe(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		code := Run(ctx, args, strings.NewReader(""), pw, stderr)
+		pw.Close()
+		done <- code
+	}()
+	stop := sync.OnceFunc(func() {
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("mcp %q: exit %d, stderr %q", args, code, stderr.String())
+		}
+	})
+	t.Cleanup(stop)
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mcp %q: %v, stderr %q", args, err, stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok {
+		t.Fatalf("mcp %q: first line %q", args, line)
+	}
+	return url, stop
 }
 
 // runJSON runs args, expects success, and decodes stdout.

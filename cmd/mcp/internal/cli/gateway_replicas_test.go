@@ -1,25 +1,21 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +37,7 @@ import (
 // another replica, and a task started through one replica is read and
 // finished through others.
 func TestGatewayReplicas(t *testing.T) {
-	redisURL := startTestRedis(t)
+	redisURL := replicas.StartRedis(t, false).URL()
 	up, counts := startStatefulUpstream(t)
 	cfg := filepath.Join(t.TempDir(), "servers.json")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"up": {"url": %q}}}`, up), 0o600); err != nil {
@@ -596,73 +592,5 @@ type upstreamCounts struct {
 // drains) and waits for it; the test's end does that too.
 func startGatewayReplica(t *testing.T, cfg, redisURL string) (string, func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	stderr := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		code := Run(ctx, []string{"gateway", "--http", "127.0.0.1:0", "--redis", redisURL, "--drain-timeout", "2s", cfg},
-			strings.NewReader(""), pw, stderr)
-		pw.Close()
-		done <- code
-	}()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("gateway --redis exit %d: %s", code, stderr.String())
-		}
-	})
-	t.Cleanup(stop)
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("gateway --redis: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	u, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
-	return u, stop
-}
-
-// startTestRedis starts a redis-server of the test's own on a free port
-// and returns its URL. Without redis-server on PATH the test is skipped,
-// unless CI or GOMCP_REDIS_URL is set (scripts/test.sh): then it must run.
-func startTestRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") != "" || os.Getenv("GOMCP_REDIS_URL") != "" {
-			t.Fatal("redis-server is not on PATH, but CI or GOMCP_REDIS_URL is set: the gateway replica test must run (scripts/test.sh installs redis-server)")
-		}
-		t.Skip("redis-server is not on PATH and neither CI nor GOMCP_REDIS_URL is set (scripts/test.sh installs and starts Redis)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return "redis://" + addr + "/0"
+	return mcpServe(t, "gateway", "--http", "127.0.0.1:0", "--redis", redisURL, "--drain-timeout", "2s", cfg)
 }

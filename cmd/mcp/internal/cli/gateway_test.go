@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -124,29 +123,9 @@ func TestGatewayStdio(t *testing.T) {
 // when the test ends.
 func startGatewayHTTP(t *testing.T, file string, more ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	args := append(append([]string{"gateway", "--http", "127.0.0.1:0"}, more...), file)
-	go func() {
-		code := Run(ctx, args, strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-		done <- code
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("gateway --http exit %d", code)
-		}
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
-		t.Fatalf("first line %q", line)
+	url, _ := mcpServe(t, append(append([]string{"gateway", "--http", "127.0.0.1:0"}, more...), file)...)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("gateway --http listens on %q", url)
 	}
 	return url
 }

@@ -398,11 +398,8 @@ func (p *httpProxy) open(ctx context.Context) (*proxySession, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, ok := up.(jsonrpc.Starter); ok {
-		if err := st.Start(context.WithoutCancel(ctx)); err != nil {
-			_ = up.Close()
-			return nil, err
-		}
+	if err := startStream(context.WithoutCancel(ctx), up); err != nil {
+		return nil, err
 	}
 	s := &proxySession{id: rand.Text(), up: up, done: make(chan struct{}), lists: &listWatch{g: p.guard}, waiting: map[jsonrpc.ID]*proxyStream{}}
 	p.mu.Lock()
@@ -643,11 +640,8 @@ func (p *httpProxy) takeUpstream(ctx context.Context) (jsonrpc.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, ok := up.(jsonrpc.Starter); ok {
-		if err := st.Start(context.WithoutCancel(ctx)); err != nil {
-			_ = up.Close()
-			return nil, err
-		}
+	if err := startStream(context.WithoutCancel(ctx), up); err != nil {
+		return nil, err
 	}
 	p.mu.Lock()
 	closed := p.closed

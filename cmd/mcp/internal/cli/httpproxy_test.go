@@ -24,29 +24,7 @@ import (
 // endpoint's URL.
 func startHTTPProxy(t *testing.T, target ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := Run(ctx, append([]string{"proxy", "--http", "127.0.0.1:0"}, target...), strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-		done <- code
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("proxy --http exit %d", code)
-		}
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
+	url, _ := mcpServe(t, append([]string{"proxy", "--http", "127.0.0.1:0"}, target...)...)
 	return url
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -135,29 +134,7 @@ func TestMockStdio(t *testing.T) {
 // TestMockHTTP drives mcp mock --http in both eras.
 func TestMockHTTP(t *testing.T) {
 	file := writeMock(t, "mock.yml", mockYAML)
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		code := Run(ctx, []string{"mock", "--http", "127.0.0.1:0", file}, strings.NewReader(""), pw, io.Discard)
-		pw.Close()
-		done <- code
-	}()
-	defer func() {
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("mock --http exit %d", code)
-		}
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok {
-		t.Fatalf("first line %q", line)
-	}
+	url, _ := mcpServe(t, "mock", "--http", "127.0.0.1:0", file)
 	for _, version := range []string{"2025-06-18", ""} {
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
 		cs, err := client.Connect(context.Background(), mcphttp.NewClientStream(url, nil))

@@ -33,11 +33,8 @@ func (inv *invocation) proxy(ctx context.Context, stdin io.Reader, stdout io.Wri
 	if err != nil {
 		return usageError{err}
 	}
-	if st, ok := up.(jsonrpc.Starter); ok {
-		if err := st.Start(ctx); err != nil {
-			_ = up.Close()
-			return connectError{err}
-		}
+	if err := startStream(ctx, up); err != nil {
+		return connectError{err}
 	}
 	defer up.Close()
 	var down jsonrpc.Stream

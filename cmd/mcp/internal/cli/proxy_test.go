@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/gomcp/sdk/conformance/everything"
 	"github.com/gomcp/sdk/mcp"
-	"github.com/gomcp/sdk/transport"
 )
 
 // sessionsOnly makes h answer as a 2025-era server does (the TypeScript
@@ -71,13 +69,7 @@ func serveCrash() {
 		os.Exit(3)
 		return "", nil
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // TestServerExitsMidCall: a stdio server that exits during a call is

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gomcp/sdk/mcp"
-	"github.com/gomcp/sdk/transport"
 )
 
 // serveProgressLog serves, on stdio, a tool that reports progress, then
@@ -37,13 +35,7 @@ func serveProgressLog() {
 		pause()
 		return "done", nil
 	})
-	if err == nil {
-		err = s.Run(context.Background(), transport.Stdio())
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	serveStdio(s, err)
 }
 
 // TestShellLinesAfterProgress: on a terminal, the progress line is

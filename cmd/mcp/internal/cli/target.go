@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,6 +157,18 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// startStream starts up if it is a stream that must be started before
+// use (jsonrpc.Starter), and closes it if that fails.
+func startStream(ctx context.Context, up jsonrpc.Stream) error {
+	if st, ok := up.(jsonrpc.Starter); ok {
+		if err := st.Start(ctx); err != nil {
+			_ = up.Close()
+			return err
+		}
+	}
+	return nil
+}
 
 // openStream turns target (a URL, @NAME, or a command and its arguments)
 // into a stream for mcp.Client.Connect. Errors are usage errors.

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package compat
-
-import "testing"
-
-// cpuMeter reports nothing where getrusage is not available.
-func cpuMeter(*testing.B) func() { return func() {} }
