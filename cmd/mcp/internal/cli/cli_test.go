@@ -981,3 +981,28 @@ func TestCallOutFile(t *testing.T) {
 		t.Errorf("--out under a file: exit %d, stderr %q", code, errs)
 	}
 }
+
+// serveProgressLog serves, on stdio, a tool that reports progress, then
+// logs, then writes a line on its own stderr, a moment apart, and answers.
+func serveProgressLog() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "progresslog", Version: "1"}, nil)
+	err := mcp.AddTool(s, &mcp.Tool{Name: "tick"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+		pause := func() { time.Sleep(100 * time.Millisecond) }
+		if err := req.NotifyProgress(ctx, 1, 2, "half"); err != nil {
+			return "", err
+		}
+		pause()
+		if err := req.Log(ctx, mcp.LevelInfo, "tick", "a log line"); err != nil {
+			return "", err
+		}
+		pause()
+		if err := req.NotifyProgress(ctx, 2, 2, "all"); err != nil {
+			return "", err
+		}
+		pause()
+		fmt.Fprintln(os.Stderr, "server: a stderr line")
+		pause()
+		return "done", nil
+	})
+	serveStdio(s, err)
+}
