@@ -35,6 +35,14 @@ type ServerSession struct {
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 	hooked    int8 // where the session is in its register/unregister hooks; guarded by server.mu
 
+	// loadMu is held from reading the session's state in its store to
+	// applying it to this copy (reload, update), so that copies are
+	// applied in the order they were read: a read that began before a
+	// change another process saved and announced never lands after the
+	// read that announcement caused, undoing it (a subscription lost, its
+	// resource updates skipped). Never held while publishing.
+	loadMu sync.Mutex
+
 	mu       sync.Mutex
 	state    sessionFields       // ProtocolVersion "" until initialize
 	initDone bool                // initialize answered, or rebuilt from state
@@ -289,15 +297,7 @@ func (ss *ServerSession) announce(ctx context.Context) {
 // process is kept too.
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
 	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
-		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
-			// Each try starts from the stored state; the last one to run
-			// is the one saved, so this copy ends as the store has it.
-			ss.restore(st)
-			ss.mu.Lock()
-			change(ss)
-			*st = *ss.stateLocked()
-			ss.mu.Unlock()
-		})
+		err := ss.updateStored(ctx, u, change)
 		switch {
 		case err == nil:
 			ss.announce(ctx)
@@ -308,11 +308,41 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 		// The store lost the session (expired, evicted): this copy saves
 		// it anew below.
 	}
-	ss.reload(ctx)
+	ss.loadMu.Lock()
+	ss.reloadLocked(ctx)
 	ss.mu.Lock()
 	change(ss)
 	ss.mu.Unlock()
-	return ss.save(ctx)
+	var err error
+	if ss.store != nil && ss.id != "" {
+		// Saved before another read may land: it would lack the change.
+		err = ss.store.Save(ctx, ss.State())
+	}
+	ss.loadMu.Unlock()
+	switch {
+	case err != nil:
+		return ss.storeDown("save", err)
+	case ss.store != nil && ss.id != "":
+		ss.announce(ctx)
+	}
+	return nil
+}
+
+// updateStored makes change on the state stored in u, and leaves this copy
+// as the store has it then.
+func (ss *ServerSession) updateStored(ctx context.Context, u shared.SessionUpdater, change func(*ServerSession)) error {
+	ss.loadMu.Lock()
+	defer ss.loadMu.Unlock()
+	_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
+		// Each try starts from the stored state; the last one to run is
+		// the one saved, so this copy ends as the store has it.
+		ss.restore(st)
+		ss.mu.Lock()
+		change(ss)
+		*st = *ss.stateLocked()
+		ss.mu.Unlock()
+	})
+	return err
 }
 
 // storeDown logs a failed store operation and returns the error a client
@@ -328,6 +358,13 @@ func (ss *ServerSession) storeDown(op string, err error) error {
 // reload reads the session's state back from its store, after another
 // process changed it.
 func (ss *ServerSession) reload(ctx context.Context) {
+	ss.loadMu.Lock()
+	defer ss.loadMu.Unlock()
+	ss.reloadLocked(ctx)
+}
+
+// reloadLocked is reload with ss.loadMu held.
+func (ss *ServerSession) reloadLocked(ctx context.Context) {
 	if ss.store == nil || ss.id == "" {
 		return
 	}
