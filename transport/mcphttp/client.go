@@ -47,7 +47,7 @@ type ClientOptions struct {
 	// MaxReconnects bounds the consecutive failed attempts to resume the
 	// SSE answer to a POST; then the requests still waiting on it fail
 	// (with jsonrpc.ErrOutcomeUnknown). Default 5: with the default delays
-	// an answer outlives an outage of about 8 to 15 seconds. The
+	// an answer outlives an outage of about 7 to 12 seconds. The
 	// standalone stream is never given up for failures: it reconnects for
 	// as long as the session lives.
 	MaxReconnects int
