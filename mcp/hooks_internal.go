@@ -42,6 +42,7 @@ func init() {
 	bridge.CreateMessage = func(ctx context.Context, ss any, p any) (any, error) {
 		return ss.(*ServerSession).createMessage(ctx, p.(*CreateMessageParams))
 	}
+	bridge.ReloadSession = func(ctx context.Context, ss any) { ss.(*ServerSession).reload(ctx) }
 }
 
 // mwStack is an endpoint's middleware: its options' and those added since

@@ -35,6 +35,14 @@ type ServerSession struct {
 	untracked bool // the connection ended and Server forgot it; guarded by server.mu
 	hooked    int8 // where the session is in its register/unregister hooks; guarded by server.mu
 
+	// loadMu is held from reading the session's state in its store to
+	// applying it to this copy (reload, update), so that copies are
+	// applied in the order they were read: a read that began before a
+	// change another process saved and announced never lands after the
+	// read that announcement caused, undoing it (a subscription lost, its
+	// resource updates skipped). Never held while publishing.
+	loadMu sync.Mutex
+
 	mu       sync.Mutex
 	state    sessionFields       // ProtocolVersion "" until initialize
 	initDone bool                // initialize answered, or rebuilt from state
@@ -290,15 +298,7 @@ func (ss *ServerSession) announce(ctx context.Context) {
 // again (errSessionGone).
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
 	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
-		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
-			// Each try starts from the stored state; the last one to run
-			// is the one saved, so this copy ends as the store has it.
-			ss.restore(st)
-			ss.mu.Lock()
-			change(ss)
-			*st = *ss.stateLocked()
-			ss.mu.Unlock()
-		})
+		err := ss.updateStored(ctx, u, change)
 		switch {
 		case err == nil:
 			ss.announce(ctx)
@@ -309,13 +309,44 @@ func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)
 			return ss.storeDown("update", err)
 		}
 	}
-	if !ss.reload(ctx) {
+	ss.loadMu.Lock()
+	if !ss.reloadLocked(ctx) {
+		ss.loadMu.Unlock()
 		return errSessionGone
 	}
 	ss.mu.Lock()
 	change(ss)
 	ss.mu.Unlock()
-	return ss.save(ctx)
+	var err error
+	if ss.store != nil && ss.id != "" {
+		// Saved before another read may land: it would lack the change.
+		err = ss.store.Save(ctx, ss.State())
+	}
+	ss.loadMu.Unlock()
+	switch {
+	case err != nil:
+		return ss.storeDown("save", err)
+	case ss.store != nil && ss.id != "":
+		ss.announce(ctx)
+	}
+	return nil
+}
+
+// updateStored makes change on the state stored in u, and leaves this copy
+// as the store has it then.
+func (ss *ServerSession) updateStored(ctx context.Context, u shared.SessionUpdater, change func(*ServerSession)) error {
+	ss.loadMu.Lock()
+	defer ss.loadMu.Unlock()
+	_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
+		// Each try starts from the stored state; the last one to run is
+		// the one saved, so this copy ends as the store has it.
+		ss.restore(st)
+		ss.mu.Lock()
+		change(ss)
+		*st = *ss.stateLocked()
+		ss.mu.Unlock()
+	})
+	return err
 }
 
 // errSessionGone answers a change of a session its store no longer holds:
@@ -339,6 +370,13 @@ func (ss *ServerSession) storeDown(op string, err error) error {
 // process changed it. It reports false when the store no longer holds the
 // session (see errSessionGone).
 func (ss *ServerSession) reload(ctx context.Context) bool {
+	ss.loadMu.Lock()
+	defer ss.loadMu.Unlock()
+	return ss.reloadLocked(ctx)
+}
+
+// reloadLocked is reload with ss.loadMu held.
+func (ss *ServerSession) reloadLocked(ctx context.Context) bool {
 	if ss.store == nil || ss.id == "" {
 		return true
 	}

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,5 +140,88 @@ func TestDeletedSessionStaysDeleted(t *testing.T) {
 	}
 	if st, err := store.Load(ctx, "s"); err == nil {
 		t.Errorf("the deleted session was saved again: %+v", st)
+	}
+}
+
+// heldLoadStore is a SessionStore whose Load number hold (from 1), once it
+// has read the state, waits for release before returning it: a process
+// descheduled between reading a session's state and applying it.
+type heldLoadStore struct {
+	*shared.MemorySessionStore
+	hold    int32
+	loads   atomic.Int32
+	read    chan struct{} // closed once the held Load read the state
+	release chan struct{}
+}
+
+func (s *heldLoadStore) Load(ctx context.Context, id string) (*shared.SessionState, error) {
+	n := s.loads.Add(1)
+	st, err := s.MemorySessionStore.Load(ctx, id)
+	if n == s.hold {
+		close(s.read)
+		<-s.release
+	}
+	return st, err
+}
+
+// TestRebuiltSessionKeepsChangeHeardDuringItsReload: a process rebuilding a
+// session reads its state once more after the copy joins the server's
+// sessions (see TestConnectRebuiltSessionReadsLateChange). If another
+// process saves a subscription and announces it after that read but before
+// the copy applies what it read, the copy hears the announcement and reads
+// the new state; the older read, applied last, must not undo it: the copy
+// would skip every update of the resource (TestReplicasRollingRestart lost
+// them, about one run in fifty). An update published afterwards must reach
+// the client through this copy.
+func TestRebuiltSessionKeepsChangeHeardDuringItsReload(t *testing.T) {
+	ctx := context.Background()
+	store := &heldLoadStore{MemorySessionStore: shared.NewMemorySessionStore(nil), hold: 1, read: make(chan struct{}), release: make(chan struct{})}
+	if err := store.Save(ctx, &shared.SessionState{ID: "s", ProtocolVersion: Version20251125, Initialized: true}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := store.MemorySessionStore.Load(ctx, "s") // what the rebuilding process read first
+	if err != nil {
+		t.Fatal(err)
+	}
+	notifier := shared.NewMemoryNotifier()
+	srv := NewServer(&Implementation{Name: "rebuild", Version: "1"}, &ServerOptions{Notifier: notifier})
+	a, b := transport.Pipe()
+	defer b.Close()
+	connected := make(chan *ServerSession)
+	go func() { connected <- srv.Connect(a, &SessionOptions{ID: "s", State: loaded, Store: store}) }()
+	<-store.read // Connect's second read has the state without the subscription
+	// The other process subscribes the session, saves and announces it.
+	if _, err := store.Update(ctx, "s", func(st *shared.SessionState) {
+		st.Subscriptions = append(st.Subscriptions, "test://late")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	announced := make(chan error, 1)
+	go func() {
+		announced <- notifier.Publish(ctx, &shared.Notice{Method: shared.NoticeSessionChanged, Session: "s", Origin: "another process"})
+	}()
+	select {
+	case <-announced: // heard and applied before the older read is: the race
+		announced <- nil
+	case <-time.After(200 * time.Millisecond): // or it waits for the older read
+	}
+	close(store.release)
+	ss := <-connected
+	defer ss.Close()
+	if err := <-announced; err != nil {
+		t.Fatal(err)
+	}
+	if got := ss.State().Subscriptions; !slices.Contains(got, "test://late") {
+		t.Errorf("rebuilt session's subscriptions = %v, want the one announced while it read its state", got)
+	}
+	srv.ResourceUpdated(ctx, "test://late")
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m, err := b.Read(rctx)
+	if err != nil {
+		t.Fatalf("no resource update reached the client: %v", err)
+	}
+	if m.Method != NotificationResourceUpdated || !strings.Contains(string(m.Params), "test://late") {
+		t.Fatalf("client got %s %s, want the resource update", m.Method, m.Params)
 	}
 }

@@ -36,6 +36,12 @@ var (
 	// WithClientCapabilities returns ctx making the requests sent with it
 	// declare caps (*mcp.ClientCapabilities) instead of the client's.
 	WithClientCapabilities func(ctx context.Context, caps any) context.Context
+	// ReloadSession reads the state of an *mcp.ServerSession back from its
+	// SessionStore (none: nothing), as a copy does when another process
+	// announces a change: transport/mcphttp does it when its copy takes
+	// over the delivery of the session's notifications (the GET stream),
+	// in case the copy missed an announcement.
+	ReloadSession func(ctx context.Context, ss any)
 )
 
 // TestClient is the client a request built for a test appears to come

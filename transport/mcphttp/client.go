@@ -46,13 +46,20 @@ type ClientOptions struct {
 
 	// MaxReconnects bounds the consecutive failed attempts to resume the
 	// SSE answer to a POST; then the requests still waiting on it fail
-	// (with jsonrpc.ErrOutcomeUnknown). Default 5. The standalone stream
-	// is never given up for failures: it reconnects for as long as the
-	// session lives.
+	// (with jsonrpc.ErrOutcomeUnknown). Default 5: with the default delays
+	// an answer outlives an outage of about 7 to 12 seconds. The
+	// standalone stream is never given up for failures: it reconnects for
+	// as long as the session lives.
 	MaxReconnects int
 
 	// MaxReconnectDelay caps the jittered backoff between failed attempts
-	// to reconnect a stream. Default 30 seconds.
+	// to reconnect a stream. Default 4 seconds: however long the server
+	// was away, a stream is back within about 4 seconds of it. A larger
+	// cap spares a server that stays down for long, at the cost of
+	// notifications arriving up to that much later once it is back
+	// (they are not lost: the stream resumes with Last-Event-ID). The
+	// standalone stream also comes back as soon as a request of its
+	// session is answered again, whatever the cap.
 	MaxReconnectDelay time.Duration
 
 	// StreamIdleTimeout is how long the standalone stream may stay silent
@@ -130,6 +137,10 @@ type ClientStream struct {
 	reinitMu       sync.Mutex // serializes re-initialization
 	internalSerial int64
 	reached        atomic.Bool // the server has answered a POST
+	// answered gets a token when a POST is answered with 2xx: the server
+	// is back, and the standalone stream backing off after failures
+	// reconnects at once (see pause).
+	answered chan struct{}
 
 	// guarded by clientCore.mu
 	sessionID   string
@@ -149,7 +160,7 @@ type ClientStream struct {
 // NewClientStream returns a stream to the MCP endpoint at url. Nothing is
 // sent until the first Write (the client's initialize). opts may be nil.
 func NewClientStream(url string, opts *ClientOptions) *ClientStream {
-	c := &ClientStream{clientCore: newClientCore(opts), url: url, getGen: -1}
+	c := &ClientStream{clientCore: newClientCore(opts), url: url, getGen: -1, answered: make(chan struct{}, 1)}
 	if opts != nil {
 		c.noStandalone = opts.DisableStandaloneStream
 		c.noSSEFallback = opts.DisableSSEFallback
@@ -359,6 +370,10 @@ func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
 
 // answer handles a 2xx answer to m.
 func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
 	if isInitialize(m) {
 		if sid := resp.Header.Get(headerSessionID); sid != "" {
 			c.mu.Lock()

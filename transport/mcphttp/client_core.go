@@ -47,12 +47,17 @@ type clientCore struct {
 	wg      sync.WaitGroup
 }
 
+// defaultMaxReconnectDelay is ClientOptions.MaxReconnectDelay's default:
+// with equal jitter, a stream reconnects 2 to 4 seconds after a failed
+// attempt at worst, so it is back within 5 seconds of the server.
+const defaultMaxReconnectDelay = 4 * time.Second
+
 func newClientCore(opts *ClientOptions) *clientCore {
 	c := &clientCore{
 		hc:       http.DefaultClient,
 		max:      16 << 20,
 		delay:    time.Second,
-		maxDelay: 30 * time.Second,
+		maxDelay: defaultMaxReconnectDelay,
 		idle:     75 * time.Second,
 		tries:    5,
 		log:      slog.New(slog.DiscardHandler),

@@ -140,9 +140,38 @@ func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
 		} else {
 			failures++
 		}
-		if !sleep(c.bg, c.backoff(failures, cur.retry)) {
+		if !c.pause(failures, cur.retry) {
 			return
 		}
+	}
+}
+
+// pause waits before the standalone stream's next attempt, after failures
+// failed ones in a row (see backoff), and reports false once the stream is
+// closed. Backing off after failures, it stops waiting once a POST of the
+// session is answered (after retry at least, so that a stream refused
+// while requests succeed is not retried at the rate of the requests): the
+// server is back, and every moment longer the session's notifications are
+// away.
+func (c *ClientStream) pause(failures int, retry time.Duration) bool {
+	d := c.backoff(failures, retry)
+	if failures == 0 {
+		return sleep(c.bg, d)
+	}
+	select {
+	case <-c.answered: // from before this failure: the server failed since
+	default:
+	}
+	began := time.Now()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.answered:
+		return sleep(c.bg, retry-time.Since(began))
+	case <-c.bg.Done():
+		return false
 	}
 }
 

@@ -30,8 +30,10 @@
 //     its requests with jsonrpc.ErrOutcomeUnknown, and the connection sends
 //     an idempotent one again (jsonrpc.Idempotent).
 //   - The standalone GET stream is kept for as long as the session lives:
-//     it reconnects with jittered backoff (up to MaxReconnectDelay), and a
-//     stream silent for StreamIdleTimeout (no event, no keep-alive
+//     it reconnects with jittered backoff (up to MaxReconnectDelay, 4
+//     seconds by default, so that it is back within 5 seconds of the
+//     server; at once when a request of the session is answered again),
+//     and a stream silent for StreamIdleTimeout (no event, no keep-alive
 //     comment) is taken for half-open and replaced. The same watch covers
 //     an SSE answer with no deadline (subscriptions/listen).
 //   - When the server forgets the session (HTTP 404, to a POST or to the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomcp/sdk/internal/bridge"
 	"github.com/gomcp/sdk/jsonrpc"
 )
 
@@ -54,6 +55,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	case last == "":
 		st = s.standaloneStream()
 		if !st.isHeld() {
+			h.refresh(r.Context(), s)
 			h.publish(r.Context(), noticeStreamTaken, s.id)
 		}
 		if !st.open(r.Context(), c, s.primes(version), h.opts.RetryInterval) {
@@ -64,6 +66,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	case name == standaloneName:
 		st = s.standaloneStream()
+		if !st.isHeld() {
+			h.refresh(r.Context(), s)
+		}
 		if st.claim(r.Context(), after) {
 			// Take the stream over before replaying, so that the previous
 			// holder stores nothing the replay would miss; this Handler
@@ -84,6 +89,20 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = c.write(nil) // the headers, if nothing was replayed
 	h.hold(r, s, st, c)
+}
+
+// refresh reads the state of s back from the shared SessionStore before
+// this Handler takes the session's standalone stream over: from then on
+// its copy alone stores and sends the session's notifications, resource
+// updates included, and a copy that missed the announcement of a change
+// (a subscription made through another Handler, announced while a Redis
+// failover lost the notice) would skip them, with no other copy storing
+// them. One store read per takeover; the copy stays as it was if the read
+// fails.
+func (h *Handler) refresh(ctx context.Context, s *session) {
+	if h.writeThrough && s.ss != nil {
+		bridge.ReloadSession(ctx, s.ss)
+	}
 }
 
 // replayPostStream answers a GET resuming a POST stream that is finished,
