@@ -137,9 +137,10 @@ type ClientStream struct {
 	reinitMu       sync.Mutex // serializes re-initialization
 	internalSerial int64
 	reached        atomic.Bool // the server has answered a POST
-	// answered gets a token when a POST is answered with 2xx: the server
-	// is back, and the standalone stream backing off after failures
-	// reconnects at once (see pause).
+	// answers counts the POSTs answered with 2xx, and answered gets a
+	// token at each: the server is back, and the standalone stream backing
+	// off after failures reconnects at once (see pause).
+	answers  atomic.Uint64
 	answered chan struct{}
 
 	// guarded by clientCore.mu
@@ -368,12 +369,19 @@ func (c *ClientStream) refused(m *jsonrpc.Message, resp *http.Response) error {
 	return herr
 }
 
-// answer handles a 2xx answer to m.
-func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {
+// noteAnswer counts a POST answered with 2xx, and wakes a paused
+// standalone stream (see pause).
+func (c *ClientStream) noteAnswer() {
+	c.answers.Add(1)
 	select {
 	case c.answered <- struct{}{}:
 	default:
 	}
+}
+
+// answer handles a 2xx answer to m.
+func (c *ClientStream) answer(ctx context.Context, m *jsonrpc.Message, resp *http.Response, gen int64) error {
+	c.noteAnswer()
 	if isInitialize(m) {
 		if sid := resp.Header.Get(headerSessionID); sid != "" {
 			c.mu.Lock()

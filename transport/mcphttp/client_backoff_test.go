@@ -112,3 +112,28 @@ func TestStandaloneStreamBackOnceCallSucceeds(t *testing.T) {
 		t.Fatal("the standalone stream did not come back")
 	}
 }
+
+// TestPauseSeesAnswerBeforeIt: a POST answered after a failed attempt of
+// the standalone stream but before its wait began cuts the wait short too.
+// The wait used to drop that answer as one from before the failure, and
+// the stream stayed away for the whole backoff (seen in CI: 1.4s).
+func TestPauseSeesAnswerBeforeIt(t *testing.T) {
+	c := NewClientStream("http://127.0.0.1:1/mcp", &ClientOptions{MaxReconnectDelay: 10 * time.Second})
+	defer c.Close()
+	const retry = 5 * time.Millisecond
+	since := c.answers.Load() // the failed attempt begins
+	c.noteAnswer()            // a call succeeds
+	began := time.Now()
+	if !c.pause(9, retry, since) {
+		t.Fatal("pause: the stream closed")
+	}
+	if d := time.Since(began); d > 300*time.Millisecond {
+		t.Errorf("paused %v after an answer, want about %v (the backoff is %v or more)", d, retry, c.backoff(9, retry)/2)
+	}
+	// An answer from before the attempt does not count.
+	since = c.answers.Load()
+	began = time.Now()
+	if !c.pause(3, retry, since) || time.Since(began) < c.backoff(3, retry)/4 {
+		t.Errorf("paused %v with no answer since the attempt, want the backoff", time.Since(began))
+	}
+}

@@ -131,6 +131,7 @@ func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
 		if !current {
 			return
 		}
+		since := c.answers.Load()
 		ok, stop := c.standaloneOnce(gen, sid, ver, &cur, markReady)
 		if stop {
 			return
@@ -140,7 +141,7 @@ func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
 		} else {
 			failures++
 		}
-		if !c.pause(failures, cur.retry) {
+		if !c.pause(failures, cur.retry, since) {
 			return
 		}
 	}
@@ -149,30 +150,29 @@ func (c *ClientStream) runStandalone(gen int64, ready chan struct{}) {
 // pause waits before the standalone stream's next attempt, after failures
 // failed ones in a row (see backoff), and reports false once the stream is
 // closed. Backing off after failures, it stops waiting once a POST of the
-// session is answered (after retry at least, so that a stream refused
-// while requests succeed is not retried at the rate of the requests): the
-// server is back, and every moment longer the session's notifications are
-// away.
-func (c *ClientStream) pause(failures int, retry time.Duration) bool {
+// session is answered after the failed attempt began (since, a count of
+// answers then), be it before the wait or during it: the server is back,
+// and every moment longer the session's notifications are away. It waits
+// retry at least, so that a stream refused while requests succeed is not
+// retried at the rate of the requests.
+func (c *ClientStream) pause(failures int, retry time.Duration, since uint64) bool {
 	d := c.backoff(failures, retry)
 	if failures == 0 {
 		return sleep(c.bg, d)
 	}
-	select {
-	case <-c.answered: // from before this failure: the server failed since
-	default:
-	}
 	began := time.Now()
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.answered:
-		return sleep(c.bg, retry-time.Since(began))
-	case <-c.bg.Done():
-		return false
+	for c.answers.Load() == since {
+		select {
+		case <-t.C:
+			return true
+		case <-c.answered: // a token may be older than since: count again
+		case <-c.bg.Done():
+			return false
+		}
 	}
+	return sleep(c.bg, retry-time.Since(began))
 }
 
 // backoff is the wait before reconnecting a stream after failures failed
