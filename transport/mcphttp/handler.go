@@ -47,6 +47,15 @@ type HandlerOptions struct {
 	// at the cost of storing every answer. Ignored with JSONResponse.
 	EagerSSE bool
 
+	// SSEAfter is how long a lazy answer (see JSONResponse) is waited for
+	// before the response becomes a primed, resumable SSE stream although
+	// the handler sent nothing yet: a client whose connection drops after
+	// that can resume the request and still get its answer. Zero (or a
+	// value past KeepAliveInterval) means KeepAliveInterval. A server whose
+	// requests wait on another server (a gateway) sets it short: its quick
+	// answers still go out as JSON, its slow ones can be resumed.
+	SSEAfter time.Duration
+
 	// SessionStore keeps the state of every session (what initialize
 	// established, the log level, subscriptions, the principal), so that a
 	// Handler can serve a session it does not hold in memory: another
