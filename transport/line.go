@@ -152,7 +152,11 @@ type lineStream struct {
 //
 // Write encodes m on one line (compacting Params or Result that contain
 // newlines) and hands it to w in a single Write call, followed by Flush
-// when w has one. It is safe for concurrent use; lines never interleave.
+// when w has one. It is safe for concurrent use; lines never interleave,
+// and lines written while another goroutine's write is in progress go out
+// together in one call once it ends, in the order written. It returns
+// once its line was written. After a call to w fails, every Write fails
+// with that error (a line may have been cut short).
 // The stream is a jsonrpc.HoldingStream: lines written with WriteHeld (a
 // Conn's answers to requests a peer sent together) are kept back and go
 // out in the same Write call as the next line written, or before Read

@@ -34,7 +34,7 @@ type HandlerOptions struct {
 	// answer goes out as JSON when the handler sends nothing before it,
 	// and the response becomes an SSE stream (primed, resumable, keeping
 	// the handler's messages with their request) as soon as the handler
-	// sends something or runs past KeepAliveInterval. JSON costs less (no
+	// sends something or runs past SSEAfter. JSON costs less (no
 	// event ids, nothing kept for resumption). A client whose Accept
 	// header allows only one of the two types gets that type. Initialize
 	// is always answered with JSON when the client accepts it.
