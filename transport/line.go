@@ -108,12 +108,22 @@ type lineStream struct {
 	dec      jsonrpc.Decoder
 	watch    *deadlineWatch // watches the ctx of the last Read, kept for the next (see Read)
 
-	// Write side, guarded by wmu.
-	wmu   sync.Mutex
-	w     io.Writer
-	flush flusher
-	held  []byte      // lines kept back by WriteHeld
-	hold  atomic.Bool // held is not empty: the reader flushes it before it waits
+	// Write side, guarded by wmu. One goroutine at a time writes to w
+	// (writing), without holding wmu; lines written meanwhile are queued
+	// and go out together in its next write (see send).
+	wmu      sync.Mutex
+	wended   sync.Cond // a write to w ended (L is &wmu)
+	w        io.Writer
+	flush    flusher
+	writing  bool        // a goroutine is writing to w
+	queued   []byte      // lines for write number started+1, while writing
+	spare    []byte      // a buffer for queued, kept between writes
+	started  uint64      // writes to w started
+	finished uint64      // writes to w ended
+	werr     error       // the first write to w that failed, and every one after it
+	errAt    uint64      // the number of that write
+	held     []byte      // lines kept back by WriteHeld; empty while writing
+	hold     atomic.Bool // held is not empty: the reader flushes it before it waits
 
 	rclosed   atomic.Bool
 	wclosed   atomic.Bool
@@ -142,7 +152,11 @@ type lineStream struct {
 //
 // Write encodes m on one line (compacting Params or Result that contain
 // newlines) and hands it to w in a single Write call, followed by Flush
-// when w has one. It is safe for concurrent use; lines never interleave.
+// when w has one. It is safe for concurrent use; lines never interleave,
+// and lines written while another goroutine's write is in progress go out
+// together in one call once it ends, in the order written. It returns
+// once its line was written. After a call to w fails, every Write fails
+// with that error (a line may have been cut short).
 // The stream is a jsonrpc.HoldingStream: lines written with WriteHeld (a
 // Conn's answers to requests a peer sent together) are kept back and go
 // out in the same Write call as the next line written, or before Read
@@ -168,6 +182,7 @@ func newLineStream(r io.Reader, w io.Writer, closer io.Closer, opts *LineOptions
 		w:      w,
 		closer: closer,
 	}
+	s.wended.L = &s.wmu
 	s.br = bufio.NewReaderSize(flushingReader{r, s}, bufSize)
 	s.dl, _ = r.(readDeadliner)
 	s.flush, _ = w.(flusher)
@@ -349,7 +364,8 @@ func appendLine(b []byte, m *jsonrpc.Message) ([]byte, error) {
 }
 
 // Write sends m as one line, after any lines WriteHeld kept back, in one
-// call to the writer. See NewLineStream.
+// call to the writer, or in one with the lines of other goroutines
+// writing at the same time (see send). See NewLineStream.
 func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 	if s.wclosed.Load() {
 		return jsonrpc.ErrClosed
@@ -363,14 +379,8 @@ func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 		putWriteBuf(bp, b)
 		return err
 	}
-
 	s.wmu.Lock()
-	if len(s.held) > 0 && !s.wclosed.Load() {
-		s.held = append(s.held, b...)
-		err = s.writeHeldLocked()
-	} else {
-		err = s.writeLocked(b)
-	}
+	err = s.send(b)
 	s.wmu.Unlock()
 	putWriteBuf(bp, b)
 	return err
@@ -381,7 +391,8 @@ func (s *lineStream) Write(_ context.Context, m *jsonrpc.Message) error {
 // with the lines that follow it, until the next Write, FlushHeld or Close,
 // until the reader must wait for more input, or until maxHeld bytes are
 // held. A Conn uses it so that the answers to the requests of one read
-// cost one system call, not one each.
+// cost one system call, not one each. While another goroutine writes, the
+// line joins its next write instead, as Write's does.
 func (s *lineStream) WriteHeld(_ context.Context, m *jsonrpc.Message) error {
 	if m == nil {
 		return errNilMessage
@@ -397,14 +408,14 @@ func (s *lineStream) WriteHeld(_ context.Context, m *jsonrpc.Message) error {
 	}
 	s.wmu.Lock()
 	switch {
+	case s.writing || len(s.queued) > 0 || s.werr != nil || s.wclosed.Load():
+		err = s.send(b)
 	case len(s.held) == 0 && len(b) >= maxHeld:
-		err = s.writeLocked(b) // a large answer gains nothing from waiting
-	case s.wclosed.Load():
-		err = jsonrpc.ErrClosed
+		err = s.send(b) // a large answer gains nothing from waiting
 	default:
 		s.held = append(s.held, b...)
 		if len(s.held) >= maxHeld {
-			err = s.writeHeldLocked()
+			err = s.send(nil)
 		} else {
 			s.hold.Store(true)
 		}
@@ -423,26 +434,125 @@ func (s *lineStream) FlushHeld() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if len(s.held) == 0 {
-		return nil
+		return nil // or a write in progress took them
 	}
-	return s.writeHeldLocked()
+	return s.send(nil)
 }
 
-// writeHeldLocked writes and empties the held lines; s.wmu is held.
-func (s *lineStream) writeHeldLocked() error {
-	err := s.writeLocked(s.held)
+// maxWriteRounds bounds the writes one goroutine makes for others (see
+// send) before it returns and leaves the next to one of them.
+const maxWriteRounds = 4
+
+// send writes b (which may be empty) after the held lines and returns once
+// it is written; s.wmu is held, and released while writing. Goroutines
+// writing at the same time share system calls (a group commit): when
+// another goroutine is writing to w, b is queued, and that goroutine
+// writes the queue in one call once its write ends; so does the one that
+// arrives first while nobody writes. Nothing waits for a second line to
+// come: a line goes out as soon as the write before it ended. Order is
+// the order of the calls to send, and each returns when its own line was
+// written, or with the error that stopped it. Queued lines are bounded
+// by maxHeld (beyond it a writer waits, as it would for a lock), so a
+// peer that reads slowly holds back the writers as it always did, and
+// no more memory than that.
+func (s *lineStream) send(b []byte) error {
+	for s.writing && len(s.queued) > 0 && len(s.queued)+len(b) > maxHeld {
+		s.wended.Wait()
+	}
+	if err := s.writeErr(); err != nil {
+		return err
+	}
+	if !s.writing && len(s.queued) == 0 && len(s.held) == 0 {
+		return s.lead(b) // nothing to join: b goes out as it is
+	}
+	if !s.writing { // queued: a writer left them for the next (maxWriteRounds)
+		s.queued = append(append(s.queued, s.held...), b...)
+		s.dropHeld()
+		return s.lead(nil)
+	}
+	s.queued = append(s.queued, b...)
+	n := s.started + 1
+	for s.finished < n && s.werr == nil {
+		if !s.writing {
+			_ = s.lead(nil) // the writer left the queue, with b, to us
+			continue
+		}
+		s.wended.Wait()
+	}
+	if s.werr != nil && s.errAt <= n {
+		return s.werr
+	}
+	return nil
+}
+
+// writeErr is the error every write meets now: the stream is closed, or
+// a write failed before (a line may have been cut short: what followed it
+// would not read as lines).
+func (s *lineStream) writeErr() error {
+	if s.wclosed.Load() {
+		return jsonrpc.ErrClosed
+	}
+	return s.werr
+}
+
+// lead writes b, or the queue when b is empty, then what other writers
+// queue meanwhile, for up to maxWriteRounds writes. s.wmu is held, and
+// released during each write. It returns the error of its first write.
+func (s *lineStream) lead(b []byte) error {
+	s.writing = true
+	var first error
+	for round := range maxWriteRounds {
+		out := b
+		if round > 0 || len(b) == 0 {
+			out, s.queued, s.spare = s.queued, s.spare[:0], nil
+		}
+		s.started++
+		n := s.started
+		s.wmu.Unlock()
+		err := s.writeOut(out)
+		s.wmu.Lock()
+		s.finished = n
+		if round == 0 {
+			first = err
+		}
+		if err != nil && s.werr == nil {
+			s.werr, s.errAt = err, n
+		}
+		if round > 0 || len(b) == 0 {
+			s.keepSpare(out)
+		}
+		if len(s.queued) == 0 || s.werr != nil {
+			break
+		}
+	}
+	s.writing = false
+	if s.werr != nil {
+		s.queued = s.queued[:0] // their writers return s.werr
+	}
+	s.wended.Broadcast()
+	return first
+}
+
+// keepSpare keeps out, a queue written, for the next queue, unless large.
+func (s *lineStream) keepSpare(out []byte) {
+	if cap(out) <= 2*maxHeld {
+		s.spare = out[:0]
+	}
+}
+
+// dropHeld empties the held lines (they were queued); s.wmu is held.
+func (s *lineStream) dropHeld() {
 	if cap(s.held) > 2*maxHeld {
 		s.held = nil
 	} else {
 		s.held = s.held[:0]
 	}
 	s.hold.Store(false)
-	return err
 }
 
-// writeLocked hands b to the writer in one call and flushes it; s.wmu is
+// writeOut hands b to the writer in one call and flushes it; s.wmu is not
 // held.
-func (s *lineStream) writeLocked(b []byte) error {
+func (s *lineStream) writeOut(b []byte) error {
 	if s.wclosed.Load() {
 		return jsonrpc.ErrClosed
 	}
@@ -509,12 +619,14 @@ func (s *lineStream) closeWrite() {
 // Close, the peer may be gone, and a Write blocked on a peer that does not
 // read must not block Close too.
 func (s *lineStream) tryFlushHeld() {
-	if s.hold.Load() && s.wmu.TryLock() {
-		if len(s.held) > 0 {
-			_ = s.writeHeldLocked()
-		}
-		s.wmu.Unlock()
+	if !s.hold.Load() {
+		return
 	}
+	s.wmu.Lock()
+	if !s.writing && len(s.held) > 0 {
+		_ = s.send(nil)
+	}
+	s.wmu.Unlock()
 }
 
 // errNilMessage is returned by Write when given a nil message.

@@ -98,8 +98,8 @@
 //     finds the stream by the related request id and writes it as a JSON body
 //     or an SSE event (stored first in the EventStore, which assigns its id).
 //     When the client accepts both, the choice is lazy: the answer alone goes
-//     out as JSON (nothing stored), and the first message before it (or a
-//     keep-alive tick, or CloseSSEStream) turns the response into a primed,
+//     out as JSON (nothing stored), and the first message before it (or
+//     SSEAfter passing, or CloseSSEStream) turns the response into a primed,
 //     resumable SSE stream. A single request whose answer can still be JSON
 //     skips the worker hand-off: while a worker slot is free its handler runs
 //     on the POST's goroutine (Conn.Push with jsonrpc.InlineWhenFree; it

@@ -34,7 +34,7 @@ type HandlerOptions struct {
 	// answer goes out as JSON when the handler sends nothing before it,
 	// and the response becomes an SSE stream (primed, resumable, keeping
 	// the handler's messages with their request) as soon as the handler
-	// sends something or runs past KeepAliveInterval. JSON costs less (no
+	// sends something or runs past SSEAfter. JSON costs less (no
 	// event ids, nothing kept for resumption). A client whose Accept
 	// header allows only one of the two types gets that type. Initialize
 	// is always answered with JSON when the client accepts it.
@@ -46,6 +46,15 @@ type HandlerOptions struct {
 	// resume even a request whose handler sent nothing before its result,
 	// at the cost of storing every answer. Ignored with JSONResponse.
 	EagerSSE bool
+
+	// SSEAfter is how long a lazy answer (see JSONResponse) is waited for
+	// before the response becomes a primed, resumable SSE stream although
+	// the handler sent nothing yet: a client whose connection drops after
+	// that can resume the request and still get its answer. Zero (or a
+	// value past KeepAliveInterval) means KeepAliveInterval. A server whose
+	// requests wait on another server (a gateway) sets it short: its quick
+	// answers still go out as JSON, its slow ones can be resumed.
+	SSEAfter time.Duration
 
 	// SessionStore keeps the state of every session (what initialize
 	// established, the log level, subscriptions, the principal), so that a

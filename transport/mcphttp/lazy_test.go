@@ -150,3 +150,28 @@ func TestLazyClientDisconnectCancelsRequest(t *testing.T) {
 	postAndHangUp(t, f, b, postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`,
 		"the tool was not cancelled when its client went away before any SSE event")
 }
+
+// TestLazySSEAfter: with SSEAfter short of the keep-alive interval, a
+// quick answer still goes out as JSON, and a handler that runs past
+// SSEAfter without sending anything gets a primed, resumable SSE stream
+// then, not at the first keep-alive, which carries its answer.
+func TestLazySSEAfter(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{KeepAliveInterval: time.Hour, SSEAfter: 20 * time.Millisecond})
+	sid := f.initSession(mcp.Version20251125)
+	q := f.do("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	if q.status != 200 || !strings.HasPrefix(q.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("a quick answer: %d %q %s", q.status, q.header.Get("Content-Type"), q.body)
+	}
+	resp, r := f.openSSE("POST", postHeaders(sid, mcp.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}`)
+	defer resp.Body.Close()
+	<-b.started
+	if ev, err := r.next(); err != nil || ev.id == "" || len(ev.data) != 0 {
+		t.Fatalf("want a priming event first, got %+v, %v", ev, err)
+	}
+	close(b.release)
+	if ev := nextData(t, r); !strings.Contains(string(ev.data), "released") {
+		t.Fatalf("answer %s", ev.data)
+	}
+}

@@ -428,25 +428,39 @@ func (h *Handler) watch(r *http.Request, s *session, st *stream, c *sseConn) *in
 			s.abandon(st)
 		}
 	})
-	if c != nil && h.opts.KeepAliveInterval > 0 {
+	if first := h.upgradeAfter(); c != nil && first > 0 {
 		iv := h.opts.KeepAliveInterval
+		early := first != iv // SSEAfter: upgrade, no comment yet
 		wt.mu.Lock()
-		wt.tick = time.AfterFunc(iv, func() {
+		wt.tick = time.AfterFunc(first, func() {
 			wt.mu.Lock()
 			defer wt.mu.Unlock()
 			if wt.stopped {
 				return
 			}
 			st.upgrade() // a long wait is worth an SSE stream
-			if c.write(keepAliveComment) != nil {
+			if !early && c.write(keepAliveComment) != nil {
 				st.detach(c)
 				return
 			}
-			wt.tick.Reset(iv)
+			early = false
+			if iv > 0 {
+				wt.tick.Reset(iv)
+			}
 		})
 		wt.mu.Unlock()
 	}
 	return wt
+}
+
+// upgradeAfter is how long a lazy answer is waited for before its
+// response becomes SSE (HandlerOptions.SSEAfter); 0 for never.
+func (h *Handler) upgradeAfter() time.Duration {
+	iv, after := h.opts.KeepAliveInterval, h.opts.SSEAfter
+	if after > 0 && (iv <= 0 || after < iv) {
+		return after
+	}
+	return max(iv, 0)
 }
 
 // stop ends the watch; the POST's goroutine takes over.
@@ -536,6 +550,12 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 		defer t.Stop()
 		tick = t.C
 	}
+	var early <-chan time.Time // SSEAfter, for a lazy POST stream
+	if after := h.upgradeAfter(); st.id != 0 && after > 0 && after != h.opts.KeepAliveInterval {
+		t := time.NewTimer(after)
+		defer t.Stop()
+		early = t.C
+	}
 	var drain <-chan struct{}
 	if st.id == 0 {
 		// A drain ends the standalone stream here, for another Handler;
@@ -561,8 +581,10 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 				st.detach(c)
 				return
 			}
-		case <-tick:
+		case <-early:
 			st.upgrade() // a long wait is worth an SSE stream
+		case <-tick:
+			st.upgrade()
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)
 				return

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/jsonrpc"
@@ -179,6 +180,12 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // elsewhere), requests in flight finish, and GET streams are handed to the
 // replicas their clients resume on. /readyz then also answers 503 while
 // Redis does not.
+// gatewaySSEAfter is how long mcp gateway --http waits for an answer
+// before it goes out on a resumable SSE stream (HandlerOptions.SSEAfter):
+// longer than a forwarded call to a healthy upstream takes, short enough
+// that a dropped connection seldom loses an answer it could have resumed.
+const gatewaySSEAfter = 100 * time.Millisecond
+
 func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *gatewayRedis) error {
 	addr, err := inv.gw.listen(inv)
 	if err != nil {
@@ -198,11 +205,13 @@ func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *
 		return err
 	}
 	s := g.Server()
-	// Every answer goes out on a primed, resumable SSE stream (EagerSSE):
-	// a call through the gateway waits on another server, and a client
+	// A call through the gateway waits on another server, and a client
 	// whose connection drops meanwhile must be able to resume and still
-	// get the answer.
-	ho := &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, EagerSSE: true}
+	// get the answer: an answer not ready within gatewaySSEAfter goes out
+	// on a primed, resumable SSE stream. A quicker one goes out as JSON:
+	// one write and nothing stored, where an SSE stream takes three
+	// writes and stores the answer.
+	ho := &mcphttp.HandlerOptions{AllowedHosts: inv.hosts, SSEAfter: gatewaySSEAfter}
 	rd.handlerOptions(ho)
 	h := mcphttp.NewHandler(s, ho)
 	defer h.Close()

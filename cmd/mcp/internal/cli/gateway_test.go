@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -260,5 +261,58 @@ func TestGatewayRefuses(t *testing.T) {
 	}
 	if code, out, _ := mcpRun(t, context.Background(), "help", "gateway"); code != ExitOK || !strings.Contains(out, "mcpServers") {
 		t.Errorf("mcp help gateway: exit %d:\n%s", code, out)
+	}
+}
+
+// TestGatewayHTTPAnswerType: mcp gateway --http answers a quick call with
+// JSON (one write, nothing stored) and one that waits past
+// gatewaySSEAfter on a primed, resumable SSE stream.
+func TestGatewayHTTPAnswerType(t *testing.T) {
+	url := startGatewayHTTP(t, writeGatewayConfig(t, nil))
+	post := func(sid, body string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, string(b)
+	}
+	resp, body := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %s %q", resp.Status, body)
+	}
+	if resp, body := post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: %s %q", resp.Status, body)
+	}
+	for _, tt := range []struct {
+		delayMS  int // twice: the tool sleeps before and after its (unsent) progress
+		wantType string
+	}{
+		{0, "application/json"},
+		{int(gatewaySSEAfter/time.Millisecond) + 50, "text/event-stream"},
+	} {
+		resp, body := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"prog_tick","arguments":{"delay_ms":%d}}}`, tt.delayMS))
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, tt.wantType) || !strings.Contains(body, `"done"`) {
+			t.Fatalf("a call of %d ms: %s %q %q, want %s with the answer", 2*tt.delayMS, resp.Status, ct, body, tt.wantType)
+		}
+		if tt.wantType == "text/event-stream" && !strings.HasPrefix(body, "id:") {
+			t.Errorf("the SSE stream starts %q, want a priming event (an id to resume from)", body)
+		}
 	}
 }
