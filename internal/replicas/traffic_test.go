@@ -110,38 +110,25 @@ func startTraffic(t *testing.T, ctx context.Context, url, name string) *traffic 
 	return tr
 }
 
-// prime touches sc's resource until its update arrives, subscribing again
-// if none does within three seconds: the client opens its GET stream as
-// soon as the session is initialized, and the replica it lands on may
-// rebuild its copy of the session from Redis just as another replica
-// saves the subscription, missing the notice that would have reloaded it
-// (a race of mcphttp's sessionFor, the likely cause of one run in thirteen
-// where one session's updates were all missing; not what this test is
-// about). A subscription that never works is a failure.
+// prime touches sc's resource until its update arrives: the client opens
+// its GET stream as soon as the session is initialized, and the replica it
+// lands on must deliver an update for the subscription made just before,
+// whichever replica saved it. Its copy of the session used to miss it now
+// and then (a reload overtaken by an older read; fixed by ordering the
+// reads, and by re-reading the state when a replica takes the stream
+// over), and this subscribed again; it is a failure now.
 func (tr *traffic) prime(i int, sc *sessionClient) {
 	t := tr.t
 	t.Helper()
-	for try := 0; ; try++ {
-		before := sc.got.Load()
-		res, err := sc.cs.CallTool(tr.ctx, &mcp.CallToolParams{Name: "replica_touch_resource", Arguments: json.RawMessage(`{"uri":"` + sc.uri + `"}`)})
-		if err != nil || res.IsError {
-			t.Fatalf("session client %d: first touch: %v %+v", i, err, res)
-		}
-		sc.touched.Add(1)
-		deadline := time.Now().Add(3 * time.Second)
-		for sc.got.Load() == before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if sc.got.Load() > before {
-			return
-		}
-		if try == 1 {
-			t.Fatalf("session client %d never heard of its resource's update, subscribed twice", i)
-		}
-		t.Logf("session client %d did not hear its first update: subscribing again", i)
-		sc.touched.Add(-1) // the update went nowhere; not the failover's
-		if err := sc.cs.Subscribe(tr.ctx, &mcp.SubscribeParams{URI: sc.uri}); err != nil {
-			t.Fatalf("subscribe %d again: %v", i, err)
+	before := sc.got.Load()
+	res, err := sc.cs.CallTool(tr.ctx, &mcp.CallToolParams{Name: "replica_touch_resource", Arguments: json.RawMessage(`{"uri":"` + sc.uri + `"}`)})
+	if err != nil || res.IsError {
+		t.Fatalf("session client %d: first touch: %v %+v", i, err, res)
+	}
+	sc.touched.Add(1)
+	for deadline := time.Now().Add(10 * time.Second); sc.got.Load() == before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("session client %d never heard of its resource's first update", i)
 		}
 	}
 }
