@@ -173,20 +173,7 @@ func (n *hookNotifier) Publish(c context.Context, nt *shared.Notice) error {
 // previous holder (which let the stream go) nor lost by the new one.
 func TestTakeoverKeepsEvents(t *testing.T) {
 	notifier := &hookNotifier{MemoryNotifier: shared.NewMemoryNotifier(), method: noticeStreamTaken}
-	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
-	var srvs [2]*mcp.Server
-	var urls [2]string
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
-		srvs[i].AddResource(&mcp.Resource{URI: "test://x", Name: "x"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{}, nil
-		})
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
+	srvs, urls := handlerPair(t, func(int) shared.Notifier { return notifier }, shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil), "test://x")
 	sid := clusterSession(t, urls[0], "alice")
 	if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://x"}}`); r.status != 200 {
 		t.Fatalf("subscribe: %d %s", r.status, r.body)

@@ -173,16 +173,14 @@ func hubCluster(t *testing.T) (hub *noticeHub, srvs [2]*mcp.Server, urls [2]stri
 	return hub, srvs, urls, sid
 }
 
-// twoHandlers is a cluster of two Handlers sharing a session store and
-// events: the notifier of each server from notifierOf, the resources
-// test://x and test://end on both. Alice's session is made on the first,
-// subscribed there to both, and known to the second by a ping.
-func twoHandlers(t *testing.T, notifierOf func(i int) shared.Notifier, events EventStore) (srvs [2]*mcp.Server, urls [2]string, sid string) {
+// handlerPair is two Handlers sharing states and events, each serving the
+// resources uris, its server's notifier from notifierOf; the caller is
+// named by the X-User header.
+func handlerPair(t *testing.T, notifierOf func(i int) shared.Notifier, states shared.SessionStore, events EventStore, uris ...string) (srvs [2]*mcp.Server, urls [2]string) {
 	t.Helper()
-	states := shared.NewMemorySessionStore(nil)
 	for i := range srvs {
 		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifierOf(i)})
-		for _, u := range []string{"test://x", "test://end"} {
+		for _, u := range uris {
 			srvs[i].AddResource(&mcp.Resource{URI: u, Name: u}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return &mcp.ReadResourceResult{}, nil
 			})
@@ -193,6 +191,16 @@ func twoHandlers(t *testing.T, notifierOf func(i int) shared.Notifier, events Ev
 		t.Cleanup(func() { h.Close() })
 		urls[i] = ts.URL + "/mcp"
 	}
+	return srvs, urls
+}
+
+// twoHandlers is a cluster of two Handlers sharing a session store and
+// events: the notifier of each server from notifierOf, the resources
+// test://x and test://end on both. Alice's session is made on the first,
+// subscribed there to both, and known to the second by a ping.
+func twoHandlers(t *testing.T, notifierOf func(i int) shared.Notifier, events EventStore) (srvs [2]*mcp.Server, urls [2]string, sid string) {
+	t.Helper()
+	srvs, urls = handlerPair(t, notifierOf, shared.NewMemorySessionStore(nil), events, "test://x", "test://end")
 	sid = clusterSession(t, urls[0], "alice")
 	for _, u := range []string{"test://x", "test://end"} {
 		if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+u+`"}}`); r.status != 200 {

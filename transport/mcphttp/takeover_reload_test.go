@@ -2,12 +2,9 @@ package mcphttp
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
-	"github.com/gomcp/sdk/mcp"
 	"github.com/gomcp/sdk/mcp/shared"
 )
 
@@ -34,22 +31,7 @@ func (n *deafNotifier) Publish(c context.Context, nt *shared.Notice) error {
 // rare failure skipped them, and no other copy stores them.
 func TestTakeoverReadsSessionState(t *testing.T) {
 	notifier := &deafNotifier{MemoryNotifier: shared.NewMemoryNotifier()}
-	states, events := shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil)
-	var srvs [2]*mcp.Server
-	var urls [2]string
-	for i := range srvs {
-		srvs[i] = testServerWith(&mcp.ServerOptions{Notifier: notifier})
-		for _, uri := range []string{"test://x", "test://y"} {
-			srvs[i].AddResource(&mcp.Resource{URI: uri, Name: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{}, nil
-			})
-		}
-		h := NewHandler(srvs[i], &HandlerOptions{SessionStore: states, EventStore: events, Principal: func(r *http.Request) string { return r.Header.Get("X-User") }})
-		ts := httptest.NewServer(h)
-		t.Cleanup(ts.Close)
-		t.Cleanup(func() { h.Close() })
-		urls[i] = ts.URL + "/mcp"
-	}
+	srvs, urls := handlerPair(t, func(int) shared.Notifier { return notifier }, shared.NewMemorySessionStore(nil), NewMemoryEventStore(nil), "test://x", "test://y")
 	sid := clusterSession(t, urls[0], "alice")
 	if r := clusterPost(t, urls[0], "alice", sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://x"}}`); r.status != 200 {
 		t.Fatalf("subscribe: %d %s", r.status, r.body)
