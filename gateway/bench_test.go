@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomcp/sdk/internal/cputime"
+
 	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
@@ -28,13 +30,11 @@ func BenchmarkGatewayCall(b *testing.B) {
 		ctx := context.Background()
 		p := &mcp.CallToolParams{Name: "echo", Arguments: args}
 		b.ReportAllocs()
-		cpu0 := cpuTime()
+		// The process's CPU time per call (client, gateway and upstream
+		// together): steadier than ns/op on a busy machine.
+		meter := cputime.Meter(b)
 		b.ResetTimer()
-		defer func() {
-			// The process's CPU time per call (client, gateway and
-			// upstream together): steadier than ns/op on a busy machine.
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-		}()
+		defer meter()
 		if !parallel {
 			for range b.N {
 				if _, err := cs.CallTool(ctx, p); err != nil {
