@@ -165,6 +165,12 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 	return err
 }
 
+// gatewaySSEAfter is how long mcp gateway --http waits for an answer
+// before it goes out on a resumable SSE stream (HandlerOptions.SSEAfter):
+// longer than a forwarded call to a healthy upstream takes, short enough
+// that a dropped connection seldom loses an answer it could have resumed.
+const gatewaySSEAfter = 100 * time.Millisecond
+
 // gatewayHTTP serves g at http://ADDR/mcp (Streamable HTTP) and /sse (the
 // legacy HTTP+SSE transport, for 2024-11-05 clients), with /readyz
 // reporting each upstream (503 while one is down) and /healthz answering
@@ -180,12 +186,6 @@ func (inv *invocation) gatewayStdio(ctx context.Context, g *gateway.Gateway, std
 // elsewhere), requests in flight finish, and GET streams are handed to the
 // replicas their clients resume on. /readyz then also answers 503 while
 // Redis does not.
-// gatewaySSEAfter is how long mcp gateway --http waits for an answer
-// before it goes out on a resumable SSE stream (HandlerOptions.SSEAfter):
-// longer than a forwarded call to a healthy upstream takes, short enough
-// that a dropped connection seldom loses an answer it could have resumed.
-const gatewaySSEAfter = 100 * time.Millisecond
-
 func (inv *invocation) gatewayHTTP(ctx context.Context, g *gateway.Gateway, rd *gatewayRedis) error {
 	addr, err := inv.gw.listen(inv)
 	if err != nil {
