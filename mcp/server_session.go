@@ -297,56 +297,49 @@ func (ss *ServerSession) announce(ctx context.Context) {
 // process is kept too. A session the store no longer holds is not saved
 // again (errSessionGone).
 func (ss *ServerSession) update(ctx context.Context, change func(*ServerSession)) error {
-	if u, ok := ss.store.(shared.SessionUpdater); ok && ss.id != "" {
-		err := ss.updateStored(ctx, u, change)
-		switch {
-		case err == nil:
-			ss.announce(ctx)
-			return nil
-		case errors.Is(err, shared.ErrNoSession):
-			return errSessionGone
-		default:
-			return ss.storeDown("update", err)
-		}
+	if ss.store == nil || ss.id == "" {
+		ss.mu.Lock()
+		change(ss)
+		ss.mu.Unlock()
+		return nil
 	}
-	ss.loadMu.Lock()
-	if !ss.reloadLocked(ctx) {
-		ss.loadMu.Unlock()
+	err := ss.updateStored(ctx, change)
+	switch {
+	case err == nil:
+		ss.announce(ctx)
+		return nil
+	case errors.Is(err, shared.ErrNoSession):
 		return errSessionGone
+	default:
+		return ss.storeDown("update", err)
+	}
+}
+
+// updateStored makes change on the state in the session's store, and
+// leaves this copy as the store has it then; ss.loadMu is held throughout,
+// so that no older read lands after it.
+func (ss *ServerSession) updateStored(ctx context.Context, change func(*ServerSession)) error {
+	ss.loadMu.Lock()
+	defer ss.loadMu.Unlock()
+	if u, ok := ss.store.(shared.SessionUpdater); ok {
+		_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
+			// Each try starts from the stored state; the last one to run
+			// is the one saved, so this copy ends as the store has it.
+			ss.restore(st)
+			ss.mu.Lock()
+			change(ss)
+			*st = *ss.stateLocked()
+			ss.mu.Unlock()
+		})
+		return err
+	}
+	if !ss.reloadLocked(ctx) {
+		return shared.ErrNoSession
 	}
 	ss.mu.Lock()
 	change(ss)
 	ss.mu.Unlock()
-	var err error
-	if ss.store != nil && ss.id != "" {
-		// Saved before another read may land: it would lack the change.
-		err = ss.store.Save(ctx, ss.State())
-	}
-	ss.loadMu.Unlock()
-	switch {
-	case err != nil:
-		return ss.storeDown("save", err)
-	case ss.store != nil && ss.id != "":
-		ss.announce(ctx)
-	}
-	return nil
-}
-
-// updateStored makes change on the state stored in u, and leaves this copy
-// as the store has it then.
-func (ss *ServerSession) updateStored(ctx context.Context, u shared.SessionUpdater, change func(*ServerSession)) error {
-	ss.loadMu.Lock()
-	defer ss.loadMu.Unlock()
-	_, err := u.Update(ctx, ss.id, func(st *shared.SessionState) {
-		// Each try starts from the stored state; the last one to run is
-		// the one saved, so this copy ends as the store has it.
-		ss.restore(st)
-		ss.mu.Lock()
-		change(ss)
-		*st = *ss.stateLocked()
-		ss.mu.Unlock()
-	})
-	return err
+	return ss.store.Save(ctx, ss.State())
 }
 
 // errSessionGone answers a change of a session its store no longer holds:

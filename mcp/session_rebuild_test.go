@@ -104,8 +104,15 @@ func TestInitializedKeepsChangeMadeElsewhere(t *testing.T) {
 // late notifications/initialized of TestMultiProcess revived the session
 // deleted through the other Handler, which then answered 200, not 404.
 func TestDeletedSessionStaysDeleted(t *testing.T) {
+	t.Run("updater", func(t *testing.T) { deletedStaysDeleted(t, shared.NewMemorySessionStore(nil)) })
+	// A store with no Update: the copy reads, changes and saves.
+	t.Run("plain", func(t *testing.T) {
+		deletedStaysDeleted(t, struct{ shared.SessionStore }{shared.NewMemorySessionStore(nil)})
+	})
+}
+
+func deletedStaysDeleted(t *testing.T, store shared.SessionStore) {
 	ctx := context.Background()
-	store := shared.NewMemorySessionStore(nil)
 	if err := store.Save(ctx, &shared.SessionState{ID: "s", ProtocolVersion: Version20251125}); err != nil {
 		t.Fatal(err)
 	}
