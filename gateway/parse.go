@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -85,14 +86,9 @@ type server struct {
 }
 
 func parseConfig(data []byte, lookup func(string) (string, bool)) (*Config, error) {
-	if len(data) > MaxConfigSize {
-		return nil, fmt.Errorf("gateway config: larger than %d bytes", MaxConfigSize)
-	}
-	cfg := &Config{}
-	f := file{plainConfig: (*plainConfig)(cfg)}
-	data = stripJSONC(data)
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("gateway config: %w", describe(err))
+	cfg, f, sources, err := decodeFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("gateway config: %w", err)
 	}
 	if isSet(f.Access) {
 		rules, err := parseRules(data, 0, f.Access)
@@ -102,6 +98,30 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (*Config, erro
 		cfg.Access = rules
 	}
 	cfg.Servers = map[string]*Upstream{}
+	if len(sources) == 0 {
+		return nil, errors.New(`gateway config: no servers: want {"mcpServers": {NAME: {...}}} or VS Code's {"servers": {...}}`)
+	}
+	x := expander{lookup: lookup}
+	for _, raw := range sources {
+		if err := addServers(cfg, raw, x); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// decodeFile decodes a configuration file's top level into a Config
+// (without its servers) and returns the objects of servers it holds, in
+// the order they are read.
+func decodeFile(data []byte) (*Config, file, []json.RawMessage, error) {
+	if len(data) > MaxConfigSize {
+		return nil, file{}, nil, fmt.Errorf("larger than %d bytes", MaxConfigSize)
+	}
+	cfg := &Config{}
+	f := file{plainConfig: (*plainConfig)(cfg)}
+	if err := json.Unmarshal(stripJSONC(data), &f); err != nil {
+		return nil, f, nil, describe(err)
+	}
 	var sources []json.RawMessage
 	for _, raw := range []json.RawMessage{f.MCPServers, f.Servers} {
 		if isSet(raw) {
@@ -111,15 +131,66 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (*Config, erro
 	if f.MCP != nil && isSet(f.MCP.Servers) {
 		sources = append(sources, f.MCP.Servers)
 	}
-	if len(sources) == 0 {
-		return nil, errors.New(`gateway config: no servers: want {"mcpServers": {NAME: {...}}} or VS Code's {"servers": {...}}`)
+	return cfg, f, sources, nil
+}
+
+// ParseServer reads the server called name from data, the JSON of a host's
+// configuration file, as ParseConfig reads each of its servers. It is for
+// a program that reaches one server of such a file (the mcp command's
+// @NAME), so that it and the gateway cannot disagree on what the file
+// says. Only that server's variables are expanded, so that a mistake in
+// another server is not in the way, and a disabled server is read as any
+// other, since it is asked for by name. path is where the file is:
+// ${workspaceFolder} expands to the directory holding its .vscode or
+// .cursor folder, or else to its own directory. found is false when no
+// server has that name.
+func ParseServer(data []byte, name, path string) (up *Upstream, found bool, err error) {
+	_, _, sources, err := decodeFile(data)
+	if err != nil {
+		return nil, false, err
 	}
-	for _, raw := range sources {
-		if err := addServers(cfg, raw, lookup); err != nil {
-			return nil, err
+	x := expander{lookup: os.LookupEnv}
+	if path != "" {
+		if x.workspace, err = workspaceOf(path); err != nil {
+			return nil, false, err
 		}
 	}
-	return cfg, nil
+	for _, raw := range sources {
+		err := eachServer(raw, func(n string, body json.RawMessage) error {
+			if n != name {
+				return nil
+			}
+			if found {
+				return fmt.Errorf("server %q is given twice", name)
+			}
+			found = true
+			if up, err = decodeServer(body); err == nil {
+				err = finishServer(up, x)
+			}
+			if err != nil {
+				return fmt.Errorf("server %q: %w", name, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return up, found, nil
+}
+
+// workspaceOf is the workspace folder of the configuration file at path:
+// the directory holding its .vscode or .cursor folder, or else its own.
+func workspaceOf(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(abs)
+	if b := filepath.Base(dir); b == ".vscode" || b == ".cursor" {
+		dir = filepath.Dir(dir)
+	}
+	return dir, nil
 }
 
 // isSet reports whether raw holds a value other than null.
@@ -130,35 +201,50 @@ func isSet(raw json.RawMessage) bool {
 // addServers reads one object of servers into cfg, in the file's order,
 // refusing a name given twice (in one object, as JSON would let the last
 // one win silently, or in both mcpServers and servers).
-func addServers(cfg *Config, raw json.RawMessage, lookup func(string) (string, bool)) error {
+func addServers(cfg *Config, raw json.RawMessage, x expander) error {
+	err := eachServer(raw, func(name string, body json.RawMessage) error {
+		if err := checkName(name); err != nil {
+			return fmt.Errorf("server %q: %w", name, err)
+		}
+		if _, dup := cfg.Servers[name]; dup {
+			return fmt.Errorf("server %q is given twice", name)
+		}
+		if len(cfg.Servers) == maxServers {
+			return fmt.Errorf("more than %d servers", maxServers)
+		}
+		up, err := parseServer(body, x)
+		if err != nil {
+			return fmt.Errorf("server %q: %w", name, err)
+		}
+		cfg.Servers[name] = up
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("gateway config: %w", err)
+	}
+	return nil
+}
+
+// eachServer calls do with each name and entry of one object of servers,
+// in the file's order, until do returns an error.
+func eachServer(raw json.RawMessage, do func(name string, body json.RawMessage) error) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("gateway config: the servers must be an object of NAME: {...}")
+		return errors.New("the servers must be an object of NAME: {...}")
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return fmt.Errorf("gateway config: %w", err)
+			return err
 		}
 		name := t.(string) // an object's keys are strings
 		var body json.RawMessage
 		if err := dec.Decode(&body); err != nil {
-			return fmt.Errorf("gateway config: server %q: %w", name, describe(err))
+			return fmt.Errorf("server %q: %w", name, describe(err))
 		}
-		if err := checkName(name); err != nil {
-			return fmt.Errorf("gateway config: server %q: %w", name, err)
+		if err := do(name, body); err != nil {
+			return err
 		}
-		if _, dup := cfg.Servers[name]; dup {
-			return fmt.Errorf("gateway config: server %q is given twice", name)
-		}
-		if len(cfg.Servers) == maxServers {
-			return fmt.Errorf("gateway config: more than %d servers", maxServers)
-		}
-		up, err := parseServer(body, lookup)
-		if err != nil {
-			return fmt.Errorf("gateway config: server %q: %w", name, err)
-		}
-		cfg.Servers[name] = up
 	}
 	return nil
 }
@@ -179,8 +265,21 @@ func checkName(name string) error {
 	return nil
 }
 
-// parseServer reads one server entry.
-func parseServer(body json.RawMessage, lookup func(string) (string, bool)) (*Upstream, error) {
+// parseServer reads one server entry of a gateway's file.
+func parseServer(body json.RawMessage, x expander) (*Upstream, error) {
+	up, err := decodeServer(body)
+	if err != nil {
+		return nil, err
+	}
+	if up.Disabled {
+		return up, nil // left out: neither expanded nor checked further
+	}
+	return up, finishServer(up, x)
+}
+
+// decodeServer decodes one server entry and folds the hosts' fields into
+// the gateway's, without expanding its variables.
+func decodeServer(body json.RawMessage) (*Upstream, error) {
 	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		return nil, errors.New("want an object with command or url")
 	}
@@ -198,13 +297,15 @@ func parseServer(body json.RawMessage, lookup func(string) (string, bool)) (*Ups
 	if up.MaxConcurrency < 0 {
 		return nil, errors.New("maxConcurrency must not be negative")
 	}
-	if up.Disabled {
-		return up, nil // left out: neither expanded nor checked further
+	return up, nil
+}
+
+// finishServer expands an entry's variables and checks its transport.
+func finishServer(up *Upstream, x expander) error {
+	if err := expandUpstream(up, x); err != nil {
+		return err
 	}
-	if err := expandUpstream(up, lookup); err != nil {
-		return nil, err
-	}
-	return up, checkTransport(up)
+	return checkTransport(up)
 }
 
 // hostFields folds the fields some hosts use into the gateway's.
@@ -301,8 +402,8 @@ func checkTransport(up *Upstream) error {
 }
 
 // expandUpstream expands the variables of every field that may hold them.
-func expandUpstream(up *Upstream, lookup func(string) (string, bool)) error {
-	x := expander{lookup: lookup}
+// x is a copy: its error is this upstream's.
+func expandUpstream(up *Upstream, x expander) error {
 	up.Command = x.expand("command", up.Command)
 	up.Cwd = x.expand("cwd", up.Cwd)
 	up.URL = x.expand("url", up.URL)
@@ -343,8 +444,9 @@ func validHeader(name, value string) bool {
 
 // expander expands ${...} in values, keeping the first error.
 type expander struct {
-	lookup func(string) (string, bool)
-	err    error
+	lookup    func(string) (string, bool)
+	workspace string // ${workspaceFolder}; "" when the file's place is not known
+	err       error
 }
 
 // expand returns v with its variables replaced; where names the field in
@@ -386,8 +488,10 @@ func (x *expander) variable(ref string) (string, error) {
 			return "", fmt.Errorf("${userHome}: %w", err)
 		}
 		return home, nil
+	case ref == "workspaceFolder" && x.workspace != "":
+		return x.workspace, nil
 	case strings.HasPrefix(ref, "input:"), strings.HasPrefix(ref, "workspaceFolder"):
-		return "", fmt.Errorf("${%s} needs a host the gateway is not: give the value, or ${VAR} from the gateway's environment", ref)
+		return "", fmt.Errorf("${%s} needs a host (its prompt or its workspace): give the value, or ${VAR} from the environment", ref)
 	}
 	if !validVarName(name) {
 		return "", fmt.Errorf("${%s}: not a variable name", ref)
@@ -398,7 +502,7 @@ func (x *expander) variable(ref string) (string, error) {
 	if hasDef {
 		return def, nil
 	}
-	return "", fmt.Errorf("${%s}: %s is not set in the gateway's environment (set it, or give a default: ${%s:-VALUE})", ref, name, name)
+	return "", fmt.Errorf("${%s}: %s is not set in the environment (set it, or give a default: ${%s:-VALUE})", ref, name, name)
 }
 
 // validVarName reports whether name can be an environment variable's name:

@@ -184,6 +184,50 @@ func TestParseConfigExpansion(t *testing.T) {
 	}
 }
 
+// TestParseServer: one server of a file, read as ParseConfig reads it,
+// with ${workspaceFolder} from the file's place, whatever is wrong with
+// the other servers, and disabled or not.
+func TestParseServer(t *testing.T) {
+	t.Setenv("GW_TEST_TOKEN", "s3cret")
+	dir := t.TempDir()
+	file := filepath.Join(dir, ".vscode", "mcp.json")
+	data := []byte(`{
+		// VS Code's own file: comments, trailing commas
+		"servers": {
+			"a": {"type": "stdio", "command": "${workspaceFolder}/srv", "args": ["${env:GW_TEST_TOKEN}", "${GW_UNSET:-dflt}",], "disabled": true},
+			"b": {"command": "x", "env": {"K": "${input:key}"}},
+			"c": {"type": "streamableHttp", "url": "http://h/mcp", "headers": {"T": "${NOPE_UNSET}"}},
+			"d": {"type": "SSE", "serverUrl": "http://h/sse"},
+		},
+	}`)
+	up, found, err := ParseServer(data, "a", file)
+	want := &Upstream{Type: TransportStdio, Command: dir + "/srv", Args: []string{"s3cret", "dflt"}, Disabled: true}
+	if err != nil || !found || !reflect.DeepEqual(up, want) {
+		t.Errorf("a: %+v, %v, %v; want %+v", up, found, err, want)
+	}
+	if up, _, err := ParseServer(data, "d", file); err != nil || up.Type != TransportSSE || up.URL != "http://h/sse" {
+		t.Errorf("d: %+v, %v", up, err)
+	}
+	for name, wantErr := range map[string]string{"b": `server "b": env K: ${input:key} needs a host`, "c": `server "c": header T: ${NOPE_UNSET}: NOPE_UNSET is not set`} {
+		if _, _, err := ParseServer(data, name, file); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: error %v, want %q", name, err, wantErr)
+		}
+	}
+	if up, found, err := ParseServer(data, "e", file); up != nil || found || err != nil {
+		t.Errorf("e, absent: %+v, %v, %v", up, found, err)
+	}
+	twice := []byte(`{"mcpServers": {"a": {"command": "x"}}, "servers": {"a": {"command": "y"}}}`)
+	if _, _, err := ParseServer(twice, "a", file); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a name given twice: %v", err)
+	}
+	if _, err := ParseConfig(data); err == nil || !strings.Contains(err.Error(), "${input:key}") {
+		t.Errorf("ParseConfig reads every server: %v", err)
+	}
+	if _, _, err := ParseServer(data, "a", ""); err == nil || !strings.Contains(err.Error(), "${workspaceFolder} needs a host") {
+		t.Errorf("${workspaceFolder} of a file whose place is not known: %v", err)
+	}
+}
+
 // TestStripJSONC: comments and trailing commas go, strings keep theirs,
 // and offsets are kept.
 func TestStripJSONC(t *testing.T) {

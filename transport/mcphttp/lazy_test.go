@@ -1,7 +1,10 @@
 package mcphttp
 
 import (
+	"bufio"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,5 +176,37 @@ func TestLazySSEAfter(t *testing.T) {
 	close(b.release)
 	if ev := nextData(t, r); !strings.Contains(string(ev.data), "released") {
 		t.Fatalf("answer %s", ev.data)
+	}
+}
+
+// TestLazySSEAfterHeld: SSEAfter also upgrades a lazy stream whose POST
+// goroutine holds it rather than running its handler (a batch, here at
+// 2025-03-26), before the first keep-alive, and the keep-alive comments
+// follow; its answer then goes out on the stream.
+func TestLazySSEAfterHeld(t *testing.T) {
+	srv := testServer()
+	b := addBlocker(srv)
+	f := newFixtureWith(t, srv, &HandlerOptions{KeepAliveInterval: 50 * time.Millisecond, SSEAfter: 10 * time.Millisecond})
+	sid := f.initSession(mcp.Version20250326)
+	release := sync.OnceFunc(func() { close(b.release) })
+	// Should the stream never become SSE, or never get a comment, the
+	// answer ends the wait, and the test fails.
+	late := time.AfterFunc(5*time.Second, release)
+	defer late.Stop()
+	resp, _ := f.openSSE("POST", postHeaders(sid, mcp.Version20250326), `[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block"}}]`)
+	defer resp.Body.Close()
+	body := bufio.NewReader(resp.Body)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), string(keepAliveComment)) {
+		line, err := body.ReadString('\n')
+		seen.WriteString(line)
+		if err != nil || strings.Contains(line, "released") {
+			t.Fatalf("no keep-alive comment before the answer: %q, %v", seen.String(), err)
+		}
+	}
+	release()
+	rest, err := io.ReadAll(body)
+	if err != nil || !strings.Contains(string(rest), `"released"`) {
+		t.Fatalf("answer %q, %v", rest, err)
 	}
 }

@@ -542,19 +542,21 @@ func writeSSEHeaders(w http.ResponseWriter) {
 
 // hold keeps an SSE response open until its stream is finished or handed to
 // another connection, the client goes away, or the session ends, writing
-// keep-alive comments meanwhile.
+// keep-alive comments meanwhile. One timer serves both SSEAfter (a lazy
+// POST stream becomes SSE, no comment yet) and the comments, as in watch.
 func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
-	var tick <-chan time.Time
-	if h.opts.KeepAliveInterval > 0 {
-		t := time.NewTicker(h.opts.KeepAliveInterval)
-		defer t.Stop()
-		tick = t.C
+	iv := h.opts.KeepAliveInterval
+	first := max(iv, 0)
+	if st.id != 0 {
+		first = h.upgradeAfter()
 	}
-	var early <-chan time.Time // SSEAfter, for a lazy POST stream
-	if after := h.upgradeAfter(); st.id != 0 && after > 0 && after != h.opts.KeepAliveInterval {
-		t := time.NewTimer(after)
-		defer t.Stop()
-		early = t.C
+	early := first != iv // SSEAfter comes first
+	var timer *time.Timer
+	var tick <-chan time.Time
+	if first > 0 {
+		timer = time.NewTimer(first)
+		defer timer.Stop()
+		tick = timer.C
 	}
 	var drain <-chan struct{}
 	if st.id == 0 {
@@ -581,14 +583,21 @@ func (h *Handler) hold(r *http.Request, s *session, st *stream, c *sseConn) {
 				st.detach(c)
 				return
 			}
-		case <-early:
-			st.upgrade() // a long wait is worth an SSE stream
 		case <-tick:
-			st.upgrade()
+			st.upgrade() // a long wait is worth an SSE stream
+			if early {
+				// The comments keep their times: KeepAliveInterval from the start.
+				early = false
+				if iv > 0 {
+					timer.Reset(iv - first)
+				}
+				continue
+			}
 			if c.write(keepAliveComment) != nil {
 				st.detach(c)
 				return
 			}
+			timer.Reset(iv)
 		}
 	}
 }

@@ -330,7 +330,9 @@ func TestInspectAppBridge(t *testing.T) {
 	}
 
 	// A call that fails: the new view hears of the cancellation, the old
-	// one was torn down first.
+	// one was torn down first. Its teardown begins with the pick of fail
+	// and is answered 300 ms later (appview): the call's new view waits for
+	// it, rather than removing the old one before it can answer.
 	do(t, ctx,
 		chromedp.Click(css(`button.tool[data-name="fail"]`)),
 		chromedp.Click(css("#run")),

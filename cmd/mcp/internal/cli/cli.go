@@ -47,10 +47,10 @@ TARGET names the server; it is everything after the command's own flags:
                                  the first of ./mcp.json, ./.vscode/mcp.json,
                                  ./.cursor/mcp.json, ~/.cursor/mcp.json and
                                  Claude Desktop's claude_desktop_config.json
-                                 that has NAME (under mcpServers or servers:
-                                 command, args, env, cwd, or url, headers,
-                                 type "sse"; ${env:X}, ${userHome} and
-                                 ${workspaceFolder} are expanded)
+                                 that has NAME, read as mcp gateway reads
+                                 its CONFIG (see mcp help gateway), with
+                                 ${workspaceFolder} too: the folder
+                                 holding .vscode or .cursor
 
 commands:
   info TARGET                    server name, revision, capabilities, instructions

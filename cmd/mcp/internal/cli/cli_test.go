@@ -925,12 +925,12 @@ func TestConfigVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serverConfig{Command: dir + "/bin/$HOME", Args: []string{"s3cret", "$$", "${unclosed"},
-		Env: map[string]string{"T": "Bearer s3cret"}, Headers: map[string]string{}}
+	want := gateway.Upstream{Type: gateway.TransportStdio, Command: dir + "/bin/$HOME", Args: []string{"s3cret", "$$", "${unclosed"},
+		Env: map[string]string{"T": "Bearer s3cret"}}
 	if !reflect.DeepEqual(sc, want) {
 		t.Errorf("expanded\n%+v\nwant\n%+v", sc, want)
 	}
-	if _, err := lookupServer("y", cfg); err == nil || !strings.Contains(err.Error(), "${input:pick} is not supported") {
+	if _, err := lookupServer("y", cfg); err == nil || !strings.Contains(err.Error(), `mcp.json: server "y": url: ${input:pick} needs a host`) {
 		t.Errorf("${input:pick}: %v", err)
 	}
 	huge := filepath.Join(dir, "huge.json")
@@ -939,6 +939,43 @@ func TestConfigVariables(t *testing.T) {
 	}
 	if _, err := lookupServer("x", huge); err == nil || !strings.Contains(err.Error(), "huge.json: larger than") {
 		t.Errorf("a configuration file over the limit: %v", err)
+	}
+}
+
+// TestConfigAsGateway: @NAME reads an entry as mcp gateway does, where the
+// command read it differently before: VS Code's comments and trailing
+// commas, Claude Code's ${VAR} and ${VAR:-default}, the spellings of type,
+// Windsurf's serverUrl, an unset variable (an error, not an empty
+// credential), an entry with both command and url.
+func TestConfigAsGateway(t *testing.T) {
+	t.Setenv("MCP_CLI_TEST_TOKEN", "s3cret")
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	body := `{
+		// comments and trailing commas, as VS Code allows
+		"mcpServers": {
+			"claude": {"command": "srv", "args": ["${MCP_CLI_TEST_TOKEN}", "${MCP_CLI_TEST_UNSET:-dflt}"]},
+			"sse": {"type": "SSE", "url": "http://h/sse"},
+			"windsurf": {"serverUrl": "http://h/mcp"},
+			"unset": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${env:MCP_CLI_TEST_UNSET}"}},
+			"both": {"command": "srv", "url": "http://h/mcp"},
+		},
+	}`
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := lookupServer("claude", cfg); err != nil || !reflect.DeepEqual(sc.Args, []string{"s3cret", "dflt"}) {
+		t.Errorf("claude: %+v, %v", sc, err)
+	}
+	if url, typ, err := targetEndpoint([]string{"@sse"}, cfg); url != "http://h/sse" || typ != "sse" || err != nil {
+		t.Errorf("sse: %q %q %v", url, typ, err)
+	}
+	if url, typ, err := targetEndpoint([]string{"@windsurf"}, cfg); url != "http://h/mcp" || typ != "streamable-http" || err != nil {
+		t.Errorf("windsurf: %q %q %v", url, typ, err)
+	}
+	for name, want := range map[string]string{"unset": "MCP_CLI_TEST_UNSET is not set", "both": "both command and url"} {
+		if _, err := lookupServer(name, cfg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
 	}
 }
 

@@ -139,12 +139,18 @@ func getProbe(t *testing.T, base, path string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp.StatusCode, readBody(t, resp)
+}
+
+// readBody reads resp's body to its end and closes it.
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, string(b)
+	return string(b)
 }
 
 // upstreamStates decodes /readyz's body into each upstream's state.
@@ -271,26 +277,8 @@ func TestGatewayHTTPAnswerType(t *testing.T) {
 	url := startGatewayHTTP(t, writeGatewayConfig(t, nil))
 	post := func(sid, body string) (*http.Response, string) {
 		t.Helper()
-		req, err := http.NewRequest("POST", url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, string(b)
+		resp := postTo(t, url, sid, body, "MCP-Protocol-Version", "2025-11-25")
+		return resp, readBody(t, resp)
 	}
 	resp, body := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")

@@ -341,14 +341,18 @@ func TestProxyHTTPProgressToItsRequest(t *testing.T) {
 }
 
 // postTo POSTs body to the Streamable HTTP endpoint url, in session sid
-// when it is not "", accepting JSON and SSE answers.
-func postTo(t *testing.T, url, sid, body string) *http.Response {
+// when it is not "", accepting JSON and SSE answers; header are more
+// headers, each name followed by its value.
+func postTo(t *testing.T, url, sid, body string, header ...string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomcp/sdk/gateway"
 	"github.com/gomcp/sdk/internal/serverjson"
 	"github.com/gomcp/sdk/jsonschema"
 	"github.com/gomcp/sdk/mcp"
@@ -482,7 +483,7 @@ func targetEndpoint(target []string, config string) (url, typ string, err error)
 		if err != nil || sc.URL == "" {
 			return "", "", err
 		}
-		if sc.Type == "sse" {
+		if sc.Type == gateway.TransportSSE {
 			return sc.URL, "sse", nil
 		}
 		return sc.URL, "streamable-http", nil

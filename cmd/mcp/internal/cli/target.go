@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,25 +17,6 @@ import (
 	"github.com/gomcp/sdk/transport/mcphttp"
 	"github.com/gomcp/sdk/transport/mcphttp/servercard"
 )
-
-// serverConfig is one server entry of a configuration file, in the shape
-// shared by mcp.json, Claude Desktop, VS Code and Cursor.
-type serverConfig struct {
-	Type    string            `json:"type,omitempty"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// configFile is a configuration file: Claude Desktop and Cursor use
-// mcpServers, VS Code uses servers.
-type configFile struct {
-	MCPServers map[string]serverConfig `json:"mcpServers"`
-	Servers    map[string]serverConfig `json:"servers"`
-}
 
 // configPaths returns the files searched for @NAME, first match wins.
 func configPaths() []string {
@@ -54,9 +34,9 @@ func configPaths() []string {
 }
 
 // lookupServer finds the server name in file, or in the usual places when
-// file is empty. Each file is read up to the gateway's configuration limit:
-// they are the same files.
-func lookupServer(name, file string) (serverConfig, error) {
+// file is empty, and reads its entry as the gateway does (gateway.ParseServer):
+// both read the same files, so they must agree on what an entry says.
+func lookupServer(name, file string) (gateway.Upstream, error) {
 	paths := configPaths()
 	if file != "" {
 		paths = []string{file}
@@ -67,81 +47,20 @@ func lookupServer(name, file string) (serverConfig, error) {
 			continue
 		}
 		if err != nil {
-			return serverConfig{}, err
+			return gateway.Upstream{}, err
 		}
-		var cf configFile
-		if err := json.Unmarshal(b, &cf); err != nil {
-			return serverConfig{}, fmt.Errorf("%s: %v", p, err)
+		up, found, err := gateway.ParseServer(b, name, p)
+		if err != nil {
+			return gateway.Upstream{}, fmt.Errorf("%s: %w", p, err)
 		}
-		sc, ok := cf.MCPServers[name]
-		if !ok {
-			sc, ok = cf.Servers[name]
-		}
-		if ok {
-			return sc.expand(p)
+		if found {
+			return *up, nil
 		}
 	}
 	if file != "" {
-		return serverConfig{}, fmt.Errorf("no server %q in %s", name, file)
+		return gateway.Upstream{}, fmt.Errorf("no server %q in %s", name, file)
 	}
-	return serverConfig{}, fmt.Errorf("no server %q in %s", name, strings.Join(paths, ", "))
-}
-
-// expand replaces the variables VS Code and Cursor allow in a server entry
-// read from file: ${env:NAME}, ${userHome} and ${workspaceFolder} (the
-// directory holding .vscode or .cursor, or else the file's). ${input:...}
-// needs a prompt this command does not offer.
-func (sc serverConfig) expand(file string) (serverConfig, error) {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return sc, err
-	}
-	workspace := filepath.Dir(abs)
-	if b := filepath.Base(workspace); b == ".vscode" || b == ".cursor" {
-		workspace = filepath.Dir(workspace)
-	}
-	var bad error
-	expand := func(v string) string {
-		var b strings.Builder
-		for {
-			before, rest, ok := strings.Cut(v, "${")
-			b.WriteString(before)
-			if !ok {
-				return b.String()
-			}
-			name, after, ok := strings.Cut(rest, "}")
-			if !ok {
-				b.WriteString("${" + rest)
-				return b.String()
-			}
-			switch {
-			case strings.HasPrefix(name, "env:"):
-				b.WriteString(os.Getenv(name[len("env:"):]))
-			case name == "userHome":
-				home, _ := os.UserHomeDir()
-				b.WriteString(home)
-			case name == "workspaceFolder":
-				b.WriteString(workspace)
-			default:
-				bad = fmt.Errorf("%s: ${%s} is not supported (only ${env:NAME}, ${userHome} and ${workspaceFolder})", file, name)
-			}
-			v = after
-		}
-	}
-	out := sc
-	out.Command, out.Cwd, out.URL = expand(sc.Command), expand(sc.Cwd), expand(sc.URL)
-	out.Args = nil
-	for _, a := range sc.Args {
-		out.Args = append(out.Args, expand(a))
-	}
-	out.Env, out.Headers = map[string]string{}, map[string]string{}
-	for k, v := range sc.Env {
-		out.Env[k] = expand(v)
-	}
-	for k, v := range sc.Headers {
-		out.Headers[k] = expand(v)
-	}
-	return out, bad
+	return gateway.Upstream{}, fmt.Errorf("no server %q in %s", name, strings.Join(paths, ", "))
 }
 
 // targetFlags are the flags that shape the connection.
@@ -176,7 +95,7 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 	if len(target) == 0 {
 		return nil, errors.New("no server given: name a URL, a command, or @NAME from a config file")
 	}
-	sc := serverConfig{Cwd: tf.cwd}
+	sc := gateway.Upstream{Cwd: tf.cwd}
 	switch first := target[0]; {
 	case isCardTarget(first):
 		if len(target) > 1 {
@@ -188,7 +107,7 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 		} else if err != nil {
 			return nil, err
 		}
-		sc.URL, sc.Type = r.URL, r.Type
+		sc.URL, sc.Type = r.URL, gateway.Transport(r.Type)
 		noteRequiredHeaders(r, tf.headers, stderr)
 	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://"):
 		if len(target) > 1 {
@@ -238,7 +157,7 @@ func openStream(target []string, tf *targetFlags, stderr io.Writer) (jsonrpc.Str
 			}
 			opts.Authorizer = az
 		}
-		if sc.Type == "sse" {
+		if sc.Type == gateway.TransportSSE {
 			return mcphttp.NewSSEClientStream(sc.URL, opts), nil
 		}
 		return mcphttp.NewClientStream(sc.URL, opts), nil

@@ -42,6 +42,7 @@ function rpcError(code, message) {
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let view = null; // the view on show: at most one
+let closing = Promise.resolve(); // the teardown of the last view closed
 
 // viewLog writes a line about the view in the page's log.
 function viewLog(cls, text, data) {
@@ -58,11 +59,15 @@ function viewOpened(time, d) {
 }
 
 // closeView tears the view down: ui/resource-teardown first, waiting a
-// while for the view's answer.
+// while for the view's answer. It returns once that teardown, or one
+// begun earlier and not awaited (a pick in the lists), is done: a new view
+// replaces the old one in the page, which must not be removed before it
+// answers.
 async function closeView(reason) {
   const v = view;
   view = null;
-  if (v) await v.teardown(reason);
+  if (v) closing = v.teardown(reason);
+  await closing;
 }
 
 // openView reads the tool's view and shows it; the call's input goes to
