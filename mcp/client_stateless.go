@@ -142,6 +142,7 @@ func init() {
 	bridge.WithClientCapabilities = func(ctx context.Context, caps any) context.Context {
 		return context.WithValue(ctx, capsKey{}, caps.(*ClientCapabilities))
 	}
+	bridge.CapsKey, bridge.ProgressKey = capsKey{}, progressKey{}
 }
 
 // callStateless sends a stateless request and, for tools/call, prompts/get and
