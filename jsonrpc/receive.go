@@ -351,8 +351,8 @@ func (c *Conn) releaseSlot() {
 // the reader runs itself, if it is one.
 type inlineKey struct{}
 
-// handOff is called by a call to Conn to, about to wait for its response
-// (roundTrip): when ctx is (or derives from) that of a request the reader
+// handOff is called by a call to Conn to, about to write its request and
+// wait for the response (roundTrip): when ctx is (or derives from) that of a request the reader
 // of a Conn runs itself, and that run is still going on, another goroutine
 // takes over reading at once rather than when the watch timer looks, if
 // the reader is needed meanwhile: for the response, when the call goes to
