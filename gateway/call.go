@@ -43,7 +43,7 @@ func (u *upstream) newCall(ctx context.Context, req downReq) *call {
 			_ = req.NotifyProgress(ctx, p.Progress, p.Total, p.Message)
 		}
 	}
-	u.calls.begin(c, u.timeout, u.sweep)
+	u.calls.begin(c, u)
 	return c
 }
 
@@ -95,10 +95,11 @@ type calls struct {
 	timer      *time.Timer
 }
 
-// begin adds c, giving it its deadline, timeout from now.
-func (l *calls) begin(c *call, timeout time.Duration, sweep func()) {
+// begin adds c, giving it its deadline, u's timeout from now.
+func (l *calls) begin(c *call, u *upstream) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	timeout := u.timeout
 	c.deadline = time.Now().Add(timeout)
 	c.prev = l.tail
 	if l.tail != nil {
@@ -110,7 +111,7 @@ func (l *calls) begin(c *call, timeout time.Duration, sweep func()) {
 	if !l.armed {
 		l.armed = true
 		if l.timer == nil {
-			l.timer = time.AfterFunc(timeout, sweep)
+			l.timer = time.AfterFunc(timeout, u.sweep)
 		} else {
 			l.timer.Reset(timeout)
 		}

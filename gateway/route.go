@@ -325,14 +325,13 @@ func cleanMeta(m *mcp.Meta) *mcp.Meta {
 }
 
 // cleanResultMeta drops the upstream's identity from a result's _meta:
-// downstream, the gateway is the server.
+// downstream, the gateway is the server. The result is the gateway's own,
+// decoded from the upstream's answer: m is changed in place.
 func cleanResultMeta(m *mcp.Meta) *mcp.Meta {
-	if m == nil || m.ServerInfo == nil {
-		return m
+	if m != nil {
+		m.ServerInfo = nil
 	}
-	c := *m
-	c.ServerInfo = nil
-	return &c
+	return m
 }
 
 func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, asTask bool) (*mcp.CallToolResult, error) {
