@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -276,6 +277,11 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 // inputRequired reports whether a result says "resultType":
 // "input_required". It reads only the top-level member names.
 func inputRequired(raw json.RawMessage) bool {
+	if bytes.IndexByte(raw, '\\') < 0 && !bytes.Contains(raw, []byte(`"input_required"`)) {
+		// Neither reading below can find it without these bytes or an
+		// escape: most results are answered without a scan.
+		return false
+	}
 	found := false
 	err := eachMember(raw, func(k, v []byte) error {
 		if string(k) == `"resultType"` {

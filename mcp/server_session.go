@@ -716,6 +716,13 @@ func marshalParams(params any) (json.RawMessage, error) {
 // directly rather than through json.Unmarshal, which would first scan the
 // whole result once more to validate it.
 func decodeResult(method string, raw json.RawMessage, result any) error {
+	if r, ok := result.(*json.RawMessage); ok && len(raw) > 0 {
+		// What json.RawMessage's UnmarshalJSON does, without the copy: a
+		// result's bytes are the caller's alone (jsonrpc copies them out of
+		// the line they came in).
+		*r = raw
+		return nil
+	}
 	if u, ok := result.(json.Unmarshaler); ok && len(raw) > 0 && string(raw) != "null" {
 		if err := u.UnmarshalJSON(raw); err != nil {
 			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
