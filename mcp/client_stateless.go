@@ -168,7 +168,7 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: params}
 	for round := 0; ; round++ {
 		var raw json.RawMessage
-		if err := sendCall(ctx, cs.conn, cs, cs.client.mw.sendingMW(), method, p, &raw); err != nil {
+		if err := sendCall(ctx, cs.conn, cs, &cs.client.mw, method, p, &raw); err != nil {
 			return err
 		}
 		if useCache && round == 0 {
