@@ -126,13 +126,7 @@ func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.R
 	readDone := c.readDone.wait()
 	c.mu.Unlock()
 
-	// Reading is handed over before the write, not after: the requests
-	// waiting behind this one (a gateway forwarding a burst of them) are
-	// then read and forwarded while this write is in progress, and a line
-	// stream sends their lines together (lineStream.send) instead of one
-	// write each.
-	handOff(ctx, c)
-	if err := c.stream.Write(ctx, m); err != nil {
+	if err := writeRequest(ctx, c, m); err != nil {
 		c.forget(n, ch)
 		if errors.Is(err, ErrClosed) {
 			return false, nil, NotSent(err)
