@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -190,6 +191,64 @@ func TestUpstreamHangs(t *testing.T) {
 	echoWorks(t, cs, 5)
 	if slices.ContainsFunc(toolNames(t, ctx, cs), func(n string) bool { return strings.HasPrefix(n, "mute_") }) {
 		t.Error("a down upstream's tools are listed")
+	}
+}
+
+// TestCallTimeoutsStaggered: calls to an upstream that never answers,
+// started one after another, each fail at the upstream's timeout counted
+// from its own start (the upstream's one deadline sweep re-arms for the
+// next call, and again for a call started once all have ended), and each
+// is cancelled upstream; the other upstream is not affected.
+func TestCallTimeoutsStaggered(t *testing.T) {
+	const timeout = 400 * time.Millisecond
+	pr := newProbe()
+	cfg := config("alpha", "slow")
+	cfg.Servers["slow"].Timeout = timeout
+	servers := map[string]*mcp.Server{"alpha": newUpstreamServer("alpha", nil), "slow": newUpstreamServer("slow", pr)}
+	g := startGateway(t, cfg, nil, servers)
+	cs := connectDown(t, g, mcp.Version20251125, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	timesOut := func(arg string) error {
+		start := time.Now()
+		res, err := call(ctx, cs, "slow_wait", arg)
+		d := time.Since(start)
+		switch {
+		case err == nil && !res.IsError:
+			return fmt.Errorf("%s: the call to the hung upstream succeeded", arg)
+		case err == nil:
+			err = errors.New(text(t, res))
+		}
+		if !strings.Contains(err.Error(), "did not answer within "+timeout.String()) {
+			return fmt.Errorf("%s: after %v: %v", arg, d, err)
+		}
+		if d < timeout || d > timeout+2*time.Second {
+			return fmt.Errorf("%s: timed out after %v, want %v", arg, d, timeout)
+		}
+		return nil
+	}
+	errs := make(chan error, 4)
+	for i := range 4 {
+		go func() { errs <- timesOut(fmt.Sprint("w", i)) }()
+		time.Sleep(timeout / 3) // each call's deadline falls between two others'
+	}
+	echoWorks(t, cs, 3)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if err := timesOut("again"); err != nil {
+		t.Error(err)
+	}
+	got := map[string]bool{}
+	for len(got) < 5 {
+		select {
+		case arg := <-pr.cancelled:
+			got[arg] = true
+		case <-time.After(5 * time.Second):
+			t.Fatalf("cancelled upstream: %v, want w0 to w3 and again", got)
+		}
 	}
 }
 

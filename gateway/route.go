@@ -13,7 +13,6 @@ import (
 
 	"github.com/gomcp/sdk/jsonrpc"
 	"github.com/gomcp/sdk/mcp"
-	"github.com/gomcp/sdk/mcp/hooks"
 	"github.com/gomcp/sdk/tasks"
 )
 
@@ -33,9 +32,9 @@ type asker struct {
 	req downReq
 
 	mu     sync.Mutex
-	ctx    context.Context    // the downstream handler's, then its task's
-	cancel context.CancelFunc // ends the upstream call
-	input  error              // the downstream client must answer first
+	ctx    context.Context         // the downstream handler's, then its task's
+	cancel context.CancelCauseFunc // ends the upstream call
+	input  error                   // the downstream client must answer first
 }
 
 // needInput records that the downstream request must return for its
@@ -49,7 +48,7 @@ func (a *asker) needInput(err error) {
 		a.input = err
 	}
 	if a.cancel != nil {
-		a.cancel()
+		a.cancel(nil)
 	}
 }
 
@@ -133,35 +132,6 @@ func (u *upstream) ask(ctx context.Context, cs *mcp.ClientSession, key string, q
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "gateway: %s: no downstream client to ask on this session", q.Method())
 }
 
-// track adds a (or removes it) from the requests in flight on the shared
-// session.
-func (u *upstream) track(a *asker, on bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if on {
-		if u.inflight == nil {
-			u.inflight = map[*asker]struct{}{}
-		}
-		u.inflight[a] = struct{}{}
-	} else {
-		delete(u.inflight, a)
-	}
-}
-
-// only returns the one request in flight on the shared session, or nil
-// when there are none or several.
-func (u *upstream) only() *asker {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.inflight) != 1 {
-		return nil
-	}
-	for a := range u.inflight {
-		return a
-	}
-	return nil
-}
-
 // listRoots answers the roots questions of the upstream with the roots of
 // the downstream client it asks for (hooks.OnListRoots).
 func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.ListRootsResult, error) {
@@ -173,7 +143,8 @@ func (u *upstream) listRoots(ctx context.Context, cs *mcp.ClientSession) (*mcp.L
 }
 
 // acquire takes one of the upstream's MaxConcurrency slots, waiting at
-// most until tctx (the call's timeout) ends; release gives it back.
+// most until tctx (the call's, its timeout included) ends; release gives
+// it back.
 func (u *upstream) acquire(ctx, tctx context.Context) error {
 	select {
 	case u.sem <- struct{}{}:
@@ -194,46 +165,32 @@ func (u *upstream) forward(ctx context.Context, req downReq, do func(ctx context
 	if u.current() == nil {
 		return u.downErr()
 	}
-	tctx, cancel := context.WithTimeout(ctx, u.timeout)
-	defer cancel()
-	if err := u.acquire(ctx, tctx); err != nil {
+	c := u.newCall(ctx, req) // the context do gets: see call
+	defer u.calls.end(c)
+	if err := u.acquire(ctx, c); err != nil {
 		return err
 	}
 	defer u.release()
-	a := &asker{ctx: ctx, req: req}
-	cs, b, err := u.sessionFor(tctx, req)
+	// Opening a session takes the call's end, not its values.
+	cs, b, err := u.sessionFor(c.Context, req)
 	if err != nil {
 		return err
 	}
 	if b != nil {
 		if b.ss == nil {
-			defer u.g.binds.release(b) // after pop: free once a is gone
+			defer u.g.binds.release(b) // after pop: free once the call is gone
 		}
-		b.push(a)
-		defer b.pop(a)
+		b.push(&c.a)
+		defer b.pop(&c.a)
 	} else {
-		u.track(a, true)
-		defer u.track(a, false)
+		u.calls.share(c)
 	}
-	cctx, stop := context.WithCancel(tctx)
-	defer stop()
-	a.mu.Lock()
-	a.cancel = stop
-	a.mu.Unlock()
-	cctx = context.WithValue(cctx, askerKey{}, a)
-	cctx = context.WithValue(cctx, upstreamKey{}, u.name)
-	cctx = hooks.WithClientCapabilities(cctx, callerCaps(req.ClientCapabilities()))
-	if _, ok := req.ProgressToken(); ok {
-		cctx = mcp.WithProgress(cctx, func(p *mcp.ProgressNotificationParams) {
-			_ = req.NotifyProgress(ctx, p.Progress, p.Total, p.Message)
-		})
-	}
-	err = do(cctx, cs)
-	if ierr := a.inputErr(); ierr != nil {
+	err = do(c, cs)
+	if ierr := c.a.inputErr(); ierr != nil {
 		return ierr // the client answers, then the request comes again
 	}
-	if err != nil && tctx.Err() != nil {
-		return u.ctxErr(ctx, tctx, "did not answer")
+	if err != nil && c.Err() != nil {
+		return u.ctxErr(ctx, c, "did not answer")
 	}
 	if err != nil && !isRPC(err) && !errors.Is(err, mcp.ErrInputRequired) {
 		select {
@@ -368,14 +325,13 @@ func cleanMeta(m *mcp.Meta) *mcp.Meta {
 }
 
 // cleanResultMeta drops the upstream's identity from a result's _meta:
-// downstream, the gateway is the server.
+// downstream, the gateway is the server. The result is the gateway's own,
+// decoded from the upstream's answer: m is changed in place.
 func cleanResultMeta(m *mcp.Meta) *mcp.Meta {
-	if m == nil || m.ServerInfo == nil {
-		return m
+	if m != nil {
+		m.ServerInfo = nil
 	}
-	c := *m
-	c.ServerInfo = nil
-	return &c
+	return m
 }
 
 func (u *upstream) callTool(ctx context.Context, req *mcp.CallToolRequest, name string, asTask bool) (*mcp.CallToolResult, error) {
@@ -557,7 +513,7 @@ func (u *upstream) logMessage(_ context.Context, cs *mcp.ClientSession, p *mcp.L
 		}
 		return
 	}
-	if a := u.only(); a != nil {
+	if a := u.calls.only(); a != nil {
 		_ = a.req.Log(a.context(), q.Level, q.Logger, q.Data)
 		return
 	}

@@ -43,10 +43,11 @@ type upstream struct {
 	cs         *mcp.ClientSession // the shared session; nil while down
 	closed     bool
 	mirrored   mirror
-	moved      map[string]bool     // upstream URIs and templates rewritten once, for good
-	subs       map[string]bool     // upstream URIs subscribed to
-	stopListen context.CancelFunc  // a 2026-07-28 upstream's listen stream
-	inflight   map[*asker]struct{} // downstream requests in flight on cs
+	moved      map[string]bool    // upstream URIs and templates rewritten once, for good
+	subs       map[string]bool    // upstream URIs subscribed to
+	stopListen context.CancelFunc // a 2026-07-28 upstream's listen stream
+
+	calls calls // forwarded calls in flight
 }
 
 func newUpstream(g *Gateway, name string, cfg *Upstream, prefix string) *upstream {
@@ -351,6 +352,7 @@ func (u *upstream) shutdown() {
 	u.closed = true
 	cs := u.cs
 	u.mu.Unlock()
+	u.calls.stop()
 	if cs != nil {
 		_ = cs.Close()
 	}

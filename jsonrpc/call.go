@@ -126,14 +126,13 @@ func (c *Conn) roundTrip(ctx context.Context, n int64, m *Message) (bool, json.R
 	readDone := c.readDone.wait()
 	c.mu.Unlock()
 
-	if err := c.stream.Write(ctx, m); err != nil {
+	if err := writeRequest(ctx, c, m); err != nil {
 		c.forget(n, ch)
 		if errors.Is(err, ErrClosed) {
 			return false, nil, NotSent(err)
 		}
 		return false, nil, OutcomeUnknown(err)
 	}
-	handOff(ctx, c)
 	var resp answer
 	select {
 	case resp = <-ch:

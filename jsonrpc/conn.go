@@ -266,6 +266,12 @@ type Conn struct {
 	spare      chan struct{}
 	idleSpares int
 	spares     sync.WaitGroup
+	// forwards (guarded by mu) are the other Conns' streams that hold
+	// requests the handlers of this Conn's inline runs sent while more
+	// input waited (writeRequest): the reader flushes them before it waits
+	// for input, or ends. hasForwards says there are some.
+	forwards    []forward
+	hasForwards atomic.Bool
 }
 
 // maxFirstID bounds ConnOptions.FirstID so that ids stay below 2^53 for

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -167,6 +168,9 @@ func (c *Conn) readLoop() {
 	var err error
 	for {
 		var m *Message
+		if c.hasForwards.Load() && c.stream.(Buffered).Buffered() == 0 {
+			c.flushForwards() // before waiting for input
+		}
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
 		}
@@ -174,6 +178,7 @@ func (c *Conn) readLoop() {
 			return // another goroutine reads now
 		}
 	}
+	c.flushForwards()
 	c.endRead(err)
 	c.finish(func() {})
 }
@@ -351,33 +356,103 @@ func (c *Conn) releaseSlot() {
 // the reader runs itself, if it is one.
 type inlineKey struct{}
 
-// handOff is called by a call to Conn to, about to wait for its response
-// (roundTrip): when ctx is (or derives from) that of a request the reader
-// of a Conn runs itself, and that run is still going on, another goroutine
-// takes over reading at once rather than when the watch timer looks, if
-// the reader is needed meanwhile: for the response, when the call goes to
-// the reader's own peer; for the requests that wait already, read but not
-// yet handled, when it goes to another (a gateway forwarding a request
-// upstream, say). Otherwise the reader waits with its handler, which
-// costs no goroutine, and the watch timer hands reading over if the wait
-// is long.
-func handOff(ctx context.Context, to *Conn) {
+// writeRequest writes request m of a call to Conn to (roundTrip), about
+// to wait for the response. When ctx is (or derives from) that of a
+// request the reader of a Conn runs itself, and that run is still going
+// on, another goroutine takes over reading at once rather than when the
+// watch timer looks, if the reader is needed meanwhile: for the response,
+// when the call goes to the reader's own peer; for the requests that wait
+// already, read but not yet handled, when it goes to another (a gateway
+// forwarding a request upstream, say). Otherwise the reader waits with
+// its handler, which costs no goroutine, and the watch timer hands
+// reading over if the wait is long.
+//
+// A request to another peer while requests wait is held in to's stream
+// when it can hold lines (HoldingStream), not written: the next reader
+// reads the requests waiting, and the requests they forward to the same
+// peer join it, all going out in one write when the reader has read what
+// waited (readLoop flushes before waiting for input), or with any other
+// write to that peer. The hold is registered before reading is handed
+// over, so the reader that flushes it cannot have passed that point
+// already. Otherwise reading is handed over before the write, so that the
+// next requests are read during it and a line stream sends what they
+// write meanwhile together.
+func writeRequest(ctx context.Context, to *Conn, m *Message) error {
 	rc, ok := ctx.Value(inlineKey{}).(*requestCtx)
 	if !ok {
-		return
+		return to.stream.Write(ctx, m)
 	}
 	c, run := rc.reader, rc.run
 	if c.inline.Load() != run {
-		return // the run is over, or was handed over already
+		return to.stream.Write(ctx, m) // the run is over, or was handed over already
 	}
-	if c != to && c.stream.(Buffered).Buffered() == 0 {
+	waiting := c.stream.(Buffered).Buffered() > 0
+	if c != to && !waiting || !c.inline.CompareAndSwap(run, run&^inlineState|inlineHandedOff) {
+		return to.stream.Write(ctx, m)
+	}
+	// No other goroutine reads c until the one woken below.
+	if hs, ok := to.stream.(HoldingStream); ok && c != to {
+		c.addForward(forward{to: to, hs: hs, id: m.ID})
+		err := hs.WriteHeld(ctx, m)
+		c.resumeAsync()
+		return err
+	}
+	c.resumeAsync()
+	return to.stream.Write(ctx, m)
+}
+
+// resumeAsync hands reading over to a spare goroutine, or a new one.
+func (c *Conn) resumeAsync() {
+	select {
+	case c.spare <- struct{}{}:
+	default:
+		go c.takeOver()
+	}
+}
+
+// forward is a request held in the stream of Conn to for the reader to
+// send (writeRequest).
+type forward struct {
+	to *Conn
+	hs HoldingStream
+	id ID
+}
+
+// addForward registers f for the reader to flush.
+func (c *Conn) addForward(f forward) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forwards = append(c.forwards, f)
+	c.hasForwards.Store(true)
+}
+
+// flushForwards sends the requests held for the reader (writeRequest),
+// one flush per stream. When that fails, each call held there returns
+// the error, as it would had it written the line itself. (A held line
+// that went out with another goroutine's write shares that write's fate:
+// if it failed, the peer's stream is broken, and the call ends with the
+// connection or its context.)
+func (c *Conn) flushForwards() {
+	if !c.hasForwards.Load() {
 		return
 	}
-	if c.inline.CompareAndSwap(run, run&^inlineState|inlineHandedOff) {
-		select {
-		case c.spare <- struct{}{}:
-		default:
-			go c.takeOver()
+	c.mu.Lock()
+	fs := c.forwards
+	c.forwards = nil
+	c.hasForwards.Store(false)
+	c.mu.Unlock()
+	for i, f := range fs {
+		if slices.ContainsFunc(fs[:i], func(g forward) bool { return g.to == f.to }) {
+			continue // flushed with the first of its stream
+		}
+		err := f.hs.FlushHeld()
+		if err == nil {
+			continue
+		}
+		for _, g := range fs[i:] {
+			if g.to == f.to {
+				g.to.deliver(FailedResponse(g.id, err))
+			}
 		}
 	}
 }

@@ -480,7 +480,7 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 	if cs.stateless {
 		return cs.callStateless(ctx, method, params, result)
 	}
-	return sendCall(ctx, cs.conn, cs, cs.client.mw.sendingMW(), method, cs.downgrade(method, params), result)
+	return sendCall(ctx, cs.conn, cs, &cs.client.mw, method, cs.downgrade(method, params), result)
 }
 
 func (cs *ClientSession) notify(ctx context.Context, method string, params any) error {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -142,6 +143,7 @@ func init() {
 	bridge.WithClientCapabilities = func(ctx context.Context, caps any) context.Context {
 		return context.WithValue(ctx, capsKey{}, caps.(*ClientCapabilities))
 	}
+	bridge.CapsKey, bridge.ProgressKey = capsKey{}, progressKey{}
 }
 
 // callStateless sends a stateless request and, for tools/call, prompts/get and
@@ -166,7 +168,7 @@ func (cs *ClientSession) callStateless(ctx context.Context, method string, param
 	ctx = &headersCtx{Context: ctx, cs: cs, version: cs.version, method: method, params: params}
 	for round := 0; ; round++ {
 		var raw json.RawMessage
-		if err := sendCall(ctx, cs.conn, cs, cs.client.mw.sendingMW(), method, p, &raw); err != nil {
+		if err := sendCall(ctx, cs.conn, cs, &cs.client.mw, method, p, &raw); err != nil {
 			return err
 		}
 		if useCache && round == 0 {
@@ -275,6 +277,11 @@ func (cs *ClientSession) Listen(ctx context.Context, filter *SubscriptionFilter)
 // inputRequired reports whether a result says "resultType":
 // "input_required". It reads only the top-level member names.
 func inputRequired(raw json.RawMessage) bool {
+	if bytes.IndexByte(raw, '\\') < 0 && !bytes.Contains(raw, []byte(`"input_required"`)) {
+		// Neither reading below can find it without these bytes or an
+		// escape: most results are answered without a scan.
+		return false
+	}
 	found := false
 	err := eachMember(raw, func(k, v []byte) error {
 		if string(k) == `"resultType"` {

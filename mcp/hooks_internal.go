@@ -46,8 +46,9 @@ func init() {
 }
 
 // mwStack is an endpoint's middleware: its options' and those added since
-// (hooks.AddReceivingMiddleware), outermost first. The receiving chain is
-// composed once per change, so that a message costs one atomic load; a
+// (hooks.AddReceivingMiddleware), outermost first. The receiving chain, and
+// the sending chain of requests, are composed once per change, so that a
+// message costs one atomic load (not an allocation per middleware); a
 // message already inside keeps the chain it entered.
 type mwStack struct {
 	mu        sync.Mutex
@@ -55,6 +56,7 @@ type mwStack struct {
 	receiving atomic.Pointer[[]Middleware]
 	sending   atomic.Pointer[[]Middleware]
 	recv      atomic.Pointer[MethodHandler]
+	send      atomic.Pointer[MethodHandler] // around sendRequest
 }
 
 func (m *mwStack) init(route MethodHandler, receiving, sending []Middleware) {
@@ -62,8 +64,9 @@ func (m *mwStack) init(route MethodHandler, receiving, sending []Middleware) {
 	r, s := slices.Clone(receiving), slices.Clone(sending)
 	m.receiving.Store(&r)
 	m.sending.Store(&s)
-	h := chain(route, r)
+	h, hs := chain(route, r), chain(sendRequest, s)
 	m.recv.Store(&h)
+	m.send.Store(&hs)
 }
 
 // add puts mws outside everything added before (go-sdk's order): mws[0]
@@ -77,7 +80,9 @@ func (m *mwStack) add(receiving bool, mws []Middleware) {
 	defer m.mu.Unlock()
 	if !receiving {
 		all := append(mws, *m.sending.Load()...)
+		h := chain(sendRequest, all)
 		m.sending.Store(&all)
+		m.send.Store(&h)
 		return
 	}
 	all := append(mws, *m.receiving.Load()...)

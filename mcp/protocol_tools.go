@@ -312,13 +312,11 @@ func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, '{')
 	if r.Meta != nil {
-		raw, err := r.Meta.MarshalJSON()
+		mb, err := r.Meta.appendJSON(append(b, `"_meta":`...))
 		if err != nil {
 			return b, err
 		}
-		b = append(b, `"_meta":`...)
-		b = append(b, raw...)
-		b = append(b, ',')
+		b = append(mb, ',')
 	}
 	if r.ResultType != "" {
 		b = append(b, `"resultType":`...)

@@ -569,7 +569,7 @@ var ErrCapability = errors.New("mcp: the peer did not declare the capability thi
 
 // call sends a request to the client through the Sending middleware.
 func (ss *ServerSession) call(ctx context.Context, method string, params, result any) error {
-	return sendCall(ctx, ss.conn, ss, ss.server.mw.sendingMW(), method, ss.downgrade(method, params), result)
+	return sendCall(ctx, ss.conn, ss, &ss.server.mw, method, ss.downgrade(method, params), result)
 }
 
 // downgrade removes from outgoing params the fields the session's revision
@@ -671,8 +671,8 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationP
 
 // sendCall runs an outgoing request through middleware and the connection,
 // decoding the result into result.
-func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middleware, method string, params, result any) error {
-	if len(mws) == 0 {
+func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mw *mwStack, method string, params, result any) error {
+	if len(mw.sendingMW()) == 0 {
 		if _, ok := result.(json.Unmarshaler); !ok {
 			return conn.Call(ctx, method, params, result)
 		}
@@ -686,11 +686,7 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mws []Middlewa
 	if err != nil {
 		return err
 	}
-	h := chain(func(ctx context.Context, r *Request) (any, error) {
-		id, res, err := conn.CallRawID(ctx, r.Method, r.Params)
-		r.ID = id // for the middleware to read once next returns
-		return res, err
-	}, mws)
+	h := *mw.send.Load()
 	res, err := h(ctx, &Request{Method: method, Params: raw, Session: s, x: sentParams(method, params, raw, true)})
 	if err != nil || result == nil {
 		return err
@@ -716,6 +712,13 @@ func marshalParams(params any) (json.RawMessage, error) {
 // directly rather than through json.Unmarshal, which would first scan the
 // whole result once more to validate it.
 func decodeResult(method string, raw json.RawMessage, result any) error {
+	if r, ok := result.(*json.RawMessage); ok && len(raw) > 0 {
+		// What json.RawMessage's UnmarshalJSON does, without the copy: a
+		// result's bytes are the caller's alone (jsonrpc copies them out of
+		// the line they came in).
+		*r = raw
+		return nil
+	}
 	if u, ok := result.(json.Unmarshaler); ok && len(raw) > 0 && string(raw) != "null" {
 		if err := u.UnmarshalJSON(raw); err != nil {
 			return fmt.Errorf("mcp: decoding %s result: %w", method, err)
@@ -726,6 +729,23 @@ func decodeResult(method string, raw json.RawMessage, result any) error {
 		return fmt.Errorf("mcp: decoding %s result: %w", method, err)
 	}
 	return nil
+}
+
+// sendRequest is the innermost handler of the sending chain of requests
+// (mwStack.send): the request goes out on its session's connection.
+func sendRequest(ctx context.Context, r *Request) (any, error) {
+	var conn *jsonrpc.Conn
+	switch s := r.Session.(type) {
+	case *ClientSession:
+		conn = s.conn
+	case *ServerSession:
+		conn = s.conn
+	default:
+		return nil, fmt.Errorf("mcp: sending %s: no session", r.Method)
+	}
+	id, res, err := conn.CallRawID(ctx, r.Method, r.Params)
+	r.ID = id // for the middleware to read once next returns
+	return res, err
 }
 
 // sendNotify runs an outgoing notification through middleware and write.

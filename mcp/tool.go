@@ -593,8 +593,10 @@ func (s *Server) handleCallTool(ctx context.Context, r *Request) (any, error) {
 		}
 		p.Arguments = filled
 	}
-	if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
-		return nil, err
+	if r.rc != nil { // not before: the closure costs an allocation
+		if err := s.beginInput(r.rc, func() string { return bindingOf(r.Method, p.Name, p.Arguments) }, p.RequestState, p.InputResponses); err != nil {
+			return nil, err
+		}
 	}
 	req := newServerRequest(r, p, p.Meta)
 	var run func(context.Context, *CallToolRequest) (*CallToolResult, error) // with tool middleware

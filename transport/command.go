@@ -224,6 +224,27 @@ func (t *CommandTransport) Write(ctx context.Context, m *jsonrpc.Message) error 
 	return r.ls.Write(ctx, m)
 }
 
+// WriteHeld is Write, except that the line may be kept back until the
+// next Write or FlushHeld (jsonrpc.HoldingStream): a Conn forwarding
+// requests that a peer sent together to the child sends them in one
+// write.
+func (t *CommandTransport) WriteHeld(ctx context.Context, m *jsonrpc.Message) error {
+	r, err := t.run()
+	if err != nil {
+		return err
+	}
+	return r.ls.WriteHeld(ctx, m)
+}
+
+// FlushHeld writes the lines WriteHeld kept back (jsonrpc.HoldingStream).
+func (t *CommandTransport) FlushHeld() error {
+	r, err := t.run()
+	if err != nil {
+		return err
+	}
+	return r.ls.FlushHeld()
+}
+
 // Close runs the MCP shutdown sequence: it closes the child's stdin, waits
 // up to ShutdownTimeout for the child to exit, then sends SIGTERM (on
 // platforms without it, skips to the next step), waits again, and finally

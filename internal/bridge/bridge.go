@@ -36,6 +36,13 @@ var (
 	// WithClientCapabilities returns ctx making the requests sent with it
 	// declare caps (*mcp.ClientCapabilities) instead of the client's.
 	WithClientCapabilities func(ctx context.Context, caps any) context.Context
+	// CapsKey and ProgressKey are the context keys under which package
+	// mcp's client looks for what WithClientCapabilities and
+	// mcp.WithProgress put in a context (*mcp.ClientCapabilities,
+	// func(*mcp.ProgressNotificationParams)), so that a context type of
+	// the gateway's, made once per forwarded call, can answer them itself
+	// instead of a context.WithValue layer each.
+	CapsKey, ProgressKey any
 	// ReloadSession reads the state of an *mcp.ServerSession back from its
 	// SessionStore (none: nothing), as a copy does when another process
 	// announces a change: transport/mcphttp does it when its copy takes
