@@ -2,7 +2,8 @@
 # bench/run.sh: build the benchmark's servers and driver, run every figure
 # against every server, and print the Markdown table (medians of the rounds;
 # throughput as a ratio to the floor), then a second one of the gomcp server
-# direct and behind mcp gateway, and a third of both beside a byte relay.
+# direct and behind mcp gateway, and a third of both beside a byte relay
+# and a plain proxy built on the SDK.
 # Progress goes to stderr.
 #
 #   bench/run.sh [mcpbench flags...]     e.g. bench/run.sh -rounds 5 -d 3s
@@ -41,7 +42,9 @@ printf '{"mcpServers": {"bench": {"command": "%s"}}}\n' "$bin/gomcp" >"$bin/gate
 echo
 "$bin/mcpbench" -server "gomcp=$bin/gomcp" -server "gomcp via gateway=$bin/mcp gateway $bin/gateway.json" "$@" -figures stdio1,stdio32,http1,http16
 # A third: the same over stdio beside a byte relay (cmd/relay), the floor of
-# any process in between: two more pipes, nothing parsed.
-(cd "$here" && go build -o "$bin/" ./cmd/relay)
+# any process in between: two more pipes, nothing parsed; and beside the
+# least typed proxy this SDK makes (cmd/sdkproxy: a server whose tools call
+# a client session), what its server and client cost by themselves.
+(cd "$here" && go build -o "$bin/" ./cmd/relay ./cmd/sdkproxy)
 echo
-"$bin/mcpbench" -server "gomcp=$bin/gomcp" -server "byte relay=$bin/relay $bin/gomcp" -server "gomcp via gateway=$bin/mcp gateway $bin/gateway.json" "$@" -figures stdio1,stdio32
+"$bin/mcpbench" -server "gomcp=$bin/gomcp" -server "byte relay=$bin/relay $bin/gomcp" -server "SDK proxy=$bin/sdkproxy $bin/gomcp" -server "gomcp via gateway=$bin/mcp gateway $bin/gateway.json" "$@" -figures stdio1,stdio32

@@ -178,7 +178,7 @@ func (p *CallToolParams) appendJSON(b []byte) ([]byte, error) {
 		return append(b, raw...), err
 	}
 	if b == nil { // room enough for the usual: grown once, not five times
-		n := 128 + len(p.Name) + len(p.Arguments)
+		n := 32 + len(p.Name) + len(p.Arguments) // {"name":"…","arguments":…}
 		if p.Meta != nil {
 			n += 128 + len(p.Meta.clientJSON) + len(p.Meta.serverJSON)
 		}

@@ -673,6 +673,9 @@ func (ss *ServerSession) Log(ctx context.Context, p *LoggingMessageNotificationP
 // decoding the result into result.
 func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mw *mwStack, method string, params, result any) error {
 	if len(mw.sendingMW()) == 0 {
+		if p, ok := params.(*CallToolParams); ok && p != nil {
+			params = callToolJSON{p} // encoded by jsonrpc without reflection
+		}
 		if _, ok := result.(json.Unmarshaler); !ok {
 			return conn.Call(ctx, method, params, result)
 		}
@@ -695,11 +698,19 @@ func sendCall(ctx context.Context, conn *jsonrpc.Conn, s Session, mw *mwStack, m
 	return decodeResult(method, rawRes, result)
 }
 
+// callToolJSON is tools/call params as a jsonrpc.Appender: jsonrpc encodes
+// them with CallToolParams.appendJSON, without encoding/json's reflection
+// and its second pass over Meta's MarshalJSON output, into the one buffer
+// it would have had from encoding/json (the value, one pointer, goes into
+// the interface without an allocation).
+type callToolJSON struct{ p *CallToolParams }
+
+// AppendJSON implements jsonrpc.Appender.
+func (c callToolJSON) AppendJSON(b []byte) ([]byte, error) { return c.p.appendJSON(b) }
+
 // marshalParams encodes the params of a request sent through middleware
 // (a gateway's forwarded calls are): tools/call params, the most frequent
-// by far, without reflection (CallToolParams.appendJSON). Without
-// middleware, params go to jsonrpc as they are: handing it the encoded
-// bytes would cost one allocation more than encoding/json saves there.
+// by far, without reflection (CallToolParams.appendJSON).
 func marshalParams(params any) (json.RawMessage, error) {
 	if p, ok := params.(*CallToolParams); ok && p != nil {
 		return p.appendJSON(nil)
