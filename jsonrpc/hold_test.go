@@ -66,6 +66,9 @@ func (s *holdStream) Buffered() int {
 	return len(s.in)
 }
 
+// MessageWaiting implements MessageBuffer: its input is whole messages.
+func (s *holdStream) MessageWaiting() bool { return s.Buffered() > 0 }
+
 func (s *holdStream) record(e string) {
 	s.mu.Lock()
 	s.events = append(s.events, e)

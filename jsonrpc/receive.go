@@ -82,6 +82,27 @@ type Buffered interface {
 	Buffered() int
 }
 
+// A MessageBuffer is a Buffered stream that can tell whether a whole
+// message waits in what it holds, not only bytes of one still arriving (a
+// line stream: whether a newline is buffered). A Conn holds the requests
+// its handlers forward to another peer (HoldingStream) only while one
+// does: the reader then reads it without waiting, and sends what it held
+// before it waits. Bytes of a line the peer has not finished would
+// otherwise hold them for as long as the peer takes to finish it.
+type MessageBuffer interface {
+	Buffered
+	// MessageWaiting reports whether a whole message was read from the
+	// peer and not consumed yet.
+	MessageWaiting() bool
+}
+
+// messageWaiting reports whether s is a MessageBuffer with a whole
+// message waiting.
+func messageWaiting(s Stream) bool {
+	mb, ok := s.(MessageBuffer)
+	return ok && mb.MessageWaiting()
+}
+
 // A HoldingStream can keep the answers to requests back for a moment to
 // send several in one write: the reader writes the response of a request
 // it ran itself with WriteHeld, and the stream sends what it holds with
@@ -168,8 +189,8 @@ func (c *Conn) readLoop() {
 	var err error
 	for {
 		var m *Message
-		if c.hasForwards.Load() && c.stream.(Buffered).Buffered() == 0 {
-			c.flushForwards() // before waiting for input
+		if c.hasForwards.Load() && !messageWaiting(c.stream) {
+			c.flushForwards() // before Read may wait for input
 		}
 		if m, err = c.stream.Read(c.ctx); err != nil {
 			break
@@ -367,8 +388,9 @@ type inlineKey struct{}
 // its handler, which costs no goroutine, and the watch timer hands
 // reading over if the wait is long.
 //
-// A request to another peer while requests wait is held in to's stream
-// when it can hold lines (HoldingStream), not written: the next reader
+// A request to another peer while a whole request waits (MessageBuffer)
+// is held in to's stream when it can hold lines (HoldingStream), not
+// written: the next reader
 // reads the requests waiting, and the requests they forward to the same
 // peer join it, all going out in one write when the reader has read what
 // waited (readLoop flushes before waiting for input), or with any other
@@ -391,7 +413,7 @@ func writeRequest(ctx context.Context, to *Conn, m *Message) error {
 		return to.stream.Write(ctx, m)
 	}
 	// No other goroutine reads c until the one woken below.
-	if hs, ok := to.stream.(HoldingStream); ok && c != to {
+	if hs, ok := to.stream.(HoldingStream); ok && c != to && messageWaiting(c.stream) {
 		c.addForward(forward{to: to, hs: hs, id: m.ID})
 		err := hs.WriteHeld(ctx, m)
 		c.resumeAsync()

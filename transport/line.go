@@ -346,6 +346,24 @@ func (s *lineStream) Buffered() int {
 	return s.br.Buffered() + len(s.line)
 }
 
+// MessageWaiting reports whether a whole line was read from the peer and
+// not consumed yet (jsonrpc.MessageBuffer), so that the next Read returns
+// without waiting: a Conn holds the requests it forwards to another peer
+// only while one is, and a peer still sending a line (or one being
+// skipped as too long) cannot hold them back.
+func (s *lineStream) MessageWaiting() bool {
+	if !s.rmu.TryLock() {
+		return false // a Read is in progress: it may wait
+	}
+	defer s.rmu.Unlock()
+	n := s.br.Buffered()
+	if n == 0 || s.skipping {
+		return false
+	}
+	b, _ := s.br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
 // appendLine appends m to b as one line, newline included. On error b is
 // returned unchanged in length.
 func appendLine(b []byte, m *jsonrpc.Message) ([]byte, error) {
