@@ -256,6 +256,7 @@ func (s *Server) registered(ss *ServerSession) {
 	s.mu.Unlock()
 	if ended {
 		s.unregistered(ss)
+		close(ss.unhooked)
 	}
 }
 

@@ -323,7 +323,7 @@ func (s *Server) buildCapabilities() *ServerCapabilities {
 // server with a refused registration whose error was never looked at
 // answers every request with an error naming it (see RegistrationError).
 func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSession {
-	ss := &ServerSession{server: s}
+	ss := &ServerSession{server: s, unhooked: make(chan struct{})}
 	s.retain()
 	var firstID int64
 	if opts != nil {
@@ -358,11 +358,14 @@ func (s *Server) Connect(stream jsonrpc.Stream, opts *SessionOptions) *ServerSes
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			ss.untracked = true
-			hooked := ss.hooked == hookedRegistered
+			hooked, registering := ss.hooked == hookedRegistered, ss.hooked == hookedRegistering
 			s.mu.Unlock()
 			s.release()
 			if hooked {
 				s.unregistered(ss)
+			}
+			if !registering { // else registered runs the unregister hooks once done
+				close(ss.unhooked)
 			}
 		},
 	})

@@ -32,8 +32,9 @@ type ServerSession struct {
 	conn      *jsonrpc.Conn
 	id        string
 	store     shared.SessionStore
-	untracked bool // the connection ended and Server forgot it; guarded by server.mu
-	hooked    int8 // where the session is in its register/unregister hooks; guarded by server.mu
+	untracked bool          // the connection ended and Server forgot it; guarded by server.mu
+	hooked    int8          // where the session is in its register/unregister hooks; guarded by server.mu
+	unhooked  chan struct{} // closed once the session ended and its unregister hooks ran (see Wait)
 
 	// loadMu is held from reading the session's state in its store to
 	// applying it to this copy (reload, update), so that copies are
@@ -392,8 +393,15 @@ func (ss *ServerSession) Stats() jsonrpc.ConnStats { return ss.conn.Stats() }
 // Close ends the session.
 func (ss *ServerSession) Close() error { return ss.conn.Close() }
 
-// Wait blocks until the session has ended and its handlers have returned.
-func (ss *ServerSession) Wait() error { return ss.conn.Wait() }
+// Wait blocks until the session has ended, its handlers have returned
+// and the functions hooks.OnUnregisterSession added have run for it, so
+// that what follows a Wait sees the session's end everywhere. A function
+// hooks.OnUnregisterSession added must not call Wait itself.
+func (ss *ServerSession) Wait() error {
+	err := ss.conn.Wait()
+	<-ss.unhooked
+	return err
+}
 
 // Done is closed when the session ends.
 func (ss *ServerSession) Done() <-chan struct{} { return ss.conn.Done() }

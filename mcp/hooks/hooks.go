@@ -151,7 +151,7 @@ func OnRegisterSession(s *mcp.Server, fn func(ctx context.Context, ss *mcp.Serve
 // the session's state stays in the SessionStore). It always follows the
 // session's OnRegisterSession calls, once they have returned, on the
 // goroutine that ended the connection; like those, it should return
-// quickly.
+// quickly. ServerSession.Wait returns once it has: fn must not call it.
 func OnUnregisterSession(s *mcp.Server, fn func(ctx context.Context, ss *mcp.ServerSession)) {
 	bridge.OnSession(s, false, fn)
 }

@@ -131,6 +131,43 @@ func TestSessionHooksPaired(t *testing.T) {
 	}
 }
 
+// TestWaitAfterUnregisterHooks: ServerSession.Wait returns once the
+// unregister hooks have run for the session, also when the connection
+// ended while its register hooks ran (they run the unregister hooks
+// then). Before, Wait could return while they still ran (the connection
+// is over before they are called), so what followed a Wait could miss
+// them (ExampleAddReceivingMiddleware's last line, now and then).
+func TestWaitAfterUnregisterHooks(t *testing.T) {
+	for _, endWhileRegistering := range []bool{false, true} {
+		s := mcp.NewServer(nil, nil)
+		var mu sync.Mutex
+		done := false
+		hooks.OnRegisterSession(s, func(_ context.Context, ss *mcp.ServerSession) {
+			if endWhileRegistering {
+				_ = ss.Close()
+				<-ss.Done()
+			}
+		})
+		hooks.OnUnregisterSession(s, func(context.Context, *mcp.ServerSession) {
+			time.Sleep(50 * time.Millisecond)
+			mu.Lock()
+			done = true
+			mu.Unlock()
+		})
+		a, b := transport.Pipe()
+		ss := s.Connect(b, nil)
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_ = ss.Wait()
+		mu.Lock()
+		if !done {
+			t.Errorf("ended while registering: %v: Wait returned before the unregister hooks ran", endWhileRegistering)
+		}
+		mu.Unlock()
+	}
+}
+
 // TestOnNotification: the catch-all handler sees every notification the
 // client receives, whatever its method (progress, a custom one, a log
 // message), after the handler the options set for it.
