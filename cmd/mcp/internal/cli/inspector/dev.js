@@ -45,9 +45,13 @@ function itemKey(kind, item) {
   return item.name;
 }
 
-// devPicked notes the item shown, to show it again after a rebuild.
+// devPicked notes the item shown, to show it again after a rebuild. A
+// pick made while the lists are still being fetched is the one shown:
+// showing the item picked before the rebuild once they are would replace
+// the form the user is typing into.
 function devPicked(kind, item) {
   devState.picked = {kind, key: itemKey(kind, item)};
+  devState.repick = false;
 }
 
 // devConnected: a server was connected; under mcp dev, the lists about
