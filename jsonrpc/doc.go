@@ -45,13 +45,12 @@
 // that way while more input waits are held by the stream
 // (jsonrpc.HoldingStream) and go out in one write with the answer of the last
 // request of the run, or before the reader waits for input. So do the
-// requests such handlers send to another peer while more input waits, when
-// that peer's stream can hold them: they are held there and go out in one
-// write once the reader has read what waited (a gateway's burst of
-// forwarded requests then costs the upstream one write, not one each).
-// Invalid requests
-// are answered with -32700/-32600; a malformed response is dropped unanswered
-// (its id is one of ours). Every message refused or dropped without reaching
+// requests such handlers send to another peer while a whole request waits
+// (MessageBuffer), when that peer's stream can hold them: they are held
+// there and go out in one write once the reader has read what waited (a
+// gateway's burst of forwarded requests then costs the upstream one write,
+// not one each). Invalid requests are answered with -32700/-32600; a
+// malformed response is dropped unanswered (its id is one of ours). Every message refused or dropped without reaching
 // the handler is counted (Conn.Stats) and reported to ConnOptions.OnReject.
 //
 // # Limits

@@ -390,11 +390,10 @@ type inlineKey struct{}
 //
 // A request to another peer while a whole request waits (MessageBuffer)
 // is held in to's stream when it can hold lines (HoldingStream), not
-// written: the next reader
-// reads the requests waiting, and the requests they forward to the same
-// peer join it, all going out in one write when the reader has read what
-// waited (readLoop flushes before waiting for input), or with any other
-// write to that peer. The hold is registered before reading is handed
+// written: the next reader reads the requests waiting, and the requests
+// they forward to the same peer join it, all going out in one write when
+// the reader has read what waited (readLoop flushes before Read may wait),
+// or with any other write to that peer. The hold is registered before reading is handed
 // over, so the reader that flushes it cannot have passed that point
 // already. Otherwise reading is handed over before the write, so that the
 // next requests are read during it and a line stream sends what they
@@ -414,7 +413,7 @@ func writeRequest(ctx context.Context, to *Conn, m *Message) error {
 	}
 	// No other goroutine reads c until the one woken below.
 	if hs, ok := to.stream.(HoldingStream); ok && c != to && messageWaiting(c.stream) {
-		c.addForward(forward{to: to, hs: hs, id: m.ID})
+		c.addForward(forward{to: to, id: m.ID})
 		err := hs.WriteHeld(ctx, m)
 		c.resumeAsync()
 		return err
@@ -435,8 +434,7 @@ func (c *Conn) resumeAsync() {
 // forward is a request held in the stream of Conn to for the reader to
 // send (writeRequest).
 type forward struct {
-	to *Conn
-	hs HoldingStream
+	to *Conn // its stream is a HoldingStream
 	id ID
 }
 
@@ -467,7 +465,7 @@ func (c *Conn) flushForwards() {
 		if slices.ContainsFunc(fs[:i], func(g forward) bool { return g.to == f.to }) {
 			continue // flushed with the first of its stream
 		}
-		err := f.hs.FlushHeld()
+		err := f.to.stream.(HoldingStream).FlushHeld()
 		if err == nil {
 			continue
 		}
